@@ -1,0 +1,98 @@
+"""Device specifications as data: the Ascend910A preset (default) and the 910B variants.
+
+Numbers come from the CANN platform configs and vendor figures collected in REFERENCE.md. A user
+overrides any field with ``get_spec("Ascend910A", hbm_bytes=16 << 30)``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ascendemu.errors import InvalidParamError
+
+KiB = 1 << 10
+MiB = 1 << 20
+GiB = 1 << 30
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    name: str = "Ascend910A"
+    ai_cores: int = 32
+    vector_cores: int = 32          # 910A: cube and vector share one core; 910B splits them
+    clock_hz: float = 1.0e9
+    cube_macs_per_cycle: int = 16 * 16 * 16      # fp16 MACs per core per cycle
+    vector_lanes_fp16: int = 128                 # fp16 lanes per core per cycle
+    l0a_bytes: int = 64 * KiB
+    l0b_bytes: int = 64 * KiB
+    l0c_bytes: int = 256 * KiB
+    l1_bytes: int = 1 * MiB
+    ub_bytes: int = 256 * KiB
+    l2_bytes: int = 32 * MiB
+    aicpu_cores: int = 4
+    hbm_bytes: int = 32 * GiB
+    hbm_bandwidth: float = 1.2e12                # bytes/s
+    host_link_bandwidth: float = 32e9            # PCIe 4.0 x16, bytes/s per direction
+    host_link_latency_s: float = 2e-6
+    dma_engines: int = 2
+    hccs_ports: int = 3
+    hccs_bandwidth: float = 240e9 / 8            # bytes/s per port
+    max_streams: int = 1024
+    max_events: int = 1024
+    launch_overhead_s: float = 10e-6             # host cost per kernel launch (8-24 us measured)
+    task_overhead_s: float = 2e-6                # device-side fixed cost per task (scheduling, argument load)
+    block_overhead_s: float = 1e-6               # fixed cost per kernel block on a core
+    graph_launch_overhead_s: float = 30e-6       # one whole-graph launch (O2 sink)
+    pool_expand_unit: int = 1 * GiB
+    soc_version: str = "Ascend910A"
+
+    @property
+    def cube_flops_per_core(self) -> float:
+        """fp16 FLOP/s of one core's cube unit (2 FLOP per MAC)."""
+        return 2.0 * self.cube_macs_per_cycle * self.clock_hz
+
+    @property
+    def vector_ops_per_core(self) -> float:
+        """fp16 element-ops/s of one core's vector unit."""
+        return float(self.vector_lanes_fp16) * self.clock_hz
+
+    @property
+    def peak_cube_flops(self) -> float:
+        return self.cube_flops_per_core * self.ai_cores
+
+    def summary(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["peak_fp16_tflops"] = round(self.peak_cube_flops / 1e12, 1)
+        return d
+
+
+_B_COMMON = dict(l0c_bytes=128 * KiB, l1_bytes=512 * KiB, ub_bytes=192 * KiB, hbm_bandwidth=1.6e12,
+                 cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128)
+
+PRESETS: dict[str, DeviceSpec] = {
+    "Ascend910A": DeviceSpec(),
+    "Ascend910ProA": DeviceSpec(name="Ascend910ProA", clock_hz=1.1e9, soc_version="Ascend910A"),
+    "Ascend910PremiumA": DeviceSpec(name="Ascend910PremiumA", clock_hz=1.22e9, soc_version="Ascend910A"),
+    "Ascend910B1": DeviceSpec(name="Ascend910B1", ai_cores=24, vector_cores=48, clock_hz=1.85e9,
+                              hbm_bytes=64 * GiB, l2_bytes=192 * MiB, soc_version="Ascend910B1", **_B_COMMON),
+    "Ascend910B2": DeviceSpec(name="Ascend910B2", ai_cores=24, vector_cores=48, clock_hz=1.8e9,
+                              hbm_bytes=64 * GiB, l2_bytes=192 * MiB, soc_version="Ascend910B2", **_B_COMMON),
+    "Ascend910B3": DeviceSpec(name="Ascend910B3", ai_cores=20, vector_cores=40, clock_hz=1.8e9,
+                              hbm_bytes=64 * GiB, l2_bytes=192 * MiB, soc_version="Ascend910B3", **_B_COMMON),
+    "Ascend910B4": DeviceSpec(name="Ascend910B4", ai_cores=20, vector_cores=40, clock_hz=1.5e9,
+                              hbm_bytes=32 * GiB, l2_bytes=96 * MiB, soc_version="Ascend910B4", **_B_COMMON),
+}
+
+
+def get_spec(name: str = "Ascend910A", **overrides) -> DeviceSpec:
+    """Return a preset, with any field overridden; unknown names and fields raise with the valid ones listed."""
+    if name not in PRESETS:
+        raise InvalidParamError(f"unknown device preset {name!r}; choose one of {sorted(PRESETS)}")
+    fields = {f.name for f in dataclasses.fields(DeviceSpec)}
+    bad = sorted(set(overrides) - fields)
+    if bad:
+        raise InvalidParamError(f"unknown DeviceSpec field(s) {bad}; valid fields: {sorted(fields)}")
+    for key, value in overrides.items():
+        if key not in ("name", "soc_version") and (not isinstance(value, (int, float)) or value <= 0):
+            raise InvalidParamError(f"DeviceSpec.{key} must be a positive number, got {value!r}")
+    return dataclasses.replace(PRESETS[name], **overrides)

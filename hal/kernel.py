@@ -1,0 +1,53 @@
+"""What the runtime launches: a native kernel entry point behind the uniform kernel ABI.
+
+Uniform ABI (ABI version 1), the same for every kernel so that one launcher runs them all::
+
+    void <binFileName>__kernel0(uint64_t *args, int64_t block_idx, int64_t block_dim);
+
+``args`` holds one 8-byte *host* address per argument, in the order inputs, outputs, workspaces.
+The runtime receives *device* addresses from the user, checks each against the live allocations
+(bounds from :class:`ArgSpec`), translates them to the host addresses of the backing storage and
+calls the entry once per block, when the block runs in simulated time.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field
+from typing import Any
+
+from ascendemu.device.cost import KernelCost
+
+KERNEL_ABI_VERSION = 1
+KernelEntry = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One kernel argument: how many bytes the kernel touches from its address, and how."""
+
+    nbytes: int
+    role: str = "in"            # "in", "out" or "workspace"
+    zero_init: bool = False     # the .json "parameters" flag: must be zeroed before launch
+
+    @property
+    def writes(self) -> bool:
+        return self.role in ("out", "workspace")
+
+
+@dataclass
+class KernelFunction:
+    """A launchable kernel: a native entry point plus what the runtime needs to check and price it."""
+
+    name: str
+    entry: int                           # native address of the ABI-v1 entry point
+    block_dim: int
+    args: tuple[ArgSpec, ...]
+    cost: KernelCost = field(default_factory=KernelCost)
+    keepalive: Any = None                # whatever owns the code (JIT library, numba cfunc)
+
+    def __post_init__(self):
+        self._cfunc = KernelEntry(self.entry)
+
+    def call_block(self, host_args: ctypes.Array, block_idx: int) -> None:
+        """Run one block natively (ctypes releases the GIL for the call)."""
+        self._cfunc(ctypes.addressof(host_args), block_idx, self.block_dim)

@@ -1,0 +1,77 @@
+"""What a kernel is built for: one op signature (op type, input descs, attributes).
+
+A signature is hashable and JSON-able so that it can name a cache entry and be written to .info.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ascendemu.errors import InvalidParamError
+
+DTYPES = ("float32", "float16", "int32")
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    raise InvalidParamError(f"attribute value {value!r} is not JSON-able; use int, float, bool, str or tuples")
+
+
+@dataclass(frozen=True)
+class TensorDesc:
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", tuple(int(s) for s in self.shape))
+        if self.dtype not in DTYPES:
+            raise InvalidParamError(f"dtype {self.dtype!r} is not supported; use one of {DTYPES}")
+        if any(s < 0 for s in self.shape):
+            raise InvalidParamError(f"shape {self.shape} has a negative dimension")
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * (2 if self.dtype == "float16" else 4)
+
+    def to_json(self) -> dict:
+        return {"shape": list(self.shape), "dtype": self.dtype}
+
+
+@dataclass(frozen=True)
+class OpSignature:
+    """One op instance to build a kernel for; ``attrs`` is a sorted tuple of (name, value)."""
+
+    op: str
+    inputs: tuple[TensorDesc, ...]
+    attrs: tuple[tuple[str, Any], ...] = field(default=())
+
+    def __post_init__(self):
+        object.__setattr__(self, "inputs", tuple(self.inputs))
+        attrs = self.attrs.items() if isinstance(self.attrs, dict) else self.attrs
+        object.__setattr__(self, "attrs", tuple(sorted((str(k), _freeze(v)) for k, v in attrs)))
+
+    @classmethod
+    def make(cls, op: str, inputs, **attrs) -> "OpSignature":
+        return cls(op, tuple(i if isinstance(i, TensorDesc) else TensorDesc(*i) for i in inputs), attrs)
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        for key, value in self.attrs:
+            if key == name:
+                return value
+        return default
+
+    def to_json(self) -> dict:
+        return {"op": self.op, "inputs": [d.to_json() for d in self.inputs],
+                "attrs": {k: v for k, v in self.attrs}}
