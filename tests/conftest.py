@@ -1,0 +1,52 @@
+"""Shared fixtures: a fresh emulated node per test, and a tiny hand-written kernel under the ABI."""
+from __future__ import annotations
+
+import pytest
+
+from ascendemu.hal.runtime import get_runtime
+
+
+@pytest.fixture
+def rt():
+    """The process-wide runtime, initialised on a fresh node and finalised afterwards."""
+    runtime = get_runtime()
+    if runtime.node is not None:
+        runtime.finalize()
+    yield runtime
+    if runtime.node is not None:
+        runtime.finalize()
+
+
+_SCALE_CACHE: dict = {}
+
+
+def scale_kernel(n: int, block_dim: int, cost=None, name: str = "scale2"):
+    """y = 2 * x over n float32, split over block_dim blocks; written here so the runtime tests do
+    not depend on the op library. ``cost`` (a KernelCost) lets a test price it by hand."""
+    import numba
+    from numba import carray, types
+
+    from ascendemu.device.cost import KernelCost
+    from ascendemu.hal.kernel import ArgSpec, KernelFunction
+    from ascendemu.kernels.ops.nb import POINTER
+
+    cfunc = _SCALE_CACHE.get(n)
+    if cfunc is None:
+        f32 = POINTER["float32"]
+
+        @numba.cfunc(types.void(types.CPointer(types.uint64), types.int64, types.int64))
+        def kernel(args, b, nb):
+            x = carray(f32(args[0]), (n,))
+            y = carray(f32(args[1]), (n,))
+            chunk = (n + nb - 1) // nb
+            for i in range(b * chunk, min(n, (b + 1) * chunk)):
+                y[i] = 2.0 * x[i]
+        cfunc = _SCALE_CACHE[n] = kernel
+    cost = cost or KernelCost(vector_ops=n, bytes=8 * n, dtype="float32")
+    return KernelFunction(name, cfunc.address, block_dim, (ArgSpec(4 * n, "in"), ArgSpec(4 * n, "out")),
+                          cost, cfunc)
+
+
+@pytest.fixture
+def make_scale():
+    return scale_kernel

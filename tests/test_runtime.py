@@ -1,0 +1,324 @@
+"""The ACL-shaped runtime over the SimPy device model: ordering, timing, data, errors."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ascendemu import errors
+from ascendemu.device.cost import KernelCost, block_time
+from ascendemu.device.spec import get_spec
+from ascendemu.hal import acl
+from ascendemu.hal.runtime import (EVENT_STATUS_COMPLETE, EVENT_STATUS_NOT_READY, MEMCPY_DEVICE_TO_DEVICE,
+                                   MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE)
+
+N = 4096
+
+
+def upload(rt, host: np.ndarray) -> int:
+    ptr = rt.malloc(host.nbytes)
+    rt.memcpy(ptr, host.nbytes, host, host.nbytes, MEMCPY_HOST_TO_DEVICE)
+    return ptr
+
+
+def download(rt, ptr: int, like: np.ndarray) -> np.ndarray:
+    out = np.empty_like(like)
+    rt.memcpy(out, out.nbytes, ptr, out.nbytes, MEMCPY_DEVICE_TO_HOST)
+    return out
+
+
+def big_cost():
+    # 1e9 fp16 vector ops: 1e9 / (128 lanes * 1 GHz) = 7.8125 ms on one core
+    return KernelCost(vector_ops=10**9, bytes=0, dtype="float16")
+
+
+def _ab_streams(rt, make_scale, wait: bool) -> float:
+    """Kernel A on stream 1, kernel B on stream 2; returns start(B) - end(A) in simulated ms."""
+    rt.init()
+    rt.set_device(0)
+    s1, s2 = rt.create_stream(), rt.create_stream()
+    x = np.arange(N, dtype=np.float32)
+    dx, dy, dz = upload(rt, x), rt.malloc(4 * N), rt.malloc(4 * N)
+    a_done, b_start = rt.create_event(), rt.create_event()
+    rt.launch_kernel(make_scale(N, 1, big_cost(), "A"), 1, [dx, dy], s1)
+    rt.record_event(a_done, s1)
+    if wait:
+        rt.stream_wait_event(s2, a_done)
+    rt.record_event(b_start, s2)
+    rt.launch_kernel(make_scale(N, 1, big_cost(), "B"), 1, [dy, dz], s2)
+    rt.synchronize_device()
+    result = download(rt, dz, x)
+    if wait:   # B read A's output only after A finished: 4x
+        np.testing.assert_array_equal(result, 4 * x)
+    return rt.event_elapsed_time(a_done, b_start)
+
+
+def test_wait_event_orders_streams(rt, make_scale):
+    assert _ab_streams(rt, make_scale, wait=True) >= 0.0
+
+
+def test_without_wait_streams_overlap(rt, make_scale):
+    gap = _ab_streams(rt, make_scale, wait=False)
+    assert gap < -7.0   # B started while A (7.8 ms) was still running
+
+
+def test_elapsed_time_matches_cost_model(rt, make_scale):
+    spec = get_spec()
+    rt.init()
+    rt.set_device(0)
+    s = rt.create_stream()
+    dx, dy = rt.malloc(4 * N), rt.malloc(4 * N)
+    cost = KernelCost(cube_flops=0, vector_ops=2 * 10**8, bytes=10**8, dtype="float16")
+    e0, e1, e2 = rt.create_event(), rt.create_event(), rt.create_event()
+    # a long kernel first keeps the stream busy, so the host's launch costs hide behind it
+    rt.launch_kernel(make_scale(N, 1, big_cost()), 1, [dx, dy], s)
+    rt.record_event(e0, s)
+    rt.launch_kernel(make_scale(N, 32, cost), 32, [dx, dy], s)
+    rt.record_event(e1, s)
+    rt.launch_kernel(make_scale(N, 64, cost), 64, [dx, dy], s)
+    rt.record_event(e2, s)
+    rt.synchronize_stream(s)
+    # by hand: 32 blocks, each 2e8/32 ops / 128e9 ops/s = 48.828125 us vs bytes 1e8/32 / (1.2e12/32) = 83.33 us
+    one_wave = 2e-6 + (1e8 / 1.2e12) + 1e-6
+    assert rt.event_elapsed_time(e0, e1) == pytest.approx(one_wave * 1e3, rel=1e-9)
+    # 64 blocks on 32 cores: two waves of half-size blocks
+    t64 = block_time(spec, cost, 64)
+    assert t64 == pytest.approx(1e8 / 64 / (1.2e12 / 32) + 1e-6)
+    assert rt.event_elapsed_time(e1, e2) == pytest.approx((2e-6 + 2 * t64) * 1e3, rel=1e-9)
+
+
+def test_round_trip_and_memset(rt):
+    rt.init()
+    rt.set_device(0)
+    data = np.random.default_rng(0).integers(0, 256, 100_003, dtype=np.uint8)
+    a = upload(rt, data)
+    b = rt.malloc(data.size)
+    rt.memcpy(b, data.size, a, data.size, MEMCPY_DEVICE_TO_DEVICE)
+    np.testing.assert_array_equal(download(rt, b, data), data)
+    rt.memset(b, data.size, 0xAB, 1000)
+    out = download(rt, b, data)
+    assert (out[:1000] == 0xAB).all()
+    np.testing.assert_array_equal(out[1000:], data[1000:])
+    # async variants on a stream, host buffer from malloc_host
+    s = rt.create_stream()
+    h = rt.malloc_host(data.size)
+    rt.memcpy_async(h, data.size, a, data.size, MEMCPY_DEVICE_TO_HOST, s)
+    assert not rt.host_buffer(h).any()     # nothing moved before the stream ran
+    rt.synchronize_stream(s)
+    np.testing.assert_array_equal(rt.host_buffer(h), data)
+
+
+def test_missing_sync_reads_stale_data_and_strict_mode_flags_it(rt, make_scale):
+    x = np.arange(N, dtype=np.float32)
+    for strict in (False, True):
+        if rt.node is not None:
+            rt.finalize()
+        rt.init(strict=strict)
+        rt.set_device(0)
+        s = rt.create_stream()
+        dx, dy = upload(rt, x), rt.malloc(4 * N)
+        rt.launch_kernel(make_scale(N, 1, big_cost()), 1, [dx, dy], s)   # runs 7.8 ms
+        if not strict:
+            assert not download(rt, dy, x).any()       # the kernel has not run yet: zeros, like hardware
+            rt.synchronize_stream(s)
+            np.testing.assert_array_equal(download(rt, dy, x), 2 * x)
+        else:
+            with pytest.raises(errors.RaceError, match="has not finished writing"):
+                download(rt, dy, x)
+
+
+def test_stream_event_queries(rt, make_scale):
+    rt.init()
+    rt.set_device(0)
+    s = rt.create_stream()
+    dx, dy = rt.malloc(4 * N), rt.malloc(4 * N)
+    ev = rt.create_event()
+    rt.launch_kernel(make_scale(N, 1, big_cost()), 1, [dx, dy], s)
+    rt.record_event(ev, s)
+    assert rt.query_stream(s) is False
+    assert rt.query_event_status(ev) == EVENT_STATUS_NOT_READY
+    rt.synchronize_event(ev)
+    assert rt.query_event_status(ev) == EVENT_STATUS_COMPLETE
+    assert rt.query_stream(s) is True
+    assert rt.host_time() >= rt.device_time() >= 7.8e-3
+
+
+def test_deadlock_is_reported_not_hung(rt, make_scale):
+    rt.init()
+    rt.set_device(0)
+    s = rt.create_stream()
+    ev = rt.create_event()
+    rt.stream_wait_event(s, ev)
+    with pytest.raises(errors.StreamSyncTimeoutError) as info:
+        rt.synchronize_stream(s)
+    assert info.value.code == 507046
+    assert f"stream {s}" in info.value.message and f"event {ev}" in info.value.message
+    # recoverable: record the event and the stream drains
+    other = rt.create_stream()
+    rt.record_event(ev, other)
+    rt.synchronize_stream(s)
+    assert rt.query_stream(s)
+
+
+def test_free_before_kernel_runs_is_an_aicore_exception(rt, make_scale):
+    rt.init()
+    rt.set_device(0)
+    s = rt.create_stream()
+    dx, dy = rt.malloc(4 * N), rt.malloc(4 * N)
+    rt.launch_kernel(make_scale(N, 1), 1, [dx, dy], s)
+    rt.free(dx)
+    with pytest.raises(errors.AicoreExceptionError, match="freed before the kernel ran"):
+        rt.synchronize_stream(s)
+
+
+def test_bad_inputs(rt, make_scale):
+    with pytest.raises(errors.ContextNullError, match="before init"):
+        rt.malloc(16)
+    rt.init(device_count=2)
+    with pytest.raises(errors.InvalidDeviceError, match="devices 0..1") as e:
+        rt.set_device(5)
+    assert e.value.code == 107001
+    with pytest.raises(errors.ContextNullError, match="set_device"):
+        rt.malloc(16)
+    rt.set_device(0)
+    for size in (0, -1, 1.5):
+        with pytest.raises(errors.InvalidParamError, match="positive integer") as e:
+            rt.malloc(size)
+        assert e.value.code == 100000
+    p = rt.malloc(1000)
+    rt.free(p)
+    with pytest.raises(errors.MemoryFreeError) as e:
+        rt.free(p)
+    assert e.value.code == 207002 and "already freed" in e.value.message
+    q = rt.malloc(1000)
+    with pytest.raises(errors.MemoryFreeError, match="inside the live block starting at"):
+        rt.free(q + 64)
+    with pytest.raises(errors.MemoryFreeError):
+        rt.free(0xDEAD_0000)
+    host = np.zeros(2000, np.uint8)
+    with pytest.raises(errors.InvalidParamError, match="runs past the end of its allocation"):
+        rt.memcpy(q, 2000, host, 2000, MEMCPY_HOST_TO_DEVICE)
+    with pytest.raises(errors.InvalidParamError, match="exceeds dest_max"):
+        rt.memcpy(q, 10, host, 20, MEMCPY_HOST_TO_DEVICE)
+    with pytest.raises(errors.InvalidParamError, match="not inside any live allocation"):
+        rt.memcpy(0x1234, 10, host, 10, MEMCPY_HOST_TO_DEVICE)
+    s = rt.create_stream()
+    rt.destroy_stream(s)
+    with pytest.raises(errors.RtParamInvalidError, match="destroyed") as e:
+        rt.synchronize_stream(s)
+    assert e.value.code == 107000
+    ev = rt.create_event()
+    rt.destroy_event(ev)
+    with pytest.raises(errors.RtParamInvalidError, match="destroyed"):
+        rt.record_event(ev, 0)
+    e1, e2 = rt.create_event(), rt.create_event()
+    with pytest.raises(errors.RtParamInvalidError, match="never recorded"):
+        rt.event_elapsed_time(e1, e2)
+    # a pointer of device 0 is unknown on device 1
+    rt.set_device(1)
+    with pytest.raises(errors.InvalidParamError, match="device 1"):
+        rt.memcpy(host, 10, q, 10, MEMCPY_DEVICE_TO_HOST)
+    rt.set_device(0)
+    k = make_scale(N, 1)
+    with pytest.raises(errors.InvalidParamError, match="takes 2 arguments"):
+        rt.launch_kernel(k, 1, [q], 0)
+    with pytest.raises(errors.InvalidParamError, match="runs past the end"):
+        rt.launch_kernel(k, 1, [q, q], 0)
+    with pytest.raises(errors.KernelLookupError) as e:
+        rt.launch_kernel(12345, 1, [q, q], 0)
+    assert e.value.code == 507027
+
+
+def test_stream_and_event_limits(rt):
+    rt.init(spec=get_spec(max_streams=4, max_events=3), device_count=1)
+    rt.set_device(0)
+    for _ in range(3):          # the default stream is the 4th
+        rt.create_stream()
+    with pytest.raises(errors.NoStreamResourceError) as e:
+        rt.create_stream()
+    assert e.value.code == 207008 and "limit 4" in e.value.message
+    for _ in range(3):
+        rt.create_event()
+    with pytest.raises(errors.NoEventResourceError) as e:
+        rt.create_event()
+    assert e.value.code == 207007
+
+
+def test_pyacl_layer_returns_codes(rt, make_scale):
+    assert acl.init() == 0
+    assert acl.rt.set_device(9) == 107001
+    assert "invalid device id" in acl.get_recent_err_msg()
+    assert acl.rt.set_device(0) == 0
+    ptr, ret = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert ret == 0 and isinstance(ptr, int)
+    stream, ret = acl.rt.create_stream()
+    assert ret == 0
+    free, total = rt.get_mem_info()
+    (f2, t2, ret) = acl.rt.get_mem_info()
+    assert ret == 0 and (f2, t2) == (free, total) and total == 32 << 30
+    assert acl.rt.free(ptr) == 0
+    assert acl.rt.free(ptr) == 207002
+    _, ret = acl.rt.malloc(0, 0)
+    assert ret == 100000
+    assert acl.finalize() == 0
+
+
+def test_defragmentation_keeps_data(rt):
+    """Fill a small HBM with 1 MiB blocks, free every other one, then ask for 4 MiB contiguous."""
+    rt.init(spec=get_spec(hbm_bytes=64 << 20, pool_expand_unit=64 << 20), device_count=1)
+    rt.set_device(0)
+    MiB = 1 << 20
+    blocks = [rt.malloc(MiB * 2 - 64) for _ in range(31)]
+    payload = {p: np.full(1000, i, np.uint8) for i, p in enumerate(blocks)}
+    for p, data in payload.items():
+        rt.memcpy(p, 1000, data, 1000, MEMCPY_HOST_TO_DEVICE)
+    for p in blocks[::2]:
+        rt.free(p)
+        del payload[p]
+    big = rt.malloc(8 * MiB)
+    assert rt.mem_stats().defrag_count >= 1
+    for p, data in payload.items():
+        np.testing.assert_array_equal(download(rt, p, data), data)
+    rt.memset(big, 8 * MiB, 7, 8 * MiB)
+    assert (download(rt, big, np.zeros(8 * MiB, np.uint8)) == 7).all()
+
+
+def _spans_nest(events):
+    by_track = {}
+    for ev in events:
+        if ev.get("ph") == "X":
+            by_track.setdefault((ev["pid"], ev["tid"]), []).append((ev["ts"], ev["ts"] + ev["dur"]))
+    for spans in by_track.values():
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for start, end in spans:
+            while stack and stack[-1] <= start + 1e-6:
+                stack.pop()
+            if stack and end > stack[-1] + 1e-6:
+                return False
+            stack.append(end)
+    return True
+
+
+def test_chrome_trace_is_valid_and_nested(rt, make_scale, tmp_path):
+    rt.init(trace=True)
+    rt.set_device(0)
+    s1, s2 = rt.create_stream(), rt.create_stream()
+    dx, dy = rt.malloc(4 * N), rt.malloc(4 * N)
+    ev = rt.create_event()
+    rt.launch_kernel(make_scale(N, 40), 40, [dx, dy], s1)
+    rt.record_event(ev, s1)
+    rt.stream_wait_event(s2, ev)
+    rt.launch_kernel(make_scale(N, 1), 1, [dy, dx], s2)
+    rt.synchronize_device()
+    path = rt.write_trace(tmp_path / "run.trace.json")
+    doc = json.loads(path.read_text())
+    events = doc["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    assert {e["tid"] for e in kernels} == {s1, s2}
+    assert len([e for e in events if e.get("cat") == "block"]) == 41
+    assert {e["ph"] for e in events if e.get("cat") == "event" and e["ph"] in "sf"} == {"s", "f"}
+    names = {e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "thread_name"}
+    assert f"stream {s1}" in names
+    assert _spans_nest(events)
