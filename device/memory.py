@@ -8,6 +8,7 @@ runtime is resolved here against the live allocations, so a bad pointer is an er
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -77,22 +78,29 @@ class DeviceMemory:
             raise MemoryFreeError(f"device {self.device_id}: {e.message}") from None
         del self.allocations[int(addr)]
 
-    def resolve(self, addr: int, nbytes: int, what: str = "pointer") -> tuple[Allocation, int]:
-        """The allocation holding [addr, addr+nbytes) and the offset of addr in it, or a clear error."""
+    def resolve(self, addr: int, nbytes: int, what: str | Callable[[], str] = "pointer") -> tuple[Allocation, int]:
+        """The allocation holding [addr, addr+nbytes) and the offset of addr in it, or a clear error.
+
+        ``what`` names the pointer in the error; pass a callable to build the name only on failure
+        (this is on the launch path)."""
+        if type(addr) is int:
+            found = self.pool.find(addr)
+            alloc = self.allocations.get(found[0]) if found is not None else None
+            if alloc is not None and nbytes >= 0 and addr - alloc.start + nbytes <= alloc.size:
+                return alloc, addr - alloc.start
+        name = what() if callable(what) else what
         if not isinstance(addr, (int, np.integer)) or isinstance(addr, bool):
-            raise InvalidParamError(f"{what} must be a device address (int), got {type(addr).__name__}")
-        found = self.pool.find(int(addr))
-        alloc = self.allocations.get(found[0]) if found else None
+            raise InvalidParamError(f"{name} must be a device address (int), got {type(addr).__name__}")
+        if type(addr) is not int:
+            return self.resolve(int(addr), nbytes, name)
         if alloc is None:
             raise InvalidParamError(
-                f"{what} {int(addr):#x} is not inside any live allocation on device {self.device_id} "
+                f"{name} {addr:#x} is not inside any live allocation on device {self.device_id} "
                 "(freed, never allocated, or from another device)")
-        offset = int(addr) - alloc.start
-        if nbytes < 0 or offset + nbytes > alloc.size:
-            raise InvalidParamError(
-                f"{what} {int(addr):#x} + {nbytes} bytes runs past the end of its allocation "
-                f"({alloc.start:#x}, {alloc.size} bytes) by {offset + nbytes - alloc.size} bytes")
-        return alloc, offset
+        offset = addr - alloc.start
+        raise InvalidParamError(
+            f"{name} {addr:#x} + {nbytes} bytes runs past the end of its allocation "
+            f"({alloc.start:#x}, {alloc.size} bytes) by {offset + nbytes - alloc.size} bytes")
 
     def view(self, addr: int, nbytes: int, what: str = "pointer") -> np.ndarray:
         """A writable uint8 view of device memory (host backing), after bounds checks."""

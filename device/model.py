@@ -127,6 +127,7 @@ class Stream:
         self.errors: list[AclError] = []
         self._wake: simpy.Event | None = None
         self._drain_waiters: list[simpy.Event] = []
+        self._room_waiters: list[simpy.Event] = []
         self.tasks_done = 0
         device.env.process(self._loop())
 
@@ -140,6 +141,12 @@ class Stream:
             self.device.pending_writes[id(task)] = (self, task)
         if self._wake is not None and not self._wake.triggered:
             self._wake.succeed()
+
+    def room(self) -> simpy.Event:
+        """An event that triggers once the queue is shorter than the stream queue depth."""
+        ev = self.device.env.event()
+        self._room_waiters.append(ev)
+        return ev
 
     def drained(self) -> simpy.Event:
         """An event that triggers once every task enqueued so far has finished."""
@@ -162,6 +169,10 @@ class Stream:
                 self._wake = None
                 continue
             task = self.queue.popleft()
+            if self._room_waiters:
+                for ev in self._room_waiters:
+                    ev.succeed()
+                self._room_waiters = []
             self.busy = True
             if task.submit_time > env.now:
                 yield env.timeout(task.submit_time - env.now)

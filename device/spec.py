@@ -39,6 +39,7 @@ class DeviceSpec:
     hccs_bandwidth: float = 240e9 / 8            # bytes/s per port
     max_streams: int = 1024
     max_events: int = 1024
+    stream_queue_depth: int = 1024               # tasks a stream holds before a launch blocks the host
     launch_overhead_s: float = 10e-6             # host cost per kernel launch (8-24 us measured)
     task_overhead_s: float = 2e-6                # device-side fixed cost per task (scheduling, argument load)
     block_overhead_s: float = 1e-6               # fixed cost per kernel block on a core

@@ -296,6 +296,17 @@ class Runtime:
                         f"{self._blocked_report()}. Record the event (record_event) before waiting on it.") from None
         self._raise_stream_errors(s)
 
+    def _submit(self, s: Stream, task: Task) -> None:
+        """Enqueue a task; when the stream's queue is full the host blocks until the device frees a slot,
+        as the real runtime does when a stream's submission queue is full."""
+        if len(s.queue) >= self.node.spec.stream_queue_depth:
+            try:
+                self.node.run_until(s.room())
+            except DeadlockError:
+                raise StreamSyncTimeoutError(f"stream {s.id} is full ({len(s.queue)} tasks) and can never drain: "
+                                             f"{self._blocked_report()}") from None
+        s.enqueue(task)
+
     def _raise_stream_errors(self, s: Stream) -> None:
         if s.errors:
             err = s.errors.pop(0)
@@ -317,7 +328,7 @@ class Runtime:
     def stream_wait_event(self, stream: int | None, event: int) -> None:
         s, ev = self._stream(stream), self._event(event)
         self._check_same_device(s, ev)
-        s.enqueue(Task("wait", f"wait event {ev.id}", self.node.host_time, event=ev, generation=ev.wait_target()))
+        self._submit(s, Task("wait", f"wait event {ev.id}", self.node.host_time, event=ev, generation=ev.wait_target()))
 
     # -- events ---------------------------------------------------------------------------------
     def _event(self, event: int) -> Event:
@@ -359,7 +370,7 @@ class Runtime:
     def record_event(self, event: int, stream: int | None = None) -> None:
         ev, s = self._event(event), self._stream(stream)
         self._check_same_device(s, ev)
-        s.enqueue(Task("record", f"record event {ev.id}", self.node.host_time, event=ev, generation=ev.issue_record()))
+        self._submit(s, Task("record", f"record event {ev.id}", self.node.host_time, event=ev, generation=ev.issue_record()))
 
     @_api()
     def reset_event(self, event: int, stream: int | None = None) -> None:
@@ -528,7 +539,7 @@ class Runtime:
         if self.node.strict and task.reads:
             dev.check_race(task.reads, f"synchronous memcpy {task.copy_kind} from {src:#x}")
         s = self._sync_stream_of(dev)
-        s.enqueue(task)
+        self._submit(s, task)
         self._drain(s, what=f"synchronous {task.name}")
 
     @_api()
@@ -537,7 +548,7 @@ class Runtime:
         """Asynchronous copy on ``stream``; host buffers are read/written when the copy runs."""
         s = self._stream(stream)
         _, task = self._copy_task(dst, dest_max, src, count, kind)
-        s.enqueue(task)
+        self._submit(s, task)
 
     def _memset_task(self, ptr: int, max_count: int, value: int, count: int) -> tuple[Device, Task]:
         if not isinstance(value, int) or not (0 <= value <= 255):
@@ -556,14 +567,14 @@ class Runtime:
     def memset(self, ptr: int, max_count: int, value: int, count: int) -> None:
         dev, task = self._memset_task(ptr, max_count, value, count)
         s = self._sync_stream_of(dev)
-        s.enqueue(task)
+        self._submit(s, task)
         self._drain(s, what="synchronous memset")
 
     @_api()
     def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: int | None = None) -> None:
         s = self._stream(stream)
         _, task = self._memset_task(ptr, max_count, value, count)
-        s.enqueue(task)
+        self._submit(s, task)
 
     @_api()
     def get_mem_info(self) -> tuple[int, int]:
@@ -634,7 +645,8 @@ class Runtime:
         if len(args) != len(f.args):
             raise InvalidParamError(f"kernel {f.name!r} takes {len(f.args)} arguments "
                                     f"(inputs, outputs, workspaces), got {len(args)}")
-        bound = [dev.memory.resolve(a, spec.nbytes, f"argument {i} ({spec.role}) of kernel {f.name!r}")
+        resolve = dev.memory.resolve
+        bound = [resolve(a, spec.nbytes, lambda i=i, spec=spec: f"argument {i} ({spec.role}) of kernel {f.name!r}")
                  for i, (a, spec) in enumerate(zip(args, f.args))]
         task = Task("kernel", f.name, self.node.host_time, kernel=f, block_dim=block_dim, args=args, bound=bound)
         if self.node.strict:
@@ -647,7 +659,7 @@ class Runtime:
                       stream: int | None = None) -> None:
         """Enqueue a kernel: ``args`` are device addresses (inputs, outputs, workspaces) or a packed buffer."""
         s = self._stream(stream)
-        s.enqueue(self._kernel_task(func, block_dim, args, s.device))
+        self._submit(s, self._kernel_task(func, block_dim, args, s.device))
 
     @_api(cost="graph_launch_overhead_s")
     def launch_graph(self, items: Sequence[tuple]) -> None:
@@ -676,7 +688,7 @@ class Runtime:
             elif isinstance(task, tuple):
                 ev = task[1]
                 task = Task("wait", f"wait event {ev.id}", t, event=ev, generation=ev.wait_target())
-            s.enqueue(task)
+            self._submit(s, task)
 
     def _sync_device(self, dev: Device) -> None:
         for s in list(dev.streams.values()) + ([self._sync_streams[dev.id]] if dev.id in self._sync_streams else []):

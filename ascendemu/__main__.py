@@ -1,0 +1,5 @@
+import sys
+
+from ascendemu.cli import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+"""The ``ascendemu`` command line: ``info``, ``demo``, ``run``, ``cache``.
+
+Each verb is a small function; heavy imports happen inside the verb so that ``ascendemu info`` and a
+warm ``ascendemu run`` never import numba.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ascendemu.errors import AclError
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from ascendemu.device.spec import PRESETS, get_spec
+    spec = get_spec(args.device)
+    if args.json:
+        print(json.dumps(spec.summary(), indent=2))
+        return 0
+    s = spec.summary()
+    print(f"{spec.name} (soc {spec.soc_version}); presets: {', '.join(PRESETS)}")
+    print(f"  AI cores {spec.ai_cores} (vector {spec.vector_cores}) @ {spec.clock_hz / 1e6:.0f} MHz, "
+          f"peak {s['peak_fp16_tflops']} TFLOPS fp16")
+    print(f"  cube {spec.cube_macs_per_cycle} MAC/cycle/core, vector {spec.vector_lanes_fp16} fp16 lanes/cycle/core")
+    print(f"  L0A/L0B/L0C {spec.l0a_bytes >> 10}/{spec.l0b_bytes >> 10}/{spec.l0c_bytes >> 10} KiB, "
+          f"L1 {spec.l1_bytes >> 10} KiB, UB {spec.ub_bytes >> 10} KiB, L2 {spec.l2_bytes >> 20} MiB")
+    print(f"  HBM {spec.hbm_bytes >> 30} GiB @ {spec.hbm_bandwidth / 1e12:.2f} TB/s; host link "
+          f"{spec.host_link_bandwidth / 1e9:.0f} GB/s; {spec.hccs_ports} HCCS ports")
+    print(f"  limits: {spec.max_streams} streams, {spec.max_events} events; launch cost "
+          f"{spec.launch_overhead_s * 1e6:.0f} us (simulated host time)")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from ascendemu.demo import run_demo
+    return run_demo(trace=args.trace)
+
+
+def cmd_cache(argv: list[str]) -> int:
+    from ascendemu.cache.cli import main as cache_main
+    return cache_main(argv)
+
+
+def cmd_run(argv: list[str]) -> int:
+    from ascendemu.run import main as run_main
+    return run_main(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # verbs that own their argument parsing
+    if argv and argv[0] == "cache":
+        return _guard(cmd_cache, argv[1:])
+    if argv and argv[0] == "run":
+        return _guard(cmd_run, argv[1:])
+    parser = argparse.ArgumentParser(prog="ascendemu", description="An emulated Ascend910A-like accelerator.")
+    sub = parser.add_subparsers(dest="verb", required=True)
+    p = sub.add_parser("info", help="print the device spec")
+    p.add_argument("--device", default="Ascend910A", help="preset name (default Ascend910A)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_info)
+    p = sub.add_parser("demo", help="run a kernel on the emulated device and print a summary")
+    p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
+    p.set_defaults(fn=cmd_demo)
+    sub.add_parser("run", help="run a MindSpore script on the emulated device: ascendemu run script.py [args]")
+    sub.add_parser("cache", help="inspect the kernel cache: ascendemu cache ls|verify|clear|stats")
+    args = parser.parse_args(argv)
+    return _guard(args.fn, args)
+
+
+def _guard(fn, arg) -> int:
+    try:
+        return fn(arg)
+    except AclError as e:
+        print(f"ascendemu: error {e}", file=sys.stderr)
+        return 2
