@@ -13,7 +13,13 @@ PyTorch's caching allocator with expandable segments:
 * defragmentation never moves a live block: when nothing fits and the capacity cannot grow a large
   enough segment, the physical pages (``PAGE`` bytes) lying wholly inside free blocks are unmapped and
   the same amount of physical memory is mapped again behind a fresh VA range - the virtual-memory
-  remapping of MindSpore's ``enable_vmm`` and PyTorch's expandable segments.
+  remapping of MindSpore's ``enable_vmm`` and PyTorch's expandable segments. The unmapped holes are
+  never handed out again; the VA space spans ``VA_RESERVE_FACTOR`` times the capacity, and a pool whose
+  remapping has used it up fails allocations that need a new segment (the error says so).
+  ``defrag=False`` turns this off, to show what fragmentation costs.
+
+``snapshot()`` / ``dump_snapshot()`` export the state in the format of ``torch.cuda.memory._snapshot()``,
+so the pickle opens in PyTorch's memory_viz page (https://pytorch.org/memory_viz).
 
 Costs: malloc and free search a sorted list of free-block keys with bisect (O(log n)); inserting or
 deleting a key is a memmove of the list, which is cheap next to the Python-level work for the sizes a
@@ -31,7 +37,8 @@ from ascendemu.errors import InvalidParamError, MemoryAllocationError, MemoryFre
 from .spec import DeviceSpec
 
 ALIGN = 512                       # block size granularity and address alignment (MindSpore, PyTorch)
-SPLIT_MIN = ALIGN                 # split a block only if at least this much would remain free
+SPLIT_MIN = ALIGN                 # split a block only if this much would remain (MindSpore's rule; with
+                                  # ALIGN rounding every non-zero remainder qualifies)
 PAGE = 2 << 20                    # physical page: unit of mapping, unmapping and defragmentation
 DEFAULT_BASE = 0x1_0000_0000      # first device virtual address
 VA_RESERVE_FACTOR = 4             # the VA space spans this many times the capacity
@@ -139,7 +146,11 @@ class BestFitPool:
 
     # ------------------------------------------------------------------ public API
     def malloc(self, size: int) -> int:
-        """Return the address of a new block of at least ``size`` bytes."""
+        """Return the address of a new block of ``size`` bytes rounded up to ``ALIGN``.
+
+        Raises InvalidParamError for a size that is not a positive int, MemoryAllocationError (with the
+        pool's stats and a hint) when neither a free block, a new segment nor defragmentation can serve it.
+        """
         if type(size) is not int:
             size = _plain_int(size, "malloc size")
         if size <= 0:
@@ -180,7 +191,11 @@ class BestFitPool:
         return addr
 
     def free(self, addr: int) -> int:
-        """Release the block starting at ``addr``; return its size in bytes."""
+        """Release the block starting at ``addr``; return its size in bytes.
+
+        Raises MemoryFreeError naming the address and why it is not a live block: interior to one (with
+        that block's start), already freed, never allocated, or outside the pool.
+        """
         if type(addr) is not int:
             addr = _plain_int(addr, "free address")
         entry = self._live.pop(addr, None)
@@ -220,7 +235,10 @@ class BestFitPool:
         return size
 
     def find(self, addr: int) -> tuple[int, int] | None:
-        """(start, block size) of the live block containing ``addr``, or None."""
+        """(start, block size) of the live block containing ``addr``, or None: the runtime's pointer check.
+
+        The size is the block's (rounded) size; the requested size is in :meth:`snapshot`.
+        """
         starts = self._live_starts
         i = bisect_right(starts, addr) - 1
         if i < 0:

@@ -1,0 +1,94 @@
+"""Turn a numba kernel into an ELF64 relocatable object for the host (cache-miss path only).
+
+numba compiles the kernel to a ``cfunc`` wrapper behind the uniform ABI; its optimised LLVM IR is then
+reshaped so that the object is a clean, reproducible kernel binary:
+
+- the wrapper is renamed to the kernel symbol and is the only global definition; every other
+  definition becomes internal, unused ones are dropped and the survivors get positional names
+  (numba's mangled names carry a per-process counter, which would make the bytes differ run to run);
+- the ``.ascend.meta`` section carries the TLV records given by the caller;
+- code goes to ``.text`` (the large code model would otherwise pick ``.ltext``).
+
+The large code model makes every reference an absolute 64-bit relocation, so ORC may place the code,
+its constants and the imported CPython symbols anywhere in the address space.
+"""
+from __future__ import annotations
+
+import re
+
+import llvmlite.binding as llvm
+import numba
+
+from .binary import META_SECTION, read_elf
+from .library import kernel_signature
+
+CODE_SECTION = ".text"
+CODE_MODEL = "large"
+RELOC_MODEL = "static"
+OPT_LEVEL = 3
+# Kernels cannot raise: numpy's error model turns a division by zero into inf/nan (as on the device)
+# instead of a Python exception, which would need numba's runtime helpers at load time.
+ERROR_MODEL = "numpy"
+META_SYMBOL = "__ascend_meta"
+META_ALIGN = 4
+
+_DEFINE_LINE = re.compile(r'^(define [^\n]*\))([^\n{]*) \{$', re.M)
+_SOURCE_FILENAME = re.compile(r'^source_filename = "[^"\n]*"$', re.M)
+
+
+def host_target_machine() -> llvm.TargetMachine:
+    """The host's own CPU and features: the .info records them and a loader checks them."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=OPT_LEVEL, reloc=RELOC_MODEL, codemodel=CODE_MODEL)
+
+
+def _meta_module(meta: bytes, layout: str, triple: str) -> llvm.ModuleRef:
+    body = "".join(f"\\{b:02X}" for b in meta)
+    return llvm.parse_assembly(
+        f'target datalayout = "{layout}"\n'
+        f'target triple = "{triple}"\n'
+        f'@{META_SYMBOL} = internal constant [{len(meta)} x i8] c"{body}", '
+        f'section "{META_SECTION}", align {META_ALIGN}\n'
+        f'@llvm.used = appending global [1 x ptr] [ptr @{META_SYMBOL}], section "llvm.metadata"\n')
+
+
+def _drop_unused(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.add_strip_dead_prototype_pass()
+    passes.run(module, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
+
+
+def _reshape(ir: str, wrapper: str, symbol: str, meta: bytes, tm: llvm.TargetMachine) -> str:
+    module = llvm.parse_assembly(ir)
+    for value in [*module.functions, *module.global_variables]:
+        if not value.is_declaration and value.name != wrapper and not value.name.startswith("llvm."):
+            value.linkage = llvm.Linkage.internal
+    module.get_function(wrapper).name = symbol
+    module.link_in(_meta_module(meta, str(module.data_layout), module.triple))
+    _drop_unused(module, tm)
+    local = [v for v in [*module.functions, *module.global_variables]
+             if not v.is_declaration and v.linkage == llvm.Linkage.internal and v.name != META_SYMBOL]
+    for index, value in enumerate(local):
+        value.name = f"{symbol}.{index}"
+    module.name = symbol
+    text = _SOURCE_FILENAME.sub(f'source_filename = "{symbol}.ll"', str(module), count=1)
+    return _DEFINE_LINE.sub(f'\\1\\2 section "{CODE_SECTION}" {{', text)
+
+
+def compile_object(pyfunc, symbol: str, meta: bytes) -> tuple[bytes, list[str]]:
+    """Compile ``pyfunc`` (uniform kernel ABI) to object bytes exporting only ``symbol``.
+
+    Returns the object and the sorted names of the symbols it leaves undefined.
+    """
+    cfunc = numba.cfunc(kernel_signature(), error_model=ERROR_MODEL)(pyfunc)
+    tm = host_target_machine()
+    ir = _reshape(cfunc._library.get_llvm_str(), cfunc.native_name, symbol, meta, tm)
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    obj = bytes(tm.emit_object(module))
+    return obj, sorted(read_elf(obj).undefined)

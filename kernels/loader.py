@@ -1,0 +1,134 @@
+"""Warm start: load a verified kernel object into this process with llvmlite's ORC JIT, without numba.
+
+ORC links like a linker: every undefined symbol of the object must be imported explicitly, and an
+unresolved one fails the link with an error instead of a segfault at the first call. The symbols come
+from here: CPython's C-API via ctypes, libm/libc from the process, and numba's two GIL helpers from a
+tiny IR module compiled once per process (numba's own definitions, so numba is never imported).
+"""
+from __future__ import annotations
+
+import ctypes
+import itertools
+import json
+import threading
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+from ascendemu.device.cost import KernelCost
+from ascendemu.hal.kernel import ArgSpec, KernelFunction
+from ascendemu.kernels.binary import (CPYTHON_SYMBOLS, FILE_SUFFIXES, LIBC_SYMBOLS, LIBM_SYMBOLS,
+                                      NUMBA_GIL_SYMBOLS, CorruptKernelError, KernelBinary,
+                                      UnresolvedSymbolError, verify_binary)
+
+SHIM_LIBRARY = "ascendemu_numba_gil"
+# PyGILState_STATE is a C enum (i32); the state lives in the caller's slot, as in numba's _helperlib.c.
+SHIM_IR = """
+declare i32 @PyGILState_Ensure()
+declare void @PyGILState_Release(i32)
+
+define void @numba_gil_ensure(ptr %state) {
+  %s = call i32 @PyGILState_Ensure()
+  store i32 %s, ptr %state
+  ret void
+}
+
+define void @numba_gil_release(ptr %state) {
+  %s = load i32, ptr %state
+  call void @PyGILState_Release(i32 %s)
+  ret void
+}
+"""
+SHIM_IMPORTS = ("PyGILState_Ensure", "PyGILState_Release")
+# CPython exception objects are data symbols: the address of the PyObject* variable itself.
+CPYTHON_DATA_PREFIX = "PyExc_"
+PROCESS = ctypes.CDLL(None)     # libc and libm as the interpreter already has them loaded
+
+_lock = threading.Lock()
+_jit: llvm.LLJIT | None = None
+_shim: llvm.ResourceTracker | None = None
+_library_ids = itertools.count()
+
+
+def _function_address(library: ctypes.CDLL, name: str) -> int:
+    try:
+        return ctypes.cast(getattr(library, name), ctypes.c_void_p).value
+    except AttributeError as exc:
+        raise UnresolvedSymbolError(f"symbol {name!r} is not present in this process") from exc
+
+
+def _symbol_address(name: str) -> int:
+    if name in NUMBA_GIL_SYMBOLS:
+        return _shim[name]
+    if name in CPYTHON_SYMBOLS:
+        if name.startswith(CPYTHON_DATA_PREFIX):
+            return ctypes.addressof(ctypes.c_void_p.in_dll(ctypes.pythonapi, name))
+        return _function_address(ctypes.pythonapi, name)
+    if name in LIBM_SYMBOLS or name in LIBC_SYMBOLS:
+        return _function_address(PROCESS, name)
+    raise UnresolvedSymbolError(f"the loader provides no symbol {name!r}")
+
+
+def _ensure_jit() -> llvm.LLJIT:
+    """One LLJIT per process, with the GIL shims linked into it (call under _lock)."""
+    global _jit, _shim
+    if _jit is None:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        jit = llvm.create_lljit_compiler()
+        builder = llvm.JITLibraryBuilder().add_ir(SHIM_IR)
+        for name in SHIM_IMPORTS:
+            builder.import_symbol(name, _function_address(ctypes.pythonapi, name))
+        for name in NUMBA_GIL_SYMBOLS:
+            builder.export_symbol(name)
+        _shim = builder.link(jit, SHIM_LIBRARY)
+        _jit = jit
+    return _jit
+
+
+def load_binary(kb: KernelBinary) -> KernelFunction:
+    """Verify ``kb`` and link its object into this process; the result keeps the code alive."""
+    verify_binary(kb)
+    symbol = kb.json["kernelName"]
+    with _lock:
+        jit = _ensure_jit()
+        builder = llvm.JITLibraryBuilder().add_object_img(kb.obj)
+        for name in kb.json["undefinedSymbols"]:
+            builder.import_symbol(name, _symbol_address(name))
+        builder.export_symbol(symbol)
+        try:
+            # A library name can never be reused in an LLJIT, even after its tracker is gone.
+            tracker = builder.link(jit, f"{kb.bin_file_name}#{next(_library_ids)}")
+        except RuntimeError as exc:
+            raise UnresolvedSymbolError(f"linking kernel {kb.bin_file_name} failed: {exc}") from exc
+    entry = tracker[symbol]
+    if not entry:
+        raise UnresolvedSymbolError(f"kernel {kb.bin_file_name} linked but {symbol} has no address")
+    args = tuple(ArgSpec(a["nbytes"], a["role"], bool(flag))
+                 for a, flag in zip(kb.json["args"], kb.json["parameters"]))
+    return KernelFunction(name=kb.bin_file_name, entry=entry, block_dim=kb.json["blockDim"], args=args,
+                          cost=KernelCost.from_json(kb.json.get("cost", {})), keepalive=tracker)
+
+
+def read_binary(directory: str | Path, bin_file_name: str) -> KernelBinary:
+    """Read ``<bin_file_name>.o/.json/.info``; a missing or unparsable file is a CorruptKernelError.
+
+    A cache tells a miss from a corrupt entry by looking for the .json (the commit marker) first.
+    """
+    base = Path(directory) / bin_file_name
+    contents = {}
+    for suffix in FILE_SUFFIXES:
+        path = base.with_name(base.name + suffix)
+        try:
+            contents[suffix] = path.read_bytes()
+        except OSError as exc:
+            raise CorruptKernelError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    docs = {}
+    for suffix in (".json", ".info"):
+        try:
+            docs[suffix] = json.loads(contents[suffix])
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CorruptKernelError(f"{base}{suffix} is not valid JSON: {exc}") from exc
+        if not isinstance(docs[suffix], dict):
+            raise CorruptKernelError(f"{base}{suffix} holds a {type(docs[suffix]).__name__}, not an object")
+    return KernelBinary(bin_file_name, contents[".o"], docs[".json"], docs[".info"])

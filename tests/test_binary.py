@@ -1,0 +1,346 @@
+"""Kernel binaries: the ELF object, its .json/.info, verification and the numba-free warm load.
+
+The oracles are independent of the code under test: objects are read back with pyelftools (and
+readelf when installed), hashes recomputed with hashlib, results compared with numpy, and the warm
+load runs in a fresh interpreter that must never import numba.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import io
+import json
+import platform
+import shutil
+import struct
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from ascendemu.kernels.binary import (ABI_VERSION, ALLOWED_UNDEFINED, CorruptKernelError,
+                                      IncompatibleKernelError, KernelBinary, UnresolvedSymbolError,
+                                      build_binary, build_info, canonical_json, decode_meta, encode_meta,
+                                      kernel_name, verify_binary)
+from ascendemu.kernels.signature import OpSignature
+
+SEED_JSON_KEYS = {"batchBindOnly", "binFileName", "binFileSuffix", "blockDim", "build_result",
+                  "kernelName", "magic", "opParaSize", "parameters", "sha256"}
+EXTENSION_JSON_KEYS = {"abiVersion", "undefinedSymbols", "args", "cost", "workspace"}
+SEED_SOC_KEYS = {"autoTilingMode", "coreNum", "coreType", "deviceId", "l1Fusion", "l2Fusion", "l2Mode",
+                 "mdl_bank_path", "offlineTune", "op_bank_path", "op_bank_update", "op_debug_dir",
+                 "op_debug_level", "op_impl_mode", "op_impl_mode_list", "socVersion", "vector_fp_ceiling"}
+SEED_JOB_KEYS = {"SocInfo", "full_name", "fusion_op_name", "graph_name", "l1_size", "op_list", "scope_id"}
+SEED_OP_KEYS = {"build_type", "dynamic_compile_static", "func_name", "input_desc", "int64mode",
+                "max_kernel_id", "miss_support_info", "module_name", "name", "op_name", "ori_name",
+                "output_data_desc", "output_desc", "pattern", "py_module_path", "type", "unknown_shape"}
+SEED_DESC_KEYS = {"L1_addr_offset", "L1_fusion_type", "L1_workspace_size", "addr_type", "data_type",
+                  "dtype", "format", "name", "ori_format", "ori_shape", "param_type", "range", "shape",
+                  "slice_offset", "split_index", "total_shape", "valid", "valid_shape"}
+HOST_MACHINE = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64"}[platform.machine()]
+
+SQUARE = OpSignature.make("Square", [((300_000,), "float32")])   # big enough for several blocks
+EXP = OpSignature.make("Exp", [((1000,), "float32")])            # calls libm
+
+
+@pytest.fixture(scope="module")
+def square() -> KernelBinary:
+    return build_binary(SQUARE, 0)
+
+
+@pytest.fixture(scope="module")
+def exp() -> KernelBinary:
+    return build_binary(EXP, 0)
+
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory, square, exp):
+    directory = tmp_path_factory.mktemp("kernel_meta")
+    for kb in (square, exp):
+        for suffix, data in kb.files().items():
+            (directory / f"{kb.bin_file_name}{suffix}").write_bytes(data)
+    return directory
+
+
+def elf_of(kb: KernelBinary) -> ELFFile:
+    return ELFFile(io.BytesIO(kb.obj))
+
+
+def decode_tlv(data: bytes) -> dict[int, int]:
+    """Test-side decoder of the .ascend.meta records: <u16 type><u16 len><value padded to 4>."""
+    records, offset = {}, 0
+    while offset < len(data):
+        kind, length = struct.unpack_from("<HH", data, offset)
+        records[kind] = int.from_bytes(data[offset + 4:offset + 4 + length], "little")
+        offset += 4 + length + (-length % 4)
+    return records
+
+
+def with_obj(kb: KernelBinary, obj: bytes) -> KernelBinary:
+    """A copy of ``kb`` carrying ``obj``, with the .json sha256 fixed up to match it."""
+    return replace(kb, obj=obj, json={**kb.json, "sha256": hashlib.sha256(obj).hexdigest()})
+
+
+def test_object_is_a_relocatable_elf64_exporting_the_kernel(square):
+    elf = elf_of(square)
+    assert elf.elfclass == 64 and elf.header["e_ident"]["EI_CLASS"] == "ELFCLASS64"
+    assert elf.header["e_type"] == "ET_REL"
+    assert elf.header["e_machine"] == HOST_MACHINE
+    symtab = elf.get_section_by_name(".symtab")
+    kernel = square.bin_file_name + "__kernel0"
+    (symbol,) = symtab.get_symbol_by_name(kernel)
+    assert symbol["st_info"]["bind"] == "STB_GLOBAL" and symbol["st_info"]["type"] == "STT_FUNC"
+    assert elf.get_section(symbol["st_shndx"]).name == ".text" and symbol["st_size"] > 0
+    defined_globals = [s.name for s in symtab.iter_symbols()
+                       if s["st_info"]["bind"] == "STB_GLOBAL" and s["st_shndx"] != "SHN_UNDEF"]
+    assert defined_globals == [kernel]
+    undefined = sorted(s.name for s in symtab.iter_symbols() if s["st_shndx"] == "SHN_UNDEF" and s.name)
+    assert undefined == square.json["undefinedSymbols"]
+    assert set(undefined) <= ALLOWED_UNDEFINED
+
+
+def test_meta_section_records_block_dim_and_abi(square):
+    meta = elf_of(square).get_section_by_name(".ascend.meta")
+    assert meta is not None
+    records = decode_tlv(meta.data())
+    assert square.json["blockDim"] > 1
+    assert records == {1: 1, 2: square.json["blockDim"], 3: ABI_VERSION, 4: 1}
+    assert decode_meta(meta.data()) == records
+
+
+def test_meta_decoder_rejects_malformed_records():
+    good = encode_meta(4)
+    with pytest.raises(CorruptKernelError, match="truncated record header"):
+        decode_meta(good + b"\x01\x00")
+    with pytest.raises(CorruptKernelError, match="past the end"):
+        decode_meta(good[:-2])
+    with pytest.raises(CorruptKernelError, match="lacks record"):
+        decode_meta(good[:8])
+    with pytest.raises(CorruptKernelError, match="repeats"):
+        decode_meta(good + good[:8])
+    assert decode_meta(good + struct.pack("<HH", 99, 3) + b"abc\0")[2] == 4     # unknown type skipped
+
+
+def test_json_matches_the_seed_layout(square):
+    doc = square.json
+    assert set(doc) == SEED_JSON_KEYS | EXTENSION_JSON_KEYS
+    assert doc["sha256"] == hashlib.sha256(square.obj).hexdigest()
+    assert doc["magic"] == "RT_DEV_BINARY_MAGIC_ELF" and doc["binFileSuffix"] == ".o"
+    assert doc["kernelName"] == doc["binFileName"] + "__kernel0" == square.bin_file_name + "__kernel0"
+    assert doc["batchBindOnly"] == 1 and doc["opParaSize"] == 0 and doc["build_result"] == ""
+    assert doc["parameters"] == [0, 0] and doc["abiVersion"] == ABI_VERSION
+    assert doc["args"] == [{"nbytes": 1_200_000, "role": "in"}, {"nbytes": 1_200_000, "role": "out"}]
+    assert doc["workspace"] == {"num": 0, "size": []}
+    assert doc["cost"]["dtype"] == "float32"
+    files = square.files()
+    assert files[".o"] == square.obj
+    assert files[".json"] == (json.dumps(doc, sort_keys=True, indent=4) + "\n").encode()
+
+
+def test_info_has_the_seed_structure(square):
+    info = square.info
+    job = info["job_content"]
+    assert SEED_JOB_KEYS <= set(job) and info["job_type"] == "Compile"
+    assert set(job["SocInfo"]) == SEED_SOC_KEYS
+    assert job["SocInfo"]["socVersion"] == "Ascend910A" and job["SocInfo"]["deviceId"] == "0"
+    assert job["fusion_op_name"] == square.bin_file_name
+    data, op = job["op_list"]
+    assert data["type"] == "Data" and set(data["output_desc"][0]) == SEED_DESC_KEYS
+    assert SEED_OP_KEYS <= set(op) and op["type"] == "Square" and op["func_name"] == "square"
+    assert op["op_name"] == square.bin_file_name and op["attrs"] == []
+    for desc in op["input_desc"] + op["output_desc"]:
+        assert set(desc) == SEED_DESC_KEYS
+        assert desc["format"] == "ND" and desc["dtype"] == desc["data_type"] == "float32"
+        assert desc["shape"] == desc["ori_shape"] == [300_000] and desc["range"] == [[300_000, 300_000]]
+    assert set(info["toolchain"]) >= {"numba", "llvmlite", "python", "abi_version"}
+    assert set(info["host"]) == {"cpu_name", "cpu_features", "triple"}
+
+
+def test_kernel_name_is_stable_across_processes_and_tracks_the_signature(square):
+    name = kernel_name(SQUARE, 0)
+    assert name == square.bin_file_name
+    func, digest, device = name.split("_")
+    assert func == "square" and device == "0" and 0 <= int(digest) < 2 ** 64
+    code = ("from ascendemu.kernels.binary import kernel_name\n"
+            "from ascendemu.kernels.signature import OpSignature\n"
+            "import sys\n"
+            "print(kernel_name(OpSignature.make('Square', [((300000,), 'float32')]), 0))\n"
+            "assert 'numba' not in sys.modules")      # a warm start names kernels without numba
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == name
+    assert kernel_name(SQUARE, 3) == f"square_{digest}_3"
+    info = build_info(SQUARE, 0, full_name="Default/Square-op7")
+    assert info["job_content"]["full_name"] == "Default/Square-op7"
+    assert kernel_name(SQUARE, 0, info) == name
+    reduce = OpSignature.make("ReduceSum", [((4, 8), "float32")], axis=(1,), keep_dims=True)
+    from_disk = json.loads(canonical_json(build_info(reduce, 0)))
+    assert kernel_name(reduce, 0, from_disk) == kernel_name(reduce, 0)
+    assert kernel_name(reduce, 0) == from_disk["job_content"]["fusion_op_name"]
+    others = {kernel_name(OpSignature.make("Square", [((300_001,), "float32")]), 0),
+              kernel_name(OpSignature.make("Square", [((300_000,), "float16")]), 0),
+              kernel_name(OpSignature.make("ReduceSum", [((4, 8), "float32")], axis=(1,)), 0),
+              kernel_name(OpSignature.make("ReduceSum", [((4, 8), "float32")], axis=(0,)), 0)}
+    assert len(others) == 4 and name not in others
+
+
+def test_load_in_a_fresh_process_without_numba(kernel_dir, square, exp):
+    code = r"""
+import ctypes, sys
+import numpy as np
+from ascendemu.kernels.loader import load_binary, read_binary
+directory, square, exp = sys.argv[1:]
+for name, oracle in ((square, np.square), (exp, np.exp)):
+    kf = load_binary(read_binary(directory, name))
+    n = kf.args[0].nbytes // 4
+    x = np.linspace(-3, 3, n, dtype=np.float32)
+    y = np.full(n, np.nan, dtype=np.float32)
+    args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
+    for block in range(kf.block_dim):
+        kf.call_block(args, block)
+    np.testing.assert_allclose(y, oracle(x), rtol=1e-6)
+    print(name, kf.block_dim, [a.role for a in kf.args])
+assert "numba" not in sys.modules, sorted(m for m in sys.modules if m.startswith("numba"))
+"""
+    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), square.bin_file_name,
+                          exp.bin_file_name], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert f"{square.bin_file_name} {square.json['blockDim']} ['in', 'out']" in out.stdout
+
+
+def test_read_binary_reports_a_missing_file(kernel_dir, square):
+    from ascendemu.kernels.loader import read_binary
+
+    assert read_binary(kernel_dir, square.bin_file_name) == square
+    with pytest.raises(CorruptKernelError, match="cannot read"):
+        read_binary(kernel_dir, "square_1_0")
+
+
+def test_load_in_process_runs_blocks_on_numpy_data(square):
+    from ascendemu.kernels.loader import load_binary
+
+    kf = load_binary(square)
+    assert kf.block_dim == square.json["blockDim"] and kf.cost.bytes == square.json["cost"]["bytes"]
+    x = np.random.default_rng(0).standard_normal(300_000).astype(np.float32)
+    y = np.zeros_like(x)
+    args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
+    for block in range(kf.block_dim):
+        kf.call_block(args, block)
+    np.testing.assert_array_equal(y, x * x)
+
+
+def test_verify_accepts_the_built_binary(square, exp):
+    verify_binary(square)
+    verify_binary(exp)
+
+
+def test_verify_rejects_a_flipped_byte(square):
+    obj = bytearray(square.obj)
+    obj[len(obj) // 2] ^= 0x40
+    with pytest.raises(CorruptKernelError, match="sha256"):
+        verify_binary(replace(square, obj=bytes(obj)))
+
+
+def test_verify_rejects_a_truncated_object_even_with_a_matching_sha(square):
+    for size in (0, 3, 40, 64, len(square.obj) // 2, len(square.obj) - 1):
+        with pytest.raises(CorruptKernelError, match="ELF|section|past the end"):
+            verify_binary(with_obj(square, square.obj[:size]))
+
+
+def test_verify_never_fails_with_anything_but_corrupt_kernel_error(square):
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        obj = bytearray(square.obj[:rng.integers(1, len(square.obj) + 1)])
+        for position in rng.integers(0, len(obj), size=rng.integers(1, 4)):
+            obj[position] = int(rng.integers(0, 256))
+        try:
+            verify_binary(with_obj(square, bytes(obj)))
+        except CorruptKernelError:
+            pass
+
+
+def test_verify_rejects_a_wrong_magic(square):
+    with pytest.raises(CorruptKernelError, match="magic"):
+        verify_binary(replace(square, json={**square.json, "magic": "RT_DEV_BINARY_MAGIC_PLAIN"}))
+
+
+def test_verify_rejects_a_missing_kernel_symbol(square):
+    with pytest.raises(CorruptKernelError, match="names kernel"):
+        verify_binary(replace(square, json={**square.json, "kernelName": "square__kernel1"}))
+    symbol = (square.bin_file_name + "__kernel0").encode()
+    renamed = square.obj.replace(symbol + b"\0", symbol[:-1] + b"9\0")
+    assert renamed != square.obj
+    with pytest.raises(CorruptKernelError, match="does not define"):
+        verify_binary(with_obj(square, renamed))
+
+
+def test_verify_rejects_foreign_host_features(square):
+    features = square.info["host"]["cpu_features"].split(",")
+    lacking = next(f for f in features if f.startswith("-"))
+    foreign = ",".join("+" + f[1:] if f == lacking else f for f in features)
+    info = {**square.info, "host": {**square.info["host"], "cpu_features": foreign}}
+    with pytest.raises(IncompatibleKernelError, match=lacking[1:]):
+        verify_binary(replace(square, info=info))
+    info = {**square.info, "host": {**square.info["host"], "triple": "aarch64-unknown-linux-gnu"}}
+    with pytest.raises(IncompatibleKernelError, match="aarch64"):
+        verify_binary(replace(square, info=info))
+
+
+def test_verify_rejects_an_info_of_another_kernel(square, exp):
+    with pytest.raises(CorruptKernelError, match="do not belong together"):
+        verify_binary(replace(square, info=exp.info))
+
+
+def test_verify_rejects_a_disallowed_undefined_symbol(square):
+    import numba
+    from numba import types
+    from numba.extending import intrinsic
+
+    from ascendemu.kernels.codegen import compile_object
+
+    @intrinsic
+    def as_f32(typingctx, addr):
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.float32)))
+        return types.CPointer(types.float32)(types.uint64), codegen
+
+    def allocating(args, block_idx, block_dim):      # np.empty needs numba's runtime (NRT_*)
+        y = numba.carray(as_f32(args[1]), (16,))
+        tmp = np.empty(16, np.float32)
+        for i in range(16):
+            tmp[i] = i
+            y[i] = tmp[i]
+
+    meta = encode_meta(square.json["blockDim"])
+    obj, undefined = compile_object(allocating, square.json["kernelName"], meta)
+    assert any(name.startswith("NRT_") for name in undefined)
+    kb = with_obj(square, obj)
+    kb.json["undefinedSymbols"] = undefined
+    with pytest.raises(UnresolvedSymbolError, match="NRT_"):
+        verify_binary(kb)
+
+
+def test_compile_object_is_deterministic_across_processes(square):
+    """Another process, which compiles another kernel first (numba's name counters move), emits the
+    same bytes."""
+    code = ("import hashlib\n"
+            "from ascendemu.kernels.binary import build_binary\n"
+            "from ascendemu.kernels.signature import OpSignature\n"
+            "build_binary(OpSignature.make('Exp', [((7,), 'float32')]), 0)\n"
+            "kb = build_binary(OpSignature.make('Square', [((300000,), 'float32')]), 0)\n"
+            "print(kb.bin_file_name, hashlib.sha256(kb.obj).hexdigest())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [square.bin_file_name, square.json["sha256"]]
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="readelf not installed")
+def test_readelf_agrees(kernel_dir, square):
+    out = subprocess.run(["readelf", "-h", "-S", "-s", "-W", str(kernel_dir / f"{square.bin_file_name}.o")],
+                         capture_output=True, text=True, check=True).stdout
+    assert "ELF64" in out and "REL (Relocatable file)" in out
+    assert " .ascend.meta " in out and " .text " in out
+    kernel_lines = [line for line in out.splitlines() if line.endswith(f" {square.bin_file_name}__kernel0")]
+    assert len(kernel_lines) == 1 and "FUNC    GLOBAL" in kernel_lines[0]
