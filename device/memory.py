@@ -1,13 +1,18 @@
-"""Device memory: HBM address space from the BestFit pool, backed lazily by host memory.
+"""Device memory: HBM address space from the BestFit pool, backed lazily by host pages.
 
-Device addresses are opaque integers handed out by the pool; they are never host pointers. Each live
-allocation owns a host buffer created on first touch (``np.zeros`` is calloc-backed, so untouched
-pages cost no RAM), which is why a 32 GiB device runs on a laptop. Every address entering the
-runtime is resolved here against the live allocations, so a bad pointer is an error, not a segfault.
+Device addresses are opaque integers handed out by the pool; they are never host pointers. Each
+segment the pool maps gets one anonymous host mapping of the same size (``MAP_NORESERVE``: untouched
+pages cost no RAM, so a 32 GiB device runs on a laptop). Because backing follows the segment, not the
+allocation, memory behaves like HBM: a block freed and handed out again keeps its bytes, so a
+framework may reuse memory in host order on one stream (as MindSpore's pool does) and kernels queued
+earlier still see their data. Virtual addresses are never reused by the pool, so a backing mapping
+is never shared by two address ranges and defragmentation never moves data. Every address entering
+the runtime is checked against the live allocations, so a bad pointer is an error, not a segfault.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import mmap
+from bisect import bisect_right
 from typing import Callable
 
 import numpy as np
@@ -21,42 +26,32 @@ from .spec import DeviceSpec
 # pool, 512-B aligned, which satisfies ACL's 64-B alignment.
 ACL_SIZE_ROUND = 32
 ACL_SIZE_PAD = 32
+# Each device gets its own address range, so a pointer of device 0 is unknown on device 1.
+DEVICE_VA_BASE = 0x1_0000_0000
+DEVICE_VA_STRIDE = 1 << 40
 
 
-@dataclass
-class Allocation:
-    start: int
-    size: int            # what the user asked for: the bounds every access is checked against
-    _backing: np.ndarray | None = None
-    _host_base: int | None = None
+class _Backing:
+    """Host pages behind one mapped segment."""
 
-    @property
-    def backing(self) -> np.ndarray:
-        if self._backing is None:
-            self._backing = np.zeros(self.size, dtype=np.uint8)
-        return self._backing
-
-    @property
-    def touched(self) -> bool:
-        return self._backing is not None
-
-    @property
-    def host_base(self) -> int:
-        """Host address of the backing storage (created on first use)."""
-        if self._host_base is None:
-            self._host_base = self.backing.ctypes.data
-        return self._host_base
+    def __init__(self, start: int, size: int):
+        self.start = start
+        self.size = size
+        self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
+        self.array = np.frombuffer(self._map, dtype=np.uint8)
+        self.host_base = self.array.ctypes.data
 
 
 class DeviceMemory:
-    """The HBM of one device: pool-managed addresses plus their lazily created host backing."""
+    """The HBM of one device: pool-managed addresses, their requested sizes and their host backing."""
 
     def __init__(self, spec: DeviceSpec, device_id: int, defrag: bool = True):
         self.device_id = device_id
-        # each device gets its own address range so a pointer from device 0 is unknown on device 1
-        base = 0x1_0000_0000 + device_id * (1 << 40)
-        self.pool = BestFitPool(spec.hbm_bytes, base=base, expand_unit=spec.pool_expand_unit, defrag=defrag)
-        self.allocations: dict[int, Allocation] = {}
+        self.pool = BestFitPool(spec.hbm_bytes, base=DEVICE_VA_BASE + device_id * DEVICE_VA_STRIDE,
+                                expand_unit=spec.pool_expand_unit, defrag=defrag)
+        self.sizes: dict[int, int] = {}          # live allocation start -> size the user asked for
+        self._backing_starts: list[int] = []
+        self._backings: list[_Backing] = []
 
     def malloc(self, size: int) -> int:
         if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size <= 0:
@@ -66,7 +61,12 @@ class DeviceMemory:
             addr = self.pool.malloc(padded)
         except MemoryAllocationError as e:
             raise MemoryAllocationError(f"device {self.device_id}: cannot allocate {size} bytes. {e.message}") from None
-        self.allocations[addr] = Allocation(addr, int(size))
+        if self._backing_of(addr) is None:
+            start, end = self.pool.segment_of(addr)
+            i = bisect_right(self._backing_starts, start)
+            self._backing_starts.insert(i, start)
+            self._backings.insert(i, _Backing(start, end - start))
+        self.sizes[addr] = int(size)
         return addr
 
     def free(self, addr: int) -> None:
@@ -76,40 +76,57 @@ class DeviceMemory:
             self.pool.free(int(addr))
         except MemoryFreeError as e:
             raise MemoryFreeError(f"device {self.device_id}: {e.message}") from None
-        del self.allocations[int(addr)]
+        del self.sizes[int(addr)]
 
-    def resolve(self, addr: int, nbytes: int, what: str | Callable[[], str] = "pointer") -> tuple[Allocation, int]:
-        """The allocation holding [addr, addr+nbytes) and the offset of addr in it, or a clear error.
+    @property
+    def allocations(self) -> dict[int, int]:
+        """Live allocations: start -> requested size."""
+        return self.sizes
+
+    def _backing_of(self, addr: int) -> _Backing | None:
+        i = bisect_right(self._backing_starts, addr) - 1
+        if i < 0:
+            return None
+        b = self._backings[i]
+        return b if addr < b.start + b.size else None
+
+    def resolve(self, addr: int, nbytes: int, what: str | Callable[[], str] = "pointer") -> tuple[int, int]:
+        """(allocation start, offset) of [addr, addr+nbytes) inside one live allocation, or a clear error.
 
         ``what`` names the pointer in the error; pass a callable to build the name only on failure
         (this is on the launch path)."""
         if type(addr) is int:
             found = self.pool.find(addr)
-            alloc = self.allocations.get(found[0]) if found is not None else None
-            if alloc is not None and nbytes >= 0 and addr - alloc.start + nbytes <= alloc.size:
-                return alloc, addr - alloc.start
+            if found is not None:
+                start = found[0]
+                if nbytes >= 0 and addr - start + nbytes <= self.sizes[start]:
+                    return start, addr - start
         name = what() if callable(what) else what
         if not isinstance(addr, (int, np.integer)) or isinstance(addr, bool):
             raise InvalidParamError(f"{name} must be a device address (int), got {type(addr).__name__}")
         if type(addr) is not int:
             return self.resolve(int(addr), nbytes, name)
-        if alloc is None:
+        if found is None:
             raise InvalidParamError(
                 f"{name} {addr:#x} is not inside any live allocation on device {self.device_id} "
                 "(freed, never allocated, or from another device)")
-        offset = addr - alloc.start
+        start, size = found[0], self.sizes[found[0]]
         raise InvalidParamError(
             f"{name} {addr:#x} + {nbytes} bytes runs past the end of its allocation "
-            f"({alloc.start:#x}, {alloc.size} bytes) by {offset + nbytes - alloc.size} bytes")
+            f"({start:#x}, {size} bytes) by {addr - start + nbytes - size} bytes")
 
-    def view(self, addr: int, nbytes: int, what: str = "pointer") -> np.ndarray:
-        """A writable uint8 view of device memory (host backing), after bounds checks."""
-        alloc, offset = self.resolve(addr, nbytes, what)
-        return alloc.backing[offset:offset + nbytes]
+    def host_address(self, addr: int, nbytes: int, what: str | Callable[[], str] = "pointer") -> int:
+        """Host address of checked device memory, for native kernels (the ABI takes host addresses)."""
+        self.resolve(addr, nbytes, what)
+        b = self._backing_of(addr)
+        return b.host_base + (addr - b.start)
 
-    def is_live(self, alloc: Allocation) -> bool:
-        """Whether ``alloc`` (resolved earlier) has not been freed since."""
-        return self.allocations.get(alloc.start) is alloc
+    def view(self, addr: int, nbytes: int, what: str | Callable[[], str] = "pointer") -> np.ndarray:
+        """A writable uint8 view of checked device memory."""
+        self.resolve(addr, nbytes, what)
+        b = self._backing_of(addr)
+        offset = addr - b.start
+        return b.array[offset:offset + nbytes]
 
     def stats(self) -> PoolStats:
         return self.pool.stats()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 import simpy
 
-from ascendemu.errors import AclError, AicoreExceptionError, RaceError
+from ascendemu.errors import AclError, RaceError
 from ascendemu.traces.chrome import CORE_TID_BASE, DMA_TID_BASE, device_pid
 
 from .cost import block_time, copy_time
@@ -46,7 +46,7 @@ class Task:
     kernel: KernelFunction | None = None
     block_dim: int = 1
     args: tuple[int, ...] = ()     # device addresses (kernel)
-    bound: list = field(default_factory=list)    # (Allocation, offset) per kernel argument, from launch
+    host_args: tuple[int, ...] = ()               # host addresses of the args, checked at launch
     copy: Callable[[], None] | None = None       # moves the bytes when the task ends (copy/memset)
     nbytes: int = 0
     copy_kind: str = ""
@@ -137,8 +137,8 @@ class Stream:
 
     def enqueue(self, task: Task) -> None:
         self.queue.append(task)
-        if self.device.strict and task.writes:
-            self.device.pending_writes[id(task)] = (self, task)
+        if self.device.strict and (task.writes or task.reads):
+            self.device.pending[id(task)] = (self, task)
         if self._wake is not None and not self._wake.triggered:
             self._wake.succeed()
 
@@ -176,12 +176,15 @@ class Stream:
             self.busy = True
             if task.submit_time > env.now:
                 yield env.timeout(task.submit_time - env.now)
+            if task.writes or task.reads:
+                self.device.running[id(task)] = (self, task)
             try:
                 yield from self.device.run_task(self, task)
             except AclError as e:
                 self.errors.append(e)
             finally:
-                self.device.pending_writes.pop(id(task), None)
+                self.device.pending.pop(id(task), None)
+                self.device.running.pop(id(task), None)
             self.busy = False
             self.tasks_done += 1
 
@@ -200,7 +203,9 @@ class Device:
         self.memory = DeviceMemory(spec, device_id, defrag=defrag)
         self.streams: dict[int, Stream] = {}
         self.events: dict[int, Event] = {}
-        self.pending_writes: dict[int, tuple[Stream, Task]] = {}
+        # strict mode: tasks touching memory that the host enqueued / a stream started, not yet finished
+        self.pending: dict[int, tuple[Stream, Task]] = {}
+        self.running: dict[int, tuple[Stream, Task]] = {}
         self.busy_time = 0.0
         self.kernels_run = 0
 
@@ -214,8 +219,9 @@ class Device:
 
     # -- task execution -------------------------------------------------------------------------
     def run_task(self, stream: Stream, task: Task):
-        if self.strict and task.reads:
-            self.check_race(task.reads, f"task {task.name!r} on stream {stream.id}", exclude=stream)
+        if self.strict:
+            self.check_race(f"task {task.name!r} on stream {stream.id}", task.reads, task.writes, exclude=stream,
+                            against=self.running)
         if task.kind == "kernel":
             yield from self._run_kernel(stream, task)
         elif task.kind in ("copy", "memset"):
@@ -263,12 +269,7 @@ class Device:
     def _compute(self, task: Task) -> None:
         """Run the kernel's blocks natively on the host backing of its (re-checked) arguments."""
         func = task.kernel
-        for i, (alloc, _) in enumerate(task.bound):
-            if not self.memory.is_live(alloc):
-                raise AicoreExceptionError(
-                    f"kernel {task.name!r}: argument {i} ({alloc.start:#x}) was freed before the kernel ran; "
-                    "synchronize the stream (or wait on an event) before free")
-        host = [alloc.host_base + offset for alloc, offset in task.bound]
+        host = task.host_args
         for spec_, addr in zip(func.args, task.args):
             if spec_.zero_init:
                 self.memory.view(addr, spec_.nbytes)[:] = 0
@@ -287,10 +288,7 @@ class Device:
         t0 = env.now
         yield env.timeout(copy_time(self.spec, task.nbytes, task.copy_kind))
         self.dma.release(engine)
-        try:
-            task.copy()
-        except AclError as e:
-            raise AicoreExceptionError(f"{task.name} failed when it ran: {e.message}") from None
+        task.copy()
         if self.trace is not None:
             args = {"bytes": task.nbytes, "kind": task.copy_kind}
             self.trace.span(device_pid(self.id), DMA_TID_BASE + engine, task.name, t0, env.now - t0, "dma", args)
@@ -318,18 +316,24 @@ class Device:
                 self.trace.flow(task.name, task.event.flow_src, (device_pid(self.id), stream.id, self.env.now))
 
     # -- strict mode ----------------------------------------------------------------------------
-    def check_race(self, ranges: list[tuple[int, int]], reader: str, exclude: Stream | None = None) -> None:
-        """Strict mode: raise if a range is written by a task that has not finished (other streams)."""
-        for writer_stream, writer in list(self.pending_writes.values()):
-            if writer_stream is exclude:
+    def check_race(self, who: str, reads: list[tuple[int, int]], writes: list[tuple[int, int]] = (),
+                   exclude: Stream | None = None, against: dict | None = None) -> None:
+        """Strict mode: raise if ``who`` reads memory an unfinished task writes, or writes memory an
+        unfinished task reads or writes. The host checks against every task it enqueued (``pending``);
+        a starting task against the tasks running now (``running``), except those of its own stream."""
+        for other_stream, other in list((self.pending if against is None else against).values()):
+            if other_stream is exclude:
                 continue
-            for (rs, re_) in ranges:
-                for (ws, we) in writer.writes:
-                    if rs < we and ws < re_:
-                        raise RaceError(
-                            f"strict mode: {reader} reads device memory [{rs:#x}, {re_:#x}) that "
-                            f"task {writer.name!r} on stream {writer_stream.id} (device {self.id}) has not "
-                            "finished writing; synchronize that stream or wait on an event recorded after it")
+            for mine, theirs, verb in ((reads, other.writes, "reads"), (writes, other.writes, "writes"),
+                                       (writes, other.reads, "writes")):
+                for (ms, me) in mine:
+                    for (ts, te) in theirs:
+                        if ms < te and ts < me:
+                            their = "writing" if theirs is other.writes else "reading"
+                            raise RaceError(
+                                f"strict mode: {who} {verb} device memory [{ms:#x}, {me:#x}) that task "
+                                f"{other.name!r} on stream {other_stream.id} (device {self.id}) has not finished "
+                                f"{their}; synchronize that stream or wait on an event recorded after it")
 
     def utilization(self) -> float:
         """Fraction of core-time busy since the start of the simulation."""

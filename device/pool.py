@@ -416,6 +416,15 @@ class BestFitPool:
             detail = "it is outside every mapped segment of this device's pool"
         return MemoryFreeError(f"free({addr:#x}): not a live allocation: {detail}")
 
-    def _in_segment(self, addr: int) -> bool:
+    def segment_of(self, addr: int) -> tuple[int, int] | None:
+        """(start, end) of the mapped segment holding ``addr``, or None; the memory layer backs
+        each newly mapped segment with host pages when it first sees an address in it."""
         i = bisect_right(self._seg_starts, addr) - 1
-        return i >= 0 and addr < self._seg_end[self._seg_starts[i]]
+        if i < 0:
+            return None
+        start = self._seg_starts[i]
+        end = self._seg_end[start]
+        return (start, end) if addr < end else None
+
+    def _in_segment(self, addr: int) -> bool:
+        return self.segment_of(addr) is not None

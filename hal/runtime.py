@@ -418,12 +418,7 @@ class Runtime:
 
     @_api()
     def free(self, ptr: int) -> None:
-        dev = self._cur_device()
-        if self.node.strict:
-            found = dev.memory.pool.find(ptr) if isinstance(ptr, int) else None
-            if found is not None:
-                dev.check_race([(found[0], found[0] + found[1])], f"free({ptr:#x})")
-        dev.memory.free(ptr)
+        self._cur_device().memory.free(ptr)
 
     @_api()
     def malloc_host(self, size: int) -> int:
@@ -500,21 +495,13 @@ class Runtime:
         dev = self._cur_device()
         mem = dev.memory
         src_dev, dst_dev = kind in (2, 3), kind in (1, 3)
-        if dst_dev:
-            mem.resolve(dst, count, "memcpy destination")
-            dst_view = lambda: mem.view(dst, count, "memcpy destination")   # noqa: E731
-        else:
-            host_dst = self._host_side(dst, count, "memcpy destination", writable=True)
-            dst_view = lambda: host_dst                                       # noqa: E731
-        if src_dev:
-            mem.resolve(src, count, "memcpy source")
-            src_view = lambda: mem.view(src, count, "memcpy source")          # noqa: E731
-        else:
-            host_src = self._host_side(src, count, "memcpy source", writable=False)
-            src_view = lambda: host_src                                       # noqa: E731
+        dst_view = (mem.view(dst, count, "memcpy destination") if dst_dev
+                    else self._host_side(dst, count, "memcpy destination", writable=True))
+        src_view = (mem.view(src, count, "memcpy source") if src_dev
+                    else self._host_side(src, count, "memcpy source", writable=False))
 
         def move() -> None:
-            dst_view()[:] = src_view()
+            dst_view[:] = src_view
         name = f"memcpy {_KIND_NAMES[kind]} {count}B"
         task = Task("copy", name, self.node.host_time, copy=move, nbytes=count, copy_kind=_KIND_NAMES[kind],
                     reads=[(src, src + count)] if src_dev else [], writes=[(dst, dst + count)] if dst_dev else [])
@@ -536,8 +523,8 @@ class Runtime:
         if task.copy_kind == "H2H":
             task.copy()
             return
-        if self.node.strict and task.reads:
-            dev.check_race(task.reads, f"synchronous memcpy {task.copy_kind} from {src:#x}")
+        if self.node.strict:
+            dev.check_race(f"synchronous {task.name}", task.reads, task.writes)
         s = self._sync_stream_of(dev)
         self._submit(s, task)
         self._drain(s, what=f"synchronous {task.name}")
@@ -645,10 +632,12 @@ class Runtime:
         if len(args) != len(f.args):
             raise InvalidParamError(f"kernel {f.name!r} takes {len(f.args)} arguments "
                                     f"(inputs, outputs, workspaces), got {len(args)}")
-        resolve = dev.memory.resolve
-        bound = [resolve(a, spec.nbytes, lambda i=i, spec=spec: f"argument {i} ({spec.role}) of kernel {f.name!r}")
-                 for i, (a, spec) in enumerate(zip(args, f.args))]
-        task = Task("kernel", f.name, self.node.host_time, kernel=f, block_dim=block_dim, args=args, bound=bound)
+        host_address = dev.memory.host_address
+        host_args = tuple(host_address(a, spec.nbytes,
+                                       lambda i=i, spec=spec: f"argument {i} ({spec.role}) of kernel {f.name!r}")
+                          for i, (a, spec) in enumerate(zip(args, f.args)))
+        task = Task("kernel", f.name, self.node.host_time, kernel=f, block_dim=block_dim, args=args,
+                    host_args=host_args)
         if self.node.strict:
             for a, spec in zip(args, f.args):
                 (task.writes if spec.writes else task.reads).append((a, a + spec.nbytes))
