@@ -1,0 +1,69 @@
+"""Running Python code as a graph: capture, hand to the backend, rebuild the outputs; and ``jit``.
+
+``capture`` is also the way to get a Graph without running it (tests, dry runs, the compiler CLI).
+Each call captures afresh (capture is cheap and picks up new parameter values); the executor caches
+compiled graphs by ``Graph.structure_hash()``.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.graph.capture import current_tracer, rebuild_outputs, trace
+from ascendemu.graph.ir import Graph
+
+from ..backend import get_backend
+from ..context import get_context
+
+
+def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
+    """Capture a Cell's ``construct`` (or a function) on ``args`` into (Graph, output structure)."""
+    from ..nn import Cell
+
+    if isinstance(obj, Cell):
+        return trace(obj.construct, args, type(obj).__name__)
+    return trace(obj, args, getattr(obj, "__name__", "graph"))
+
+
+def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None) -> Any:
+    """Capture ``fn(*args)`` and run it through the backend at ``jit_level`` (default: the context's)."""
+    from ..tensor import Tensor
+
+    graph, structure = trace(fn, args, name)
+    inputs = [a.asnumpy() for a in args if isinstance(a, Tensor)]
+    arrays = get_backend().run_graph(graph, inputs, jit_level or get_context("jit_level"))
+    if len(arrays) != len(graph.outputs):
+        raise InvalidParamError(f"backend returned {len(arrays)} outputs for graph {name}, "
+                                f"expected {len(graph.outputs)}")
+    descs = [graph.values[v] for v in graph.outputs]
+    tensors = [Tensor(np.asarray(a).reshape(d.shape), dtype=d.dtype) for a, d in zip(arrays, descs)]
+    return rebuild_outputs(structure, tensors)
+
+
+def jit(function: Callable | None = None, *, jit_level: str | None = None, **options: Any) -> Any:
+    """Run the decorated function (or Cell method) as a captured graph, even in PyNative mode.
+
+    Inside another capture it is simply inlined. Other MindSpore options are accepted and ignored.
+    """
+    if jit_level is not None and jit_level not in ("O0", "O1", "O2"):
+        raise InvalidParamError(f"jit: jit_level must be 'O0', 'O1' or 'O2', got {jit_level!r}")
+
+    def decorate(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if current_tracer() is not None:
+                return fn(*args, **kwargs)
+            from ..nn import Cell
+
+            call = functools.partial(fn, **kwargs) if kwargs else fn
+            if args and isinstance(args[0], Cell):
+                return run_graph(functools.partial(call, args[0]), args[1:], type(args[0]).__name__, jit_level)
+            return run_graph(call, args, getattr(fn, "__name__", "graph"), jit_level)
+
+        wrapper.__ascendemu_jit__ = True
+        return wrapper
+
+    return decorate(function) if function is not None else decorate

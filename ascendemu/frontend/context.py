@@ -1,0 +1,86 @@
+"""``mindspore.context``: execution mode, device and jit level, process-wide.
+
+Defaults follow MindSpore 2.x on an Atlas training product (the emulated 910A): PyNative mode, and
+jit_level O2 for graphs (the seed: "The default Atlas training product is O2, the rest are O0").
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ascendemu.errors import InvalidParamError
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+JIT_LEVELS = ("O0", "O1", "O2")
+DEFAULT_JIT_LEVEL = "O2"
+DEVICE_TARGETS = ("Ascend",)
+
+# Keys accepted for compatibility and stored, but not acted on by the emulator.
+PASSIVE_KEYS = ("save_graphs", "save_graphs_path", "max_call_depth", "enable_graph_kernel",
+                "max_device_memory", "memory_optimize_level", "pynative_synchronize", "deterministic",
+                "ascend_config", "op_timeout")
+
+_context: dict[str, Any] = {
+    "mode": PYNATIVE_MODE, "device_target": "Ascend", "device_id": 0,
+    "jit_config": {"jit_level": DEFAULT_JIT_LEVEL},
+}
+
+
+def _check_mode(mode: Any) -> int:
+    if mode not in (GRAPH_MODE, PYNATIVE_MODE) or isinstance(mode, bool):
+        raise InvalidParamError(f"mode must be context.GRAPH_MODE (0) or context.PYNATIVE_MODE (1), got {mode!r}")
+    return mode
+
+
+def _check_target(target: Any) -> str:
+    if target not in DEVICE_TARGETS:
+        raise InvalidParamError(f"device_target {target!r} is not available: the emulator provides "
+                                f"{DEVICE_TARGETS} only")
+    return target
+
+
+def _check_device_id(device_id: Any) -> int:
+    if isinstance(device_id, bool) or not isinstance(device_id, int) or device_id < 0:
+        raise InvalidParamError(f"device_id must be an int >= 0, got {device_id!r}")
+    return device_id
+
+
+def _check_jit_config(config: Any) -> dict:
+    if not isinstance(config, dict) or set(config) - {"jit_level"}:
+        raise InvalidParamError(f"jit_config must be a dict like {{'jit_level': 'O0'}}, got {config!r}")
+    level = config.get("jit_level", _context["jit_config"]["jit_level"])
+    if level not in JIT_LEVELS:
+        raise InvalidParamError(f"jit_level must be one of {JIT_LEVELS}, got {level!r}")
+    return {"jit_level": level}
+
+
+_CHECKS = {"mode": _check_mode, "device_target": _check_target, "device_id": _check_device_id,
+           "jit_config": _check_jit_config}
+
+
+def set_context(**kwargs: Any) -> None:
+    """Validate every key first, then apply them all (a bad call changes nothing)."""
+    updates = {}
+    for key, value in kwargs.items():
+        if key in _CHECKS:
+            updates[key] = _CHECKS[key](value)
+        elif key in PASSIVE_KEYS:
+            updates[key] = value
+        else:
+            raise InvalidParamError(f"set_context: unknown key {key!r}; supported keys are "
+                                    f"{tuple(_CHECKS) + PASSIVE_KEYS}")
+    _context.update(updates)
+
+
+def get_context(key: str) -> Any:
+    if key == "jit_level":
+        return _context["jit_config"]["jit_level"]
+    if key not in _context and key not in PASSIVE_KEYS:
+        raise InvalidParamError(f"get_context: unknown key {key!r}; known keys are {tuple(_context)}")
+    value = _context.get(key)
+    return dict(value) if isinstance(value, dict) else value
+
+
+def set_device(device_target: str, device_id: int | None = None) -> None:
+    """MindSpore 2.5's ``mindspore.set_device``."""
+    set_context(device_target=device_target, **({} if device_id is None else {"device_id": device_id}))

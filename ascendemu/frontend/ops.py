@@ -1,0 +1,505 @@
+"""``mindspore.ops``: primitive classes for the kernel library's op set, no-task shape ops, and
+functional aliases.
+
+Every primitive ends in :func:`apply_op`: during GRAPH_MODE capture it records a node, otherwise it
+runs the op through the installed backend (PyNative). Arguments MindSpore passes at call time
+(``ReduceSum()(x, axis)``, ``Transpose()(x, perm)``) become node attributes, since shapes are static.
+No-task ops (Reshape, ExpandDims, Squeeze, Flatten) never need a kernel: in PyNative they reshape the
+host data directly.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Sequence
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.graph.capture import GraphCaptureError, current_tracer, tracer_value
+from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs, no_task_shape
+from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.signature import OpSignature
+
+from .backend import get_backend
+from .common import dtype as mstype
+from .tensor import Tensor, _Condition
+from .unsupported import unsupported
+
+# Implicit type promotion of binary ops, lowest first (MindSpore promotes int -> float, fp16 -> fp32).
+PROMOTION_ORDER = ("int32", "float16", "float32")
+
+
+# ------------------------------------------------------------------------------------------- dispatch
+
+def _tensor(x: Any) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, _Condition):
+        raise GraphCaptureError(f"{x.what} cannot be used as a tensor: comparison ops (Greater, Less, ...) "
+                                f"are not in the supported op subset")
+    return Tensor(x)
+
+
+def apply_op(op: str, inputs: Sequence[Any], attrs: dict[str, Any] | None = None) -> tuple[Tensor, ...]:
+    """Record (GRAPH_MODE capture) or run (PyNative) one op; returns its output tensors."""
+    tensors = [_tensor(x) for x in inputs]
+    attrs = attrs or {}
+    tracer = current_tracer()
+    if tracer is not None:
+        vids = [tracer_value(tracer, t) for t in tensors]
+        return tuple(Tensor._symbolic(tracer, v) for v in tracer.apply(op, vids, attrs))
+    for t in tensors:
+        if t.is_symbolic:
+            raise GraphCaptureError("a symbolic tensor escaped its GRAPH_MODE capture and cannot be computed "
+                                    "on; return it from construct instead of storing it")
+    if op in NO_TASK_OPS:
+        (desc,) = infer_node_outputs(op, [tensors[0].desc], attrs)
+        return (Tensor(tensors[0]._data.reshape(desc.shape)),)
+    sig = OpSignature.make(op, [t.desc for t in tensors], **attrs)
+    descs = infer_outputs(sig)
+    arrays = get_backend().run_op(sig, [t._data for t in tensors])
+    if len(arrays) != len(descs):
+        raise InvalidParamError(f"{op}: backend returned {len(arrays)} outputs, expected {len(descs)}")
+    return tuple(Tensor(np.asarray(a).reshape(d.shape), dtype=d.dtype) for a, d in zip(arrays, descs))
+
+
+def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    if x.dtype == y.dtype or x.dtype.name not in PROMOTION_ORDER or y.dtype.name not in PROMOTION_ORDER:
+        return x, y
+    target = max(x.dtype.name, y.dtype.name, key=PROMOTION_ORDER.index)
+    return (cast(x, target) if x.dtype.name != target else x), (cast(y, target) if y.dtype.name != target else y)
+
+
+def _scalar_like(value: Any, ref: Tensor) -> Tensor:
+    if isinstance(value, (bool, int, float, np.number)):
+        if ref.dtype == mstype.int32 and not float(value).is_integer():
+            return Tensor(value, mstype.float32)
+        return Tensor(value, ref.dtype)
+    return _tensor(value)
+
+
+def _binary_operands(x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = _tensor(x)
+    if not isinstance(x, Tensor):
+        x = _scalar_like(x, y)
+    elif not isinstance(y, Tensor):
+        y = _scalar_like(y, x)
+    return _promote(x, y)
+
+
+def _pair(name: str, value: Any) -> tuple[int, int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value)
+    if isinstance(value, (tuple, list)) and len(value) in (2, 4):
+        return tuple(int(v) for v in value[-2:])
+    raise InvalidParamError(f"{name}={value!r} must be an int, a pair or a 4-tuple (1, 1, h, w)")
+
+
+def _pad4(value: Any) -> tuple[int, int, int, int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * 4
+    if isinstance(value, (tuple, list)) and len(value) == 4:
+        return tuple(int(v) for v in value)
+    raise InvalidParamError(f"pad={value!r} must be an int or a 4-tuple (top, bottom, left, right)")
+
+
+def _axes(axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return ()
+    if isinstance(axis, int) and not isinstance(axis, bool):
+        return (axis,)
+    return tuple(int(a) for a in axis)
+
+
+def _check_format(name: str, data_format: str) -> None:
+    if data_format != "NCHW":
+        raise InvalidParamError(f"{name}: data_format={data_format!r} is not supported; use 'NCHW'")
+
+
+# ------------------------------------------------------------------------------------------ primitives
+
+class Primitive:
+    """Base of every primitive; ``Prim[Name]`` like MindSpore."""
+
+    def __init__(self) -> None:
+        self.name = type(self).__name__
+        self.attrs: dict[str, Any] = {}
+
+    def add_prim_attr(self, name: str, value: Any) -> "Primitive":
+        self.attrs[name] = value
+        return self
+
+    def __repr__(self) -> str:
+        return f"Prim[{self.name}]"
+
+
+class _Unary(Primitive):
+    op = ""
+
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op(self.op, [x])[0]
+
+
+class _Binary(Primitive):
+    op = ""
+
+    def __call__(self, x: Any, y: Any) -> Tensor:
+        return apply_op(self.op, _binary_operands(x, y))[0]
+
+
+def _unary(name: str) -> type:
+    return type(name, (_Unary,), {"op": name, "__doc__": f"Elementwise {name}."})
+
+
+def _binary(name: str, op: str | None = None) -> type:
+    return type(name, (_Binary,), {"op": op or name, "__doc__": f"Elementwise {op or name} with broadcasting."})
+
+
+Square, Neg, Abs, Exp, Log, Sqrt, Rsqrt = (_unary(n) for n in ("Square", "Neg", "Abs", "Exp", "Log", "Sqrt", "Rsqrt"))
+ReLU, Sigmoid, Tanh, GeLU = (_unary(n) for n in ("ReLU", "Sigmoid", "Tanh", "GeLU"))
+GELU = GeLU
+Add, Sub, Mul, Div, Maximum, Minimum, Pow = (_binary(n) for n in ("Add", "Sub", "Mul", "Div", "Maximum",
+                                                                 "Minimum", "Pow"))
+RealDiv = _binary("RealDiv", "Div")
+
+
+class Cast(Primitive):
+    def __call__(self, x: Any, dtype: Any) -> Tensor:
+        x, target = _tensor(x), mstype.to_type(dtype)
+        if x.dtype == target:
+            return x
+        return apply_op("Cast", [x], {"dst_type": target.name})[0]
+
+
+class Softmax(Primitive):
+    op = "Softmax"
+
+    def __init__(self, axis: int | tuple[int] = -1):
+        super().__init__()
+        self.axis = axis[0] if isinstance(axis, (tuple, list)) and len(axis) == 1 else axis
+
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op(self.op, [x], {"axis": self.axis})[0]
+
+
+class LogSoftmax(Softmax):
+    op = "LogSoftmax"
+
+
+class _Reduce(Primitive):
+    op = ""
+
+    def __init__(self, keep_dims: bool = False):
+        super().__init__()
+        self.keep_dims = bool(keep_dims)
+
+    def __call__(self, x: Any, axis: Any = ()) -> Tensor:
+        return apply_op(self.op, [x], {"axis": _axes(axis), "keep_dims": self.keep_dims})[0]
+
+
+class ReduceSum(_Reduce):
+    op = "ReduceSum"
+
+
+class ReduceMean(_Reduce):
+    op = "ReduceMean"
+
+
+class ReduceMax(_Reduce):
+    op = "ReduceMax"
+
+
+class MatMul(Primitive):
+    op = "MatMul"
+
+    def __init__(self, transpose_a: bool = False, transpose_b: bool = False):
+        super().__init__()
+        self.transpose_a, self.transpose_b = bool(transpose_a), bool(transpose_b)
+
+    def __call__(self, x: Any, y: Any) -> Tensor:
+        return apply_op(self.op, _promote(_tensor(x), _tensor(y)),
+                        {"transpose_a": self.transpose_a, "transpose_b": self.transpose_b})[0]
+
+
+class BatchMatMul(MatMul):
+    op = "BatchMatMul"
+
+
+class BiasAdd(Primitive):
+    def __init__(self, data_format: str = "NCHW"):
+        super().__init__()
+        _check_format("BiasAdd", data_format)
+
+    def __call__(self, x: Any, bias: Any) -> Tensor:
+        return apply_op("BiasAdd", [x, bias])[0]
+
+
+class Conv2D(Primitive):
+    def __init__(self, out_channel: int, kernel_size: Any, mode: int = 1, pad_mode: str = "valid",
+                 pad: Any = 0, stride: Any = 1, dilation: Any = 1, group: int = 1, data_format: str = "NCHW"):
+        super().__init__()
+        _check_format("Conv2D", data_format)
+        self.conv_attrs = {"out_channel": int(out_channel), "kernel_size": _pair("kernel_size", kernel_size),
+                           "pad_mode": str(pad_mode).lower(), "pad": _pad4(pad), "stride": _pair("stride", stride),
+                           "dilation": _pair("dilation", dilation), "group": int(group)}
+
+    def __call__(self, x: Any, weight: Any) -> Tensor:
+        return apply_op("Conv2D", [x, weight], self.conv_attrs)[0]
+
+
+class _Pool(Primitive):
+    op = ""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid", data_format: str = "NCHW"):
+        super().__init__()
+        _check_format(self.op, data_format)
+        self.pool_attrs = {"kernel_size": _pair("kernel_size", kernel_size), "strides": _pair("strides", strides),
+                           "pad_mode": str(pad_mode).upper()}
+
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op(self.op, [x], self.pool_attrs)[0]
+
+
+class MaxPool(_Pool):
+    op = "MaxPool"
+
+
+class AvgPool(_Pool):
+    op = "AvgPool"
+
+
+class BatchNorm(Primitive):
+    """Inference BatchNorm; returns a tuple whose [0] is y (MindSpore returns 5 outputs; the other
+    four are training statistics, which the emulator does not produce)."""
+
+    def __init__(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1,
+                 data_format: str = "NCHW"):
+        super().__init__()
+        if is_training:
+            raise InvalidParamError("BatchNorm: is_training=True is not supported; only inference BatchNorm is")
+        _check_format("BatchNorm", data_format)
+        self.epsilon = float(epsilon)
+
+    def __call__(self, x: Any, scale: Any, bias: Any, mean: Any, variance: Any) -> tuple[Tensor, ...]:
+        return apply_op("BatchNorm", [x, scale, bias, mean, variance], {"epsilon": self.epsilon})
+
+
+class LayerNorm(Primitive):
+    """Returns (y, mean, rstd) like MindSpore."""
+
+    def __init__(self, begin_norm_axis: int = 1, begin_params_axis: int = 1, epsilon: float = 1e-7):
+        super().__init__()
+        self.ln_attrs = {"begin_norm_axis": int(begin_norm_axis), "begin_params_axis": int(begin_params_axis),
+                         "epsilon": float(epsilon)}
+
+    def __call__(self, x: Any, gamma: Any, beta: Any) -> tuple[Tensor, ...]:
+        return apply_op("LayerNorm", [x, gamma, beta], self.ln_attrs)
+
+
+class Transpose(Primitive):
+    def __call__(self, x: Any, perm: Sequence[int]) -> Tensor:
+        return apply_op("Transpose", [x], {"perm": tuple(int(p) for p in perm)})[0]
+
+
+class Concat(Primitive):
+    def __init__(self, axis: int = 0):
+        super().__init__()
+        self.axis = int(axis)
+
+    def __call__(self, tensors: Sequence[Any]) -> Tensor:
+        if not isinstance(tensors, (tuple, list)) or not tensors:
+            raise InvalidParamError("Concat: takes a non-empty tuple or list of tensors")
+        return apply_op("Concat", list(tensors), {"axis": self.axis})[0]
+
+
+class Gather(Primitive):
+    def __init__(self, batch_dims: int = 0):
+        super().__init__()
+        if batch_dims:
+            raise InvalidParamError(f"Gather: batch_dims={batch_dims} is not supported; use 0")
+
+    def __call__(self, params: Any, indices: Any, axis: int = 0) -> Tensor:
+        return apply_op("Gather", [params, indices], {"axis": int(axis)})[0]
+
+
+# ---------------------------------------------------------------------------------------- no-task ops
+
+class Reshape(Primitive):
+    def __call__(self, x: Any, shape: Sequence[int]) -> Tensor:
+        x = _tensor(x)
+        resolved = no_task_shape("Reshape", x.shape, {"shape": tuple(int(s) for s in shape)})
+        return apply_op("Reshape", [x], {"shape": resolved})[0]
+
+
+class ExpandDims(Primitive):
+    def __call__(self, x: Any, axis: int) -> Tensor:
+        return apply_op("ExpandDims", [x], {"axis": int(axis)})[0]
+
+
+class Squeeze(Primitive):
+    def __init__(self, axis: Any = ()):
+        super().__init__()
+        self.axis = _axes(axis)
+
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op("Squeeze", [x], {"axis": self.axis})[0]
+
+
+class Flatten(Primitive):
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op("Flatten", [x])[0]
+
+
+# ----------------------------------------------------------------------------------------- functional
+
+def _fn(prim: type):
+    return lambda x: prim()(x)
+
+
+square, neg, abs, exp, log, sqrt, rsqrt = (_fn(p) for p in (Square, Neg, Abs, Exp, Log, Sqrt, Rsqrt))
+relu, sigmoid, tanh = (_fn(p) for p in (ReLU, Sigmoid, Tanh))
+
+
+def gelu(input_x: Any, approximate: str = "tanh") -> Tensor:
+    if approximate != "tanh":
+        raise InvalidParamError(f"gelu: approximate={approximate!r} is not supported; GeLU uses 'tanh'")
+    return GeLU()(input_x)
+
+
+def add(x: Any, y: Any) -> Tensor:
+    return Add()(x, y)
+
+
+def sub(x: Any, y: Any) -> Tensor:
+    return Sub()(x, y)
+
+
+def mul(x: Any, y: Any) -> Tensor:
+    return Mul()(x, y)
+
+
+def div(x: Any, y: Any) -> Tensor:
+    return Div()(x, y)
+
+
+def maximum(x: Any, y: Any) -> Tensor:
+    return Maximum()(x, y)
+
+
+def minimum(x: Any, y: Any) -> Tensor:
+    return Minimum()(x, y)
+
+
+def pow(x: Any, y: Any) -> Tensor:
+    return Pow()(x, y)
+
+
+def cast(x: Any, dtype: Any) -> Tensor:
+    return Cast()(x, dtype)
+
+
+def softmax(x: Any, axis: int = -1) -> Tensor:
+    return Softmax(axis)(x)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Tensor:
+    return LogSoftmax(axis)(x)
+
+
+def sum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return ReduceSum(keepdim)(input, dim)
+
+
+def mean(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
+    return ReduceMean(keep_dims)(x, axis)
+
+
+def amax(input: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return ReduceMax(keepdims)(input, axis)
+
+
+def matmul(x: Any, y: Any) -> Tensor:
+    """2-D @ 2-D is MatMul; higher ranks (broadcast batch dims) are BatchMatMul."""
+    x, y = _tensor(x), _tensor(y)
+    if x.ndim < 2 or y.ndim < 2:
+        raise InvalidParamError(f"matmul: inputs must have rank >= 2, got {x.shape} and {y.shape}")
+    return (MatMul() if x.ndim == y.ndim == 2 else BatchMatMul())(x, y)
+
+
+def bmm(x: Any, y: Any) -> Tensor:
+    return BatchMatMul()(x, y)
+
+
+def bias_add(x: Any, bias: Any) -> Tensor:
+    return BiasAdd()(x, bias)
+
+
+def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, pad_mode: str = "valid",
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    w = _tensor(weight)
+    out = Conv2D(w.shape[0], w.shape[2:], pad_mode=pad_mode, pad=padding, stride=stride,
+                 dilation=dilation, group=groups)(input, w)
+    return out if bias is None else BiasAdd()(out, bias)
+
+
+def transpose(x: Any, perm: Sequence[int]) -> Tensor:
+    return Transpose()(x, perm)
+
+
+permute = transpose
+
+
+def concat(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    return Concat(axis)(tensors)
+
+
+cat = concat
+
+
+def gather(input_params: Any, input_indices: Any, axis: int = 0) -> Tensor:
+    return Gather()(input_params, input_indices, axis)
+
+
+def reshape(x: Any, shape: Sequence[int]) -> Tensor:
+    return Reshape()(x, shape)
+
+
+def expand_dims(x: Any, axis: int) -> Tensor:
+    return ExpandDims()(x, axis)
+
+
+unsqueeze = expand_dims
+
+
+def squeeze(x: Any, axis: Any = None) -> Tensor:
+    return Squeeze(() if axis is None else axis)(x)
+
+
+def flatten(x: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
+    x = _tensor(x)
+    if order != "C":
+        raise InvalidParamError(f"flatten: order={order!r} is not supported; use 'C'")
+    if (start_dim, end_dim % max(x.ndim, 1)) == (1, max(x.ndim - 1, 0)):
+        return Flatten()(x)
+    end = end_dim % x.ndim
+    merged = int(np.prod(x.shape[start_dim:end + 1], dtype=np.int64))
+    return reshape(x, x.shape[:start_dim] + (merged,) + x.shape[end + 1:])
+
+
+PRIMITIVES = tuple(name for name, obj in list(globals().items())
+                   if isinstance(obj, type) and issubclass(obj, Primitive) and not name.startswith("_")
+                   and obj is not Primitive)
+FUNCTIONS = tuple(name for name, obj in list(globals().items())
+                  if callable(obj) and not isinstance(obj, type) and not name.startswith("_")
+                  and getattr(obj, "__module__", None) == __name__ and name != "apply_op")
+SUPPORTED = PRIMITIVES + FUNCTIONS
+
+# `from mindspore.ops import operations as P` and `functional as F` name this same module.
+operations = functional = sys.modules[__name__]
+sys.modules[__name__ + ".operations"] = operations
+sys.modules[__name__ + ".functional"] = functional
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops", name, SUPPORTED)

@@ -1,0 +1,332 @@
+"""``Tensor`` and ``Parameter``: concrete (host data) or symbolic (a value of a graph being captured).
+
+Arithmetic operators map to ops, so ``x * y + 1`` inside ``construct`` records Mul and Add nodes in
+GRAPH_MODE and runs two kernels in PyNative mode. Anything that needs the data of a symbolic tensor
+raises GraphCaptureError (see ascendemu.graph.capture).
+"""
+from __future__ import annotations
+
+import importlib
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.graph.capture import GraphCaptureError, data_dependent_error
+from ascendemu.kernels.signature import TensorDesc
+
+from .common import dtype as mstype
+
+
+def _ops():
+    # ops imports this module, so operators resolve it at call time.
+    return importlib.import_module("ascendemu.frontend.ops")
+
+
+class Tensor:
+    """A tensor in host memory, or a symbolic placeholder during GRAPH_MODE capture."""
+
+    is_parameter = False
+
+    def __init__(self, input_data: Any = None, dtype: Any = None, shape: Any = None, init: Any = None,
+                 const_arg: bool = False):
+        if input_data is None:
+            if init is None or shape is None:
+                raise InvalidParamError("Tensor: give input_data, or shape and init (e.g. init=One())")
+            from .common.initializer import initializer
+            input_data = initializer(init, shape, dtype or mstype.float32)
+        if isinstance(input_data, Tensor):
+            input_data = input_data.asnumpy()
+        data = np.asarray(input_data)
+        if data.dtype == object:
+            raise InvalidParamError(f"Tensor: cannot make a tensor from {type(input_data).__name__} data")
+        t = mstype.to_type(dtype if dtype is not None else data.dtype)
+        self._data = np.asarray(data.astype(t.np_type, copy=False), order="C")
+        self._dtype = t
+        self._sym = None
+        self.const_arg = const_arg
+
+    @classmethod
+    def _symbolic(cls, tracer: Any, vid: int) -> "Tensor":
+        t = cls.__new__(cls)
+        desc = tracer.graph.values[vid]
+        t._data, t._sym, t.const_arg = None, (tracer, vid), False
+        t._dtype = mstype.to_type(desc.dtype)
+        t._shape = desc.shape
+        return t
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape if self._sym is not None else self._data.shape
+
+    @property
+    def dtype(self) -> mstype.Type:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self) -> int:
+        return np.dtype(self._dtype.np_type).itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def desc(self) -> TensorDesc:
+        return TensorDesc(self.shape, self._dtype.name)
+
+    @property
+    def is_symbolic(self) -> bool:
+        return self._sym is not None
+
+    def _where(self) -> str:
+        tracer, vid = self._sym
+        return tracer.describe(vid)
+
+    def _need_data(self, what: str) -> np.ndarray:
+        if self._sym is not None:
+            raise data_dependent_error(what, self._where())
+        return self._data
+
+    # ------------------------------------------------------------------ data access
+    def asnumpy(self) -> np.ndarray:
+        return self._need_data("Tensor.asnumpy()").copy()
+
+    def item(self) -> Any:
+        return self._need_data("Tensor.item()").item()
+
+    def tolist(self) -> Any:
+        return self._need_data("Tensor.tolist()").tolist()
+
+    def init_data(self) -> "Tensor":
+        return self
+
+    @staticmethod
+    def from_numpy(array: np.ndarray) -> "Tensor":
+        return Tensor(array)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        data = self._need_data("converting a tensor to numpy")
+        return data.astype(dtype) if dtype is not None else data
+
+    def __bool__(self) -> bool:
+        return bool(self._need_data("bool(tensor) (e.g. `if tensor:`)"))
+
+    def __float__(self) -> float:
+        return float(self._need_data("float(tensor)"))
+
+    def __int__(self) -> int:
+        return int(self._need_data("int(tensor)"))
+
+    def __index__(self) -> int:
+        return int(self._need_data("using a tensor as an index"))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        data = self._need_data("iterating over a tensor")
+        return iter([Tensor(row) for row in data])
+
+    def __getitem__(self, index: Any) -> "Tensor":
+        if self._sym is not None:
+            raise GraphCaptureError(f"indexing {self._where()} needs StridedSlice/Gather by value, which "
+                                    f"GRAPH_MODE capture does not support; use ops.Gather with an index tensor")
+        return Tensor(self._data[index])
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ------------------------------------------------------------------ printing
+    def __repr__(self) -> str:
+        shape = list(self.shape)
+        if self._sym is not None:
+            return f"Tensor(shape={shape}, dtype={self._dtype}, value=<symbolic: {self._where()}>)"
+        text = np.array2string(self._data, separator=", ")
+        sep = " " if self._data.ndim <= 1 else "\n"
+        return f"Tensor(shape={shape}, dtype={self._dtype}, value={sep}{text})"
+
+    def __str__(self) -> str:
+        return repr(self) if self._sym is not None else str(self._data)
+
+    # ------------------------------------------------------------------ operators -> ops
+    def __add__(self, other):
+        return _ops().add(self, other)
+
+    def __radd__(self, other):
+        return _ops().add(other, self)
+
+    def __sub__(self, other):
+        return _ops().sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops().sub(other, self)
+
+    def __mul__(self, other):
+        return _ops().mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops().mul(other, self)
+
+    def __truediv__(self, other):
+        return _ops().div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops().div(other, self)
+
+    def __pow__(self, other):
+        return _ops().pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops().pow(other, self)
+
+    def __matmul__(self, other):
+        return _ops().matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops().matmul(other, self)
+
+    def __neg__(self):
+        return _ops().neg(self)
+
+    def __abs__(self):
+        return _ops().abs(self)
+
+    def __pos__(self):
+        return self
+
+    def _compare(self, other: Any, symbol: str, fn) -> Any:
+        if self._sym is not None or (isinstance(other, Tensor) and other._sym is not None):
+            return _Condition(f"the comparison `{self._where() if self._sym else 'tensor'} {symbol} ...`")
+        rhs = other._data if isinstance(other, Tensor) else other
+        return Tensor(fn(self._data, rhs))
+
+    def __gt__(self, other):
+        return self._compare(other, ">", np.greater)
+
+    def __ge__(self, other):
+        return self._compare(other, ">=", np.greater_equal)
+
+    def __lt__(self, other):
+        return self._compare(other, "<", np.less)
+
+    def __le__(self, other):
+        return self._compare(other, "<=", np.less_equal)
+
+    # ------------------------------------------------------------------ methods -> ops
+    def reshape(self, *shape) -> "Tensor":
+        return _ops().reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+
+    view = reshape
+
+    def flatten(self) -> "Tensor":
+        return _ops().reshape(self, (-1,))
+
+    def transpose(self, *perm) -> "Tensor":
+        if len(perm) == 1 and isinstance(perm[0], (tuple, list)):
+            perm = tuple(perm[0])
+        return _ops().transpose(self, perm or tuple(reversed(range(self.ndim))))
+
+    def astype(self, dtype: Any) -> "Tensor":
+        return _ops().cast(self, dtype)
+
+    def expand_dims(self, axis: int) -> "Tensor":
+        return _ops().expand_dims(self, axis)
+
+    def squeeze(self, axis: Any = None) -> "Tensor":
+        return _ops().squeeze(self, axis)
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
+        return _ops().ReduceSum(keepdims)(self, () if axis is None else axis)
+
+    def mean(self, axis: Any = None, keep_dims: bool = False) -> "Tensor":
+        return _ops().ReduceMean(keep_dims)(self, () if axis is None else axis)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
+        return _ops().ReduceMax(keepdims)(self, () if axis is None else axis)
+
+    def exp(self) -> "Tensor":
+        return _ops().exp(self)
+
+    def log(self) -> "Tensor":
+        return _ops().log(self)
+
+    def sqrt(self) -> "Tensor":
+        return _ops().sqrt(self)
+
+    def square(self) -> "Tensor":
+        return _ops().square(self)
+
+    def abs(self) -> "Tensor":
+        return _ops().abs(self)
+
+    def matmul(self, other: "Tensor") -> "Tensor":
+        return _ops().matmul(self, other)
+
+
+class _Condition:
+    """The result of comparing symbolic tensors: only usable where Python would need its value, and
+    that is exactly what GRAPH_MODE cannot provide."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __bool__(self) -> bool:
+        raise data_dependent_error(f"bool() of {self.what} (e.g. `if x > 0:`)", "a tensor being captured")
+
+    def __repr__(self) -> str:
+        return f"<symbolic condition {self.what}>"
+
+
+class Parameter(Tensor):
+    """A named, trainable model weight; captured graphs take it as a constant with data."""
+
+    is_parameter = True
+    DEFAULT_NAME = "Parameter"
+
+    def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True,
+                 layerwise_parallel: bool = False, parallel_optimizer: bool = True):
+        if isinstance(default_input, Tensor):
+            super().__init__(default_input.asnumpy(), dtype=default_input.dtype)
+        elif isinstance(default_input, (numbers.Number, np.ndarray, list, tuple)):
+            super().__init__(default_input)
+        else:
+            raise InvalidParamError(f"Parameter: default_input must be a Tensor, an array or a number, "
+                                    f"got {type(default_input).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise InvalidParamError(f"Parameter: name must be a str, got {name!r}")
+        self.name = name or self.DEFAULT_NAME
+        self.requires_grad = bool(requires_grad)
+
+    @property
+    def data(self) -> "Parameter":
+        return self
+
+    def set_data(self, data: Any) -> "Parameter":
+        """Replace the values (same shape; cast to this parameter's dtype). Graphs captured before keep
+        the old values; the next call captures the new ones."""
+        new = np.asarray(data.asnumpy() if isinstance(data, Tensor) else data)
+        if new.shape != self._data.shape:
+            raise InvalidParamError(f"Parameter {self.name}: set_data shape {new.shape} differs from "
+                                    f"{self._data.shape}")
+        self._data = np.asarray(new.astype(self._dtype.np_type), order="C")
+        return self
+
+    def clone(self, init: str = "same") -> "Parameter":
+        return Parameter(Tensor(self._data.copy()), self.name, self.requires_grad)
+
+    def __repr__(self) -> str:
+        return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self._dtype}, "
+                f"requires_grad={self.requires_grad})")

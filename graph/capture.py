@@ -1,0 +1,171 @@
+"""GRAPH_MODE capture: run a Cell's ``construct`` once on symbolic tensors and record every op.
+
+A symbolic tensor knows its shape and dtype (from shape inference) but has no data, so Python code
+that needs tensor *values* (``if x > 0``, ``float(t)``, iterating a tensor, ``t.asnumpy()``) cannot
+be captured and raises :class:`GraphCaptureError`. Python control flow over static things (shapes,
+Python numbers, ``range``) simply runs during capture: loops unroll, branches pick one side.
+
+Full names follow MindSpore: ``Default/<attr>-<CellClass>/.../<Op>-op<N>``, N counting ops of the graph
+from 1 in capture order; the top-level cell is ``Default`` itself (as in the seed's
+``Default/Square-op1``).
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.kernels.signature import TensorDesc
+
+from .ir import Graph
+
+ROOT_SCOPE = "Default"
+# Literal constants up to this many elements are deduplicated by value (scalars from `x * 2 + 1`).
+LITERAL_DEDUP_MAX_ELEMENTS = 16
+
+
+class GraphCaptureError(FeatureNotSupportedError):
+    """Capture met Python code that GRAPH_MODE cannot express (e.g. control flow on tensor values)."""
+
+
+def data_dependent_error(what: str, tensor: str) -> GraphCaptureError:
+    return GraphCaptureError(
+        f"{what} needs the value of {tensor}, which is unknown while GRAPH_MODE captures the graph: "
+        f"data-dependent control flow is not supported in GRAPH_MODE. Use "
+        f"context.set_context(mode=context.PYNATIVE_MODE) for this network, or make the condition "
+        f"static (depend on shapes or Python values, not on tensor data).")
+
+
+_local = threading.local()
+
+
+def current_tracer() -> "Tracer | None":
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
+
+
+class Tracer:
+    """Builds one Graph while a capture is active; ops call :meth:`apply`."""
+
+    def __init__(self, name: str):
+        self.graph = Graph(name)
+        self.scopes = [ROOT_SCOPE]
+        self.op_count = 0
+        self._objects: dict[int, tuple[Any, int]] = {}   # id(tensor) -> (tensor kept alive, value id)
+        self._literals: dict[tuple, int] = {}
+        self._literal_count = 0
+
+    @contextmanager
+    def active(self) -> Iterator["Tracer"]:
+        stack = _local.__dict__.setdefault("stack", [])
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    @contextmanager
+    def scope(self, label: str) -> Iterator[None]:
+        self.scopes.append(label)
+        try:
+            yield
+        finally:
+            self.scopes.pop()
+
+    def input(self, desc: TensorDesc) -> int:
+        return self.graph.add_input(desc)
+
+    def constant(self, obj: Any, data: np.ndarray, name: str | None, is_parameter: bool, dtype: str) -> int:
+        """The value for a concrete tensor ``obj`` (one value per object, however often it is used)."""
+        known = self._objects.get(id(obj))
+        if known is not None:
+            return known[1]
+        key = None
+        if not is_parameter and data.size <= LITERAL_DEDUP_MAX_ELEMENTS:
+            key = (dtype, data.shape, data.tobytes())
+            if key in self._literals:
+                return self._literals[key]
+        if name is None:
+            name = f"const{self._literal_count}"
+            self._literal_count += 1
+        vid = self.graph.add_constant(name, data, is_parameter, dtype)
+        self._objects[id(obj)] = (obj, vid)
+        if key is not None:
+            self._literals[key] = vid
+        return vid
+
+    def apply(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        self.op_count += 1
+        full_name = "/".join(self.scopes) + f"/{op}-op{self.op_count}"
+        try:
+            node = self.graph.add_node(op, inputs, attrs, full_name)
+        except InvalidParamError as exc:
+            raise type(exc)(f"while capturing {full_name}: {exc.message}") from None
+        return node.outputs
+
+    def describe(self, vid: int) -> str:
+        """A user-facing name for a value: which op produced it, or which graph input it is."""
+        if vid in self.graph.inputs:
+            return f"graph input {self.graph.inputs.index(vid)}"
+        for node in reversed(self.graph.nodes):
+            if vid in node.outputs:
+                return f"tensor {node.full_name} output {node.outputs.index(vid)}"
+        return f"tensor %{vid}"
+
+
+# ------------------------------------------------------------------------------------ whole capture
+
+def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
+    """Capture ``fn(*args)``: Tensor arguments become graph inputs, other arguments stay static.
+
+    Returns the graph and the output structure (see :func:`rebuild_outputs`).
+    """
+    from ascendemu.frontend.tensor import Tensor
+
+    tracer = Tracer(name)
+    sym_args = [Tensor._symbolic(tracer, tracer.input(a.desc)) if isinstance(a, Tensor) else a for a in args]
+    with tracer.active():
+        result = fn(*sym_args)
+        outputs: list[int] = []
+        structure = _flatten(result, tracer, outputs, Tensor)
+    tracer.graph.outputs = outputs
+    tracer.graph.validate()
+    return tracer.graph, structure
+
+
+def _flatten(obj: Any, tracer: Tracer, outputs: list[int], tensor_cls: type) -> Any:
+    if isinstance(obj, tensor_cls):
+        outputs.append(tracer_value(tracer, obj))
+        return ("tensor", len(outputs) - 1)
+    if isinstance(obj, (tuple, list)):
+        return (type(obj).__name__, [_flatten(o, tracer, outputs, tensor_cls) for o in obj])
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return ("static", obj)
+    raise GraphCaptureError(f"construct returned a {type(obj).__name__}; GRAPH_MODE outputs must be "
+                            f"Tensors, tuples/lists of them, or Python scalars")
+
+
+def rebuild_outputs(structure: Any, tensors: list[Any]) -> Any:
+    """Put result tensors back into the shape ``construct`` returned."""
+    kind, payload = structure
+    if kind == "tensor":
+        return tensors[payload]
+    if kind == "static":
+        return payload
+    items = [rebuild_outputs(s, tensors) for s in payload]
+    return tuple(items) if kind == "tuple" else items
+
+
+def tracer_value(tracer: Tracer, t: Any) -> int:
+    """The graph value of a frontend Tensor during capture (concrete tensors become constants)."""
+    sym = t._sym
+    if sym is not None:
+        if sym[0] is not tracer:
+            raise GraphCaptureError("a symbolic tensor from another graph capture was used here; tensors "
+                                    "created inside one construct cannot be kept and reused in another")
+        return sym[1]
+    is_param = getattr(t, "is_parameter", False)
+    return tracer.constant(t, t._data, t.name if is_param else None, is_param, t.desc.dtype)

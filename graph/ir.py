@@ -1,0 +1,271 @@
+"""The graph IR: values with static TensorDescs, kernel-op nodes, graph inputs, constants and outputs.
+
+A *value* is one tensor, named by an int id, with a known shape and dtype. A *node* applies one op of
+the kernel library (or a no-task op such as Reshape) to input values and defines output values.
+Constants carry data (model parameters and literal tensors/scalars); graph inputs do not. ``nodes`` is
+kept in a topological order (capture order), and every pass preserves that.
+
+Shapes and dtypes come from ``ascendemu.kernels.library.infer_outputs`` for kernel ops, so the graph and
+the kernels can never disagree; the no-task ops (which never reach a kernel) are inferred here.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+# Ops that only reinterpret the shape of their input: no kernel, the output aliases the input's memory.
+NO_TASK_OPS = ("Reshape", "ExpandDims", "Squeeze", "Flatten")
+
+
+@dataclass
+class Node:
+    """One op application. ``origins`` names the captured nodes a fused node replaces (else itself)."""
+
+    id: int
+    op: str
+    attrs: dict[str, Any]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    full_name: str
+    origins: tuple[str, ...] = ()
+
+    def signature(self, graph: "Graph") -> OpSignature:
+        return OpSignature.make(self.op, [graph.values[v] for v in self.inputs], **self.attrs)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "op": self.op, "attrs": _jsonable(self.attrs), "inputs": list(self.inputs),
+                "outputs": list(self.outputs), "full_name": self.full_name, "origins": list(self.origins)}
+
+
+@dataclass
+class Constant:
+    """Data a graph carries: a model Parameter (``is_parameter``) or a literal tensor or scalar.
+
+    Parameters are hashed by shape only (new weights reuse a compiled graph); literals are hashed by
+    value too, because fusion folds scalar literals into kernel programs.
+    """
+
+    name: str
+    data: np.ndarray
+    is_parameter: bool
+
+
+@dataclass
+class Graph:
+    name: str = "graph"
+    values: dict[int, TensorDesc] = field(default_factory=dict)
+    nodes: list[Node] = field(default_factory=list)
+    inputs: list[int] = field(default_factory=list)
+    constants: dict[int, Constant] = field(default_factory=dict)
+    outputs: list[int] = field(default_factory=list)
+    # value id -> the value whose memory it shares (filled by the no-task pass; always a root, never an alias)
+    aliases: dict[int, int] = field(default_factory=dict)
+    _next_value: int = 0
+    _next_node: int = 0
+
+    # ------------------------------------------------------------------ building
+    def new_value(self, desc: TensorDesc) -> int:
+        vid = self._next_value
+        self._next_value += 1
+        self.values[vid] = desc
+        return vid
+
+    def add_input(self, desc: TensorDesc) -> int:
+        vid = self.new_value(desc)
+        self.inputs.append(vid)
+        return vid
+
+    def add_constant(self, name: str, data: np.ndarray, is_parameter: bool, dtype: str | None = None) -> int:
+        arr = np.asarray(data, order="C")
+        vid = self.new_value(TensorDesc(arr.shape, dtype or str(arr.dtype)))
+        self.constants[vid] = Constant(name, arr, is_parameter)
+        return vid
+
+    def new_node_id(self) -> int:
+        nid = self._next_node
+        self._next_node += 1
+        return nid
+
+    def add_node(self, op: str, inputs: list[int] | tuple[int, ...], attrs: dict[str, Any] | None = None,
+                 full_name: str | None = None) -> Node:
+        """Append a node; its output descs come from shape inference (which validates the op)."""
+        attrs = dict(attrs or {})
+        for v in inputs:
+            if v not in self.values:
+                raise InvalidParamError(f"{op}: input value {v} is not defined in graph {self.name!r}")
+        descs = infer_node_outputs(op, [self.values[v] for v in inputs], attrs)
+        nid = self.new_node_id()
+        outs = tuple(self.new_value(d) for d in descs)
+        name = full_name or f"Default/{op}-op{nid + 1}"
+        node = Node(nid, op, attrs, tuple(inputs), outs, name, (name,))
+        self.nodes.append(node)
+        return node
+
+    # ------------------------------------------------------------------ queries
+    def producers(self) -> dict[int, Node]:
+        return {v: n for n in self.nodes for v in n.outputs}
+
+    def consumers(self) -> dict[int, list[Node]]:
+        """value id -> nodes reading it, in node order (a node reading a value twice is listed once)."""
+        out: dict[int, list[Node]] = {v: [] for v in self.values}
+        for n in self.nodes:
+            for v in dict.fromkeys(n.inputs):
+                out[v].append(n)
+        return out
+
+    def dependencies(self) -> dict[int, list[int]]:
+        """node id -> ids of the nodes producing its inputs (through aliases), in input order."""
+        producers = {v: n.id for n in self.nodes for v in n.outputs}
+        deps = {}
+        for n in self.nodes:
+            seen: list[int] = []
+            for v in n.inputs:
+                p = producers.get(self.root(v))
+                if p is not None and p not in seen:
+                    seen.append(p)
+            deps[n.id] = seen
+        return deps
+
+    def root(self, vid: int) -> int:
+        return self.aliases.get(vid, vid)
+
+    def node(self, nid: int) -> Node:
+        for n in self.nodes:
+            if n.id == nid:
+                return n
+        raise InvalidParamError(f"graph {self.name!r} has no node {nid}")
+
+    def copy(self) -> "Graph":
+        """A structural copy (nodes, maps) sharing constant data, for passes that rewrite."""
+        g = Graph(self.name, dict(self.values), [Node(n.id, n.op, dict(n.attrs), n.inputs, n.outputs,
+                                                       n.full_name, n.origins) for n in self.nodes],
+                  list(self.inputs), dict(self.constants), list(self.outputs), dict(self.aliases),
+                  self._next_value, self._next_node)
+        return g
+
+    def validate(self) -> None:
+        """Every value is defined once, before use, and every used value is known."""
+        defined = set(self.inputs) | set(self.constants)
+        for n in self.nodes:
+            for v in n.inputs:
+                if v not in defined and self.root(v) not in defined:
+                    raise InvalidParamError(f"node {n.full_name} reads value {v} before it is defined")
+            for v in n.outputs:
+                if v in defined:
+                    raise InvalidParamError(f"value {v} is defined twice (node {n.full_name})")
+                defined.add(v)
+        for v in self.outputs:
+            if v not in defined and self.root(v) not in defined:
+                raise InvalidParamError(f"graph output {v} is never defined")
+
+    def structure_hash(self) -> str:
+        """Stable identity for the compile cache: ops, attrs, names, shapes; parameter data excluded.
+
+        Value ids are renumbered in order of definition so the hash does not depend on id gaps.
+        """
+        ids: dict[int, int] = {}
+
+        def ren(v: int) -> int:
+            return ids.setdefault(v, len(ids))
+
+        doc: dict[str, Any] = {"inputs": [[ren(v), self.values[v].to_json()] for v in self.inputs]}
+        consts = []
+        for v in sorted(self.constants):
+            c = self.constants[v]
+            entry = [ren(v), self.values[v].to_json(), c.name, c.is_parameter]
+            if not c.is_parameter:
+                entry.append(hashlib.sha256(c.data.tobytes()).hexdigest())
+            consts.append(entry)
+        doc["constants"] = consts
+        doc["nodes"] = [[n.op, _jsonable(n.attrs), [ren(v) for v in n.inputs],
+                         [[ren(v), self.values[v].to_json()] for v in n.outputs], n.full_name]
+                        for n in self.nodes]
+        doc["aliases"] = sorted([ren(a), ren(r), self.values[a].to_json()] for a, r in self.aliases.items())
+        doc["outputs"] = [ren(v) for v in self.outputs]
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def summary(self) -> str:
+        lines = [f"graph {self.name}: inputs {self.inputs}, outputs {self.outputs}"]
+        for n in self.nodes:
+            outs = ", ".join(f"%{v}:{list(self.values[v].shape)}" for v in n.outputs)
+            lines.append(f"  {outs} = {n.op}({', '.join(f'%{v}' for v in n.inputs)}) {n.full_name}")
+        return "\n".join(lines)
+
+
+def _jsonable(value: Any) -> Any:
+    """Attributes as JSON (tuples become lists); the inverse is ``_freeze`` in OpSignature."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _tuplify(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tuplify(v) for v in value)
+    return value
+
+
+def attrs_from_json(d: dict) -> dict[str, Any]:
+    """Inverse of ``_jsonable`` for attrs: JSON lists back to the tuples signatures hold."""
+    return {k: _tuplify(v) for k, v in d.items()}
+
+
+# ---------------------------------------------------------------------------------- shape inference
+
+def infer_node_outputs(op: str, inputs: list[TensorDesc], attrs: dict[str, Any]) -> tuple[TensorDesc, ...]:
+    if op in NO_TASK_OPS:
+        if len(inputs) != 1:
+            raise InvalidParamError(f"{op}: takes 1 input (x), got {len(inputs)}")
+        return (TensorDesc(no_task_shape(op, inputs[0].shape, attrs), inputs[0].dtype),)
+    return infer_outputs(OpSignature.make(op, inputs, **attrs))
+
+
+def no_task_shape(op: str, shape: tuple[int, ...], attrs: dict[str, Any]) -> tuple[int, ...]:
+    """Output shape of a no-task op (these never reach the kernel library, so they are inferred here)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    if op == "Reshape":
+        target = list(attrs["shape"])
+        if target.count(-1) > 1:
+            raise InvalidParamError(f"Reshape: shape {tuple(target)} has more than one -1")
+        known = int(np.prod([t for t in target if t != -1], dtype=np.int64))
+        if -1 in target:
+            if known == 0 or size % known:
+                raise InvalidParamError(f"Reshape: cannot reshape {shape} to {tuple(target)}")
+            target[target.index(-1)] = size // known
+        if int(np.prod(target, dtype=np.int64)) != size or any(t < 0 for t in target):
+            raise InvalidParamError(f"Reshape: cannot reshape {shape} ({size} elements) to {tuple(target)}")
+        return tuple(target)
+    if op == "ExpandDims":
+        axis = attrs["axis"]
+        rank = len(shape) + 1
+        if not -rank <= axis < rank:
+            raise InvalidParamError(f"ExpandDims: axis {axis} out of range for output rank {rank}")
+        axis %= rank
+        return shape[:axis] + (1,) + shape[axis:]
+    if op == "Squeeze":
+        axes = attrs.get("axis", ())
+        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        if not axes:
+            return tuple(s for s in shape if s != 1)
+        normed = set()
+        for a in axes:
+            if not -len(shape) <= a < len(shape) or shape[a] != 1:
+                raise InvalidParamError(f"Squeeze: axis {a} of shape {shape} is not a dimension of size 1")
+            normed.add(a % len(shape))
+        return tuple(s for d, s in enumerate(shape) if d not in normed)
+    if op == "Flatten":
+        if not shape:
+            raise InvalidParamError("Flatten: input must have rank >= 1, got a scalar")
+        return (shape[0], int(np.prod(shape[1:], dtype=np.int64)))
+    raise InvalidParamError(f"{op} is not a no-task op; no-task ops are {NO_TASK_OPS}")

@@ -1,0 +1,163 @@
+"""Memory reuse for compiled graphs: dynamic reference-count release points and a static plan.
+
+Which values need activation memory: every value a node outputs. Graph inputs are device copies the
+executor makes per run, constants are persistent (weights), and alias values live inside their root
+value; none of those get workspace offsets. A root value lives from its producer to the last node
+reading it or any of its aliases; a graph output lives to the end of the graph.
+
+* ``release_after`` (O0/O1, over the BestFit pool): after which node each value may be freed.
+* ``static_plan`` (O2, SOMAS-like): one workspace, one offset per value, such that two values that
+  may be alive at the same time never overlap. With several streams "at the same time" is decided by
+  happens-before (data edges, events and stream order), not by position in the global order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ascendemu.errors import InvalidParamError
+
+from .ir import Graph
+
+ALIGN = 512
+
+
+def _align(n: int, align: int) -> int:
+    return -(-n // align) * align
+
+
+def lifetimes(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, int]]:
+    """Root value produced by a node -> (producer position, last-use position) in ``node_order``;
+    last use is ``len(node_order)`` for a graph output (alive until the host reads it)."""
+    pos = {nid: i for i, nid in enumerate(node_order)}
+    if len(pos) != len(graph.nodes) or any(n.id not in pos for n in graph.nodes):
+        raise InvalidParamError("node_order must list every node of the graph exactly once")
+    span = {v: [pos[n.id], pos[n.id]] for n in graph.nodes for v in n.outputs}
+    for n in graph.nodes:
+        for v in n.inputs:
+            r = graph.root(v)
+            if r in span:
+                span[r][1] = max(span[r][1], pos[n.id])
+    for v in graph.outputs:
+        r = graph.root(v)
+        if r in span:
+            span[r][1] = len(node_order)
+    return {v: (s, e) for v, (s, e) in span.items()}
+
+
+def release_after(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, ...]]:
+    """node id -> values the executor may free once that node has run (reference count hits zero).
+
+    Lists node outputs (including ones nothing reads, freed right after their producer) and graph
+    inputs (their per-run device copies); never constants or anything a graph output aliases. In a
+    multi-stream plan a free must also wait until the consumer's stream has passed the node.
+    """
+    spans = lifetimes(graph, node_order)
+    pos = {nid: i for i, nid in enumerate(node_order)}
+    outputs = {graph.root(v) for v in graph.outputs}
+    last: dict[int, int] = {v: e for v, (s, e) in spans.items() if v not in outputs}
+    for n in graph.nodes:
+        for v in n.inputs:
+            r = graph.root(v)
+            if r in graph.inputs and r not in outputs:
+                last[r] = max(last.get(r, -1), pos[n.id])
+    result: dict[int, list[int]] = {nid: [] for nid in node_order}
+    for v, p in sorted(last.items()):
+        result[node_order[p]].append(v)
+    return {nid: tuple(vs) for nid, vs in result.items()}
+
+
+def peak_memory(graph: Graph, node_order: list[int], align: int = 1) -> int:
+    """Peak live bytes of node outputs under ``node_order`` (graph inputs and constants excluded).
+
+    A value is allocated when its producer runs and freed after its last consumer (through aliases);
+    graph outputs stay to the end. The peak is taken while a node runs: its inputs and outputs are
+    both alive then.
+    """
+    spans = lifetimes(graph, node_order)
+    steps = [0] * (len(node_order) + 2)
+    for vid, (start, end) in spans.items():
+        size = _align(graph.values[vid].nbytes, align)
+        steps[start] += size
+        steps[end + 1] -= size
+    live = peak = 0
+    for delta in steps[:len(node_order)]:
+        live += delta
+        peak = max(peak, live)
+    return peak
+
+
+@dataclass
+class MemoryPlan:
+    """Static workspace layout: ``offsets[root value]`` inside a workspace of ``size`` bytes.
+
+    ``lower_bound`` is the most bytes (aligned) alive at once under the execution order: no layout of
+    this order can be smaller, so ``size / lower_bound`` measures the plan's fragmentation.
+    """
+
+    offsets: dict[int, int]
+    size: int
+    lower_bound: int
+    align: int = ALIGN
+
+    @property
+    def ratio(self) -> float:
+        return self.size / self.lower_bound if self.lower_bound else 1.0
+
+
+def happens_before(graph: Graph, node_order: list[int], stream_of: dict[int, int] | None = None) -> dict[int, int]:
+    """node id -> bitset (by order position) of the nodes guaranteed finished before it starts:
+    its data producers, the previous node on its stream, and transitively theirs."""
+    deps = graph.dependencies()
+    pos = {nid: i for i, nid in enumerate(node_order)}
+    last_on_stream: dict[int, int] = {}
+    anc: dict[int, int] = {}
+    for nid in node_order:
+        s = stream_of.get(nid, 0) if stream_of else 0
+        preds = list(deps[nid]) + ([last_on_stream[s]] if s in last_on_stream else [])
+        mask = 0
+        for p in preds:
+            mask |= anc[p] | (1 << pos[p])
+        anc[nid] = mask
+        last_on_stream[s] = nid
+    return anc
+
+
+def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] | None = None,
+                align: int = ALIGN) -> MemoryPlan:
+    """Greedy best fit: place values largest first; each goes into the smallest gap (lowest offset on
+    ties) left between the already placed values it conflicts with, else on top of them.
+
+    Two values conflict unless every user of one (producer and readers) happens before the other's
+    producer. ``stream_of`` (node -> stream) adds the concurrency of a multi-stream plan; without it
+    the order is one stream and conflicts are exactly overlapping lifetimes.
+    """
+    spans = lifetimes(graph, node_order)
+    anc = happens_before(graph, node_order, stream_of)
+    pos = {nid: i for i, nid in enumerate(node_order)}
+    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    users = {v: 1 << pos[producer[v]] for v in spans}
+    for n in graph.nodes:
+        for v in n.inputs:
+            r = graph.root(v)
+            if r in users:
+                users[r] |= 1 << pos[n.id]
+    to_end = {v for v, (_, e) in spans.items() if e == len(node_order)}
+
+    def before(a: int, b: int) -> bool:
+        return a not in to_end and users[a] & ~anc[producer[b]] == 0
+
+    sizes = {v: _align(max(graph.values[v].nbytes, 1), align) for v in spans}
+    offsets: dict[int, int] = {}
+    top = 0
+    for v in sorted(spans, key=lambda v: (-sizes[v], spans[v][0], v)):
+        blocks = sorted((offsets[u], offsets[u] + sizes[u]) for u in offsets
+                        if not (before(u, v) or before(v, u)))
+        best, cursor = None, 0
+        for start, end in blocks:
+            gap = start - cursor
+            if gap >= sizes[v] and (best is None or gap < best[0]):
+                best = (gap, cursor)
+            cursor = max(cursor, end)
+        offsets[v] = best[1] if best else cursor
+        top = max(top, offsets[v] + sizes[v])
+    return MemoryPlan(offsets, top, peak_memory(graph, node_order, align), align)

@@ -1,0 +1,288 @@
+"""Graph passes: no-task aliasing, O1 elementwise fusion, execution order, multi-stream assignment.
+
+Every pass takes a Graph and returns a new Graph (or a plan object); the input graph is never changed,
+so a test can compare before and after. Memory planning lives in ``memory_plan.py``.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.kernels.ops.shapes import FLOAT, FUSED_STEP_ARITY
+from ascendemu.kernels.signature import TensorDesc
+
+from .ir import NO_TASK_OPS, Graph, Node
+from .memory_plan import peak_memory  # noqa: F401  (part of this module's API: order + peak)
+
+ORDER_POLICIES = ("bfs", "dfs")
+FUSED_OP = "FusedElemwise"
+# BiasAdd is elementwise too: inside a fused program it becomes Add with the bias viewed as (C, 1, ..).
+FUSABLE_OPS = frozenset(FUSED_STEP_ARITY) | {"BiasAdd"}
+
+
+# ------------------------------------------------------------------------------------------- no-task
+
+def remove_no_task(graph: Graph) -> Graph:
+    """Drop Reshape/ExpandDims/Squeeze/Flatten nodes; their outputs become aliases of the input's root.
+
+    Consumers keep reading the alias value (it has its own shape); ``graph.aliases`` tells the executor
+    that it lives at the root's address, so no kernel and no copy is needed.
+    """
+    g = graph.copy()
+    kept = []
+    for n in g.nodes:
+        if n.op in NO_TASK_OPS:
+            g.aliases[n.outputs[0]] = g.root(n.inputs[0])
+        else:
+            kept.append(n)
+    g.nodes = kept
+    return g
+
+
+# -------------------------------------------------------------------------------------------- fusion
+
+def _fusable(graph: Graph, node: Node) -> bool:
+    if node.op not in FUSABLE_OPS or len(node.outputs) != 1:
+        return False
+    return all(graph.values[v].dtype in FLOAT for v in node.inputs + node.outputs)
+
+
+def _is_literal_scalar(graph: Graph, vid: int) -> bool:
+    c = graph.constants.get(vid)
+    return c is not None and not c.is_parameter and c.data.ndim == 0
+
+
+def _groups(graph: Graph) -> list[list[Node]]:
+    """Maximal trees of fusable nodes whose internal values have exactly one consumer.
+
+    Grown from the last node backwards: a producer joins its consumer's group when the value between
+    them is read by nothing else (no other node, no alias, not a graph output).
+    """
+    producers = graph.producers()
+    consumers = graph.consumers()
+    outputs = set(graph.outputs)
+    aliased = set(graph.aliases.values())
+    position = {n.id: i for i, n in enumerate(graph.nodes)}
+    taken: set[int] = set()
+    groups = []
+    for root in reversed(graph.nodes):
+        if root.id in taken or not _fusable(graph, root):
+            continue
+        group, stack = [root], [root]
+        taken.add(root.id)
+        while stack:
+            for v in stack.pop().inputs:
+                p = producers.get(v)
+                if (p is not None and p.id not in taken and _fusable(graph, p) and len(consumers[v]) == 1
+                        and v not in outputs and v not in aliased):
+                    taken.add(p.id)
+                    group.append(p)
+                    stack.append(p)
+        if len(group) > 1:
+            groups.append(sorted(group, key=lambda n: position[n.id]))
+    return groups
+
+
+def _fused_name(names: list[str]) -> str:
+    """``<common scope>/FusedElemwise[<fused op names relative to it>]``."""
+    parts = [n.split("/") for n in names]
+    common = []
+    for level in zip(*(p[:-1] for p in parts)):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    rel = ["/".join(p[len(common):]) for p in parts]
+    return "/".join(common + [f"{FUSED_OP}[{','.join(rel)}]"])
+
+
+def _bias_view(graph: Graph, x: int, bias: int) -> int:
+    """The bias as a value that broadcasts like BiasAdd (channel axis 1): an alias of shape (C, 1, ...)."""
+    rank = len(graph.values[x].shape)
+    if rank <= 2:
+        return bias
+    desc = graph.values[bias]
+    view = graph.new_value(TensorDesc(desc.shape + (1,) * (rank - 2), desc.dtype))
+    graph.aliases[view] = graph.root(bias)
+    return view
+
+
+def _fuse_group(graph: Graph, group: list[Node]) -> Node | None:
+    step_of = {n.outputs[0]: j for j, n in enumerate(group)}
+    ext: list[int] = []
+    program = []
+    for n in group:
+        inputs = list(n.inputs)
+        op = n.op
+        if op == "BiasAdd":
+            op, inputs[1] = "Add", _bias_view(graph, inputs[0], inputs[1])
+        operands = []
+        for v in inputs:
+            if v in step_of:
+                operands.append(("t", step_of[v]))
+            elif _is_literal_scalar(graph, v):
+                operands.append(("c", graph.constants[v].data.item()))
+            else:
+                if v not in ext:
+                    ext.append(v)
+                operands.append(("in", ext.index(v)))
+        program.append((op,) + tuple(operands))
+    if not ext:
+        return None
+    root = group[-1]
+    attrs = {"program": tuple(program), "dst_type": graph.values[root.outputs[0]].dtype}
+    return Node(graph.new_node_id(), FUSED_OP, attrs, tuple(ext), root.outputs,
+                _fused_name([n.full_name for n in group]), tuple(o for n in group for o in n.origins))
+
+
+def fuse_elementwise(graph: Graph) -> Graph:
+    """O1 graph-kernel fusion: each maximal elementwise tree becomes one FusedElemwise node.
+
+    The fused node sits where the tree's root was (so the node list stays topological), reads the
+    tree's distinct external inputs, and writes the root's output value. 0-d literal constants become
+    ``("c", value)`` operands. Values internal to a tree disappear from the graph.
+    """
+    g = graph.copy()
+    for group in _groups(g):
+        fused = _fuse_group(g, group)
+        if fused is None:
+            continue
+        fused.signature(g)  # validate the program against the kernel library's shape inference
+        root_id, gone = group[-1].id, {n.id for n in group[:-1]}
+        g.nodes = [fused if n.id == root_id else n for n in g.nodes if n.id not in gone]
+        for n in group[:-1]:
+            for v in n.outputs:
+                del g.values[v]
+    prune_constants(g)
+    return g
+
+
+def prune_constants(graph: Graph) -> None:
+    """Remove constants (and their aliases) that no node and no output reads any more (in place)."""
+    used = {v for n in graph.nodes for v in n.inputs} | set(graph.outputs)
+    used |= {graph.root(v) for v in used}
+    for vid in [v for v in graph.constants if v not in used]:
+        del graph.constants[vid]
+        del graph.values[vid]
+    for alias in [a for a, r in graph.aliases.items() if r not in graph.values]:
+        del graph.aliases[alias]
+        graph.values.pop(alias, None)
+
+
+# --------------------------------------------------------------------------------- execution order
+
+def order(graph: Graph, policy: str = "dfs") -> list[int]:
+    """A topological order of the node ids.
+
+    ``bfs``: Kahn's algorithm with a FIFO queue: every ready node runs before the nodes it makes
+    ready, so sibling branches advance side by side (more values alive at once).
+    ``dfs``: the same with a LIFO stack: the first successor a node makes ready runs next, so one
+    branch is finished before the next starts (values die sooner). Ties follow capture order.
+    """
+    if policy not in ORDER_POLICIES:
+        raise InvalidParamError(f"execution order {policy!r} is not supported; use one of {ORDER_POLICIES}")
+    deps = graph.dependencies()
+    succs: dict[int, list[int]] = {n.id: [] for n in graph.nodes}
+    for n in graph.nodes:
+        for p in deps[n.id]:
+            succs[p].append(n.id)
+    pending = {nid: len(d) for nid, d in deps.items()}
+    ready = [n.id for n in graph.nodes if pending[n.id] == 0]
+    result = []
+    if policy == "bfs":
+        queue = deque(ready)
+        while queue:
+            nid = queue.popleft()
+            result.append(nid)
+            for s in succs[nid]:
+                pending[s] -= 1
+                if pending[s] == 0:
+                    queue.append(s)
+    else:
+        stack = list(reversed(ready))
+        while stack:
+            nid = stack.pop()
+            result.append(nid)
+            newly = []
+            for s in succs[nid]:
+                pending[s] -= 1
+                if pending[s] == 0:
+                    newly.append(s)
+            stack.extend(reversed(newly))
+    if len(result) != len(graph.nodes):
+        raise InvalidParamError(f"graph {graph.name!r} has a cycle; no execution order exists")
+    return result
+
+
+# ------------------------------------------------------------------------------------------- streams
+
+@dataclass
+class StreamPlan:
+    """Nodes on streams, with an event on every cross-stream data edge.
+
+    ``tasks[s]`` is stream s's issue list of ("wait", event), ("kernel", node id), ("record", event)
+    items; ``events[e] = (producer node, consumer node)``: e is recorded on the producer's stream right
+    after it and waited on the consumer's stream right before it.
+    """
+
+    stream_of: dict[int, int]
+    tasks: list[list[tuple[str, int]]]
+    events: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def num_streams(self) -> int:
+        return len(self.tasks)
+
+
+def assign_streams(graph: Graph, node_order: list[int], max_streams: int = 1) -> StreamPlan:
+    """Put independent branches on their own streams, then insert events.
+
+    Walking in execution order, a node continues the stream of its first input producer that has not
+    handed its stream on yet (so a chain stays on one stream and a join continues one of its branches).
+    The second and later consumers of a fork (and the second and later nodes that read only graph
+    inputs/constants) open a new stream while fewer than ``max_streams`` exist; after that they stay on
+    their first producer's stream (no event needed there).
+    """
+    if isinstance(max_streams, bool) or not isinstance(max_streams, int) or max_streams < 1:
+        raise InvalidParamError(f"max_streams must be an int >= 1, got {max_streams!r}")
+    deps = graph.dependencies()
+    stream_of: dict[int, int] = {}
+    handed_on: set[int] = set()  # producers whose stream a consumer already continues
+    source_stream_taken = False
+    n_streams = 1
+    for nid in node_order:
+        producers = deps[nid]
+        heir = next((p for p in producers if p not in handed_on), None)
+        if heir is not None:
+            handed_on.add(heir)
+            stream_of[nid] = stream_of[heir]
+            continue
+        if not producers and not source_stream_taken:
+            source_stream_taken = True
+            stream_of[nid] = 0
+            continue
+        if n_streams < max_streams:
+            stream_of[nid] = n_streams
+            n_streams += 1
+        else:
+            stream_of[nid] = stream_of[producers[0]] if producers else 0
+    tasks: list[list[tuple[str, int]]] = [[] for _ in range(n_streams)]
+    events: list[tuple[int, int]] = []
+    records: dict[int, list[int]] = {}
+    for nid in node_order:
+        s = stream_of[nid]
+        for p in deps[nid]:
+            if stream_of[p] != s:
+                events.append((p, nid))
+                records.setdefault(p, []).append(len(events) - 1)
+                tasks[s].append(("wait", len(events) - 1))
+        tasks[s].append(("kernel", nid))
+    # Place each record right after its producer's kernel on the producer's stream.
+    for s, items in enumerate(tasks):
+        placed = []
+        for kind, ident in items:
+            placed.append((kind, ident))
+            if kind == "kernel":
+                placed.extend(("record", e) for e in records.get(ident, ()))
+        tasks[s] = placed
+    return StreamPlan(stream_of, tasks, events)

@@ -1,0 +1,210 @@
+"""The compile entry: Graph + jit level -> CompiledGraph, the executor's whole input.
+
+Passes per level (the seed's multi-level compilation):
+
+======  =============================  ===============================  ==================
+level   graph passes                   memory                           streams
+======  =============================  ===============================  ==================
+O0      no-task nodes -> aliases       dynamic reference counting       1 unless asked
+O1      + elementwise fusion           dynamic reference counting       1 unless asked
+O2      + elementwise fusion           static plan (one workspace)      up to 4 by default
+======  =============================  ===============================  ==================
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+from .ir import Graph, attrs_from_json
+from .memory_plan import ALIGN, release_after, static_plan
+from .passes import ORDER_POLICIES, assign_streams, fuse_elementwise, order, remove_no_task
+
+JIT_LEVELS = ("O0", "O1", "O2")
+# O2 sinks the whole graph, so it can spread independent branches over streams by default.
+DEFAULT_O2_STREAMS = 4
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class KernelTask:
+    """One kernel launch: the signature to build/look up, which values it reads and writes, where."""
+
+    node_id: int
+    signature: OpSignature
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    stream: int
+    full_name: str
+    origins: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"node_id": self.node_id, "signature": self.signature.to_json(), "inputs": list(self.inputs),
+                "outputs": list(self.outputs), "stream": self.stream, "full_name": self.full_name,
+                "origins": list(self.origins)}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "KernelTask":
+        s = d["signature"]
+        sig = OpSignature.make(s["op"], [TensorDesc(tuple(i["shape"]), i["dtype"]) for i in s["inputs"]],
+                               **attrs_from_json(s["attrs"]))
+        return cls(d["node_id"], sig, tuple(d["inputs"]), tuple(d["outputs"]), d["stream"], d["full_name"],
+                   tuple(d["origins"]))
+
+
+@dataclass
+class CompiledGraph:
+    """Everything an executor needs to run one captured graph; values are named by int ids.
+
+    Values and memory
+      ``values``: value id -> TensorDesc, for every value any field below mentions.
+      ``inputs``: graph input value ids, in argument order; the executor copies the user's arrays to
+      device buffers of their own. ``outputs``: value ids to read back, in order; an output may be a
+      graph input, a constant or an alias.
+      ``constants``: value id -> name of model parameters and literals (``parameter_values`` holds the
+      data, which never goes to JSON); persistent device buffers, uploaded once per graph.
+      ``aliases``: alias value -> root value. An alias (output of a removed Reshape/ExpandDims/Squeeze/
+      Flatten, or a broadcast view of a bias in a fused kernel) has its own desc but lives at its
+      root's address; the root may be a node output, a graph input or a constant. Resolve every value
+      id through ``aliases`` before looking up an address.
+      ``memory == "static"`` (O2): node outputs live at ``workspace base + offsets[root id]`` in one
+      workspace of ``workspace_size`` bytes (512-B aligned; ``lower_bound`` = peak live bytes).
+      ``memory == "dynamic"`` (O0/O1): allocate each node output from the pool before its kernel,
+      free the values in ``release_after[node_id]`` after it (node outputs and graph input copies).
+
+    Kernels and streams
+      ``kernels``: KernelTask per launch in the global execution order (``exec_order``), each with the
+      OpSignature (for the kernel cache), value ids of its inputs/outputs (in kernel argument order),
+      its stream and full name (``origins``: the captured ops a fused kernel replaces). Kernel
+      workspaces (KernelSource.workspace_sizes) are the executor's to allocate per launch.
+      ``streams[s]``: stream s's issue list of ("wait", e) / ("kernel", node_id) / ("record", e).
+      ``events[e] = (producer node, consumer node)``. Issue the streams in any interleaving; the
+      events order every cross-stream data edge. Same-stream edges carry no event.
+
+    Identity
+      ``graph_hash``: ``Graph.structure_hash()`` of the captured graph; ``cache_name`` adds the compile
+      options and names the file ``rank_N/graph_cache/<cache_name>.json`` holding ``to_json()``.
+    """
+
+    graph_hash: str
+    name: str
+    jit_level: str
+    exec_order: str
+    max_streams: int
+    values: dict[int, TensorDesc]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    constants: dict[int, str]
+    aliases: dict[int, int]
+    kernels: list[KernelTask]
+    streams: list[list[tuple[str, int]]]
+    events: list[tuple[int, int]]
+    memory: str
+    offsets: dict[int, int] = field(default_factory=dict)
+    workspace_size: int = 0
+    lower_bound: int = 0
+    release_after: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    parameter_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def cache_name(self) -> str:
+        return cache_name(self.graph_hash, self.jit_level, self.exec_order, self.max_streams)
+
+    def root(self, vid: int) -> int:
+        return self.aliases.get(vid, vid)
+
+    # ------------------------------------------------------------------ JSON
+    def to_json(self) -> dict:
+        """Structure only: parameter data stays out (``bind_constants`` reattaches it)."""
+        return {
+            "format_version": FORMAT_VERSION, "graph_hash": self.graph_hash, "name": self.name,
+            "jit_level": self.jit_level, "exec_order": self.exec_order, "max_streams": self.max_streams,
+            "values": {str(v): d.to_json() for v, d in self.values.items()},
+            "inputs": list(self.inputs), "outputs": list(self.outputs),
+            "constants": {str(v): n for v, n in self.constants.items()},
+            "aliases": {str(a): r for a, r in self.aliases.items()},
+            "kernels": [k.to_json() for k in self.kernels],
+            "streams": [[[kind, ident] for kind, ident in s] for s in self.streams],
+            "events": [list(e) for e in self.events],
+            "memory": self.memory, "offsets": {str(v): o for v, o in self.offsets.items()},
+            "workspace_size": self.workspace_size, "lower_bound": self.lower_bound,
+            "release_after": {str(n): list(vs) for n, vs in self.release_after.items()},
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> "CompiledGraph":
+        if d.get("format_version") != FORMAT_VERSION:
+            raise InvalidParamError(f"compiled graph format {d.get('format_version')!r} is not "
+                                    f"{FORMAT_VERSION}; recompile the graph")
+        ints = lambda m: {int(k): v for k, v in m.items()}  # noqa: E731
+        return cls(
+            graph_hash=d["graph_hash"], name=d["name"], jit_level=d["jit_level"], exec_order=d["exec_order"],
+            max_streams=d["max_streams"],
+            values={int(v): TensorDesc(tuple(x["shape"]), x["dtype"]) for v, x in d["values"].items()},
+            inputs=tuple(d["inputs"]), outputs=tuple(d["outputs"]), constants=ints(d["constants"]),
+            aliases=ints(d["aliases"]), kernels=[KernelTask.from_json(k) for k in d["kernels"]],
+            streams=[[(kind, ident) for kind, ident in s] for s in d["streams"]],
+            events=[tuple(e) for e in d["events"]], memory=d["memory"], offsets=ints(d["offsets"]),
+            workspace_size=d["workspace_size"], lower_bound=d["lower_bound"],
+            release_after={int(n): tuple(vs) for n, vs in d["release_after"].items()})
+
+    def bind_constants(self, graph: Graph) -> "CompiledGraph":
+        """Attach parameter data from a freshly captured ``graph`` of the same structure (in place)."""
+        if graph.structure_hash() != self.graph_hash:
+            raise InvalidParamError(f"graph {graph.name!r} (hash {graph.structure_hash()}) is not the graph "
+                                    f"this plan was compiled from ({self.graph_hash})")
+        self.parameter_values = {v: graph.constants[v].data for v in self.constants}
+        return self
+
+
+def cache_name(graph_hash: str, jit_level: str, exec_order: str, max_streams: int) -> str:
+    options = hashlib.sha256(json.dumps([jit_level, exec_order, max_streams]).encode()).hexdigest()[:8]
+    return f"{graph_hash}_{jit_level}_{options}"
+
+
+def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
+                  max_streams: int | None = None) -> CompiledGraph:
+    """Run the passes of ``jit_level`` on ``graph`` (unchanged) and lay out the result."""
+    if jit_level not in JIT_LEVELS:
+        raise InvalidParamError(f"jit_level must be one of {JIT_LEVELS}, got {jit_level!r}")
+    if exec_order not in ORDER_POLICIES:
+        raise InvalidParamError(f"exec_order must be one of {ORDER_POLICIES}, got {exec_order!r}")
+    if max_streams is None:
+        max_streams = DEFAULT_O2_STREAMS if jit_level == "O2" else 1
+    graph_hash = graph.structure_hash()
+    g = remove_no_task(graph)
+    if jit_level in ("O1", "O2"):
+        g = fuse_elementwise(g)
+    node_order = order(g, exec_order)
+    streams = assign_streams(g, node_order, max_streams)
+    nodes = {n.id: n for n in g.nodes}
+    kernels = [KernelTask(nid, nodes[nid].signature(g), nodes[nid].inputs, nodes[nid].outputs,
+                          streams.stream_of[nid], nodes[nid].full_name, nodes[nid].origins)
+               for nid in node_order]
+    compiled = CompiledGraph(
+        graph_hash=graph_hash, name=graph.name, jit_level=jit_level, exec_order=exec_order,
+        max_streams=max_streams, values=dict(g.values), inputs=tuple(g.inputs), outputs=tuple(g.outputs),
+        constants={v: c.name for v, c in g.constants.items()}, aliases=dict(g.aliases), kernels=kernels,
+        streams=streams.tasks, events=streams.events, memory="dynamic",
+        parameter_values={v: c.data for v, c in g.constants.items()})
+    if jit_level == "O2":
+        plan = static_plan(g, node_order, streams.stream_of, ALIGN)
+        compiled.memory, compiled.offsets = "static", plan.offsets
+        compiled.workspace_size, compiled.lower_bound = plan.size, plan.lower_bound
+    else:
+        compiled.release_after = release_after(g, node_order)
+    return compiled
+
+
+def describe(compiled: CompiledGraph) -> dict[str, Any]:
+    """A small summary for logs and reports."""
+    return {"graph": compiled.name, "hash": compiled.graph_hash, "jit_level": compiled.jit_level,
+            "kernels": len(compiled.kernels), "streams": len(compiled.streams), "events": len(compiled.events),
+            "aliases": len(compiled.aliases), "memory": compiled.memory,
+            "workspace_size": compiled.workspace_size, "lower_bound": compiled.lower_bound}

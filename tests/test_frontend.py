@@ -1,0 +1,317 @@
+"""The MindSpore-compatible front end: tensors, context, initializers, ops/nn, capture errors, and
+GRAPH_MODE vs PyNative results through the numpy reference backend of tests/test_graph.py."""
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import ascendemu.frontend as ms  # noqa: E402
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError  # noqa: E402
+from ascendemu.frontend import Parameter, Tensor, context, nn, ops  # noqa: E402
+from ascendemu.frontend.common import dtype as mstype  # noqa: E402
+from ascendemu.frontend.common.initializer import HeUniform, XavierUniform, initializer  # noqa: E402
+from ascendemu.frontend.unsupported import UnsupportedOpError  # noqa: E402
+from ascendemu.graph.capture import GraphCaptureError  # noqa: E402
+from examples.networks import LeNet5, TransformerEncoderLayer  # noqa: E402
+from test_graph import NumpyBackend, eval_op  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fresh_context():
+    yield
+    ms.set_context(mode=ms.PYNATIVE_MODE, jit_config={"jit_level": context.DEFAULT_JIT_LEVEL})
+
+
+@pytest.fixture
+def backend():
+    be = NumpyBackend()
+    previous = ms.set_backend(be)
+    yield be
+    ms.set_backend(previous)
+
+
+# ------------------------------------------------------------------------------------ tensors
+
+def test_tensor_from_numpy_list_scalar():
+    t = Tensor(np.array([1.0, 4.0, 9.0], np.float32))
+    assert t.shape == (3,) and t.dtype == ms.float32 and t.dtype == mstype.float32
+    np.testing.assert_array_equal(t.asnumpy(), [1, 4, 9])
+    assert Tensor([[1, 2], [3, 4]]).dtype == mstype.int32            # int64 narrowed to int32
+    assert Tensor(np.zeros(2)).dtype == mstype.float32               # float64 narrowed to float32
+    assert Tensor(2.5).shape == () and Tensor(2.5).item() == 2.5
+    assert Tensor([1, 2], dtype=ms.float16).asnumpy().dtype == np.float16
+    assert Tensor(shape=(2, 3), dtype=ms.float32, init="ones").asnumpy().sum() == 6
+    with pytest.raises(InvalidParamError, match="not supported"):
+        Tensor([1], dtype="complex64")
+
+
+def test_tensor_printing_like_mindspore():
+    t = Tensor(np.array([1.0, 16.0, 81.0], np.float32))
+    assert str(t) == str(np.array([1.0, 16.0, 81.0], np.float32))
+    assert repr(t).startswith("Tensor(shape=[3], dtype=Float32, value= [")
+    assert repr(Tensor(np.ones((2, 2), np.float32))).startswith("Tensor(shape=[2, 2], dtype=Float32, value=\n[[")
+    assert repr(ms.float16) == "Float16" and str(ms.int32) == "Int32"
+    assert repr(ops.Square()) == "Prim[Square]"
+
+
+def test_parameter_and_cell_registration():
+    class Inner(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.ones((2, 2), np.float32)))
+            self.frozen = Parameter(Tensor(np.zeros(2, np.float32)), name="stat", requires_grad=False)
+
+        def construct(self, x):
+            return x
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.fc = nn.Dense(2, 3)
+            self.bn = nn.BatchNorm2d(4)
+
+    net = Outer()
+    assert list(net.parameters_dict()) == ["inner.w", "inner.stat", "fc.weight", "fc.bias", "bn.gamma",
+                                           "bn.beta", "bn.moving_mean", "bn.moving_variance"]
+    assert [p.name for p in net.trainable_params()] == ["inner.w", "fc.weight", "fc.bias", "bn.gamma", "bn.beta"]
+    assert repr(net.fc.weight) == "Parameter (name=fc.weight, shape=(3, 2), dtype=Float32, requires_grad=True)"
+    assert [name for name, _ in net.cells_and_names()] == ["", "inner", "fc", "bn"]
+
+    class Broken(nn.Cell):
+        def __init__(self):
+            self.w = Parameter(Tensor([1.0]))
+
+    with pytest.raises(InvalidParamError, match="super\\(\\).__init__"):
+        Broken()
+
+
+def test_initializers_are_seeded_and_follow_formulas():
+    ms.set_seed(3)
+    a = initializer("normal", (4, 5)).asnumpy()
+    ms.set_seed(3)
+    b = initializer("normal", (4, 5)).asnumpy()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, initializer("normal", (4, 5)).asnumpy())
+    assert initializer("zeros", 3).asnumpy().tolist() == [0, 0, 0]
+    assert initializer("ones", (2,), ms.float16).asnumpy().dtype == np.float16
+    xu = initializer(XavierUniform(), (300, 200)).asnumpy()
+    assert np.abs(xu).max() <= math.sqrt(6 / 500) and np.abs(xu).max() > 0.9 * math.sqrt(6 / 500)
+    he = initializer(HeUniform(math.sqrt(5)), (64, 100)).asnumpy()   # Dense default: bound 1/sqrt(fan_in)
+    assert np.abs(he).max() <= 0.1 + 1e-7 and np.abs(he).max() > 0.09
+    ms.set_seed(5)
+    n1 = LeNet5().fc1.weight.asnumpy()
+    ms.set_seed(5)
+    np.testing.assert_array_equal(n1, LeNet5().fc1.weight.asnumpy())
+    with pytest.raises(InvalidParamError, match="xavier_uniform"):
+        initializer("glorot", (2, 2))
+
+
+# ------------------------------------------------------------------------------------ context
+
+def test_context_set_and_get():
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="Ascend", device_id=0, jit_config={"jit_level": "O1"})
+    assert ms.get_context("mode") == context.GRAPH_MODE == 0
+    assert ms.get_context("jit_config") == {"jit_level": "O1"} and ms.get_context("jit_level") == "O1"
+    ms.set_device("Ascend", 1)
+    assert ms.get_context("device_id") == 1
+    ms.set_context(device_id=0)
+    with pytest.raises(InvalidParamError, match="jit_level"):
+        ms.set_context(jit_config={"jit_level": "O3"})
+    with pytest.raises(InvalidParamError, match="Ascend"):
+        ms.set_context(device_target="GPU")
+    with pytest.raises(InvalidParamError, match="unknown key"):
+        ms.set_context(mode=ms.PYNATIVE_MODE, no_such_key=1)
+    assert ms.get_context("mode") == ms.GRAPH_MODE       # a rejected call changes nothing
+
+
+def test_unsupported_ops_and_layers_name_the_op_and_list_the_subset():
+    with pytest.raises(UnsupportedOpError) as err:
+        ops.Erfinv()
+    assert "ops.Erfinv" in str(err.value) and "MatMul" in str(err.value) and "Softmax" in str(err.value)
+    assert isinstance(err.value, AttributeError) and isinstance(err.value, FeatureNotSupportedError)
+    with pytest.raises(AttributeError, match="nn.LSTM is not supported.*Conv2d"):
+        nn.LSTM(1, 2)
+    assert not hasattr(ops, "Erfinv") and hasattr(ops, "BatchMatMul")
+    from ascendemu.frontend.ops import operations as P
+    assert P.Square is ops.Square
+
+
+# ------------------------------------------------------------------------------------ pynative
+
+def test_pynative_without_backend_says_what_to_do():
+    previous = ms.set_backend(None)
+    try:
+        with pytest.raises(FeatureNotSupportedError, match="set_backend"):
+            ops.Square()(Tensor([1.0]))
+    finally:
+        ms.set_backend(previous)
+
+
+def test_pynative_arithmetic_runs_ops(backend):
+    x, y = Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([3.0, 4.0], np.float32))
+    np.testing.assert_allclose((x * y + 1).asnumpy(), [4, 9])
+    np.testing.assert_allclose((2 - x / y).asnumpy(), [2 - 1 / 3, 1.5], rtol=1e-6)
+    np.testing.assert_allclose(ops.Square()(Tensor([1.0, 4.0, 9.0])).asnumpy(), [1, 16, 81])
+    np.testing.assert_allclose(ops.reshape(x, (2, 1)).shape, (2, 1))
+    half = Tensor(np.array([1.0, 2.0], np.float16))
+    mixed = half + x                                     # float16 promoted to float32 by a Cast
+    assert mixed.dtype == ms.float32
+    assert (x > 1.5).asnumpy().tolist() == [False, True]
+
+
+# ------------------------------------------------------------------------------------ graph mode
+
+def test_graph_mode_matches_pynative(backend):
+    ms.set_seed(0)
+    net = LeNet5()
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 1, 32, 32)).astype(np.float32))
+    eager = net(x).asnumpy()
+    assert backend.graphs == []
+    ms.set_context(mode=ms.GRAPH_MODE, jit_config={"jit_level": "O1"})
+    graph_out = net(x)
+    graph, level = backend.graphs[-1]
+    assert level == "O1" and len(graph.nodes) == 15
+    assert graph_out.shape == (2, 10)
+    np.testing.assert_allclose(graph_out.asnumpy(), eager, rtol=1e-5, atol=1e-6)
+
+
+def test_graph_mode_transformer_and_tuple_outputs(backend):
+    class Two(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.layer = TransformerEncoderLayer(16, 2, 32)
+
+        def construct(self, x):
+            y = self.layer(x)
+            return y, (x, 3)
+
+    net = Two()
+    x = Tensor(np.random.default_rng(1).standard_normal((2, 5, 16)).astype(np.float32))
+    eager = net(x)[0].asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    y, (same, three) = net(x)
+    np.testing.assert_allclose(y.asnumpy(), eager, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(same.asnumpy(), x.asnumpy())
+    assert three == 3 and backend.graphs[-1][1] == context.DEFAULT_JIT_LEVEL
+
+
+def test_jit_decorator_runs_a_graph_in_pynative(backend):
+    @ms.jit
+    def f(a, b):
+        return ops.relu(a * b - 1)
+
+    a = Tensor(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(f(a, a).asnumpy(), [0, 3])
+    graph, _ = backend.graphs[-1]
+    assert [n.op for n in graph.nodes] == ["Mul", "Sub", "ReLU"]
+    assert graph.nodes[0].full_name == "Default/Mul-op1"
+
+    class Net(nn.Cell):
+        @ms.jit(jit_level="O0")
+        def construct(self, x):
+            return ops.exp(x)
+
+    np.testing.assert_allclose(Net()(a).asnumpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+    assert backend.graphs[-1][1] == "O0"
+
+
+def test_capture_records_square_like_the_seed():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.square = ops.Square()
+
+        def construct(self, data):
+            return self.square(data)
+
+    graph, _ = ms.capture(Net(), Tensor(np.array([1.0, 4.0, 9.0], np.float32)))
+    (node,) = graph.nodes
+    assert node.op == "Square" and node.full_name == "Default/Square-op1"
+    assert graph.values[node.outputs[0]].shape == (3,)
+
+
+def test_static_python_loops_unroll():
+    class Net(nn.Cell):
+        def construct(self, x):
+            for _ in range(3):
+                x = x * 2.0
+            if x.shape[0] > 1:          # a static condition (shape), allowed
+                x = ops.exp(x)
+            return x
+
+    graph, _ = ms.capture(Net(), Tensor(np.ones((2, 2), np.float32)))
+    assert [n.op for n in graph.nodes] == ["Mul", "Mul", "Mul", "Exp"]
+    assert len(graph.constants) == 1         # the literal 2.0 is one constant, reused
+
+
+@pytest.mark.parametrize("body", ["if_compare", "bool", "float", "iterate", "asnumpy", "item"])
+def test_data_dependent_control_flow_is_rejected(body):
+    class Net(nn.Cell):
+        def construct(self, x):
+            y = ops.exp(x)
+            if body == "if_compare":
+                if y > 0:
+                    return y
+            elif body == "bool":
+                return y if y else x
+            elif body == "float":
+                return y * float(y)
+            elif body == "iterate":
+                return [r for r in y]
+            elif body == "asnumpy":
+                return Tensor(y.asnumpy())
+            elif body == "item":
+                return y.item()
+            return y
+
+    with pytest.raises(GraphCaptureError) as err:
+        ms.capture(Net(), Tensor(np.ones(2, np.float32)))
+    msg = str(err.value)
+    assert "data-dependent control flow is not supported in GRAPH_MODE" in msg
+    assert "PYNATIVE_MODE" in msg and "static" in msg
+
+
+def test_capture_errors_name_the_op():
+    class Bad(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(3, 4)
+
+        def construct(self, x):
+            return self.fc(x)
+
+    with pytest.raises(InvalidParamError, match="while capturing Default/fc-Dense/MatMul-op1: MatMul"):
+        ms.capture(Bad(), Tensor(np.ones((2, 5), np.float32)))
+
+
+def test_type_promotion_inserts_cast():
+    def f(a, b):
+        return a * b + 1
+
+    graph, _ = ms.capture(f, Tensor(np.ones(2, np.float16)), Tensor(np.ones(2, np.float32)))
+    assert [n.op for n in graph.nodes] == ["Cast", "Mul", "Add"]
+    assert graph.nodes[0].attrs == {"dst_type": "float32"}
+    assert graph.values[graph.outputs[0]].dtype == "float32"
+
+
+def test_numpy_reference_backend_agrees_with_library_shapes(backend):
+    # The reference backend is the oracle of the graph-mode tests: make sure it honours the shapes
+    # the kernel library infers for a few attribute-heavy ops.
+    x = Tensor(np.random.default_rng(2).standard_normal((1, 2, 7, 7)).astype(np.float32))
+    w = Tensor(np.ones((4, 1, 3, 3), np.float32))
+    y = ops.Conv2D(4, 3, pad_mode="same", stride=2, group=2)(x, w)
+    assert y.shape == (1, 4, 4, 4)
+    pooled = ops.MaxPool(3, 2, "same")(x)
+    assert pooled.shape == (1, 2, 4, 4)
+    # a 3x3 conv of ones over a group's two channels = sum of the 3x3 window of both channels
+    xp = np.pad(x.asnumpy(), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    np.testing.assert_allclose(y.asnumpy()[0, 0, 1, 1], xp[0, 0, 2:5, 2:5].sum(), rtol=1e-5)
+    assert eval_op("Softmax", {"axis": -1}, [np.zeros((2, 4), np.float32)],
+                   [ms.Tensor(np.zeros((2, 4), np.float32)).desc])[0].sum() == pytest.approx(2.0)
