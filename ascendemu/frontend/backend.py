@@ -1,7 +1,8 @@
 """Where the front end sends work: the executor that runs ops (PyNative) and captured graphs.
 
 The front end only builds graphs and signatures; running them on the emulated device belongs to the
-executor, which registers itself with :func:`set_backend`. A backend provides::
+executor; `ascendemu run` installs one with :func:`set_backend`, and the first use without one creates
+the emulated device's executor. A backend provides::
 
     run_op(sig: OpSignature, inputs: list[np.ndarray]) -> list[np.ndarray]
         one kernel op in PyNative mode (inputs match sig.inputs; one array per inferred output).
@@ -16,7 +17,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError
 from ascendemu.kernels.signature import OpSignature
 
 
@@ -37,9 +37,11 @@ def set_backend(backend: Backend | None) -> Backend | None:
 
 
 def get_backend() -> Backend:
+    """The installed backend; on first use without one, the emulated device's executor (device 0)."""
+    global _backend
     if _backend is None:
-        raise FeatureNotSupportedError(
-            "no executor is installed to run ops: install one with "
-            "ascendemu.frontend.backend.set_backend(...) (the device executor registers itself when "
-            "imported)")
+        from ascendemu.graph.executor import DeviceExecutor
+
+        from .context import get_context
+        _backend = DeviceExecutor(device_id=get_context("device_id"))
     return _backend

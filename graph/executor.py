@@ -1,0 +1,275 @@
+"""Executors: run single ops (PyNative) and compiled graphs (O0/O1/O2) on the emulated device.
+
+O0/O1 are single-op executors: every kernel is one ``launch_kernel`` that pays the modelled host
+launch cost, and node outputs come from the device's BestFit pool in host order and go back to it
+when their reference count drops (stream order makes that safe, as in MindSpore's pool). O2 sinks
+the whole graph: one ``launch_graph`` carries every kernel, record and wait of every stream, with no
+per-op host cost, and node outputs live at static offsets in one workspace planned at compile time.
+
+The executor is the front end's backend (``ascendemu.frontend.backend``): ``run_op`` and
+``run_graph``. Kernels come from the per-rank kernel cache, compiled graphs from the graph cache.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ascendemu.cache.kernel_meta import KernelCache
+from ascendemu.errors import InvalidParamError
+from ascendemu.hal.kernel import KernelFunction
+from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime, get_runtime
+from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+from .graph_cache import GraphCache
+from .ir import Graph
+from .plan import CompiledGraph, cache_name, compile_graph
+
+
+@dataclass
+class StepRecord:
+    """One execution: which graph (or op), at which level, and what it cost on both clocks."""
+
+    name: str
+    jit_level: str
+    kernels: int
+    host_wall_s: float
+    device_s: float          # simulated: from the host's first call of the step to the device's last task
+
+
+@dataclass
+class Prepared:
+    """A compiled graph made ready on the device: kernels loaded, streams/events/constants/workspace."""
+
+    compiled: CompiledGraph
+    kernels: list[KernelFunction]
+    streams: list[int]
+    events: list[int]
+    waits: dict[int, list[int]]            # node id -> event indices to wait on before it
+    records: dict[int, list[int]]          # node id -> event indices to record after it
+    constants: dict[int, int] = field(default_factory=dict)         # value id -> device address
+    constant_data: dict[int, int] = field(default_factory=dict)     # value id -> id() of the uploaded array
+    workspace: int = 0                                              # O2 static plan base address
+    scratch: dict[int, int] = field(default_factory=dict)          # stream index -> kernel-workspace address
+
+
+def _dtype(desc: TensorDesc) -> np.dtype:
+    return np.dtype(desc.dtype)
+
+
+class DeviceExecutor:
+    """Runs the front end's ops and graphs on one emulated device, through the HAL."""
+
+    def __init__(self, device_id: int = 0, cache_root: str | None = None, rank: int | None = None,
+                 exec_order: str = "dfs", trace: bool = False, progress: bool = True,
+                 jit_level: str | None = None):
+        self.rt: Runtime = get_runtime()
+        if self.rt.node is None:
+            self.rt.init(trace=trace)
+        self.rt.set_device(device_id)
+        self.device_id = device_id
+        self.exec_order = exec_order
+        self.progress = progress
+        self.forced_jit_level = jit_level     # overrides what the script asks for (ascendemu run --jit-level)
+        self.kernel_cache = KernelCache(cache_root, rank, device_id)
+        self.graph_cache = GraphCache(cache_root, rank)
+        self.graphs_compiled = 0
+        self.steps: list[StepRecord] = []
+        self._prepared: dict[str, Prepared] = {}
+
+    # -- PyNative ---------------------------------------------------------------------------------
+    def run_op(self, sig: OpSignature, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        """One op: upload, launch on the default stream, wait, download (PyNative mode)."""
+        rt = self.rt
+        wall0, host0 = time.perf_counter(), rt.host_time()
+        func = self.kernel_cache.get(sig)
+        outs = infer_outputs(sig)
+        owned = [self._upload(a, d) for a, d in zip(inputs, sig.inputs)]
+        out_ptrs = [rt.malloc(max(d.nbytes, 1)) for d in outs]
+        scratch = [rt.malloc(a.nbytes) for a in func.args if a.role == "workspace"]
+        rt.launch_kernel(func, func.block_dim, owned + out_ptrs + scratch, 0)
+        rt.synchronize_stream(0)
+        results = [self._download(p, d) for p, d in zip(out_ptrs, outs)]
+        for p in owned + out_ptrs + scratch:
+            rt.free(p)
+        self.steps.append(StepRecord(sig.op, "PyNative", 1, time.perf_counter() - wall0, rt.device_time() - host0))
+        return results
+
+    # -- graphs ---------------------------------------------------------------------------------
+    def run_graph(self, graph: Graph, inputs: list[np.ndarray], jit_level: str) -> list[np.ndarray]:
+        wall0 = time.perf_counter()
+        jit_level = self.forced_jit_level or jit_level
+        prepared = self.prepare(graph, jit_level)
+        self._bind_constants(prepared, graph)
+        host0 = self.rt.host_time()
+        results = self._execute(prepared, inputs)
+        self.steps.append(StepRecord(graph.name, jit_level, len(prepared.kernels), time.perf_counter() - wall0,
+                                     self.rt.device_time() - host0))
+        return results
+
+    def prepare(self, graph: Graph, jit_level: str) -> Prepared:
+        """Compile (or take from the graph cache), build/load kernels, set up streams and memory."""
+        name = cache_name(graph.structure_hash(), jit_level, self.exec_order,
+                          4 if jit_level == "O2" else 1)
+        prepared = self._prepared.get(name)
+        if prepared is not None:
+            return prepared
+        compiled = self.graph_cache.load(name)
+        if compiled is not None:
+            compiled.bind_constants(graph)
+        else:
+            compiled = compile_graph(graph, jit_level, self.exec_order)
+            self.graphs_compiled += 1
+            self.graph_cache.store(compiled)
+        kernels = self.kernel_cache.get_many([k.signature for k in compiled.kernels], progress=self.progress)
+        rt = self.rt
+        streams = [rt.create_stream() for _ in compiled.streams] or [rt.create_stream()]
+        events = [rt.create_event() for _ in compiled.events]
+        waits: dict[int, list[int]] = {}
+        records: dict[int, list[int]] = {}
+        for items in compiled.streams:
+            pending: list[int] = []
+            last = None
+            for kind, ident in items:
+                if kind == "wait":
+                    pending.append(ident)
+                elif kind == "kernel":
+                    waits[ident], pending, last = pending, [], ident
+                elif kind == "record":
+                    records.setdefault(last, []).append(ident)
+        prepared = Prepared(compiled, kernels, streams, events, waits, records)
+        if compiled.memory == "static":
+            prepared.workspace = rt.malloc(max(compiled.workspace_size, 1))
+            need: dict[int, int] = {}
+            for k, f in zip(compiled.kernels, kernels):
+                need[k.stream] = max(need.get(k.stream, 0), _scratch_layout(f)[1])
+            prepared.scratch = {s: rt.malloc(n) for s, n in need.items() if n}
+        self._prepared[name] = prepared
+        return prepared
+
+    def _bind_constants(self, prepared: Prepared, graph: Graph) -> None:
+        """Upload parameters once; again only when the captured graph carries new arrays."""
+        for v, data in graph.constants.items():
+            root = prepared.compiled.root(v)
+            if v not in prepared.compiled.constants or prepared.constant_data.get(root) == id(data.data):
+                continue
+            if root in prepared.constants:
+                self.rt.free(prepared.constants[root])
+            prepared.constants[root] = self._upload(data.data, prepared.compiled.values[root])
+            prepared.constant_data[root] = id(data.data)
+
+    def _execute(self, p: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        rt, c = self.rt, p.compiled
+        if len(inputs) != len(c.inputs):
+            raise InvalidParamError(f"graph {c.name!r} takes {len(c.inputs)} inputs, got {len(inputs)}")
+        buffers: dict[int, int] = {v: self._upload(a, c.values[v]) for v, a in zip(c.inputs, inputs)}
+
+        def addr(v: int) -> int:
+            r = c.root(v)
+            found = p.constants.get(r, buffers.get(r))
+            return found if found is not None else p.workspace + c.offsets[r]
+
+        if c.memory == "static":
+            items: list[tuple] = []
+            for k, f in zip(c.kernels, p.kernels):
+                stream = p.streams[k.stream]
+                items += [("wait", p.events[e], stream) for e in p.waits.get(k.node_id, ())]
+                scratch = _split_scratch(f, p.scratch.get(k.stream, 0))
+                args = [addr(v) for v in k.inputs] + [addr(v) for v in k.outputs] + scratch
+                items.append(("kernel", f, f.block_dim, args, stream))
+                items += [("record", p.events[e], stream) for e in p.records.get(k.node_id, ())]
+            rt.launch_graph(items)
+        else:
+            for k, f in zip(c.kernels, p.kernels):
+                stream = p.streams[k.stream]
+                for e in p.waits.get(k.node_id, ()):
+                    rt.stream_wait_event(stream, p.events[e])
+                for v in k.outputs:
+                    r = c.root(v)
+                    if r not in buffers:
+                        buffers[r] = rt.malloc(max(c.values[r].nbytes, 1))
+                scratch = [rt.malloc(a.nbytes) for a in f.args if a.role == "workspace"]
+                rt.launch_kernel(f, f.block_dim, [addr(v) for v in k.inputs] + [addr(v) for v in k.outputs]
+                                 + scratch, stream)
+                for e in p.records.get(k.node_id, ()):
+                    rt.record_event(p.events[e], stream)
+                for ptr in scratch:
+                    rt.free(ptr)
+                for v in c.release_after.get(k.node_id, ()):
+                    rt.free(buffers.pop(v))
+        for s in p.streams:
+            rt.synchronize_stream(s)
+        results = []
+        for v in c.outputs:
+            r, desc = c.root(v), c.values[v]
+            if r in c.constants:
+                results.append(np.array(c.parameter_values[r]).reshape(desc.shape))
+            else:
+                results.append(self._download(addr(v), c.values[r]).reshape(desc.shape))
+        for ptr in buffers.values():
+            rt.free(ptr)
+        return results
+
+    # -- data movement ----------------------------------------------------------------------------
+    def _upload(self, array: np.ndarray, desc: TensorDesc) -> int:
+        data = np.ascontiguousarray(array, dtype=_dtype(desc))
+        if data.shape != desc.shape and data.size != desc.size:
+            raise InvalidParamError(f"input of shape {data.shape} does not match {desc.shape}")
+        ptr = self.rt.malloc(max(data.nbytes, 1))
+        if data.nbytes:
+            self.rt.memcpy(ptr, data.nbytes, data, data.nbytes, MEMCPY_HOST_TO_DEVICE)
+        return ptr
+
+    def _download(self, ptr: int, desc: TensorDesc) -> np.ndarray:
+        out = np.empty(desc.shape, _dtype(desc))
+        if out.nbytes:
+            self.rt.memcpy(out, out.nbytes, ptr, out.nbytes, MEMCPY_DEVICE_TO_HOST)
+        return out
+
+    # -- reporting --------------------------------------------------------------------------------
+    def summary(self) -> list[str]:
+        """The per-run summary a user reads: both clocks named, files named."""
+        rt = self.rt
+        stats = rt.mem_stats(self.device_id)
+        lines = [self.kernel_cache.summary(),
+                 f"graph cache {self.graph_cache.directory}: {self.graph_cache.hits} hit(s), "
+                 f"{self.graphs_compiled} graph(s) compiled"]
+        by_graph: dict[tuple[str, str], list[StepRecord]] = {}
+        for s in self.steps:
+            by_graph.setdefault((s.name, s.jit_level), []).append(s)
+        for (name, level), steps in by_graph.items():
+            steady = steps[1:] or steps
+            dev = sum(s.device_s for s in steady) / len(steady)
+            wall = sum(s.host_wall_s for s in steady) / len(steady)
+            lines.append(f"{name} [{level}]: {len(steps)} run(s), {steps[0].kernels} kernel(s)/run; "
+                         f"simulated device time {dev * 1e3:.3f} ms/run, host wall {wall * 1e3:.1f} ms/run"
+                         + (" (steady state, first run excluded)" if len(steps) > 1 else ""))
+        for name, p in self._prepared.items():
+            if p.compiled.memory == "static":
+                lines.append(f"{p.compiled.name} [{p.compiled.jit_level}] static memory plan: "
+                             f"{p.compiled.workspace_size} B for a lower bound of {p.compiled.lower_bound} B "
+                             f"({p.compiled.workspace_size / max(p.compiled.lower_bound, 1):.3f}x), "
+                             f"{len(p.streams)} stream(s)")
+        lines.append(f"device {self.device_id} memory (simulated): peak used {stats.peak_used} B, actual peak "
+                     f"with fragments {stats.actual_peak} B, reserved {stats.reserved} B")
+        return lines
+
+
+SCRATCH_ALIGN = 512
+
+
+def _scratch_layout(func: KernelFunction) -> tuple[list[int], int]:
+    """Offsets of a kernel's workspaces packed into one scratch area (512-B aligned), and its size."""
+    offsets, end = [], 0
+    for a in func.args:
+        if a.role == "workspace":
+            offsets.append(end)
+            end += -(-a.nbytes // SCRATCH_ALIGN) * SCRATCH_ALIGN
+    return offsets, end
+
+
+def _split_scratch(func: KernelFunction, base: int) -> list[int]:
+    """Addresses of a kernel's workspaces in its stream's scratch area (O2)."""
+    return [base + o for o in _scratch_layout(func)[0]]
