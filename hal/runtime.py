@@ -216,21 +216,22 @@ class Runtime:
         self.current_context = ctx
         return ctx.handle
 
-    @_api()
-    def destroy_context(self, context: int) -> None:
+    def _context(self, context: int) -> Context:
         ctx = self.contexts.get(context)
         if ctx is None or ctx.destroyed:
             raise ContextNullError(f"context {context!r} does not exist or was destroyed")
+        return ctx
+
+    @_api()
+    def destroy_context(self, context: int) -> None:
+        ctx = self._context(context)
         ctx.destroyed = True
         if self.current_context is ctx:
             self.current_context = None
 
     @_api()
     def set_current_context(self, context: int) -> None:
-        ctx = self.contexts.get(context)
-        if ctx is None or ctx.destroyed:
-            raise ContextNullError(f"context {context!r} does not exist or was destroyed")
-        self.current_context = ctx
+        self.current_context = self._context(context)
 
     def _ctx(self) -> Context:
         if self.current_context is None or self.current_context.destroyed:
