@@ -344,3 +344,29 @@ def test_chrome_trace_is_valid_and_nested(rt, make_scale, tmp_path):
     names = {e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "thread_name"}
     assert f"stream {s1}" in names
     assert _spans_nest(events)
+
+
+def test_contexts_and_multiple_devices_share_one_clock(rt, make_scale):
+    rt.init(device_count=2)
+    assert rt.get_device_count() == 2
+    c0 = rt.create_context(0)
+    p0 = rt.malloc(4 * N)
+    c1 = rt.create_context(1)
+    assert rt.get_device() == 1
+    p1 = rt.malloc(4 * N)
+    assert p0 != p1
+    s1 = rt.create_stream()
+    rt.set_current_context(c0)
+    assert rt.get_device() == 0
+    s0 = rt.create_stream()
+    # a long kernel on each device: they run concurrently on the shared clock
+    rt.launch_kernel(make_scale(N, 1, big_cost()), 1, [p0, rt.malloc(4 * N)], s0)
+    rt.set_current_context(c1)
+    rt.launch_kernel(make_scale(N, 1, big_cost()), 1, [p1, rt.malloc(4 * N)], s1)
+    rt.synchronize_stream(s1)
+    rt.set_current_context(c0)
+    rt.synchronize_stream(s0)
+    assert rt.device_time() == pytest.approx(7.8125e-3 + 3e-6 + 30e-6, abs=20e-6)   # not 2 x 7.8 ms
+    rt.destroy_context(c1)
+    with pytest.raises(errors.ContextNullError, match="destroyed"):
+        rt.set_current_context(c1)

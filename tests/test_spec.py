@@ -1,0 +1,53 @@
+"""Device presets, overrides and the info CLI, against REFERENCE.md's numbers."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ascendemu import errors
+from ascendemu.device.cost import KernelCost, copy_time, kernel_time
+from ascendemu.device.spec import PRESETS, get_spec
+
+
+def test_910a_numbers():
+    s = get_spec()
+    assert (s.ai_cores, s.clock_hz, s.hbm_bytes, s.max_streams, s.max_events) == (32, 1e9, 32 << 30, 1024, 1024)
+    assert s.peak_cube_flops == 32 * 4096 * 2 * 1e9          # 262 TFLOPS fp16
+    assert get_spec("Ascend910B1").ai_cores == 24 and get_spec("Ascend910B4").hbm_bytes == 32 << 30
+    assert get_spec("Ascend910ProA").clock_hz == 1.1e9
+    assert set(PRESETS) >= {"Ascend910A", "Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4"}
+
+
+def test_overrides_and_errors():
+    assert get_spec(hbm_bytes=16 << 30).hbm_bytes == 16 << 30
+    with pytest.raises(errors.InvalidParamError, match="unknown device preset 'Ascend999'"):
+        get_spec("Ascend999")
+    with pytest.raises(errors.InvalidParamError, match=r"unknown DeviceSpec field\(s\) \['cores'\]"):
+        get_spec(cores=4)
+    with pytest.raises(errors.InvalidParamError, match="must be a positive number"):
+        get_spec(ai_cores=0)
+
+
+def test_cost_model_by_hand():
+    s = get_spec()
+    # a 1024^3 fp16 matmul on 32 blocks: 2*2^30 flop / 32 / (2*4096*1e9) per block
+    cost = KernelCost(cube_flops=2 * 1024 ** 3, bytes=3 * 1024 * 1024 * 2, dtype="float16")
+    per_block = 2 * 1024 ** 3 / 32 / (2 * 4096 * 1e9)
+    assert kernel_time(s, cost, 32) == pytest.approx(2e-6 + per_block + 1e-6)
+    # the clock scales compute-bound time (ProA is 1.1x faster)
+    pro = get_spec("Ascend910ProA")
+    assert kernel_time(pro, cost, 32) == pytest.approx(2e-6 + per_block / 1.1 + 1e-6)
+    assert copy_time(s, 32 << 20, "H2D") == pytest.approx(2e-6 + (32 << 20) / 32e9)
+
+
+def test_info_cli():
+    out = subprocess.run([sys.executable, "-m", "ascendemu", "info", "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    data = json.loads(out)
+    assert data["ai_cores"] == 32 and data["peak_fp16_tflops"] == 262.1
+    bad = subprocess.run([sys.executable, "-m", "ascendemu", "info", "--device", "Nope"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "unknown device preset" in bad.stderr
