@@ -1,0 +1,102 @@
+"""Where a rank's kernel cache lives, and whether it is safe to load native code from there.
+
+MindSpore's layout: ``${MS_COMPILER_CACHE_PATH:-.}/rank_${RANK_ID:-0}/kernel_meta/``. Loading a
+cached ``.o`` runs its machine code in this process, so a directory that another user could write
+to is a code-injection path: such a directory is refused rather than silently trusted.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ascendemu.errors import ACL_ERROR_RT_PARAM_INVALID, AclError, InvalidParamError
+
+CACHE_PATH_ENV = "MS_COMPILER_CACHE_PATH"
+RANK_ENV = "RANK_ID"
+KERNEL_META = "kernel_meta"
+LOCKS_DIR = ".locks"
+QUARANTINE_DIR = ".quarantine"
+BUILD_LOG = ".build.log"
+PRIVATE_DIR_MODE = 0o700
+UNSAFE_WRITE_BITS = stat.S_IWGRP | stat.S_IWOTH
+
+
+class CacheSecurityError(AclError):
+    """The cache directory could be written by someone else, so its kernels cannot be trusted."""
+
+    code = ACL_ERROR_RT_PARAM_INVALID
+
+
+def resolve_rank(rank: int | None = None) -> int:
+    """The explicit rank, else ``RANK_ID`` (empty or unset means 0)."""
+    if rank is not None:
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+            raise InvalidParamError(f"rank {rank!r} is not a non-negative integer")
+        return rank
+    raw = os.environ.get(RANK_ENV, "").strip()
+    if raw == "":
+        return 0
+    if not raw.isdigit():
+        raise InvalidParamError(
+            f"environment variable {RANK_ENV}={raw!r} is not a non-negative integer; "
+            f"set it to the rank number (e.g. {RANK_ENV}=0) or unset it")
+    return int(raw)
+
+
+def resolve_root(root: str | os.PathLike | None = None) -> Path:
+    """The explicit root, else ``MS_COMPILER_CACHE_PATH``, else the current directory (absolute)."""
+    if root is None:
+        root = os.environ.get(CACHE_PATH_ENV, "") or "."
+    return Path(root).expanduser().absolute()
+
+
+def rank_dir(root: Path, rank: int) -> Path:
+    return root / f"rank_{rank}"
+
+
+def kernel_meta_dir(root: str | os.PathLike | None = None, rank: int | None = None) -> Path:
+    """``<root>/rank_<rank>/kernel_meta`` with the environment defaults applied; nothing is created."""
+    return rank_dir(resolve_root(root), resolve_rank(rank)) / KERNEL_META
+
+
+def insecurity(path: Path) -> str | None:
+    """Why ``path`` must not be trusted (another owner, or writable by group/other), else None."""
+    st = path.stat()
+    if st.st_uid != os.geteuid():
+        return (f"directory {path} is owned by uid {st.st_uid}, not by this user (uid {os.geteuid()}); "
+                f"use a private {CACHE_PATH_ENV}")
+    if st.st_mode & UNSAFE_WRITE_BITS:
+        return (f"directory {path} is writable by group/other (mode {stat.S_IMODE(st.st_mode):o}); "
+                f"run `chmod go-w {path}` or use a private {CACHE_PATH_ENV}")
+    return None
+
+
+def check_secure(kernel_meta: Path) -> None:
+    """Refuse a kernel_meta directory (or its rank_N parent) someone else could have written to."""
+    for path in (kernel_meta.parent, kernel_meta):
+        problem = insecurity(path)
+        if problem:
+            raise CacheSecurityError(f"refusing to load kernels: {problem}")
+
+
+def make_private_dir(path: Path) -> None:
+    """Create ``path`` with mode 0o700 whatever the umask; an existing directory is left as it is."""
+    try:
+        os.mkdir(path, PRIVATE_DIR_MODE)
+    except FileExistsError:
+        if not path.is_dir():
+            raise InvalidParamError(f"{path} exists and is not a directory; move it away or pick another "
+                                    f"{CACHE_PATH_ENV}") from None
+        return
+    os.chmod(path, PRIVATE_DIR_MODE)
+
+
+def prepare(kernel_meta: Path) -> None:
+    """Create the cache directories (private) and check that they are safe to load code from."""
+    root = kernel_meta.parent.parent
+    if not root.exists():
+        os.makedirs(root, PRIVATE_DIR_MODE, exist_ok=True)
+    for path in (kernel_meta.parent, kernel_meta, kernel_meta / LOCKS_DIR, kernel_meta / QUARANTINE_DIR):
+        make_private_dir(path)
+    check_secure(kernel_meta)

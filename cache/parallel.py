@@ -1,0 +1,115 @@
+"""Compile cache misses in worker processes, one kernel per task.
+
+numba compiles hold the GIL, so parallelism needs processes. Workers start with 'spawn' (a fork of a
+process that runs the device simulation's threads or has LLVM state could deadlock). A spawned worker
+normally re-runs the caller's main script first, which breaks every script without an
+``if __name__ == "__main__":`` guard (its top level runs again in each worker, then the pool dies);
+the workers need nothing from that script, so it is hidden from them while they start.
+
+Each task runs the whole locked protocol (:func:`ensure_entry`) in the worker, so concurrent
+processes still compile each kernel once; the parent only loads what the workers return and never
+imports numba itself.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from ascendemu.errors import AclError
+from ascendemu.kernels.signature import OpSignature
+
+from .entry import Outcome, ensure_entry
+
+START_METHOD = "spawn"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One cache miss to settle."""
+
+    sig: OpSignature
+    distrust: str | None = None     # why the committed entry failed to load although it verified
+
+
+def worker_count(jobs: int | None, misses: int) -> int:
+    return max(1, min(jobs or os.cpu_count() or 1, misses))
+
+
+def settle(directory: Path, requests: list[Request], device_id: int, soc: str, jobs: int | None,
+           progress: bool) -> Iterator[tuple[Request, Outcome]]:
+    """Yield each request with its outcome, in completion order; in this process when one worker suffices.
+
+    A failing build does not stop the others (their entries are still worth keeping); the first
+    failure is raised once all are done.
+    """
+    bar = _progress_bar(len(requests)) if progress and len(requests) > 1 else None
+    workers = worker_count(jobs, len(requests))
+    failure: BaseException | None = None
+    try:
+        if workers == 1:
+            for req in requests:
+                try:
+                    outcome = ensure_entry(directory, req.sig, device_id, soc, req.distrust)
+                except AclError as exc:
+                    failure = failure or exc
+                    continue
+                finally:
+                    if bar is not None:
+                        bar.update(1)
+                yield req, outcome
+        else:
+            # Imported here: a warm start never needs them.
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            context = multiprocessing.get_context(START_METHOD)
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                with _main_hidden():       # workers are spawned by submit()
+                    futures = {
+                        pool.submit(ensure_entry, directory, req.sig, device_id, soc, req.distrust): req
+                        for req in requests}
+                for future in as_completed(futures):
+                    if bar is not None:
+                        bar.update(1)
+                    exc = future.exception()
+                    if exc is not None:
+                        failure = failure or _unpickled(exc)
+                        continue
+                    yield futures[future], future.result()
+    finally:
+        if bar is not None:
+            bar.close()
+    if failure is not None:
+        raise failure
+
+
+@contextlib.contextmanager
+def _main_hidden():
+    """Hide ``__main__``'s file and spec, which is how 'spawn' decides to re-run the main script."""
+    main = sys.modules["__main__"]
+    saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
+def _unpickled(exc: BaseException) -> BaseException:
+    # An AclError crossing a process boundary is rebuilt from its formatted message, which would
+    # prefix the code twice; restore the original text.
+    if isinstance(exc, AclError):
+        exc.args = (f"[{exc.code}] {exc.message}",)
+    return exc
+
+
+def _progress_bar(total: int):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="building kernels", unit="kernel", file=sys.stderr, leave=False)

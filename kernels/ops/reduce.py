@@ -1,0 +1,132 @@
+"""ReduceSum, ReduceMean, ReduceMax over any set of axes.
+
+The input dims are coalesced into alternating runs of kept and reduced dims. Blocks split the
+output elements. If the innermost run is reduced, every output folds one contiguous row per
+combination of the outer reduced dims (eight partial accumulators break the add latency chain).
+If the innermost run is kept, the kernel walks the input in memory order and folds whole contiguous
+output runs at a time into a per-output accumulator in the workspace. Sums accumulate in float64
+(int64 for int32, stored wrapped), maxima in the compute type.
+"""
+from __future__ import annotations
+
+from ascendemu.device.cost import KernelCost
+from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+from . import nb
+from .shapes import reduce_axes
+
+PARTIALS = 8
+
+
+def runs(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[tuple[int, bool, int]]:
+    """Coalesced (size, reduced, input stride) runs of ``shape``; size-1 dims dropped."""
+    merged: list[list] = []
+    for d, size in enumerate(shape):
+        if size == 1:
+            continue
+        reduced = d in axes
+        if merged and merged[-1][1] == reduced:
+            merged[-1][0] *= size
+        else:
+            merged.append([size, reduced])
+    if not merged:
+        merged = [[1, False]]
+    out, stride = [], 1
+    for size, reduced in reversed(merged):
+        out.append((size, reduced, stride))
+        stride *= size
+    return list(reversed(out))
+
+
+def fold(op: str, acc: str, value: str, compute: str) -> str:
+    if op != "ReduceMax":
+        return f"{acc} += {value}"
+    if compute == "i":
+        return f"{acc} = max({acc}, {value})"
+    return f"{acc} = {value} if ({value} > {acc} or {value} != {value}) else {acc}"
+
+
+def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
+    x = sig.inputs[0]
+    dtype, op = x.dtype, sig.op
+    compute = "i" if dtype == "int32" else "f"
+    if op == "ReduceMax":
+        init = "i64(-2147483648)" if compute == "i" else "f32(-np.inf)"
+    else:
+        init = "i64(0)" if compute == "i" else "f64(0.0)"
+    acc_type = "int64" if compute == "i" else ("float32" if op == "ReduceMax" else "float64")
+    axes = reduce_axes(sig)
+    dims = runs(x.shape, axes)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    n_out = outputs[0].size
+    kept = [(s, st) for s, red, st in dims if not red]
+    reduced = [(s, st) for s, red, st in dims if red]
+
+    def finish(value: str) -> str:
+        if op == "ReduceMean":
+            value = f"fdiv({value}, f64({float(count)!r}))"
+        return nb.store(dtype, value) if compute == "f" else f"np.int32({value})"
+
+    def unravel(index: str, dims_strides: list[tuple[int, int]], target: str) -> list[str]:
+        lines = [f"{target} = 0", f"r = {index}"]
+        for size, stride in reversed(dims_strides):
+            lines += [f"{target} += (r % {size}) * {stride}", f"r = r // {size}"]
+        return lines
+
+    def reduced_loops(dims_strides: list[tuple[int, int]], base: str, body) -> list[str]:
+        """Nested loops over ``dims_strides`` with offset variable o<depth>; body(offset) at the bottom."""
+        lines, offset = [], base
+        for depth, (size, stride) in enumerate(dims_strides):
+            lines += nb.indent([f"for q{depth} in range({size}):",
+                                f"    o{depth} = {offset} + q{depth} * {stride}"], depth)
+            offset = f"o{depth}"
+        return lines + nb.indent(body(offset), len(dims_strides))
+
+    lines = ["def kernel(args, block_idx, block_dim):",
+             "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
+             "        return",
+             "    " + nb.view("x", 0, dtype), "    " + nb.view("y", 1, dtype)]
+    workspace: tuple[int, ...] = ()
+    if dims[-1][1]:
+        # Innermost run reduced: one contiguous row fold per outer reduced combination.
+        inner = dims[-1][0]
+
+        def row(offset: str) -> list[str]:
+            parts = [f"p{k}" for k in range(PARTIALS)]
+            body = ["j = 0", f"while j + {PARTIALS} <= {inner}:"]
+            body += ["    " + fold(op, parts[k], nb.load(dtype, f"x[{offset} + j + {k}]"), compute)
+                     for k in range(PARTIALS)]
+            body += [f"    j += {PARTIALS}", f"while j < {inner}:",
+                     "    " + fold(op, "p0", nb.load(dtype, f"x[{offset} + j]"), compute), "    j += 1"]
+            return body
+
+        body = unravel("u", kept, "base") + [f"p{k} = {init}" for k in range(PARTIALS)]
+        body += reduced_loops(reduced[:-1], "base", row)
+        body += [fold(op, "p0", f"p{k}", compute) for k in range(1, PARTIALS)]
+        body.append(f"y[u] = {finish('p0')}")
+        lines += nb.indent(nb.split_lines(str(n_out)))
+        lines += ["    for u in range(lo, hi):"] + nb.indent(body, 2)
+    else:
+        # Innermost run kept: fold contiguous output runs into a per-output workspace accumulator.
+        inner = dims[-1][0]
+        workspace = (max(n_out, 1) * 8,)
+        lines += ["    " + nb.view("w", 2, acc_type)]
+        lines += nb.indent(nb.split_lines(str(n_out)))
+        body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
+                "for j in range(j0, j1):", f"    w[start + j] = {init}"]
+        body += unravel("row", kept[:-1], "base")
+
+        def run(offset: str) -> list[str]:
+            return ["for j in range(j0, j1):",
+                    "    v = " + nb.load(dtype, f"x[{offset} + j]"),
+                    "    " + fold(op, "w[start + j]", "v", compute)]
+
+        body += reduced_loops(reduced, "base", run)
+        body += ["for j in range(j0, j1):", f"    y[start + j] = {finish('w[start + j]')}", "row += 1"]
+        lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + nb.indent(body, 2)
+    src = "\n".join(lines) + "\n"
+    block_dim = max(1, min(nb.MAX_BLOCKS, n_out, x.size // nb.MIN_ELEMENTS_PER_BLOCK))
+    cost = KernelCost(vector_ops=x.size, bytes=x.nbytes + outputs[0].nbytes, dtype=dtype)
+    return nb.Built(nb.compile_source(src), block_dim, cost, workspace)
