@@ -145,13 +145,20 @@ def test_unsupported_ops_and_layers_name_the_op_and_list_the_subset():
 
 # ------------------------------------------------------------------------------------ pynative
 
-def test_pynative_without_backend_says_what_to_do():
+def test_pynative_without_backend_runs_on_the_emulated_device(tmp_path, monkeypatch):
+    from ascendemu.graph.executor import DeviceExecutor
+    from ascendemu.hal.runtime import get_runtime
+
+    monkeypatch.setenv("MS_COMPILER_CACHE_PATH", str(tmp_path))
     previous = ms.set_backend(None)
     try:
-        with pytest.raises(FeatureNotSupportedError, match="set_backend"):
-            ops.Square()(Tensor([1.0]))
+        out = ops.Square()(Tensor([1.0, 4.0, 9.0]))
+        np.testing.assert_array_equal(out.asnumpy(), [1, 16, 81])
+        assert isinstance(ms.get_backend(), DeviceExecutor)
+        assert len(list((tmp_path / "rank_0" / "kernel_meta").glob("square_*_0.o"))) == 1
     finally:
         ms.set_backend(previous)
+        get_runtime().finalize()
 
 
 def test_pynative_arithmetic_runs_ops(backend):

@@ -13,7 +13,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from . import nb
 from .shapes import conv_geometry
 
-MIN_FLOPS_PER_BLOCK = 1 << 22
+MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller convolutions use fewer blocks
 
 
 def tap_ranges(out: int, size: int, stride: int, pad: int, dilation: int, taps: int):
@@ -43,11 +43,9 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     block_dim = max(1, min(nb.MAX_BLOCKS, units, flops // MIN_FLOPS_PER_BLOCK))
     acc_ws = dtype == "float16"
 
-    lines = ["def kernel(args, block_idx, block_dim):",
-             "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
-             "        return",
-             "    " + nb.view("x", 0, dtype), "    " + nb.view("wt", 1, dtype), "    " + nb.view("y", 2, dtype),
-             f"    OHLO = {oh_lo!r}", f"    OHHI = {oh_hi!r}", f"    OWLO = {ow_lo!r}", f"    OWHI = {ow_hi!r}"]
+    lines = nb.HEADER + nb.views(("x", 0, dtype), ("wt", 1, dtype), ("y", 2, dtype))
+    lines += [f"    OHLO = {oh_lo!r}", f"    OHHI = {oh_hi!r}",
+              f"    OWLO = {ow_lo!r}", f"    OWHI = {ow_hi!r}"]
     if acc_ws:
         lines += ["    " + nb.view("acc", 3, "float32"), f"    ab = block_idx * {plane}"]
     else:
@@ -77,4 +75,4 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     workspace = (block_dim * plane * 4,) if acc_ws else ()
     moved = x_desc.nbytes + w_desc.nbytes + outputs[0].nbytes
     cost = KernelCost(cube_flops=flops, bytes=moved, dtype=dtype)
-    return nb.Built(nb.compile_source("\n".join(lines) + "\n"), block_dim, cost, workspace)
+    return nb.Built(nb.compile_lines(lines), block_dim, cost, workspace)

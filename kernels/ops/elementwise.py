@@ -7,6 +7,8 @@ Blocks split the flat output range, so block b writes exactly elements [b*chunk,
 """
 from __future__ import annotations
 
+import math
+
 from ascendemu.device.cost import KernelCost
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -113,9 +115,7 @@ def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]]
         n *= s
     dims, strides = coalesce(out_shape, full_strides)
     inner = dims[-1]
-    lines = ["def kernel(args, block_idx, block_dim):",
-             "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
-             "        return"]
+    lines = list(nb.HEADER)
     for i, desc in enumerate(inputs):
         lines.append("    " + nb.view(f"x{i}", i, desc.dtype))
     for k, (_, dtype) in enumerate(outputs):
@@ -147,7 +147,14 @@ def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]]
 
 
 def const_literal(value, compute: str) -> str:
-    return f"f32({float(value)!r})" if compute == "f" else f"i64({int(value)})"
+    if compute != "f":
+        return f"i64({int(value)})"
+    value = float(value)
+    if math.isnan(value):
+        return "f32(np.nan)"
+    if math.isinf(value):
+        return "f32(np.inf)" if value > 0 else "f32(-np.inf)"
+    return f"f32({value!r})"
 
 
 def program_steps(program: tuple, compute: str) -> list[str]:

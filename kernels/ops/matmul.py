@@ -19,10 +19,11 @@ MATMUL_ROW_TILE = 64       # output rows per work unit (a multiple of ROW_GROUP)
 MATMUL_COL_TILE = 256      # output columns per work unit
 MATMUL_K_SLICE = 256       # contraction slice kept in cache
 ROW_GROUP = 4              # rows updated together from one B row
-MIN_FLOPS_PER_BLOCK = 1 << 22
+MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller matmuls use fewer blocks
 
 
 def batch_strides(out_batch: tuple[int, ...], batch: tuple[int, ...], matrix: int) -> list[int]:
+    """Element strides of one operand over the broadcast batch dims (0 where it is broadcast)."""
     padded = (1,) * (len(out_batch) - len(batch)) + batch
     strides, acc = [0] * len(padded), matrix
     for d in reversed(range(len(padded))):
@@ -56,10 +57,10 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     flops = 2 * batch * m * n * k
     block_dim = max(1, min(nb.MAX_BLOCKS, units, flops // MIN_FLOPS_PER_BLOCK))
 
-    nc, kc = col_tile, min(k, MATMUL_K_SLICE)
+    nc, k_slice = col_tile, min(k, MATMUL_K_SLICE)
     pack_b = tb or dtype == "float16"
     acc_ws = dtype == "float16"
-    pack_size = kc * nc if pack_b else 0
+    pack_size = k_slice * nc if pack_b else 0
     per_block = pack_size + (row_tile * nc if acc_ws else 0)
     workspace = (block_dim * per_block * 4,) if per_block else ()
 
@@ -71,10 +72,7 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
 
     a_strides = batch_strides(out_batch, a_desc.shape[:-2], m * k)
     b_strides = batch_strides(out_batch, b_desc.shape[:-2], k * n)
-    lines = ["def kernel(args, block_idx, block_dim):",
-             "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
-             "        return",
-             "    " + nb.view("a", 0, dtype), "    " + nb.view("b", 1, dtype), "    " + nb.view("c", 2, dtype)]
+    lines = nb.HEADER + nb.views(("a", 0, dtype), ("b", 1, dtype), ("c", 2, dtype))
     if workspace:
         lines += ["    " + nb.view("w", 3, "float32"), f"    wb = block_idx * {per_block}"]
     lines += nb.indent(nb.split_lines(str(units)))
@@ -97,8 +95,8 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         acc_row, ldc = f"coff + i * {n} + jc", n
         tile += ["acc = c"]
     tile += ["for i in range(i0, i1):", f"    ro = {acc_row}", "    for j in range(nj):",
-              "        acc[ro + j] = f32(0.0)"]
-    kslice = [f"nk = min({k} - kc, {kc})"]
+             "        acc[ro + j] = f32(0.0)"]
+    kslice = [f"nk = min({k} - kc, {k_slice})"]
     if pack_b:
         if tb:
             src_index = f"boff + (jc + j) * {k} + kc + kk"
@@ -116,10 +114,10 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     kslice += [f"    i += {ROW_GROUP}", "while i < i1:"]
     kslice += nb.indent(row_group_lines(1, a_index, acc_row, ldc, b_ptr, b_row, a_load))
     kslice += ["    i += 1"]
-    tile += [f"for kc in range(0, {k}, {kc if kc else 1}):"] + nb.indent(kslice)
+    tile += [f"for kc in range(0, {k}, {max(k_slice, 1)}):"] + nb.indent(kslice)
     if acc_ws:
         tile += ["for i in range(i0, i1):", f"    ro = {acc_row}", f"    co = coff + i * {n} + jc",
-                  "    for j in range(nj):", f"        c[co + j] = {nb.store(dtype, 'w[ro + j]')}"]
+                 "    for j in range(nj):", f"        c[co + j] = {nb.store(dtype, 'w[ro + j]')}"]
     unit += tile
     lines += ["    for u in range(lo, hi):"] + nb.indent(unit, 2)
     src = "\n".join(lines) + "\n"

@@ -22,7 +22,6 @@ from ascendemu.device.cost import KernelCost
 MIN_ELEMENTS_PER_BLOCK = 64 * 1024
 MAX_BLOCKS = 32
 
-ITEMSIZE = {"float32": 4, "float16": 2, "int32": 4}
 STORAGE = {"float32": types.float32, "float16": types.uint16, "int32": types.int32,
            "float64": types.float64, "int64": types.int64}
 
@@ -137,6 +136,12 @@ def f2h(value):
     return np.uint16(out | sign)
 
 
+# First lines of every generated kernel: the ABI signature, and no work for an invalid block index.
+HEADER = ["def kernel(args, block_idx, block_dim):",
+          "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
+          "        return"]
+
+
 def namespace() -> dict:
     """Globals every generated kernel source may use."""
     ns = {"np": np, "math": math, "h2f": h2f, "f2h": f2h, "fdiv": fdiv, "sdiv": sdiv,
@@ -152,6 +157,11 @@ def view(name: str, arg: int, dtype: str) -> str:
     which keeps them vectorisable (a 4-row matmul runs ~10x faster than over carrays).
     """
     return f"{name} = ptr_{dtype}(args[{arg}])"
+
+
+def views(*specs: tuple[str, int, str]) -> list[str]:
+    """Kernel-body lines binding typed pointers: one (name, argument index, dtype) per spec."""
+    return ["    " + view(*spec) for spec in specs]
 
 
 def load(dtype: str, expr: str) -> str:
@@ -172,14 +182,18 @@ def store(dtype: str, value: str) -> str:
     return value
 
 
-def compile_source(src: str, name: str = "kernel", extra: dict | None = None) -> Callable:
-    """Exec generated source and return the function ``name`` it defines."""
+def compile_lines(lines: list[str]) -> Callable:
+    return compile_source("\n".join(lines) + "\n")
+
+
+def compile_source(src: str) -> Callable:
+    """Exec generated source defining ``kernel`` and return that function.
+
+    The source stays attached as ``__ascendemu_source__`` for debugging and for .info dumps.
+    """
     ns = namespace()
-    if extra:
-        ns.update(extra)
-    code = compile(src, f"<ascendemu kernel {name}>", "exec")
-    exec(code, ns)
-    fn = ns[name]
+    exec(compile(src, "<ascendemu generated kernel>", "exec"), ns)
+    fn = ns["kernel"]
     fn.__ascendemu_source__ = src
     return fn
 
@@ -189,11 +203,11 @@ def elementwise_blocks(n: int) -> int:
     return max(1, min(MAX_BLOCKS, n // MIN_ELEMENTS_PER_BLOCK))
 
 
-def split_lines(total: str, prefix: str = "") -> list[str]:
-    """Source lines computing ``{prefix}lo, {prefix}hi``: this block's share of range(total)."""
-    return [f"{prefix}chunk = ({total} + block_dim - 1) // block_dim",
-            f"{prefix}lo = block_idx * {prefix}chunk",
-            f"{prefix}hi = min({total}, {prefix}lo + {prefix}chunk)"]
+def split_lines(total: int | str) -> list[str]:
+    """Source lines computing ``lo, hi``: this block's contiguous share of range(total)."""
+    return [f"chunk = ({total} + block_dim - 1) // block_dim",
+            "lo = block_idx * chunk",
+            f"hi = min({total}, lo + chunk)"]
 
 
 def indent(lines: list[str], depth: int = 1) -> list[str]:

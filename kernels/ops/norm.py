@@ -6,22 +6,13 @@ like an elementwise op, with per-channel constants loaded once per contiguous sp
 """
 from __future__ import annotations
 
+import math
+
 from ascendemu.device.cost import KernelCost
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import nb
 from .shapes import layer_norm_axes, softmax_axis
-
-HEADER = ["def kernel(args, block_idx, block_dim):",
-          "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
-          "        return"]
-
-
-def prod(values) -> int:
-    n = 1
-    for v in values:
-        n *= v
-    return n
 
 
 def row_blocks(rows: int, size: int) -> int:
@@ -32,8 +23,8 @@ def softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     x = sig.inputs[0]
     dtype = x.dtype
     axis = softmax_axis(sig)
-    length, inner = x.shape[axis], prod(x.shape[axis + 1:])
-    rows = prod(x.shape[:axis]) * inner
+    length, inner = x.shape[axis], math.prod(x.shape[axis + 1:])
+    rows = math.prod(x.shape[:axis]) * inner
 
     def at(j: str) -> str:
         return nb.load(dtype, f"x[base + {j} * {inner}]" if inner != 1 else f"x[base + {j}]")
@@ -41,7 +32,8 @@ def softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     def out(j: str) -> str:
         return f"y[base + {j} * {inner}]" if inner != 1 else f"y[base + {j}]"
 
-    body = [f"base = (u // {inner}) * {length * inner} + u % {inner}" if inner != 1 else f"base = u * {length}",
+    first = f"(u // {inner}) * {length * inner} + u % {inner}" if inner != 1 else f"u * {length}"
+    body = [f"base = {first}",
             "m = f32(-np.inf)",
             f"for j in range({length}):",
             f"    v = {at('j')}",
@@ -55,11 +47,11 @@ def softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     else:
         body += ["ls = f32(math.log(s))", f"for j in range({length}):",
                  f"    {out('j')} = " + nb.store(dtype, "(" + at("j") + " - m) - ls")]
-    lines = HEADER + ["    " + nb.view("x", 0, dtype), "    " + nb.view("y", 1, dtype)]
+    lines = nb.HEADER + nb.views(("x", 0, dtype), ("y", 1, dtype))
     lines += nb.indent(nb.split_lines(str(rows)))
     lines += ["    for u in range(lo, hi):"] + nb.indent(body, 2)
     cost = KernelCost(vector_ops=4 * x.size, bytes=2 * x.nbytes, dtype=dtype)
-    return nb.Built(nb.compile_source("\n".join(lines) + "\n"), row_blocks(rows, x.size), cost)
+    return nb.Built(nb.compile_lines(lines), row_blocks(rows, x.size), cost)
 
 
 def layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
@@ -67,7 +59,7 @@ def layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     dtype = x.dtype
     norm, _ = layer_norm_axes(sig)
     eps = float(sig.attr("epsilon", 1e-7))
-    rows, length, params = prod(x.shape[:norm]), prod(x.shape[norm:]), gamma.size
+    rows, length, params = math.prod(x.shape[:norm]), math.prod(x.shape[norm:]), gamma.size
 
     def scaled(j: str, p: str) -> str:
         value = f"f32((({nb.load(dtype, f'x[base + {j}]')} - mean) * rstd))"
@@ -76,7 +68,8 @@ def layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     body = [f"base = u * {length}", "s = f64(0.0)",
             f"for j in range({length}):", f"    s += {nb.load(dtype, 'x[base + j]')}",
             f"mean = fdiv(s, f64({float(max(length, 1))!r}))", "ss = f64(0.0)",
-            f"for j in range({length}):", f"    d = {nb.load(dtype, 'x[base + j]')} - mean", "    ss += d * d",
+            f"for j in range({length}):", f"    d = {nb.load(dtype, 'x[base + j]')} - mean",
+            "    ss += d * d",
             f"var = fdiv(ss, f64({float(max(length, 1))!r}))",
             f"rstd = fdiv(f64(1.0), math.sqrt(var + f64({eps!r})))"]
     if params == length:
@@ -88,28 +81,29 @@ def layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         body += [f"for q in range({length // params}):", f"    for p in range({params}):",
                  f"        y[base + q * {params} + p] = {scaled(f'q * {params} + p', 'p')}"]
     body += [f"mo[u] = {nb.store(dtype, 'mean')}", f"vo[u] = {nb.store(dtype, 'var')}"]
-    lines = HEADER + ["    " + nb.view(name, i, dtype)
+    lines = nb.HEADER + ["    " + nb.view(name, i, dtype)
                       for i, name in enumerate(("x", "g", "b", "y", "mo", "vo"))]
     lines += nb.indent(nb.split_lines(str(rows)))
     lines += ["    for u in range(lo, hi):"] + nb.indent(body, 2)
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     cost = KernelCost(vector_ops=8 * x.size, bytes=moved, dtype=dtype)
-    return nb.Built(nb.compile_source("\n".join(lines) + "\n"), row_blocks(rows, x.size), cost)
+    return nb.Built(nb.compile_lines(lines), row_blocks(rows, x.size), cost)
 
 
 def batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     x = sig.inputs[0]
     dtype = x.dtype
-    channels, spatial = x.shape[1], prod(x.shape[2:])
+    channels, spatial = x.shape[1], math.prod(x.shape[2:])
     eps = float(sig.attr("epsilon", 1e-5))
     names = ("x", "scale", "bias", "mean", "var")
     p = {name: sig.inputs[i].dtype for i, name in enumerate(names)}
-    lines = HEADER + ["    " + nb.view(name, i, sig.inputs[i].dtype) for i, name in enumerate(names)]
-    lines += ["    " + nb.view("y", 5, dtype)]
+    lines = nb.HEADER + nb.views(*[(name, i, sig.inputs[i].dtype) for i, name in enumerate(names)],
+                                 ("y", 5, dtype))
     lines += nb.indent(nb.split_lines(str(x.size)))
     body = [f"c = row % {channels}",
             f"m = {nb.load(p['mean'], 'mean[c]')}",
-            f"a = fdiv({nb.load(p['scale'], 'scale[c]')}, math.sqrt({nb.load(p['var'], 'var[c]')} + f32({eps!r})))",
+            f"sd = math.sqrt({nb.load(p['var'], 'var[c]')} + f32({eps!r}))",
+            f"a = fdiv({nb.load(p['scale'], 'scale[c]')}, sd)",
             f"bb = {nb.load(p['bias'], 'bias[c]')}",
             f"start = row * {spatial}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {spatial})",
             "for j in range(j0, j1):",
@@ -118,7 +112,7 @@ def batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     lines += [f"    row = lo // {max(spatial, 1)}", f"    while row * {spatial} < hi:"] + nb.indent(body, 2)
     moved = sum(d.nbytes for d in sig.inputs) + outputs[0].nbytes
     cost = KernelCost(vector_ops=2 * x.size, bytes=moved, dtype=dtype)
-    return nb.Built(nb.compile_source("\n".join(lines) + "\n"), nb.elementwise_blocks(x.size), cost)
+    return nb.Built(nb.compile_lines(lines), nb.elementwise_blocks(x.size), cost)
 
 
 def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:

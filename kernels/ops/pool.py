@@ -18,10 +18,7 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     g = pool_geometry(sig)
     h, w, oh, ow, kh, kw = g["h"], g["w"], g["oh"], g["ow"], g["kh"], g["kw"]
     units = g["n"] * g["c"]
-    lines = ["def kernel(args, block_idx, block_dim):",
-             "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
-             "        return",
-             "    " + nb.view("x", 0, dtype), "    " + nb.view("y", 1, dtype)]
+    lines = nb.HEADER + nb.views(("x", 0, dtype), ("y", 1, dtype))
     lines += nb.indent(nb.split_lines(str(units)))
     value = nb.load(dtype, f"x[xb + i * {w} + j]")
     if sig.op == "MaxPool":
@@ -36,10 +33,11 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
             f"for a in range({oh}):",
             f"    h0 = a * {g['sh']} - {g['pt']}", f"    h1 = min(h0 + {kh}, {h})", "    h0 = max(h0, 0)",
             f"    for b in range({ow}):",
-            f"        w0 = b * {g['sw']} - {g['pl']}", f"        w1 = min(w0 + {kw}, {w})", "        w0 = max(w0, 0)"]
+            f"        w0 = b * {g['sw']} - {g['pl']}", f"        w1 = min(w0 + {kw}, {w})",
+            "        w0 = max(w0, 0)"]
     body += nb.indent(fold, 2)
     lines += ["    for u in range(lo, hi):"] + nb.indent(body, 2)
     work = outputs[0].size * kh * kw
     block_dim = max(1, min(nb.MAX_BLOCKS, units, work // nb.MIN_ELEMENTS_PER_BLOCK))
     cost = KernelCost(vector_ops=work, bytes=x.nbytes + outputs[0].nbytes, dtype=dtype)
-    return nb.Built(nb.compile_source("\n".join(lines) + "\n"), block_dim, cost)
+    return nb.Built(nb.compile_lines(lines), block_dim, cost)

@@ -9,6 +9,8 @@ output runs at a time into a per-output accumulator in the workspace. Sums accum
 """
 from __future__ import annotations
 
+import math
+
 from ascendemu.device.cost import KernelCost
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -57,9 +59,7 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     acc_type = "int64" if compute == "i" else ("float32" if op == "ReduceMax" else "float64")
     axes = reduce_axes(sig)
     dims = runs(x.shape, axes)
-    count = 1
-    for a in axes:
-        count *= x.shape[a]
+    count = math.prod(x.shape[a] for a in axes)
     n_out = outputs[0].size
     kept = [(s, st) for s, red, st in dims if not red]
     reduced = [(s, st) for s, red, st in dims if red]
@@ -84,10 +84,7 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
             offset = f"o{depth}"
         return lines + nb.indent(body(offset), len(dims_strides))
 
-    lines = ["def kernel(args, block_idx, block_dim):",
-             "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
-             "        return",
-             "    " + nb.view("x", 0, dtype), "    " + nb.view("y", 1, dtype)]
+    lines = nb.HEADER + nb.views(("x", 0, dtype), ("y", 1, dtype))
     workspace: tuple[int, ...] = ()
     if dims[-1][1]:
         # Innermost run reduced: one contiguous row fold per outer reduced combination.
@@ -112,7 +109,7 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         # Innermost run kept: fold contiguous output runs into a per-output workspace accumulator.
         inner = dims[-1][0]
         workspace = (max(n_out, 1) * 8,)
-        lines += ["    " + nb.view("w", 2, acc_type)]
+        lines += nb.views(("w", 2, acc_type))
         lines += nb.indent(nb.split_lines(str(n_out)))
         body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
                 "for j in range(j0, j1):", f"    w[start + j] = {init}"]
@@ -126,7 +123,6 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         body += reduced_loops(reduced, "base", run)
         body += ["for j in range(j0, j1):", f"    y[start + j] = {finish('w[start + j]')}", "row += 1"]
         lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + nb.indent(body, 2)
-    src = "\n".join(lines) + "\n"
     block_dim = max(1, min(nb.MAX_BLOCKS, n_out, x.size // nb.MIN_ELEMENTS_PER_BLOCK))
     cost = KernelCost(vector_ops=x.size, bytes=x.nbytes + outputs[0].nbytes, dtype=dtype)
-    return nb.Built(nb.compile_source(src), block_dim, cost, workspace)
+    return nb.Built(nb.compile_lines(lines), block_dim, cost, workspace)

@@ -100,7 +100,8 @@ def int_tuple(sig: OpSignature, name: str, value: Any, lengths: tuple[int, ...])
     if isinstance(value, tuple) and len(value) in lengths and all(
             isinstance(v, int) and not isinstance(v, bool) for v in value):
         return value
-    raise fail(sig, f"attr {name}={value!r} must be an int or a tuple of {' or '.join(map(str, lengths))} ints")
+    counts = " or ".join(map(str, lengths))
+    raise fail(sig, f"attr {name}={value!r} must be an int or a tuple of {counts} ints")
 
 
 def hw_pair(sig: OpSignature, name: str, value: Any, minimum: int) -> tuple[int, int]:
@@ -366,7 +367,8 @@ def pool_geometry(sig: OpSignature) -> dict:
     elif mode == "VALID":
         oh, ow, pt, pl = (h - kh) // sh + 1, (w - kw) // sw + 1, 0, 0
         if h < kh or w < kw:
-            raise fail(sig, f"attr kernel_size=({kh}, {kw}) is larger than the input {h}x{w} (pad_mode VALID)")
+            raise fail(sig, f"attr kernel_size=({kh}, {kw}) is larger than the input {h}x{w} "
+                            f"(pad_mode VALID)")
     else:
         raise fail(sig, f"attr pad_mode={sig.attr('pad_mode')!r} must be 'VALID' or 'SAME'")
     return dict(n=n, c=c, h=h, w=w, kh=kh, kw=kw, sh=sh, sw=sw, pt=pt, pl=pl, oh=oh, ow=ow)
@@ -434,8 +436,10 @@ def infer_layer_norm(sig: OpSignature) -> tuple[TensorDesc, ...]:
 def transpose_perm(sig: OpSignature) -> tuple[int, ...]:
     rank = len(sig.inputs[0].shape)
     perm = sig.attr("perm")
-    if not isinstance(perm, tuple) or sorted(p % rank if isinstance(p, int) and rank else p
-                                             for p in perm) != list(range(rank)):
+    ok = (isinstance(perm, tuple) and len(perm) == rank
+          and all(isinstance(p, int) and not isinstance(p, bool) and -rank <= p < rank for p in perm)
+          and sorted(p % rank for p in perm) == list(range(rank)))
+    if not ok:
         raise fail(sig, f"attr perm={perm!r} must be a permutation of 0..{rank - 1}")
     return tuple(p % rank for p in perm)
 
