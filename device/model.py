@@ -143,7 +143,8 @@ class Stream:
             self._wake.succeed()
 
     def room(self) -> simpy.Event:
-        """An event that triggers once the queue is shorter than the stream queue depth."""
+        """An event that triggers once the queue has drained to half the stream queue depth (a blocked
+        host resumes in batches, so the simulation is not restarted for every single launch)."""
         ev = self.device.env.event()
         self._room_waiters.append(ev)
         return ev
@@ -169,7 +170,7 @@ class Stream:
                 self._wake = None
                 continue
             task = self.queue.popleft()
-            if self._room_waiters:
+            if self._room_waiters and len(self.queue) <= self.device.spec.stream_queue_depth // 2:
                 for ev in self._room_waiters:
                     ev.succeed()
                 self._room_waiters = []

@@ -370,3 +370,18 @@ def test_contexts_and_multiple_devices_share_one_clock(rt, make_scale):
     rt.destroy_context(c1)
     with pytest.raises(errors.ContextNullError, match="destroyed"):
         rt.set_current_context(c1)
+
+
+def test_full_stream_queue_blocks_the_host(rt, make_scale):
+    """Like a full submission queue on the chip: the launching host waits for the device."""
+    rt.init(spec=get_spec(stream_queue_depth=4), device_count=1)
+    rt.set_device(0)
+    s = rt.create_stream()
+    dx, dy = rt.malloc(4 * N), rt.malloc(4 * N)
+    for _ in range(20):
+        rt.launch_kernel(make_scale(N, 1, big_cost()), 1, [dx, dy], s)
+    assert len(rt.streams[s].queue) <= 4
+    # the host could only run ahead of the device by the queue depth: >= 14 of 20 kernels (7.8 ms each) done
+    assert rt.host_time() >= 14 * 7.8125e-3
+    rt.synchronize_stream(s)
+    assert rt.device_time() == pytest.approx(20 * (7.8125e-3 + 3e-6) + 10e-6 + 3e-6, rel=1e-3)
