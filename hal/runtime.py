@@ -701,6 +701,12 @@ class Runtime:
         dev = self._cur_device() if device_id is None else self._device(device_id)
         return dev.memory.stats()
 
+    def dump_memory_snapshot(self, path: str | Path, device_id: int | None = None) -> Path:
+        """Write the device pool's snapshot as a pickle for https://pytorch.org/memory_viz."""
+        dev = self._cur_device() if device_id is None else self._device(device_id)
+        dev.memory.pool.dump_snapshot(path)
+        return Path(path)
+
     def write_trace(self, path: str | Path) -> Path:
         if self.node is None or self.node.trace is None:
             raise RtParamInvalidError("tracing is off; call init(trace=True) to collect a Chrome trace")
@@ -720,6 +726,6 @@ def __getattr__(name: str):
     attr = getattr(Runtime, name, None)
     if attr is not None and getattr(attr, "__acl_api__", False):
         return getattr(_runtime, name)
-    if name in ("device_time", "host_time", "mem_stats", "write_trace", "host_buffer"):
+    if name in ("device_time", "host_time", "mem_stats", "write_trace", "host_buffer", "dump_memory_snapshot"):
         return getattr(_runtime, name)
     raise AttributeError(f"module 'ascendemu.hal.runtime' has no attribute {name!r}")

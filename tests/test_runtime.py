@@ -385,3 +385,17 @@ def test_full_stream_queue_blocks_the_host(rt, make_scale):
     assert rt.host_time() >= 14 * 7.8125e-3
     rt.synchronize_stream(s)
     assert rt.device_time() == pytest.approx(20 * (7.8125e-3 + 3e-6) + 10e-6 + 3e-6, rel=1e-3)
+
+
+def test_memory_snapshot_for_memory_viz(rt, tmp_path):
+    import pickle
+    rt.init(device_count=1)
+    rt.set_device(0)
+    ptrs = [rt.malloc(1000), rt.malloc(5000)]
+    rt.free(ptrs[0])
+    path = rt.dump_memory_snapshot(tmp_path / "snap.pickle")
+    snap = pickle.loads(path.read_bytes())
+    blocks = [b for seg in snap["segments"] for b in seg["blocks"]]
+    live = [b for b in blocks if b["state"] == "active_allocated"]
+    assert [b["address"] for b in live] == [ptrs[1]]
+    assert sum(seg["total_size"] for seg in snap["segments"]) == rt.mem_stats().reserved
