@@ -35,6 +35,10 @@ class AclError(Exception):
         super().__init__(f"[{self.code}] {message}")
         self.message = message
 
+    def __reduce__(self):
+        # rebuilt from the bare message and code (not the formatted text) when it crosses processes
+        return type(self), (self.message, self.code)
+
 
 class InvalidParamError(AclError):
     code = ACL_ERROR_INVALID_PARAM

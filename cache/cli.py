@@ -22,7 +22,8 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from .atomic import temp_target
 from .entry import (SUFFIXES, as_written, entry_path, first_difference, lock_path, read_entry,
                     verify_problem)
-from .layout import BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, resolve_root
+from .layout import (BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, make_private_dir,
+                     resolve_root)
 from .locks import EntryLock
 
 USAGE_EXIT = 2
@@ -194,7 +195,8 @@ def cmd_clear(directory: Path, out) -> int:
     orphaned file, so the worst case is one redundant build, which verification makes harmless.
     """
     listing = scan(directory)
-    locked = {e.name.removesuffix(".lock") for e in os.scandir(directory / LOCKS_DIR) if e.name.endswith(".lock")}
+    make_private_dir(directory / LOCKS_DIR)
+    locked = {p.name.removesuffix(".lock") for p in (directory / LOCKS_DIR).glob("*.lock")}
     removed, busy = [], []
     for name in sorted(set(listing.committed + listing.incomplete) | locked):
         lock = EntryLock(lock_path(directory, name))
@@ -212,11 +214,10 @@ def cmd_clear(directory: Path, out) -> int:
             lock.release()
         if had_files:
             removed.append(name)
-            print(f"  removed {name} (.o .info .json)", file=out)
+            print(f"  removed {name}", file=out)
     for name in listing.temps:
         (directory / name).unlink(missing_ok=True)
     shutil.rmtree(directory / QUARANTINE_DIR, ignore_errors=True)
-    os.mkdir(directory / QUARANTINE_DIR, 0o700)
     (directory / BUILD_LOG).unlink(missing_ok=True)
     print(f"{directory}: removed {len(removed)} entries, {len(listing.quarantined)} quarantined, "
           f"{len(listing.temps)} temp files and the build log", file=out)

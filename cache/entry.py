@@ -26,10 +26,11 @@ from ascendemu.kernels.binary import KernelBinary, build_binary, build_info, ker
 from ascendemu.kernels.signature import OpSignature
 
 from .atomic import fsync_dir, remove_stale_temps, write_atomic
-from .layout import BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, UNSAFE_WRITE_BITS
+from .layout import BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, UNSAFE_WRITE_BITS, make_private_dir
 from .locks import EntryLock
 
 SUFFIXES = (".o", ".info", ".json")      # write order: .json last commits the entry
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW  # the cache writes no symlinks; a symlink is not an entry
 # .info fields naming the graph node a kernel was first built for: they do not affect the code.
 INFO_IGNORED_JOB_FIELDS = ("full_name",)
 INFO_IGNORED_OP_FIELDS = ("name", "ori_name")
@@ -107,6 +108,8 @@ def first_difference(stored: Any, wanted: Any, where: str = "") -> str | None:
 
 def _untrusted(fd: int) -> str | None:
     st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
     if st.st_uid != os.geteuid():
         return f"owned by uid {st.st_uid}, not by this user"
     if st.st_mode & UNSAFE_WRITE_BITS:
@@ -120,12 +123,12 @@ def read_entry(directory: Path, name: str) -> Probe:
     fds: dict[str, int] = {}
     try:
         try:
-            fds[".json"] = os.open(json_path, os.O_RDONLY)
+            fds[".json"] = os.open(json_path, READ_FLAGS)
         except FileNotFoundError:
             return Probe(None)
         for suffix in (".o", ".info"):
             try:
-                fds[suffix] = os.open(entry_path(directory, name, suffix), os.O_RDONLY)
+                fds[suffix] = os.open(entry_path(directory, name, suffix), READ_FLAGS)
             except FileNotFoundError:
                 return Probe(None, f"{name}{suffix} is missing")
         try:
@@ -139,6 +142,8 @@ def read_entry(directory: Path, name: str) -> Probe:
             if why:
                 return Probe(None, f"{name}{suffix} is {why}")
         data = {suffix: _read_all(fd) for suffix, fd in fds.items()}
+    except OSError as exc:          # a symlink (O_NOFOLLOW), no read permission, ...
+        return Probe(None, f"{name}: cannot read its files ({exc})")
     finally:
         for fd in fds.values():
             os.close(fd)
@@ -189,6 +194,7 @@ def probe(directory: Path, name: str, want_info: dict) -> Probe:
 def quarantine(directory: Path, name: str, reason: str) -> str:
     """Move an entry's files to ``.quarantine/<name>.<timestamp>/`` with a reason.txt; returns that dir."""
     stamp = time.strftime("%Y%m%dT%H%M%S") + f".{time.time_ns() % 1_000_000_000:09d}"
+    make_private_dir(directory / QUARANTINE_DIR)      # `cache clear` may have removed it meanwhile
     target = directory / QUARANTINE_DIR / f"{name}.{stamp}"
     os.mkdir(target, 0o700)
     for suffix in (".json", ".o", ".info"):      # .json first: the entry is uncommitted from here on

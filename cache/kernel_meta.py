@@ -17,12 +17,12 @@ from typing import Iterable
 
 from ascendemu.errors import InvalidParamError
 from ascendemu.hal.kernel import KernelFunction
-from ascendemu.kernels.binary import CorruptKernelError, KernelBinary, build_info, kernel_name
+from ascendemu.kernels.binary import CorruptKernelError, KernelBinary, build_info
 from ascendemu.kernels.loader import load_binary
 from ascendemu.kernels.signature import OpSignature
 
 from .entry import Outcome, entry_path, info_mismatch, read_entry
-from .layout import kernel_meta_dir, prepare
+from .layout import QUARANTINE_DIR, kernel_meta_dir, prepare
 from .parallel import Request, settle
 
 DEFAULT_SOC = "Ascend910A"
@@ -56,6 +56,8 @@ class KernelCache:
                  soc: str = DEFAULT_SOC):
         if isinstance(device_id, bool) or not isinstance(device_id, int) or device_id < 0:
             raise InvalidParamError(f"device_id {device_id!r} is not a non-negative integer")
+        if not isinstance(soc, str) or not soc:
+            raise InvalidParamError(f"soc {soc!r} is not a SoC name such as {DEFAULT_SOC!r}")
         self.directory: Path = kernel_meta_dir(root, rank)
         prepare(self.directory)
         self.device_id = device_id
@@ -88,7 +90,7 @@ class KernelCache:
                 if sig in self._kernels:
                     continue
                 info = build_info(sig, self.device_id, soc=self.soc)
-                name = kernel_name(sig, self.device_id, info)
+                name = info["job_content"]["fusion_op_name"]    # = kernel_name(sig, ...), already hashed
                 found = read_entry(self.directory, name)
                 distrust = None
                 if found.binary is not None and info_mismatch(found.binary, info) is None:
@@ -108,7 +110,8 @@ class KernelCache:
         s = self.stats
         line = f"kernel cache {s.directory}: {s.reused} reused, {s.built} built, {s.rebuilt} rebuilt"
         if s.quarantined:
-            line += f" ({len(s.quarantined)} bad entries quarantined in {self.directory / '.quarantine'})"
+            n = len(s.quarantined)
+            line += f" ({n} bad {'entry' if n == 1 else 'entries'} quarantined in {self.directory / QUARANTINE_DIR})"
         return line
 
     def _record(self, outcome: Outcome) -> None:

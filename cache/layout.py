@@ -96,7 +96,8 @@ def prepare(kernel_meta: Path) -> None:
     """Create the cache directories (private) and check that they are safe to load code from."""
     root = kernel_meta.parent.parent
     if not root.exists():
-        os.makedirs(root, PRIVATE_DIR_MODE, exist_ok=True)
+        os.makedirs(root.parent, exist_ok=True)
+        make_private_dir(root)
     for path in (kernel_meta.parent, kernel_meta, kernel_meta / LOCKS_DIR, kernel_meta / QUARANTINE_DIR):
         make_private_dir(path)
     check_secure(kernel_meta)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ascendemu.errors import AclError
 from ascendemu.kernels.signature import OpSignature
 
 from .entry import Outcome, ensure_entry
@@ -54,7 +53,7 @@ def settle(directory: Path, requests: list[Request], device_id: int, soc: str, j
             for req in requests:
                 try:
                     outcome = ensure_entry(directory, req.sig, device_id, soc, req.distrust)
-                except AclError as exc:
+                except Exception as exc:       # as in a worker: keep building the others
                     failure = failure or exc
                     continue
                 finally:
@@ -77,7 +76,7 @@ def settle(directory: Path, requests: list[Request], device_id: int, soc: str, j
                         bar.update(1)
                     exc = future.exception()
                     if exc is not None:
-                        failure = failure or _unpickled(exc)
+                        failure = failure or exc
                         continue
                     yield futures[future], future.result()
     finally:
@@ -99,14 +98,6 @@ def _main_hidden():
     finally:
         main.__dict__.pop("__spec__", None)
         main.__dict__.update(saved)
-
-
-def _unpickled(exc: BaseException) -> BaseException:
-    # An AclError crossing a process boundary is rebuilt from its formatted message, which would
-    # prefix the code twice; restore the original text.
-    if isinstance(exc, AclError):
-        exc.args = (f"[{exc.code}] {exc.message}",)
-    return exc
 
 
 def _progress_bar(total: int):

@@ -1,0 +1,360 @@
+"""The per-rank kernel cache: incremental reuse, layout, warm start without numba, security, CLI.
+
+Kernels are small elementwise ops (each compile costs ~0.5 s); one base cache is built once per
+session and copied (shutil.copytree) into each test that needs it, so tests stay independent.
+Results are checked against numpy.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ascendemu.cache import CacheSecurityError, CacheLockTimeoutError, CacheWarning, KernelCache
+from ascendemu.cache.cli import main as cache_cli
+from ascendemu.cache.locks import EntryLock
+from ascendemu.errors import InvalidParamError
+from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.signature import OpSignature
+
+NUMPY_OPS = {
+    "Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+    "Square": lambda x: x * x, "ReLU": lambda x: np.maximum(x, 0), "Neg": lambda x: -x,
+    "Abs": np.abs, "ReduceSum": lambda x: x.sum(axis=1),
+}
+
+
+def sig(op: str, *shapes: tuple[int, ...]) -> OpSignature:
+    return OpSignature.make(op, [(s, "float32") for s in shapes])
+
+
+BASE_SIGS = [sig("Add", (4, 8), (4, 8)), sig("Mul", (32,), (32,)), sig("Square", (16,)),
+             sig("ReLU", (2, 16)), sig("Sub", (8,), (8,)),
+             OpSignature.make("ReduceSum", [((4, 6), "float32")], axis=(1,))]   # a tuple attribute
+
+_BASE: dict[str, Path] = {}
+
+
+def base_root(tmp_path_factory) -> Path:
+    """A cache root holding BASE_SIGS for rank 0, built once per session (shared by both test files)."""
+    if "root" not in _BASE:
+        root = tmp_path_factory.mktemp("base_cache")
+        cache = KernelCache(root, rank=0)
+        cache.get_many(BASE_SIGS, jobs=1, progress=False)
+        assert cache.stats.built == len(BASE_SIGS)
+        _BASE["root"] = root
+    return _BASE["root"]
+
+
+@pytest.fixture
+def cache_root(tmp_path_factory, tmp_path) -> Path:
+    """A private copy of the base cache (rank 0)."""
+    root = tmp_path / "cache"
+    shutil.copytree(base_root(tmp_path_factory), root, symlinks=True)
+    return root
+
+
+def run_kernel(s: OpSignature, kernel, seed: int = 0) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Launch every block of ``kernel`` on random inputs; returns (inputs, outputs)."""
+    rng = np.random.default_rng(seed)
+    inputs = [rng.standard_normal(d.shape).astype(d.dtype) for d in s.inputs]
+    outputs = [np.zeros(d.shape, d.dtype) for d in infer_outputs(s)]
+    workspaces = [np.zeros(a.nbytes, np.uint8) for a in kernel.args if a.role == "workspace"]
+    arrays = inputs + outputs + workspaces
+    assert len(arrays) == len(kernel.args)
+    host_args = (ctypes.c_uint64 * len(arrays))(*[a.ctypes.data for a in arrays])
+    for block in range(kernel.block_dim):
+        kernel.call_block(host_args, block)
+    return inputs, outputs
+
+
+def check_kernel(s: OpSignature, kernel, seed: int = 0) -> None:
+    inputs, outputs = run_kernel(s, kernel, seed)
+    np.testing.assert_allclose(outputs[0], NUMPY_OPS[s.op](*inputs), rtol=1e-5, atol=1e-6)
+
+
+def entry_files(directory: Path) -> dict[str, set[str]]:
+    names: dict[str, set[str]] = {}
+    for p in directory.iterdir():
+        if not p.name.startswith("."):
+            names.setdefault(p.stem, set()).add(p.suffix)
+    return names
+
+
+# ------------------------------------------------------------------------------------------ incremental
+
+def test_second_run_reuses_everything_and_a_changed_shape_builds_one(cache_root):
+    cache = KernelCache(cache_root, rank=0)
+    kernels = cache.get_many(BASE_SIGS, progress=False)
+    assert (cache.stats.built, cache.stats.reused, cache.stats.rebuilt) == (0, len(BASE_SIGS), 0)
+    assert cache.stats.loaded == len(BASE_SIGS)
+    for s, k in zip(BASE_SIGS, kernels):
+        check_kernel(s, k)
+
+    changed = [*BASE_SIGS[:2], sig("Square", (24,)), *BASE_SIGS[3:]]
+    again = KernelCache(cache_root, rank=0)
+    kernels = again.get_many(changed, jobs=1, progress=False)
+    assert (again.stats.built, again.stats.reused) == (1, len(BASE_SIGS) - 1)
+    for s, k in zip(changed, kernels):
+        check_kernel(s, k, seed=1)
+    # the old Square entry stays next to the new one
+    assert sum(1 for name in entry_files(again.directory) if name.startswith("square_")) == 2
+    assert again.summary() == (f"kernel cache {again.directory}: {len(BASE_SIGS) - 1} reused, 1 built, "
+                               f"0 rebuilt")
+
+
+def test_files_layout_and_build_log(cache_root):
+    cache = KernelCache(cache_root, rank=0)
+    cache.get_many(BASE_SIGS, progress=False)
+    names = entry_files(cache.directory)
+    assert len(names) == len(BASE_SIGS)
+    for name, suffixes in names.items():
+        assert suffixes == {".o", ".info", ".json"}, name
+        func, digest, device = name.rsplit("_", 2)
+        assert func in {"add", "mul", "square", "relu", "sub", "reduce_sum"}, name
+        assert digest.isdigit() and device == "0"
+        meta = json.loads((cache.directory / f"{name}.json").read_text())
+        assert meta["binFileName"] == name and meta["magic"] == "RT_DEV_BINARY_MAGIC_ELF"
+        assert (cache.directory / f"{name}.o").read_bytes()[:4] == b"\x7fELF"
+        assert stat.S_IMODE((cache.directory / f"{name}.o").stat().st_mode) == 0o600
+    log = (cache.directory / ".build.log").read_text().splitlines()
+    assert sorted(line.split()[3] for line in log) == sorted(names)
+    assert all(line.split()[2] == "built" for line in log)
+
+
+def test_same_process_returns_the_loaded_kernel(cache_root):
+    cache = KernelCache(cache_root, rank=0)
+    first = cache.get(BASE_SIGS[0])
+    assert cache.get(BASE_SIGS[0]) is first
+    assert cache.get_many([BASE_SIGS[0], BASE_SIGS[0]], progress=False) == [first, first]
+    assert cache.stats.loaded == 1 and cache.stats.reused == 1
+
+
+def test_env_rank_and_cache_path(cache_root, tmp_path, monkeypatch):
+    env_root = tmp_path / "from_env"
+    shutil.copytree(cache_root / "rank_0", env_root / "rank_3")
+    monkeypatch.setenv("MS_COMPILER_CACHE_PATH", str(env_root))
+    monkeypatch.setenv("RANK_ID", "3")
+    cache = KernelCache()
+    assert cache.directory == env_root / "rank_3" / "kernel_meta"
+    new = sig("Neg", (12,))
+    kernels = cache.get_many([*BASE_SIGS, new], jobs=1, progress=False)
+    assert (cache.stats.built, cache.stats.reused) == (1, len(BASE_SIGS))
+    check_kernel(new, kernels[-1])
+    name = kernels[-1].name
+    for suffix in (".info", ".json", ".o"):
+        assert (env_root / "rank_3" / "kernel_meta" / f"{name}{suffix}").is_file()
+    assert name.startswith("neg_") and name.endswith("_0")
+
+    # explicit arguments override the environment
+    assert KernelCache(cache_root, rank=0).directory == cache_root / "rank_0" / "kernel_meta"
+    monkeypatch.setenv("RANK_ID", "")
+    assert KernelCache().directory == env_root / "rank_0" / "kernel_meta"
+    monkeypatch.delenv("MS_COMPILER_CACHE_PATH")
+    monkeypatch.chdir(tmp_path)
+    assert KernelCache().directory == tmp_path / "rank_0" / "kernel_meta"
+
+
+def test_device_id_is_part_of_the_entry_name(cache_root):
+    cache = KernelCache(cache_root, rank=0, device_id=1)
+    kernel = cache.get(BASE_SIGS[2])
+    assert cache.stats.built == 1 and kernel.name.endswith("_1")
+    assert (cache.directory / f"{kernel.name}.o").is_file()
+    check_kernel(BASE_SIGS[2], kernel)
+    with pytest.raises(InvalidParamError, match="device_id"):
+        KernelCache(cache_root, device_id=-1)
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5"])
+def test_bad_rank_id_names_the_variable(value, tmp_path, monkeypatch):
+    monkeypatch.setenv("RANK_ID", value)
+    with pytest.raises(InvalidParamError, match="RANK_ID"):
+        KernelCache(tmp_path)
+    with pytest.raises(InvalidParamError, match="rank"):
+        KernelCache(tmp_path, rank=-2)
+
+
+def test_directories_are_private_whatever_the_umask(tmp_path):
+    old = os.umask(0)
+    try:
+        cache = KernelCache(tmp_path / "new_root", rank=5)
+    finally:
+        os.umask(old)
+    for path in (tmp_path / "new_root", cache.directory.parent, cache.directory, cache.directory / ".locks"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
+
+
+# A user script without an `if __name__ == "__main__":` guard: its top level must run once, not
+# once more in every spawned worker.
+UNGUARDED_SCRIPT = textwrap.dedent("""
+    import json, sys
+    from ascendemu.cache import KernelCache
+    from ascendemu.kernels.signature import OpSignature
+    print("top level ran", flush=True)
+    sigs = [OpSignature.make(op, [(tuple(s), "float32") for s in shapes]) for op, shapes in json.loads(sys.argv[2])]
+    cache = KernelCache(sys.argv[1], rank=0)
+    names = [k.name for k in cache.get_many(sigs, jobs=2)]
+    print(json.dumps({"built": cache.stats.built, "reused": cache.stats.reused, "names": names,
+                      "numba": "numba" in sys.modules}))
+""")
+
+
+def test_parallel_misses_use_workers_and_show_progress(cache_root, tmp_path):
+    new = [sig("Abs", (10,)), sig("Neg", (6, 2)), sig("Add", (3,), (3,))]
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED_SCRIPT)
+    spec = json.dumps([(s.op, [list(d.shape) for d in s.inputs]) for s in new + BASE_SIGS[:2]])
+    proc = subprocess.run([sys.executable, str(script), str(cache_root), spec], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines.count("top level ran") == 1
+    report = json.loads(lines[-1])
+    assert (report["built"], report["reused"]) == (3, 2)
+    assert report["numba"] is False                  # compiled in the workers only
+    assert "building kernels" in proc.stderr         # the progress bar
+    log = (cache_root / "rank_0" / "kernel_meta" / ".build.log").read_text().splitlines()[-3:]
+    assert {line.split()[3] for line in log} == set(report["names"][:3])
+    cache = KernelCache(cache_root, rank=0)          # what the workers wrote is reused and correct
+    for s, k in zip(new, cache.get_many(new, progress=False)):
+        check_kernel(s, k)
+    assert cache.stats.reused == 3
+
+
+# ----------------------------------------------------------------------------------------- warm start
+
+WARM_SCRIPT = textwrap.dedent("""
+    import json, sys
+    from ascendemu.cache import KernelCache
+    from ascendemu.kernels.library import infer_outputs
+    from ascendemu.kernels.signature import OpSignature
+    sigs = [OpSignature.make(op, [(tuple(s), "float32") for s in shapes], **attrs)
+            for op, shapes, attrs in json.loads(sys.argv[2])]
+    cache = KernelCache(sys.argv[1], rank=0)
+    import numpy as np, ctypes
+    results = []
+    for s in sigs:
+        k = cache.get(s)
+        ins = [np.arange(d.size, dtype=np.float32).reshape(d.shape) - 3 for d in s.inputs]
+        out = np.zeros(infer_outputs(s)[0].shape, np.float32)
+        args = (ctypes.c_uint64 * (len(ins) + 1))(*[a.ctypes.data for a in ins + [out]])
+        for b in range(k.block_dim):
+            k.call_block(args, b)
+        results.append(out.tolist())
+    print(json.dumps({"numba": "numba" in sys.modules, "built": cache.stats.built,
+                      "reused": cache.stats.reused, "results": results}))
+""")
+
+
+def test_warm_start_in_a_fresh_process_never_imports_numba(cache_root):
+    spec = [(s.op, [list(d.shape) for d in s.inputs], dict(s.attrs)) for s in BASE_SIGS]
+    proc = subprocess.run([sys.executable, "-c", WARM_SCRIPT, str(cache_root), json.dumps(spec)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["numba"] is False
+    assert (report["built"], report["reused"]) == (0, len(BASE_SIGS))
+    for s, got in zip(BASE_SIGS, report["results"]):
+        ins = [np.arange(d.size, dtype=np.float32).reshape(d.shape) - 3 for d in s.inputs]
+        np.testing.assert_allclose(np.array(got, np.float32), NUMPY_OPS[s.op](*ins), rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------- security
+
+@pytest.mark.parametrize("level", ["kernel_meta", "rank_0"])
+def test_group_writable_directory_is_refused_until_fixed(cache_root, level):
+    directory = cache_root / "rank_0" / "kernel_meta"
+    target = directory if level == "kernel_meta" else directory.parent
+    os.chmod(target, 0o770)
+    with pytest.raises(CacheSecurityError) as err:
+        KernelCache(cache_root, rank=0)
+    assert str(target) in str(err.value) and f"chmod go-w {target}" in str(err.value)
+    assert err.value.code == 107000
+    os.chmod(target, 0o700)
+    cache = KernelCache(cache_root, rank=0)
+    check_kernel(BASE_SIGS[0], cache.get(BASE_SIGS[0]))
+
+
+def test_lock_timeout_names_the_lock_file_and_holder(tmp_path):
+    path = tmp_path / "k.lock"
+    with EntryLock(path):
+        with pytest.raises(CacheLockTimeoutError) as err:
+            EntryLock(path, timeout=0.2).acquire()
+        assert str(path) in str(err.value) and f"process {os.getpid()}" in str(err.value)
+        assert EntryLock(path).acquire(blocking=False) is False
+    lock = EntryLock(path, timeout=0.2)
+    assert lock.acquire()
+    lock.release()
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+def run_cli(capsys, *argv) -> tuple[int, str]:
+    code = cache_cli(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_cli_ls_stats_verify_clear(cache_root, capsys):
+    directory = cache_root / "rank_0" / "kernel_meta"
+    names = sorted(entry_files(directory))
+    shutil.copytree(directory.parent, cache_root / "rank_2")
+
+    code, out = run_cli(capsys, "ls", "--root", str(cache_root))
+    assert code == 0
+    assert str(directory) in out and str(cache_root / "rank_2" / "kernel_meta") in out
+    for name in names:
+        size = (directory / f"{name}.o").stat().st_size
+        line = next(l for l in out.splitlines() if l.strip().startswith(name))
+        assert str(size) in line.split()
+    assert "Square" in out and "Add" in out
+
+    code, out = run_cli(capsys, "stats", "--root", str(cache_root), "--rank", "0")
+    total = sum((directory / f"{n}{s}").stat().st_size for n in names for s in (".o", ".info", ".json"))
+    assert code == 0 and f"{len(names)} entries, {total} bytes, 0 quarantined" in out
+    assert "rank_2" not in out
+
+    code, out = run_cli(capsys, "verify", "--root", str(cache_root), "--rank", "0")
+    assert code == 0 and out.count("OK ") == len(names) and "0 BAD" in out
+
+    victim = directory / f"{names[0]}.o"
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    victim.write_bytes(bytes(data))
+    code, out = run_cli(capsys, "verify", "--root", str(cache_root), "--rank", "0")
+    assert code == 1
+    bad = next(l for l in out.splitlines() if "BAD " in l)
+    assert names[0] in bad and "sha256" in bad
+
+    code, out = run_cli(capsys, "clear", "--root", str(cache_root), "--rank", "0")
+    assert code == 0 and all(f"removed {n}" in out for n in names)
+    assert entry_files(directory) == {} and not (directory / ".build.log").exists()
+    assert len(entry_files(cache_root / "rank_2" / "kernel_meta")) == len(names)   # other rank kept
+
+    code, out = run_cli(capsys, "stats", "--root", str(cache_root))
+    assert "rank_0/kernel_meta: 0 entries" in out and f"rank_2/kernel_meta: {len(names)} entries" in out
+    assert run_cli(capsys, "ls", "--rank", "x")[0] == 2
+
+
+def test_cli_verify_flags_group_writable_directory(cache_root, capsys):
+    directory = cache_root / "rank_0" / "kernel_meta"
+    os.chmod(directory, 0o775)
+    code, out = run_cli(capsys, "verify", "--root", str(cache_root))
+    assert code == 1 and "INSECURE" in out and f"chmod go-w {directory}" in out
+
+
+def test_corrupt_entry_warning_is_a_cache_warning(cache_root):
+    # the full matrix of tampering lives in test_cache_faults.py; this pins the warning type
+    directory = cache_root / "rank_0" / "kernel_meta"
+    name = next(iter(sorted(entry_files(directory))))
+    (directory / f"{name}.json").write_text("{")
+    with pytest.warns(CacheWarning, match=name):
+        KernelCache(cache_root, rank=0).get_many(BASE_SIGS, jobs=1, progress=False)
