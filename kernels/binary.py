@@ -24,6 +24,7 @@ import importlib.metadata
 import io
 import json
 import platform
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -231,16 +232,38 @@ def host_info() -> dict:
             "triple": llvm.get_process_triple()}
 
 
+# Kernel sources every kernel depends on; an op's generator module (and the ops modules it imports)
+# is added per op, so editing one generator renames only that generator's kernels.
+SHARED_SOURCES = ("signature.py", "library.py", "codegen.py", "binary.py", "ops/__init__.py", "ops/nb.py",
+                  "ops/shapes.py")
+_LOCAL_IMPORT = re.compile(r"^from \.(\w+) import|^from \. import (\w+)", re.MULTILINE)
+
+
 @functools.cache
-def toolchain_info() -> dict:
-    """Everything besides the signature that decides a kernel's bytes."""
+def _sources_digest(generator: str) -> str:
+    """sha256 over the kernel sources a kernel of ``generator`` (an ops module name) is made from."""
     package = Path(__file__).parent
+    files, todo = set(SHARED_SOURCES), [generator]
+    while todo:
+        rel = f"ops/{todo.pop()}.py"
+        if rel in files:
+            continue
+        files.add(rel)
+        for a, b in _LOCAL_IMPORT.findall((package / rel).read_text()):
+            todo.append(a or b)
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for rel in sorted(files):
+        digest.update(rel.encode() + b"\0" + (package / rel).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def toolchain_info(op: str) -> dict:
+    """Everything besides the signature that decides the bytes of an ``op`` kernel."""
+    from .library import GENERATORS
     return {"numba": importlib.metadata.version("numba"), "llvmlite": importlib.metadata.version("llvmlite"),
             "python": platform.python_version(), "abi_version": ABI_VERSION,
-            "kernel_sources": digest.hexdigest()}
+            "kernel_sources": _sources_digest(GENERATORS[op])}
 
 
 def _desc(desc: TensorDesc, name: str | None) -> dict:
@@ -299,7 +322,7 @@ def build_info(sig: OpSignature, device_id: int, soc: str = "Ascend910A", full_n
     info = {"job_content": {"SocInfo": soc_info, "full_name": full_name, "fusion_op_name": "",
                             "graph_name": "", "l1_size": -1, "op_list": [*data, op], "scope_id": -1},
             "job_id": 1, "job_type": "Compile", "source_id": device_id,
-            "toolchain": dict(toolchain_info()), "host": dict(host_info())}
+            "toolchain": dict(toolchain_info(sig.op)), "host": dict(host_info())}
     name = _name_from_info(info, device_id)
     info["job_content"]["fusion_op_name"] = op["op_name"] = name
     return info
