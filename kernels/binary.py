@@ -17,7 +17,6 @@ Unknown types are skipped, so later layouts can add records.
 """
 from __future__ import annotations
 
-import copy
 import functools
 import hashlib
 import importlib.metadata
@@ -181,6 +180,10 @@ def read_elf(obj: bytes) -> ElfFacts:
                                  f"{type(exc).__name__}: {exc}") from exc
 
 
+ELF64_SYM = "<IBBHQQ"          # st_name, st_info, st_other, st_shndx, st_value, st_size
+STB_GLOBAL, STB_WEAK, STT_FUNC, SHN_UNDEF = 1, 2, 2, 0
+
+
 def _read_elf(obj: bytes) -> ElfFacts:
     if obj[:4] != b"\x7fELF":
         raise CorruptKernelError("kernel object does not start with the ELF magic \\x7fELF")
@@ -204,19 +207,21 @@ def _read_elf(obj: bytes) -> ElfFacts:
         raise CorruptKernelError(f"kernel object needs exactly one symbol table with "
                                  f"{SYMBOL_ENTRY_SIZE}-byte entries, found {len(symtabs)}")
     symtab = symtabs[0]
+    strtab = elf.get_section(symtab["sh_link"])
     functions: dict[str, int] = {}
     undefined = set()
-    for symbol in symtab.iter_symbols():
-        bind, kind, index = symbol["st_info"]["bind"], symbol["st_info"]["type"], symbol["st_shndx"]
-        if bind not in ("STB_GLOBAL", "STB_WEAK") or not symbol.name:
+    # Elf64_Sym entries decoded with struct: pyelftools' per-symbol parsing dominated warm loads.
+    for name_off, info, _other, index, value, size in struct.iter_unpack(ELF64_SYM, symtab.data()):
+        bind, kind = info >> 4, info & 0xF
+        if bind not in (STB_GLOBAL, STB_WEAK) or name_off == 0:
             continue
-        if index == "SHN_UNDEF":
-            undefined.add(symbol.name)
-        elif kind == "STT_FUNC" and isinstance(index, int) and index < len(sections):
+        name = strtab.get_string(name_off)
+        if index == SHN_UNDEF:
+            undefined.add(name)
+        elif kind == STT_FUNC and index < len(sections):
             section = sections[index]
-            inside = symbol["st_value"] + symbol["st_size"] <= section["sh_size"]
-            if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and inside:
-                functions[symbol.name] = symbol["st_size"]
+            if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and value + size <= section["sh_size"]:
+                functions[name] = size
     metas = [section.data() for section in sections if section.name == META_SECTION]
     if len(metas) > 1:
         raise CorruptKernelError(f"kernel object has {len(metas)} {META_SECTION} sections")
@@ -258,12 +263,16 @@ def _sources_digest(generator: str) -> str:
 
 
 @functools.cache
+def _toolchain_versions() -> dict:
+    return {"numba": importlib.metadata.version("numba"), "llvmlite": importlib.metadata.version("llvmlite"),
+            "python": platform.python_version(), "abi_version": ABI_VERSION}
+
+
+@functools.cache
 def toolchain_info(op: str) -> dict:
     """Everything besides the signature that decides the bytes of an ``op`` kernel."""
     from .library import GENERATORS
-    return {"numba": importlib.metadata.version("numba"), "llvmlite": importlib.metadata.version("llvmlite"),
-            "python": platform.python_version(), "abi_version": ABI_VERSION,
-            "kernel_sources": _sources_digest(GENERATORS[op])}
+    return {**_toolchain_versions(), "kernel_sources": _sources_digest(GENERATORS[op])}
 
 
 def _desc(desc: TensorDesc, name: str | None) -> dict:
@@ -280,22 +289,19 @@ def _desc(desc: TensorDesc, name: str | None) -> dict:
 
 def identity(info: dict) -> dict:
     """The hashed part of a .info: a copy without the node name, kernel name and device id."""
-    ident = copy.deepcopy(info)
-    for key in IDENTITY_EXCLUDED_TOP:
-        ident.pop(key, None)
-    job = ident["job_content"]
-    for key in IDENTITY_EXCLUDED_JOB:
-        job.pop(key, None)
-    for key in IDENTITY_EXCLUDED_SOC:
-        job["SocInfo"].pop(key, None)
-    for key in IDENTITY_EXCLUDED_OP:
-        job["op_list"][-1].pop(key, None)
+    # copies only of the levels that lose keys; the rest is shared with ``info`` and never modified
+    ident = {k: v for k, v in info.items() if k not in IDENTITY_EXCLUDED_TOP}
+    job = ident["job_content"] = {k: v for k, v in info["job_content"].items() if k not in IDENTITY_EXCLUDED_JOB}
+    job["SocInfo"] = {k: v for k, v in job["SocInfo"].items() if k not in IDENTITY_EXCLUDED_SOC}
+    job["op_list"] = [*job["op_list"][:-1],
+                      {k: v for k, v in job["op_list"][-1].items() if k not in IDENTITY_EXCLUDED_OP}]
     return ident
 
 
 def _name_from_info(info: dict, device_id: int) -> str:
     func_name = info["job_content"]["op_list"][-1]["func_name"]
-    digest = hashlib.sha256(canonical_json(identity(info))).digest()[:HASH_BYTES]
+    compact = json.dumps(identity(info), sort_keys=True, separators=(",", ":")).encode()   # C encoder
+    digest = hashlib.sha256(compact).digest()[:HASH_BYTES]
     return f"{func_name}_{int.from_bytes(digest, 'big')}_{device_id}"
 
 
