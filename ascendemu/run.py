@@ -17,6 +17,7 @@ import time
 from types import ModuleType
 
 ALIAS = "mindspore"
+DRY_RUN_ENV = "MS_SIMULATION_LEVEL"
 TARGET = "ascendemu.frontend"
 
 
@@ -69,6 +70,9 @@ def main(argv: list[str]) -> int:
                         help="force this jit level for every graph (default: what the script sets)")
     parser.add_argument("--trace", help="write a Chrome/Perfetto trace JSON of the run here")
     parser.add_argument("--exec-order", choices=("dfs", "bfs"), default="dfs")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="DryRun: compile graphs and simulate memory and time without building or running "
+                             f"kernels (also on when {DRY_RUN_ENV} is set, as in MindSpore)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -83,7 +87,8 @@ def main(argv: list[str]) -> int:
     wall0 = time.perf_counter()
     install_mindspore_alias()
     executor = DeviceExecutor(device_id=context.get_context("device_id"), exec_order=opts.exec_order,
-                              trace=bool(opts.trace), progress=not opts.quiet, jit_level=opts.jit_level)
+                              trace=bool(opts.trace), progress=not opts.quiet, jit_level=opts.jit_level,
+                              dry_run=opts.dry_run or bool(os.environ.get(DRY_RUN_ENV)))
     previous = backend.set_backend(executor)
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [opts.script, *opts.args]

@@ -20,7 +20,7 @@ from ascendemu.cache.kernel_meta import KernelCache
 from ascendemu.errors import InvalidParamError
 from ascendemu.hal.kernel import KernelFunction
 from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime, get_runtime
-from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.library import dry_run_function, infer_outputs
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .graph_cache import GraphCache
@@ -64,7 +64,7 @@ class DeviceExecutor:
 
     def __init__(self, device_id: int = 0, cache_root: str | None = None, rank: int | None = None,
                  exec_order: str = "dfs", trace: bool = False, progress: bool = True,
-                 jit_level: str | None = None):
+                 jit_level: str | None = None, dry_run: bool = False):
         self.rt: Runtime = get_runtime()
         if self.rt.node is None:
             self.rt.init(trace=trace)
@@ -73,6 +73,7 @@ class DeviceExecutor:
         self.exec_order = exec_order
         self.progress = progress
         self.forced_jit_level = jit_level     # overrides what the script asks for (ascendemu run --jit-level)
+        self.dry_run = dry_run                # DryRun: nothing compiled or computed; memory and time still are
         self.kernel_cache = KernelCache(cache_root, rank, device_id)
         self.graph_cache = GraphCache(cache_root, rank)
         self.graphs_compiled = 0
@@ -84,7 +85,7 @@ class DeviceExecutor:
         """One op: upload, launch on the default stream, wait, download (PyNative mode)."""
         rt = self.rt
         wall0, host0 = time.perf_counter(), rt.host_time()
-        func = self.kernel_cache.get(sig)
+        func = self._kernels([sig])[0]
         outs = infer_outputs(sig)
         owned = [self._upload(a, d) for a, d in zip(inputs, sig.inputs)]
         out_ptrs = [rt.malloc(max(d.nbytes, 1)) for d in outs]
@@ -123,7 +124,7 @@ class DeviceExecutor:
             compiled = compile_graph(graph, jit_level, self.exec_order)
             self.graphs_compiled += 1
             self.graph_cache.store(compiled)
-        kernels = self.kernel_cache.get_many([k.signature for k in compiled.kernels], progress=self.progress)
+        kernels = self._kernels([k.signature for k in compiled.kernels])
         rt = self.rt
         streams = [rt.create_stream() for _ in compiled.streams] or [rt.create_stream()]
         events = [rt.create_event() for _ in compiled.events]
@@ -148,6 +149,11 @@ class DeviceExecutor:
             prepared.scratch = {s: rt.malloc(n) for s, n in need.items() if n}
         self._prepared[name] = prepared
         return prepared
+
+    def _kernels(self, sigs: list[OpSignature]) -> list[KernelFunction]:
+        if self.dry_run:
+            return [dry_run_function(sig) for sig in sigs]
+        return self.kernel_cache.get_many(sigs, progress=self.progress and len(sigs) > 1)
 
     def _bind_constants(self, prepared: Prepared, graph: Graph) -> None:
         """Upload parameters once; again only when the captured graph carries new arrays."""
@@ -254,6 +260,12 @@ class DeviceExecutor:
                              f"{len(p.streams)} stream(s)")
         lines.append(f"device {self.device_id} memory (simulated): peak used {stats.peak_used} B, actual peak "
                      f"with fragments {stats.actual_peak} B, reserved {stats.reserved} B")
+        if self.dry_run:
+            mib = lambda n: f"{n / (1 << 20):.2f}M"  # noqa: E731
+            lines[0] = "DryRun: no kernel was compiled or computed; outputs are not meaningful"
+            lines += [f"DryRun: Device HBM memory size: {mib(stats.total)}",
+                      f"DryRun: Used peak memory usage (without fragments): {mib(stats.peak_used)}",
+                      f"DryRun: Actual peak memory usage (with fragments): {mib(stats.actual_peak)}"]
         return lines
 
 

@@ -46,8 +46,10 @@ class KernelFunction:
     keepalive: Any = None                # whatever owns the code (JIT library, numba cfunc)
 
     def __post_init__(self):
-        self._cfunc = KernelEntry(self.entry)
+        # entry 0: a DryRun kernel, checked and priced by the device but with no code to run
+        self._cfunc = KernelEntry(self.entry) if self.entry else None
 
     def call_block(self, host_args: ctypes.Array, block_idx: int) -> None:
         """Run one block natively (ctypes releases the GIL for the call)."""
-        self._cfunc(ctypes.addressof(host_args), block_idx, self.block_dim)
+        if self._cfunc is not None:
+            self._cfunc(ctypes.addressof(host_args), block_idx, self.block_dim)

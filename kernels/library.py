@@ -113,6 +113,15 @@ def _empty_kernel(sig: OpSignature):
     return Built(_nothing, 1, KernelCost(dtype=sig.inputs[0].dtype if sig.inputs else "float32"))
 
 
+def dry_run_function(sig: OpSignature) -> KernelFunction:
+    """The kernel for ``sig`` without native code (entry 0), for DryRun: launches are checked, memory
+    is allocated and time is priced exactly as for the real kernel, but nothing is computed and
+    nothing is compiled."""
+    source = generate(sig)
+    return KernelFunction(name=source.func_name, entry=0, block_dim=source.block_dim, args=source.args,
+                          cost=source.cost)
+
+
 def kernel_signature():
     """The numba signature of the uniform kernel ABI: void(uint64 *args, int64 block_idx, int64 block_dim)."""
     from numba import types

@@ -1,0 +1,49 @@
+"""DryRun: graphs compile and memory/time are simulated without building or running any kernel."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ascendemu.frontend import Tensor, context, set_backend  # noqa: E402
+from ascendemu.graph.executor import DeviceExecutor  # noqa: E402
+from ascendemu.hal.runtime import get_runtime  # noqa: E402
+from examples.networks import MLP  # noqa: E402
+
+
+def _run(tmp_path: Path, dry_run: bool, level: str):
+    rt = get_runtime()
+    if rt.node is not None:
+        rt.finalize()
+    executor = DeviceExecutor(cache_root=str(tmp_path), dry_run=dry_run, progress=False)
+    previous = set_backend(executor)
+    try:
+        context.set_context(mode=context.GRAPH_MODE, jit_config={"jit_level": level})
+        net = MLP(in_features=64, hidden=(32,), num_classes=8)
+        x = Tensor(np.ones((4, 64), np.float32))
+        out = net(x).asnumpy()
+        net(x)
+        step = executor.steps[-1]
+        return out, step.device_s, rt.mem_stats(), executor.summary()
+    finally:
+        set_backend(previous)
+        context.set_context(mode=context.PYNATIVE_MODE)
+        rt.finalize()
+
+
+@pytest.mark.parametrize("level", ["O0", "O2"])
+def test_dry_run_prices_and_sizes_like_the_real_run(tmp_path, level):
+    dry_dir, real_dir = tmp_path / "dry", tmp_path / "real"
+    _, dry_time, dry_mem, dry_lines = _run(dry_dir, True, level)
+    assert not list((dry_dir / "rank_0" / "kernel_meta").glob("*.o"))      # nothing was built
+    out, real_time, real_mem, _ = _run(real_dir, False, level)
+    assert len(list((real_dir / "rank_0" / "kernel_meta").glob("*.o"))) >= 2
+    assert np.isfinite(out).all() and out.shape == (4, 8)
+    assert dry_time == pytest.approx(real_time, rel=1e-12)                   # same simulated step time
+    assert (dry_mem.peak_used, dry_mem.actual_peak) == (real_mem.peak_used, real_mem.actual_peak)
+    assert f"Used peak memory usage (without fragments): {dry_mem.peak_used / (1 << 20):.2f}M" in \
+        "\n".join(dry_lines)
