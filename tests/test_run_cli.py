@@ -1,0 +1,127 @@
+"""`python -m ascendemu run` as a user runs it: a fresh process, cwd = a scratch directory, no
+MS_COMPILER_CACHE_PATH (so the seed's default ./rank_0/kernel_meta applies), the seed scripts copied
+unchanged from examples/ under the seed's file name test_square.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SEED_OUTPUT = "output:  [ 1. 16. 81.]"          # print("output: ", Tensor) of the seed
+KERNEL_FILE = re.compile(r"square_\d+_0\.(info|json|o)")
+TIMEOUT_S = 180
+
+
+def run_cli(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """``python -m ascendemu run <args>`` in ``cwd``, with the cache location variables unset
+    (and no pytest variables leaking into a nested pytest)."""
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("MS_COMPILER_CACHE_PATH", "RANK_ID") and not k.startswith("PYTEST_")}
+    return subprocess.run([sys.executable, "-m", "ascendemu", "run", *args], cwd=cwd, env={**clean, **env},
+                          capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+def seed_script(directory: Path, example: str) -> Path:
+    script = directory / "test_square.py"
+    shutil.copyfile(EXAMPLES / example, script)
+    return script
+
+
+def kernel_files(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if KERNEL_FILE.fullmatch(p.name)) if directory.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def seed_runs(tmp_path_factory):
+    """The 2.x seed script run twice in one fresh directory: (directory, first run, second run)."""
+    cwd = tmp_path_factory.mktemp("seed2x")
+    seed_script(cwd, "square_2x.py")
+    first = run_cli(cwd, "test_square.py")
+    second = run_cli(cwd, "test_square.py")
+    return cwd, first, second
+
+
+def test_seed_2x_prints_the_square_and_builds_kernel_meta(seed_runs):
+    cwd, first, _ = seed_runs
+    assert first.returncode == 0, first.stderr
+    assert "x:  [1. 4. 9.]" in first.stdout and SEED_OUTPUT in first.stdout
+    files = kernel_files(cwd / "rank_0" / "kernel_meta")
+    assert [f.rsplit(".", 1)[1] for f in files] == ["info", "json", "o"]
+    stem = files[0].rsplit(".", 1)[0]
+    assert {f.rsplit(".", 1)[0] for f in files} == {stem}
+    result = json.loads((cwd / "rank_0" / "kernel_meta" / f"{stem}.json").read_text())
+    assert result["binFileName"] == stem and result["kernelName"] == f"{stem}__kernel0"
+    assert "0 reused, 1 built" in first.stdout
+    assert "0 hit(s), 1 graph(s) compiled" in first.stdout
+    assert "Net [O2]" in first.stdout                    # the 910A's default jit level
+
+
+def test_second_run_reuses_the_kernel_and_the_graph(seed_runs):
+    cwd, first, second = seed_runs
+    assert second.returncode == 0, second.stderr
+    assert SEED_OUTPUT in second.stdout
+    assert "1 reused, 0 built" in second.stdout
+    assert "1 hit(s), 0 graph(s) compiled" in second.stdout
+    assert len(kernel_files(cwd / "rank_0" / "kernel_meta")) == 3
+
+
+def test_seed_r15_script_is_a_test_case_that_runs_unchanged(tmp_path):
+    """The r1.5 script only defines test_net (the seed "executes the test case"): run alone it
+    computes nothing; run by pytest inside `ascendemu run` it prints the square and builds the kernel."""
+    seed_script(tmp_path, "square.py")
+    alone = run_cli(tmp_path, "test_square.py")
+    assert alone.returncode == 0, alone.stderr
+    assert "output:" not in alone.stdout and kernel_files(tmp_path / "rank_0" / "kernel_meta") == []
+    pytest_main = Path(pytest.__file__).parent / "__main__.py"
+    as_test = run_cli(tmp_path, str(pytest_main), "-q", "-s", "-p", "no:cacheprovider", "test_square.py")
+    assert as_test.returncode == 0, as_test.stdout + as_test.stderr
+    assert SEED_OUTPUT in as_test.stdout and "1 passed" in as_test.stdout
+    assert len(kernel_files(tmp_path / "rank_0" / "kernel_meta")) == 3
+
+
+def test_rank_id_selects_the_rank_directory(tmp_path):
+    seed_script(tmp_path, "square_2x.py")
+    proc = run_cli(tmp_path, "test_square.py", RANK_ID="3")
+    assert proc.returncode == 0, proc.stderr
+    assert len(kernel_files(tmp_path / "rank_3" / "kernel_meta")) == 3
+    assert not (tmp_path / "rank_0").exists()
+
+
+def test_trace_writes_chrome_json_with_a_kernel_span(seed_runs, tmp_path):
+    cwd, _, _ = seed_runs
+    trace = tmp_path / "t.json"
+    proc = run_cli(cwd, "--trace", str(trace), "test_square.py")
+    assert proc.returncode == 0, proc.stderr
+    events = json.loads(trace.read_text())["traceEvents"]
+    kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    assert kernels and all(k["name"].startswith("square_") and k["dur"] > 0 for k in kernels)
+
+
+def test_jit_level_flag_overrides_the_script(seed_runs):
+    cwd, _, _ = seed_runs
+    proc = run_cli(cwd, "--jit-level", "O0", "test_square.py")
+    assert proc.returncode == 0, proc.stderr
+    assert SEED_OUTPUT in proc.stdout
+    assert "Net [O0]" in proc.stdout and "[O2]" not in proc.stdout
+    assert "1 reused, 0 built" in proc.stdout              # the same Square kernel at every level
+
+
+@pytest.mark.parametrize("source, code, message", [
+    pytest.param("import mindspore.dataset as ds\n", 1,
+                 "No module named 'mindspore.dataset' in ascendemu's MindSpore-compatible subset", id="submodule"),
+    pytest.param("import mindspore.ops as ops\nops.StridedSlice()\n", 2,
+                 "ops.StridedSlice is not supported by the emulated Ascend front end", id="op"),
+])
+def test_unsupported_mindspore_api_fails_with_a_clear_message(tmp_path, source, code, message):
+    (tmp_path / "script.py").write_text(source)
+    proc = run_cli(tmp_path, "script.py")
+    assert proc.returncode == code
+    assert message in proc.stderr
