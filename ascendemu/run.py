@@ -93,8 +93,13 @@ def main(argv: list[str]) -> int:
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [opts.script, *opts.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(opts.script)))
+    status = 0
     try:
         runpy.run_path(opts.script, run_name="__main__")
+    except SystemExit as e:      # the script's own exit: report first, then pass its status on
+        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        if e.code is not None and not isinstance(e.code, int):
+            print(e.code, file=sys.stderr)
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
         backend.set_backend(previous)
@@ -105,4 +110,4 @@ def main(argv: list[str]) -> int:
     if opts.trace:
         path = executor.rt.write_trace(opts.trace)
         print(f"[ascendemu] trace (simulated device time): {path} - open it in https://ui.perfetto.dev")
-    return 0
+    return status

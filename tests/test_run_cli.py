@@ -125,3 +125,14 @@ def test_unsupported_mindspore_api_fails_with_a_clear_message(tmp_path, source, 
     proc = run_cli(tmp_path, "script.py")
     assert proc.returncode == code
     assert message in proc.stderr
+
+
+def test_script_exit_status_passes_through_after_the_summary_and_trace(seed_runs, tmp_path):
+    cwd, _, _ = seed_runs
+    (cwd / "exits.py").write_text("import sys\nimport mindspore as ms\n"
+                                  "print(ms.ops.Square()(ms.Tensor([2.0])))\nsys.exit(3)\n")
+    trace = tmp_path / "exit.json"
+    proc = run_cli(cwd, "--trace", str(trace), "exits.py")
+    assert proc.returncode == 3
+    assert "[4.]" in proc.stdout and "[ascendemu] kernel cache" in proc.stdout
+    assert json.loads(trace.read_text())["traceEvents"]

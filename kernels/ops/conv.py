@@ -16,16 +16,14 @@ from .shapes import conv_geometry
 MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller convolutions use fewer blocks
 
 
-def tap_ranges(out: int, size: int, stride: int, pad: int, dilation: int, taps: int):
-    """Per kernel tap t: [lo, hi) of outputs whose input index o*stride - pad + t*dilation is inside."""
-    lo, hi = [], []
-    for t in range(taps):
-        shift = t * dilation - pad
-        first = min(out, max(0, -(shift // stride)))
-        last = min(out, max(0, (size - 1 - shift) // stride + 1))
-        lo.append(first)
-        hi.append(max(first, last))
-    return tuple(lo), tuple(hi)
+def tap_range_lines(lo: str, hi: str, tap: str, out: int, size: int, stride: int, pad: int,
+                    dilation: int) -> list[str]:
+    """Kernel source for [lo, hi): the outputs whose input index o*stride - pad + tap*dilation lies
+    inside the input, for a runtime tap index. Arithmetic, not a constant-tuple lookup, whose bounds
+    check would leave a call to numba's exception helper (not on the loader's allowlist) in the object."""
+    shift = f"({tap} * {dilation} - {pad})"
+    return [f"{lo} = min({out}, max(0, -({shift} // {stride})))",
+            f"{hi} = max({lo}, min({out}, max(0, ({size} - 1 - {shift}) // {stride} + 1)))"]
 
 
 def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
@@ -35,8 +33,6 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     n, c, h, w, oc, kh, kw = g["n"], g["c"], g["h"], g["w"], g["oc"], g["kh"], g["kw"]
     oh, ow, sh, sw, dh, dw = g["oh"], g["ow"], g["sh"], g["sw"], g["dh"], g["dw"]
     cg, ocg = c // g["group"], oc // g["group"]
-    oh_lo, oh_hi = tap_ranges(oh, h, sh, g["pt"], dh, kh)
-    ow_lo, ow_hi = tap_ranges(ow, w, sw, g["pl"], dw, kw)
     plane = oh * ow
     units = n * oc
     flops = 2 * units * plane * cg * kh * kw
@@ -44,8 +40,6 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     acc_ws = dtype == "float16"
 
     lines = nb.HEADER + nb.views(("x", 0, dtype), ("wt", 1, dtype), ("y", 2, dtype))
-    lines += [f"    OHLO = {oh_lo!r}", f"    OHHI = {oh_hi!r}",
-              f"    OWLO = {ow_lo!r}", f"    OWHI = {ow_hi!r}"]
     if acc_ws:
         lines += ["    " + nb.view("acc", 3, "float32"), f"    ab = block_idx * {plane}"]
     else:
@@ -59,10 +53,10 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
              f"    xb = (nn * {c} + cb + icg) * {h * w}",
              f"    wb = (oc * {cg} + icg) * {kh * kw}",
              f"    for r in range({kh}):",
-             "        ohl = OHLO[r]", "        ohh = OHHI[r]",
+             *("        " + line for line in tap_range_lines("ohl", "ohh", "r", oh, h, sh, g["pt"], dh)),
              f"        for s in range({kw}):",
              f"            wv = {nb.load(dtype, f'wt[wb + r * {kw} + s]')}",
-             "            owl = OWLO[s]", "            owh = OWHI[s]",
+             *("            " + line for line in tap_range_lines("owl", "owh", "s", ow, w, sw, g["pl"], dw)),
              "            for o in range(ohl, ohh):",
              f"                xo = xb + (o * {sh} - {g['pt']} + r * {dh}) * {w} - {g['pl']} + s * {dw}",
              f"                ao = ab + o * {ow}",
