@@ -50,6 +50,7 @@ class DeviceMemory:
         self.pool = BestFitPool(spec.hbm_bytes, base=DEVICE_VA_BASE + device_id * DEVICE_VA_STRIDE,
                                 expand_unit=spec.pool_expand_unit, defrag=defrag)
         self.sizes: dict[int, int] = {}          # live allocation start -> size the user asked for
+        self._host_of: dict[int, int] = {}       # live allocation start -> host address of its bytes
         self._backing_starts: list[int] = []
         self._backings: list[_Backing] = []
 
@@ -61,12 +62,15 @@ class DeviceMemory:
             addr = self.pool.malloc(padded)
         except MemoryAllocationError as e:
             raise MemoryAllocationError(f"device {self.device_id}: cannot allocate {size} bytes. {e.message}") from None
-        if self._backing_of(addr) is None:
+        backing = self._backing_of(addr)
+        if backing is None:
             start, end = self.pool.segment_of(addr)
             i = bisect_right(self._backing_starts, start)
+            backing = _Backing(start, end - start)
             self._backing_starts.insert(i, start)
-            self._backings.insert(i, _Backing(start, end - start))
+            self._backings.insert(i, backing)
         self.sizes[addr] = int(size)
+        self._host_of[addr] = backing.host_base + (addr - backing.start)
         return addr
 
     def free(self, addr: int) -> None:
@@ -77,6 +81,7 @@ class DeviceMemory:
         except MemoryFreeError as e:
             raise MemoryFreeError(f"device {self.device_id}: {e.message}") from None
         del self.sizes[int(addr)]
+        del self._host_of[int(addr)]
 
     @property
     def allocations(self) -> dict[int, int]:
@@ -117,9 +122,8 @@ class DeviceMemory:
 
     def host_address(self, addr: int, nbytes: int, what: str | Callable[[], str] = "pointer") -> int:
         """Host address of checked device memory, for native kernels (the ABI takes host addresses)."""
-        self.resolve(addr, nbytes, what)
-        b = self._backing_of(addr)
-        return b.host_base + (addr - b.start)
+        start, offset = self.resolve(addr, nbytes, what)
+        return self._host_of[start] + offset
 
     def view(self, addr: int, nbytes: int, what: str | Callable[[], str] = "pointer") -> np.ndarray:
         """A writable uint8 view of checked device memory."""

@@ -634,9 +634,12 @@ class Runtime:
             raise InvalidParamError(f"kernel {f.name!r} takes {len(f.args)} arguments "
                                     f"(inputs, outputs, workspaces), got {len(args)}")
         host_address = dev.memory.host_address
-        host_args = tuple(host_address(a, spec.nbytes,
-                                       lambda i=i, spec=spec: f"argument {i} ({spec.role}) of kernel {f.name!r}")
-                          for i, (a, spec) in enumerate(zip(args, f.args)))
+        try:
+            host_args = tuple([host_address(a, spec.nbytes) for a, spec in zip(args, f.args)])
+        except InvalidParamError:    # check again one by one, to name the bad argument
+            for i, (a, spec) in enumerate(zip(args, f.args)):
+                host_address(a, spec.nbytes, f"argument {i} ({spec.role}) of kernel {f.name!r}")
+            raise
         task = Task("kernel", f.name, self.node.host_time, kernel=f, block_dim=block_dim, args=args,
                     host_args=host_args)
         if self.node.strict:
