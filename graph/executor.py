@@ -255,7 +255,7 @@ class DeviceExecutor:
         for name, p in self._prepared.items():
             if p.compiled.memory == "static":
                 lines.append(f"{p.compiled.name} [{p.compiled.jit_level}] static memory plan: "
-                             f"{p.compiled.workspace_size} B for a lower bound of {p.compiled.lower_bound} B "
+                             f"{p.compiled.workspace_size} B for a single-stream lower bound of {p.compiled.lower_bound} B "
                              f"({p.compiled.workspace_size / max(p.compiled.lower_bound, 1):.3f}x), "
                              f"{len(p.streams)} stream(s)")
         lines.append(f"device {self.device_id} memory (simulated): peak used {stats.peak_used} B, actual peak "

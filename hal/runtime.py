@@ -289,23 +289,23 @@ class Runtime:
                                  "which no record will ever trigger")
         return "; ".join(lines) or "no stream is blocked on an event"
 
-    def _drain(self, s: Stream, error=StreamSyncTimeoutError, what: str | None = None) -> None:
+    def _wait(self, event, what: str, error: type = StreamSyncTimeoutError) -> None:
+        """Block the host until ``event``; a wait that can never end is an ACL sync timeout naming why."""
         try:
-            self.node.run_until(s.drained())
+            self.node.run_until(event)
         except DeadlockError:
-            raise error(f"{what or f'synchronize of stream {s.id}'} can never finish: "
-                        f"{self._blocked_report()}. Record the event (record_event) before waiting on it.") from None
+            raise error(f"{what} can never finish: {self._blocked_report()}. "
+                        "Record the event (record_event) before waiting on it.") from None
+
+    def _drain(self, s: Stream, what: str | None = None) -> None:
+        self._wait(s.drained(), what or f"synchronize of stream {s.id}")
         self._raise_stream_errors(s)
 
     def _submit(self, s: Stream, task: Task) -> None:
         """Enqueue a task; when the stream's queue is full the host blocks until the device frees a slot,
         as the real runtime does when a stream's submission queue is full."""
         if len(s.queue) >= self.node.spec.stream_queue_depth:
-            try:
-                self.node.run_until(s.room())
-            except DeadlockError:
-                raise StreamSyncTimeoutError(f"stream {s.id} is full ({len(s.queue)} tasks) and can never drain: "
-                                             f"{self._blocked_report()}") from None
+            self._wait(s.room(), f"launch on full stream {s.id} ({len(s.queue)} tasks queued)")
         s.enqueue(task)
 
     def _raise_stream_errors(self, s: Stream) -> None:
@@ -392,10 +392,7 @@ class Runtime:
         ev = self._event(event)
         if ev.last_issued is None:
             return
-        try:
-            self.node.run_until(ev.last_issued)
-        except DeadlockError:
-            raise EventSyncTimeoutError(f"synchronize of event {ev.id} can never finish: {self._blocked_report()}") from None
+        self._wait(ev.last_issued, f"synchronize of event {ev.id}", EventSyncTimeoutError)
 
     @_api()
     def event_elapsed_time(self, start: int, end: int) -> float:

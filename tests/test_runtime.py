@@ -155,6 +155,11 @@ def test_deadlock_is_reported_not_hung(rt, make_scale):
         rt.synchronize_stream(s)
     assert info.value.code == 507046
     assert f"stream {s}" in info.value.message and f"event {ev}" in info.value.message
+    behind = rt.create_event()
+    rt.record_event(behind, s)                      # queued behind the endless wait
+    with pytest.raises(errors.EventSyncTimeoutError) as info:
+        rt.synchronize_event(behind)
+    assert info.value.code == 507047 and f"event {behind}" in info.value.message
     # recoverable: record the event and the stream drains
     other = rt.create_stream()
     rt.record_event(ev, other)
