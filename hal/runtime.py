@@ -23,7 +23,7 @@ import numpy as np
 from ascendemu.device.model import Device, Event, Stream, Task
 from ascendemu.device.spec import DeviceSpec, get_spec
 from ascendemu.device.system import DEFAULT_DEVICE_COUNT, DeadlockError, Node
-from ascendemu.errors import (ContextNullError, EventSyncTimeoutError, InvalidDeviceError,
+from ascendemu.errors import (ContextNullError, EventSyncTimeoutError, FeatureNotSupportedError, InvalidDeviceError,
                               InvalidParamError, KernelLookupError, MemoryFreeError,
                               NoEventResourceError, NoStreamResourceError, RtParamInvalidError,
                               StreamSyncTimeoutError)
@@ -568,16 +568,22 @@ class Runtime:
 
     # -- kernels ----------------------------------------------------------------------------------
     @_api()
-    def load_binary(self, path: str | Path) -> int:
-        """Load a kernel binary from its ``.json`` (with ``.o`` and ``.info`` beside it)."""
+    def load_binary(self, path: str | Path, magic: int | None = None) -> int:
+        """Load a kernel binary from its ``.o`` or ``.json`` (the three files side by side), like
+        ``rtDevBinaryRegister``: the magic must be RT_DEV_BINARY_MAGIC_ELF, the one Ascend910A kernels use,
+        and the files are verified (magic string, sha256, ELF header and symbols, host CPU) before linking."""
+        from ascendemu.kernels.binary import RT_DEV_BINARY_MAGIC_ELF
         from ascendemu.kernels.loader import load_binary, read_binary
+        if magic is not None and magic != RT_DEV_BINARY_MAGIC_ELF:
+            raise FeatureNotSupportedError(f"binary magic {magic:#x} is not supported: Ascend910A kernels are "
+                                           f"RT_DEV_BINARY_MAGIC_ELF ({RT_DEV_BINARY_MAGIC_ELF:#x})")
         p = Path(path)
         if p.suffix in (".json", ".o", ".info"):
             p = p.with_suffix("")
         kb = read_binary(p.parent, p.name)
         func = load_binary(kb)
         h = self._handle()
-        self.binaries[h] = Binary(h, str(p), {func.name: func})
+        self.binaries[h] = Binary(h, str(p), {kb.json["kernelName"]: func})
         return h
 
     @_api()

@@ -1,0 +1,63 @@
+"""Kernel binaries through the runtime: load from kernel_meta files, look up, launch, refuse bad ones."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ascendemu import errors
+from ascendemu.cache.kernel_meta import KernelCache
+from ascendemu.hal import acl
+from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE
+from ascendemu.kernels.binary import CorruptKernelError
+from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+N = 1000
+
+
+@pytest.fixture(scope="module")
+def square_files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hal_bin")
+    cache = KernelCache(root=root)
+    cache.get(OpSignature.make("Square", [TensorDesc((N,), "float32")]))
+    (json_path,) = cache.directory.glob("square_*_0.json")
+    return json_path
+
+
+def test_load_get_function_and_launch(rt, square_files):
+    rt.init(device_count=1)
+    rt.set_device(0)
+    binary = rt.load_binary(square_files.with_suffix(".o"))
+    func = rt.get_function(binary, f"{square_files.stem}__kernel0")
+    x = np.linspace(-3, 3, N, dtype=np.float32)
+    dx, dy = rt.malloc(x.nbytes), rt.malloc(x.nbytes)
+    rt.memcpy(dx, x.nbytes, x, x.nbytes, MEMCPY_HOST_TO_DEVICE)
+    block_dim = rt.functions[func].block_dim
+    rt.launch_kernel(func, block_dim, np.array([dx, dy], np.uint64).tobytes(), 0)   # packed 8-byte args
+    rt.synchronize_stream(0)
+    y = np.empty_like(x)
+    rt.memcpy(y, y.nbytes, dy, y.nbytes, MEMCPY_DEVICE_TO_HOST)
+    np.testing.assert_array_equal(y, x * x)
+    with pytest.raises(errors.KernelLookupError) as e:
+        rt.get_function(binary, "relu__kernel0")
+    assert e.value.code == 507027 and square_files.stem in e.value.message
+    rt.unload_binary(binary)
+    with pytest.raises(errors.RtParamInvalidError, match="not loaded"):
+        rt.get_function(binary, f"{square_files.stem}__kernel0")
+
+
+def test_refuses_other_magic_and_tampered_objects(rt, square_files, tmp_path):
+    rt.init(device_count=1)
+    rt.set_device(0)
+    with pytest.raises(errors.FeatureNotSupportedError, match="0x43554245"):
+        rt.load_binary(square_files, magic=0xABCEED50)               # RT_DEV_BINARY_MAGIC_PLAIN
+    for suffix in (".o", ".json", ".info"):
+        (tmp_path / (square_files.stem + suffix)).write_bytes(square_files.with_suffix(suffix).read_bytes())
+    obj = tmp_path / (square_files.stem + ".o")
+    data = bytearray(obj.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    obj.write_bytes(bytes(data))
+    with pytest.raises(CorruptKernelError, match="sha256") as e:
+        rt.load_binary(obj)
+    assert e.value.code == 507000
+    _, ret = acl.rt.binary_load_from_file(str(tmp_path / "missing.o"))
+    assert ret == 507000 and "cannot read" in acl.get_recent_err_msg()
