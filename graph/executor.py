@@ -252,12 +252,14 @@ class DeviceExecutor:
             lines.append(f"{name} [{level}]: {len(steps)} run(s), {steps[0].kernels} kernel(s)/run; "
                          f"simulated device time {dev * 1e3:.3f} ms/run, host wall {wall * 1e3:.1f} ms/run"
                          + (" (steady state, first run excluded)" if len(steps) > 1 else ""))
-        for name, p in self._prepared.items():
-            if p.compiled.memory == "static":
-                lines.append(f"{p.compiled.name} [{p.compiled.jit_level}] static memory plan: "
-                             f"{p.compiled.workspace_size} B for a single-stream lower bound of {p.compiled.lower_bound} B "
-                             f"({p.compiled.workspace_size / max(p.compiled.lower_bound, 1):.3f}x), "
-                             f"{len(p.streams)} stream(s)")
+        for p in self._prepared.values():
+            c = p.compiled
+            line = (f"{c.name} [{c.jit_level}] {c.exec_order} execution order: peak live bytes {c.lower_bound} B "
+                    f"(single-stream order), {len(p.streams)} stream(s)")
+            if c.memory == "static":
+                line += (f"; static memory plan {c.workspace_size} B "
+                         f"({c.workspace_size / max(c.lower_bound, 1):.3f}x that peak)")
+            lines.append(line)
         lines.append(f"device {self.device_id} memory (simulated): peak used {stats.peak_used} B, actual peak "
                      f"with fragments {stats.actual_peak} B, reserved {stats.reserved} B")
         if self.dry_run:

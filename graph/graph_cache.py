@@ -43,8 +43,8 @@ class GraphCache:
             self.misses += 1
             return None
         except (ValueError, KeyError, TypeError, AclError) as e:
-            warnings.warn(GraphCacheWarning(f"graph cache entry {path} is unreadable ({e}); recompiling"),
-                          stacklevel=2)
+            warnings.warn(GraphCacheWarning(f"graph cache entry {path} is unreadable or from another "
+                                            f"version ({e}); recompiling"), stacklevel=2)
             path.unlink(missing_ok=True)
             self.misses += 1
             return None

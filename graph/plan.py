@@ -23,13 +23,13 @@ from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .ir import Graph, attrs_from_json
-from .memory_plan import ALIGN, release_after, static_plan
+from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .passes import ORDER_POLICIES, assign_streams, fuse_elementwise, order, remove_no_task
 
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2     # 2: lower_bound set at every level
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,8 @@ class CompiledGraph:
       root's address; the root may be a node output, a graph input or a constant. Resolve every value
       id through ``aliases`` before looking up an address.
       ``memory == "static"`` (O2): node outputs live at ``workspace base + offsets[root id]`` in one
-      workspace of ``workspace_size`` bytes (512-B aligned; ``lower_bound`` = peak live bytes).
+      workspace of ``workspace_size`` bytes (512-B aligned). ``lower_bound`` = peak live bytes of node
+      outputs under the execution order (every level), what no allocator of this order can beat.
       ``memory == "dynamic"`` (O0/O1): allocate each node output from the pool before its kernel,
       free the values in ``release_after[node_id]`` after it (node outputs and graph input copies).
 
@@ -199,6 +200,7 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
         compiled.workspace_size, compiled.lower_bound = plan.size, plan.lower_bound
     else:
         compiled.release_after = release_after(g, node_order)
+        compiled.lower_bound = peak_memory(g, node_order, ALIGN)
     return compiled
 
 

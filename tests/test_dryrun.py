@@ -1,4 +1,4 @@
-"""DryRun: graphs compile and memory/time are simulated without building or running any kernel."""
+"""DryRun (graphs compile, memory and time are simulated, no kernel is built or run) and the graph cache."""
 from __future__ import annotations
 
 import sys
@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ascendemu.frontend import Tensor, context, set_backend  # noqa: E402
+from ascendemu.frontend import Tensor, capture, context, set_backend  # noqa: E402
 from ascendemu.graph.executor import DeviceExecutor  # noqa: E402
 from ascendemu.hal.runtime import get_runtime  # noqa: E402
 from examples.networks import MLP  # noqa: E402
@@ -47,3 +47,25 @@ def test_dry_run_prices_and_sizes_like_the_real_run(tmp_path, level):
     assert (dry_mem.peak_used, dry_mem.actual_peak) == (real_mem.peak_used, real_mem.actual_peak)
     assert f"Used peak memory usage (without fragments): {dry_mem.peak_used / (1 << 20):.2f}M" in \
         "\n".join(dry_lines)
+
+
+def test_graph_cache_hit_and_corrupt_entry_recovery(tmp_path):
+    """The second run of a graph skips compilation; a corrupt entry is dropped with a warning and rebuilt."""
+    from ascendemu.graph.graph_cache import GraphCacheWarning
+
+    _run(tmp_path, True, "O1")
+    (entry,) = (tmp_path / "rank_0" / "graph_cache").glob("*_O1_*.json")
+    compiled_json = entry.read_bytes()
+    rt = get_runtime()
+    executor = DeviceExecutor(cache_root=str(tmp_path), dry_run=True, progress=False)
+    net = MLP(in_features=64, hidden=(32,), num_classes=8)
+    graph, _ = capture(net, Tensor(np.ones((4, 64), np.float32)))
+    executor.prepare(graph, "O1")
+    assert (executor.graph_cache.hits, executor.graphs_compiled) == (1, 0)
+    entry.write_bytes(compiled_json[: len(compiled_json) // 2])
+    fresh = DeviceExecutor(cache_root=str(tmp_path), dry_run=True, progress=False)
+    with pytest.warns(GraphCacheWarning, match="unreadable"):
+        fresh.prepare(graph, "O1")
+    assert (fresh.graph_cache.hits, fresh.graphs_compiled) == (0, 1)
+    assert entry.read_bytes() == compiled_json            # rewritten whole
+    rt.finalize()
