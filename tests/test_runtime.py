@@ -404,3 +404,26 @@ def test_memory_snapshot_for_memory_viz(rt, tmp_path):
     live = [b for b in blocks if b["state"] == "active_allocated"]
     assert [b["address"] for b in live] == [ptrs[1]]
     assert sum(seg["total_size"] for seg in snap["segments"]) == rt.mem_stats().reserved
+
+
+def test_every_api_call_passes_the_choke_point(rt, make_scale):
+    """Recorders (the hook a trace recorder uses) see each successful call with its result and host time."""
+    seen = []
+    rt.recorders.append(lambda name, args, kwargs, result, t: seen.append((name, result, t)))
+    try:
+        rt.init(device_count=1)
+        rt.set_device(0)
+        s = rt.create_stream()
+        p = rt.malloc(4 * N)
+        rt.launch_kernel(make_scale(N, 1), 1, [p, p], s)
+        rt.synchronize_stream(s)
+        with pytest.raises(errors.MemoryFreeError):
+            rt.free(p + 64)
+        rt.free(p)
+    finally:
+        rt.recorders.clear()
+    assert [name for name, _, _ in seen] == ["init", "set_device", "create_stream", "malloc", "launch_kernel",
+                                             "synchronize_stream", "free"]
+    assert seen[2][1] == s and seen[3][1] == p
+    times = [t for _, _, t in seen]
+    assert times == sorted(times) and times[4] - times[3] == pytest.approx(10e-6)   # the launch's host cost
