@@ -13,7 +13,7 @@ import ctypes
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 import simpy
@@ -36,7 +36,7 @@ PARALLEL_BLOCKS_MIN_BYTES = 1 << 20
 _block_workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aicore")
 
 
-@dataclass
+@dataclass(slots=True)
 class Task:
     """One entry of a stream: what to do (``kind``), its operands, and when the host issued it."""
 
@@ -52,8 +52,8 @@ class Task:
     copy_kind: str = ""
     event: "Event | None" = None
     generation: simpy.Event | None = None        # record: what it triggers; wait: what it waits for
-    reads: list[tuple[int, int]] = field(default_factory=list)    # device [start, end) ranges
-    writes: list[tuple[int, int]] = field(default_factory=list)
+    reads: Sequence[tuple[int, int]] = ()    # device [start, end) ranges (kept for strict mode)
+    writes: Sequence[tuple[int, int]] = ()
 
 
 class Units:
@@ -177,7 +177,7 @@ class Stream:
             self.busy = True
             if task.submit_time > env.now:
                 yield env.timeout(task.submit_time - env.now)
-            if task.writes or task.reads:
+            if self.device.strict and (task.writes or task.reads):
                 self.device.running[id(task)] = (self, task)
             try:
                 yield from self.device.run_task(self, task)

@@ -646,8 +646,8 @@ class Runtime:
         task = Task("kernel", f.name, self.node.host_time, kernel=f, block_dim=block_dim, args=args,
                     host_args=host_args)
         if self.node.strict:
-            for a, spec in zip(args, f.args):
-                (task.writes if spec.writes else task.reads).append((a, a + spec.nbytes))
+            task.reads = [(a, a + spec.nbytes) for a, spec in zip(args, f.args) if not spec.writes]
+            task.writes = [(a, a + spec.nbytes) for a, spec in zip(args, f.args) if spec.writes]
         return task
 
     @_api(cost="launch_overhead_s")
