@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -51,3 +52,14 @@ def test_info_cli():
     bad = subprocess.run([sys.executable, "-m", "ascendemu", "info", "--device", "Nope"], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "unknown device preset" in bad.stderr
+
+
+def test_demo_cli_runs_through_cache_and_device(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("MS_COMPILER_CACHE_PATH", "RANK_ID")}
+    out = subprocess.run([sys.executable, "-m", "ascendemu", "demo", "--trace", "t.json"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "matches numpy" in out.stdout and "0 reused, 2 built" in out.stdout
+    assert len(list((tmp_path / "rank_0" / "kernel_meta").glob("*.o"))) == 2
+    events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    assert {e["name"].split("_")[0] for e in events if e.get("cat") == "kernel"} == {"square", "add"}
