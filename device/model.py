@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
-import numpy as np
 import simpy
 
 from ascendemu.errors import AclError, RaceError
@@ -128,7 +127,6 @@ class Stream:
         self._wake: simpy.Event | None = None
         self._drain_waiters: list[simpy.Event] = []
         self._room_waiters: list[simpy.Event] = []
-        self.tasks_done = 0
         device.env.process(self._loop())
 
     @property
@@ -187,7 +185,6 @@ class Stream:
                 self.device.pending.pop(id(task), None)
                 self.device.running.pop(id(task), None)
             self.busy = False
-            self.tasks_done += 1
 
 
 class Device:
@@ -339,10 +336,3 @@ class Device:
     def utilization(self) -> float:
         """Fraction of core-time busy since the start of the simulation."""
         return self.busy_time / (self.env.now * self.spec.ai_cores) if self.env.now > 0 else 0.0
-
-
-def copy_into(dst: np.ndarray, src_fn: Callable[[], np.ndarray]) -> Callable[[], None]:
-    """A deferred copy: the source is read when the task ends, as a DMA engine would read it."""
-    def run() -> None:
-        dst[:] = src_fn()
-    return run

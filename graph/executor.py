@@ -260,8 +260,10 @@ class DeviceExecutor:
                 line += (f"; static memory plan {c.workspace_size} B "
                          f"({c.workspace_size / max(c.lower_bound, 1):.3f}x that peak)")
             lines.append(line)
-        lines.append(f"device {self.device_id} memory (simulated): peak used {stats.peak_used} B, actual peak "
-                     f"with fragments {stats.actual_peak} B, reserved {stats.reserved} B")
+        device = rt.node.devices[self.device_id]
+        lines.append(f"device {self.device_id} (simulated): {device.kernels_run} kernel(s) run, AI cores "
+                     f"{device.utilization():.1%} busy over {rt.device_time() * 1e3:.3f} ms; memory peak used "
+                     f"{stats.peak_used} B, actual peak with fragments {stats.actual_peak} B, reserved {stats.reserved} B")
         if self.dry_run:
             mib = lambda n: f"{n / (1 << 20):.2f}M"  # noqa: E731
             lines[0] = "DryRun: no kernel was compiled or computed; outputs are not meaningful"
