@@ -70,6 +70,8 @@ def main(argv: list[str]) -> int:
                         help="force this jit level for every graph (default: what the script sets)")
     parser.add_argument("--trace", help="write a Chrome/Perfetto trace JSON of the run here")
     parser.add_argument("--exec-order", choices=("dfs", "bfs"), default="dfs")
+    parser.add_argument("--device", default="Ascend910A",
+                        help="device preset to emulate (ascendemu info lists them), e.g. Ascend910B1")
     parser.add_argument("--dry-run", action="store_true",
                         help="DryRun: compile graphs and simulate memory and time without building or running "
                              f"kernels (also on when {DRY_RUN_ENV} is set, as in MindSpore)")
@@ -88,7 +90,7 @@ def main(argv: list[str]) -> int:
     install_mindspore_alias()
     executor = DeviceExecutor(device_id=context.get_context("device_id"), exec_order=opts.exec_order,
                               trace=bool(opts.trace), progress=not opts.quiet, jit_level=opts.jit_level,
-                              dry_run=opts.dry_run or bool(os.environ.get(DRY_RUN_ENV)))
+                              dry_run=opts.dry_run or bool(os.environ.get(DRY_RUN_ENV)), device=opts.device)
     previous = backend.set_backend(executor)
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [opts.script, *opts.args]

@@ -64,10 +64,13 @@ class DeviceExecutor:
 
     def __init__(self, device_id: int = 0, cache_root: str | None = None, rank: int | None = None,
                  exec_order: str = "dfs", trace: bool = False, progress: bool = True,
-                 jit_level: str | None = None, dry_run: bool = False):
+                 jit_level: str | None = None, dry_run: bool = False, device: str | None = None):
         self.rt: Runtime = get_runtime()
         if self.rt.node is None:
-            self.rt.init(trace=trace)
+            self.rt.init(spec=device, trace=trace)
+        elif device is not None and self.rt.node.spec.name != device:
+            raise InvalidParamError(f"the runtime already runs a {self.rt.node.spec.name} node; finalize() it "
+                                    f"before asking for {device}")
         self.rt.set_device(device_id)
         self.device_id = device_id
         self.exec_order = exec_order
@@ -261,9 +264,10 @@ class DeviceExecutor:
                          f"({c.workspace_size / max(c.lower_bound, 1):.3f}x that peak)")
             lines.append(line)
         device = rt.node.devices[self.device_id]
-        lines.append(f"device {self.device_id} (simulated): {device.kernels_run} kernel(s) run, AI cores "
-                     f"{device.utilization():.1%} busy over {rt.device_time() * 1e3:.3f} ms; memory peak used "
-                     f"{stats.peak_used} B, actual peak with fragments {stats.actual_peak} B, reserved {stats.reserved} B")
+        lines.append(f"device {self.device_id} ({device.spec.name}, simulated): {device.kernels_run} kernel(s) run, "
+                     f"AI cores {device.utilization():.1%} busy over {rt.device_time() * 1e3:.3f} ms; memory peak "
+                     f"used {stats.peak_used} B, actual peak with fragments {stats.actual_peak} B, "
+                     f"reserved {stats.reserved} B")
         if self.dry_run:
             mib = lambda n: f"{n / (1 << 20):.2f}M"  # noqa: E731
             lines[0] = "DryRun: no kernel was compiled or computed; outputs are not meaningful"

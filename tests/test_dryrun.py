@@ -15,11 +15,11 @@ from ascendemu.hal.runtime import get_runtime  # noqa: E402
 from examples.networks import MLP  # noqa: E402
 
 
-def _run(tmp_path: Path, dry_run: bool, level: str):
+def _run(tmp_path: Path, dry_run: bool, level: str, device: str | None = None):
     rt = get_runtime()
     if rt.node is not None:
         rt.finalize()
-    executor = DeviceExecutor(cache_root=str(tmp_path), dry_run=dry_run, progress=False)
+    executor = DeviceExecutor(cache_root=str(tmp_path), dry_run=dry_run, progress=False, device=device)
     previous = set_backend(executor)
     try:
         context.set_context(mode=context.GRAPH_MODE, jit_config={"jit_level": level})
@@ -69,3 +69,12 @@ def test_graph_cache_hit_and_corrupt_entry_recovery(tmp_path):
     assert (fresh.graph_cache.hits, fresh.graphs_compiled) == (0, 1)
     assert entry.read_bytes() == compiled_json            # rewritten whole
     rt.finalize()
+
+
+def test_other_device_presets_price_the_same_graph_differently(tmp_path):
+    """"What would this cost on another chip": the 910B1 has 24 faster cores and more HBM bandwidth."""
+    _, t_910a, _, lines_a = _run(tmp_path, True, "O2")
+    _, t_b1, mem_b1, lines_b1 = _run(tmp_path, True, "O2", device="Ascend910B1")
+    assert "Ascend910A, simulated" in "\n".join(lines_a) and "Ascend910B1, simulated" in "\n".join(lines_b1)
+    assert mem_b1.total == 64 << 30
+    assert t_b1 < t_910a
