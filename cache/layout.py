@@ -95,9 +95,13 @@ def make_private_dir(path: Path) -> None:
 def prepare(kernel_meta: Path) -> None:
     """Create the cache directories (private) and check that they are safe to load code from."""
     root = kernel_meta.parent.parent
-    if not root.exists():
-        os.makedirs(root.parent, exist_ok=True)
-        make_private_dir(root)
-    for path in (kernel_meta.parent, kernel_meta, kernel_meta / LOCKS_DIR, kernel_meta / QUARANTINE_DIR):
-        make_private_dir(path)
+    try:
+        if not root.exists():
+            os.makedirs(root.parent, exist_ok=True)
+            make_private_dir(root)
+        for path in (kernel_meta.parent, kernel_meta, kernel_meta / LOCKS_DIR, kernel_meta / QUARANTINE_DIR):
+            make_private_dir(path)
+    except OSError as exc:
+        raise InvalidParamError(f"cannot create the kernel cache directory {kernel_meta}: {exc.strerror or exc}; "
+                                f"set {CACHE_PATH_ENV} to a directory you can write") from None
     check_secure(kernel_meta)

@@ -284,6 +284,13 @@ def test_group_writable_directory_is_refused_until_fixed(cache_root, level):
     check_kernel(BASE_SIGS[0], cache.get(BASE_SIGS[0]))
 
 
+def test_unwritable_cache_root_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(InvalidParamError, match="cannot create the kernel cache directory .* MS_COMPILER_CACHE_PATH"):
+        KernelCache(blocker / "cache", rank=0)
+
+
 def test_lock_timeout_names_the_lock_file_and_holder(tmp_path):
     path = tmp_path / "k.lock"
     with EntryLock(path):
