@@ -14,7 +14,10 @@ import os
 import runpy
 import sys
 import time
+import traceback
 from types import ModuleType
+
+from ascendemu.errors import AclError
 
 ALIAS = "mindspore"
 DRY_RUN_ENV = "MS_SIMULATION_LEVEL"
@@ -102,6 +105,9 @@ def main(argv: list[str]) -> int:
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if e.code is not None and not isinstance(e.code, int):
             print(e.code, file=sys.stderr)
+    except AclError:             # a device error in the script: its traceback, then the summary (memory at OOM)
+        traceback.print_exc()
+        status = 2
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
         backend.set_backend(previous)

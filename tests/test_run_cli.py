@@ -136,3 +136,11 @@ def test_script_exit_status_passes_through_after_the_summary_and_trace(seed_runs
     assert proc.returncode == 3
     assert "[4.]" in proc.stdout and "[ascendemu] kernel cache" in proc.stdout
     assert json.loads(trace.read_text())["traceEvents"]
+
+
+def test_device_error_in_the_script_shows_its_traceback_then_the_summary(tmp_path):
+    (tmp_path / "bad.py").write_text('import mindspore as ms\nms.set_context(jit_config={"jit_level": "O7"})\n')
+    proc = run_cli(tmp_path, "bad.py")
+    assert proc.returncode == 2
+    assert 'bad.py", line 2' in proc.stderr and "[100000] jit_level must be one of" in proc.stderr
+    assert "[ascendemu] kernel cache" in proc.stdout
