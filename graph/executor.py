@@ -25,7 +25,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .graph_cache import GraphCache
 from .ir import Graph
-from .plan import CompiledGraph, cache_name, compile_graph
+from .plan import CompiledGraph, cache_name, compile_graph, default_max_streams
 
 
 @dataclass
@@ -115,8 +115,7 @@ class DeviceExecutor:
 
     def prepare(self, graph: Graph, jit_level: str) -> Prepared:
         """Compile (or take from the graph cache), build/load kernels, set up streams and memory."""
-        name = cache_name(graph.structure_hash(), jit_level, self.exec_order,
-                          4 if jit_level == "O2" else 1)
+        name = cache_name(graph.structure_hash(), jit_level, self.exec_order, default_max_streams(jit_level))
         prepared = self._prepared.get(name)
         if prepared is not None:
             return prepared

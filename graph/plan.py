@@ -169,6 +169,11 @@ def cache_name(graph_hash: str, jit_level: str, exec_order: str, max_streams: in
     return f"{graph_hash}_{jit_level}_{options}"
 
 
+def default_max_streams(jit_level: str) -> int:
+    """Streams a level may use unless told otherwise: O2 spreads branches, O0/O1 keep one stream."""
+    return DEFAULT_O2_STREAMS if jit_level == "O2" else 1
+
+
 def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
                   max_streams: int | None = None) -> CompiledGraph:
     """Run the passes of ``jit_level`` on ``graph`` (unchanged) and lay out the result."""
@@ -177,7 +182,7 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
     if exec_order not in ORDER_POLICIES:
         raise InvalidParamError(f"exec_order must be one of {ORDER_POLICIES}, got {exec_order!r}")
     if max_streams is None:
-        max_streams = DEFAULT_O2_STREAMS if jit_level == "O2" else 1
+        max_streams = default_max_streams(jit_level)
     graph_hash = graph.structure_hash()
     g = remove_no_task(graph)
     if jit_level in ("O1", "O2"):
