@@ -152,6 +152,18 @@ def test_levels_agree_bitwise(device, name):
     np.testing.assert_array_equal(o0, o1)
 
 
+@pytest.mark.parametrize("name", ["lenet5", "transformer"])
+def test_pynative_matches_graph_mode(device, name):
+    """PyNative runs each primitive as its own kernel (no fusion, a launch per op): same numbers as O0."""
+    net, x, params = build(name)
+    graph_out = device.run(net, x, "O0")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    out = net(Tensor(x)).asnumpy()
+    assert device.launches.kernels and all(not k.startswith("fused") for k in device.launches.kernels)
+    np.testing.assert_allclose(out, CASES[name].reference(params, x), rtol=RTOL, atol=ATOL)
+    np.testing.assert_array_equal(out, graph_out)
+
+
 # ------------------------------------------------------------------------------------ launches
 
 @pytest.mark.parametrize("name, no_task", [("lenet5", 1), ("transformer", 16)])
