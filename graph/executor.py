@@ -260,7 +260,11 @@ class DeviceExecutor:
                     f"(single-stream order), {len(p.streams)} stream(s)")
             if c.memory == "static":
                 line += (f"; static memory plan {c.workspace_size} B "
-                         f"({c.workspace_size / max(c.lower_bound, 1):.3f}x that peak)")
+                         f"({c.workspace_size / max(c.lower_bound, 1):.3f}x that peak")
+                if c.concurrent_bound is not None and len(p.streams) > 1:
+                    line += (f", {c.workspace_size / max(c.concurrent_bound, 1):.3f}x the {c.concurrent_bound} B "
+                             f"that may be alive at once on its {len(p.streams)} streams")
+                line += ")"
             lines.append(line)
         device = rt.node.devices[self.device_id]
         lines.append(f"device {self.device_id} ({device.spec.name}, simulated): {device.kernels_run} kernel(s) run, "

@@ -91,13 +91,16 @@ class MemoryPlan:
     """Static workspace layout: ``offsets[root value]`` inside a workspace of ``size`` bytes.
 
     ``lower_bound`` is the most bytes (aligned) alive at once under the execution order: no layout of
-    this order can be smaller, so ``size / lower_bound`` measures the plan's fragmentation.
+    this order can be smaller, so ``size / lower_bound`` measures the plan's fragmentation. With several
+    streams more values may be alive together than in any single order; ``concurrent_bound`` is the
+    heaviest set of values that pairwise conflict, the bound no plan of that schedule can beat.
     """
 
     offsets: dict[int, int]
     size: int
     lower_bound: int
     align: int = ALIGN
+    concurrent_bound: int | None = None   # same bound under the plan's streams and events (None: too big)
 
     @property
     def ratio(self) -> float:
@@ -160,4 +163,32 @@ def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] |
             cursor = max(cursor, end)
         offsets[v] = best[1] if best else cursor
         top = max(top, offsets[v] + sizes[v])
-    return MemoryPlan(offsets, top, peak_memory(graph, node_order, align), align)
+    conflicts = {a: {b for b in spans if b != a and not (before(a, b) or before(b, a))} for a in spans}
+    return MemoryPlan(offsets, top, peak_memory(graph, node_order, align), align,
+                      heaviest_clique(conflicts, sizes) if len(spans) <= CLIQUE_MAX_VALUES else None)
+
+
+# Exact max-weight clique is exponential in the worst case; conflict graphs of real networks (chains
+# and a few parallel branches) are solved in milliseconds well past this size.
+CLIQUE_MAX_VALUES = 400
+
+
+def heaviest_clique(conflicts: dict[int, set[int]], weight: dict[int, int]) -> int:
+    """Weight of the heaviest set of pairwise conflicting values (Bron-Kerbosch with pivoting)."""
+    best = 0
+
+    def grow(total: int, candidates: set[int], excluded: set[int]) -> None:
+        nonlocal best
+        if not candidates and not excluded:
+            best = max(best, total)
+            return
+        if total + sum(weight[v] for v in candidates) <= best:
+            return
+        pivot = max(candidates | excluded, key=lambda u: len(candidates & conflicts[u]))
+        for v in list(candidates - conflicts[pivot]):
+            grow(total + weight[v], candidates & conflicts[v], excluded & conflicts[v])
+            candidates = candidates - {v}
+            excluded = excluded | {v}
+
+    grow(0, set(conflicts), set())
+    return best

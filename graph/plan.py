@@ -29,7 +29,7 @@ from .passes import ORDER_POLICIES, assign_streams, fuse_elementwise, order, rem
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 2     # 2: lower_bound set at every level
+FORMAT_VERSION = 3     # 2: lower_bound set at every level; 3: concurrent_bound
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,8 @@ class CompiledGraph:
       id through ``aliases`` before looking up an address.
       ``memory == "static"`` (O2): node outputs live at ``workspace base + offsets[root id]`` in one
       workspace of ``workspace_size`` bytes (512-B aligned). ``lower_bound`` = peak live bytes of node
-      outputs under the execution order (every level), what no allocator of this order can beat.
+      outputs under the execution order (every level), what no allocator of this order can beat;
+      ``concurrent_bound`` (O2) the same under the plan's streams and events (None if not computed).
       ``memory == "dynamic"`` (O0/O1): allocate each node output from the pool before its kernel,
       free the values in ``release_after[node_id]`` after it (node outputs and graph input copies).
 
@@ -110,6 +111,7 @@ class CompiledGraph:
     offsets: dict[int, int] = field(default_factory=dict)
     workspace_size: int = 0
     lower_bound: int = 0
+    concurrent_bound: int | None = None
     release_after: dict[int, tuple[int, ...]] = field(default_factory=dict)
     parameter_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
@@ -135,6 +137,7 @@ class CompiledGraph:
             "events": [list(e) for e in self.events],
             "memory": self.memory, "offsets": {str(v): o for v, o in self.offsets.items()},
             "workspace_size": self.workspace_size, "lower_bound": self.lower_bound,
+            "concurrent_bound": self.concurrent_bound,
             "release_after": {str(n): list(vs) for n, vs in self.release_after.items()},
         }
 
@@ -153,6 +156,7 @@ class CompiledGraph:
             streams=[[(kind, ident) for kind, ident in s] for s in d["streams"]],
             events=[tuple(e) for e in d["events"]], memory=d["memory"], offsets=ints(d["offsets"]),
             workspace_size=d["workspace_size"], lower_bound=d["lower_bound"],
+            concurrent_bound=d["concurrent_bound"],
             release_after={int(n): tuple(vs) for n, vs in d["release_after"].items()})
 
     def bind_constants(self, graph: Graph) -> "CompiledGraph":
@@ -203,6 +207,7 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
         plan = static_plan(g, node_order, streams.stream_of, ALIGN)
         compiled.memory, compiled.offsets = "static", plan.offsets
         compiled.workspace_size, compiled.lower_bound = plan.size, plan.lower_bound
+        compiled.concurrent_bound = plan.concurrent_bound
     else:
         compiled.release_after = release_after(g, node_order)
         compiled.lower_bound = peak_memory(g, node_order, ALIGN)

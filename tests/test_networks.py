@@ -269,6 +269,7 @@ def test_o2_static_plan_near_lower_bound(device, name):
     bound, conflicts = concurrent_lower_bound(compiled)
     assert compiled.memory == "static"
     assert bound <= compiled.workspace_size <= PLAN_SLACK * bound
+    assert compiled.concurrent_bound == bound        # the planner's own bound, derived from the graph
     # The plan is valid: values that may be alive together never overlap.
     off, size = compiled.offsets, {v: compiled.values[v].nbytes for v in conflicts}
     for a in conflicts:
