@@ -66,6 +66,21 @@ def install_mindspore_alias() -> None:
         sys.meta_path.insert(0, MindSporeFinder())
 
 
+_VALUE_OPTIONS = ("--jit-level", "--trace", "--exec-order", "--device")   # the options below that take a value
+
+
+def _module_flag(argv: list[str]) -> int | None:
+    """Index of a ``-m`` given before the script (a ``-m`` after the script is the script's own)."""
+    i = 0
+    while i < len(argv):
+        if argv[i] == "-m":
+            return i
+        if not argv[i].startswith("-"):
+            return None
+        i += 2 if argv[i] in _VALUE_OPTIONS else 1
+    return None
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="ascendemu run",
                                      description="Run a MindSpore script unchanged on the emulated device.")
@@ -79,12 +94,25 @@ def main(argv: list[str]) -> int:
                         help="DryRun: compile graphs and simulate memory and time without building or running "
                              f"kernels (also on when {DRY_RUN_ENV} is set, as in MindSpore)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
-    parser.add_argument("script")
+    parser.add_argument("script", nargs="?", help="the script; or -m MODULE [args] to run a module like "
+                                                   "python -m (e.g. -m pytest test_square.py)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
+    module = None
+    at = _module_flag(argv)
+    if at is not None:           # like python: everything after -m MODULE belongs to the module
+        if at + 1 >= len(argv):
+            parser.error("-m needs a module name")
+        module, argv = argv[at + 1], argv[:at] + ["--", *argv[at + 2:]]
     opts = parser.parse_args(argv)
-    if not os.path.isfile(opts.script):
-        print(f"ascendemu run: no such script {opts.script!r}", file=sys.stderr)
+    opts.module = module
+    if module:
+        opts.args = [a for a in [opts.script, *opts.args] if a is not None]
+        what = f"-m {module}"
+    elif opts.script is None or not os.path.isfile(opts.script):
+        print(f"ascendemu run: no such script {opts.script!r} (give a script, or -m module)", file=sys.stderr)
         return 2
+    else:
+        what = opts.script
 
     from ascendemu.frontend import backend, context
     from ascendemu.graph.executor import DeviceExecutor
@@ -96,11 +124,14 @@ def main(argv: list[str]) -> int:
                               dry_run=opts.dry_run or bool(os.environ.get(DRY_RUN_ENV)), device=opts.device)
     previous = backend.set_backend(executor)
     old_argv, old_path = sys.argv, list(sys.path)
-    sys.argv = [opts.script, *opts.args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(opts.script)))
+    sys.argv = [opts.module or opts.script, *opts.args]
+    sys.path.insert(0, os.getcwd() if opts.module else os.path.dirname(os.path.abspath(opts.script)))
     status = 0
     try:
-        runpy.run_path(opts.script, run_name="__main__")
+        if opts.module:
+            runpy.run_module(opts.module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(opts.script, run_name="__main__")
     except SystemExit as e:      # the script's own exit: report first, then pass its status on
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if e.code is not None and not isinstance(e.code, int):
@@ -112,7 +143,7 @@ def main(argv: list[str]) -> int:
         sys.argv, sys.path[:] = old_argv, old_path
         backend.set_backend(previous)
     if not opts.quiet:
-        print(f"[ascendemu] run of {opts.script}: host wall time {time.perf_counter() - wall0:.2f} s")
+        print(f"[ascendemu] run of {what}: host wall time {time.perf_counter() - wall0:.2f} s")
         for line in executor.summary():
             print(f"[ascendemu] {line}")
     if opts.trace:

@@ -80,8 +80,7 @@ def test_seed_r15_script_is_a_test_case_that_runs_unchanged(tmp_path):
     alone = run_cli(tmp_path, "test_square.py")
     assert alone.returncode == 0, alone.stderr
     assert "output:" not in alone.stdout and kernel_files(tmp_path / "rank_0" / "kernel_meta") == []
-    pytest_main = Path(pytest.__file__).parent / "__main__.py"
-    as_test = run_cli(tmp_path, str(pytest_main), "-q", "-s", "-p", "no:cacheprovider", "test_square.py")
+    as_test = run_cli(tmp_path, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "test_square.py")
     assert as_test.returncode == 0, as_test.stdout + as_test.stderr
     assert SEED_OUTPUT in as_test.stdout and "1 passed" in as_test.stdout
     assert len(kernel_files(tmp_path / "rank_0" / "kernel_meta")) == 3
