@@ -1,4 +1,5 @@
-"""Graph passes: no-task aliasing, O1 elementwise fusion, execution order, multi-stream assignment.
+"""Graph passes: no-task aliasing, O1 elementwise and epilogue fusion, execution order, multi-stream
+assignment.
 
 Every pass takes a Graph and returns a new Graph (or a plan object); the input graph is never changed,
 so a test can compare before and after. Memory planning lives in ``memory_plan.py``.
@@ -84,8 +85,8 @@ def _groups(graph: Graph) -> list[list[Node]]:
     return groups
 
 
-def _fused_name(names: list[str]) -> str:
-    """``<common scope>/FusedElemwise[<fused op names relative to it>]``."""
+def _fused_name(names: list[str], label: str = FUSED_OP) -> str:
+    """``<common scope>/<label>[<fused op names relative to it>]``."""
     parts = [n.split("/") for n in names]
     common = []
     for level in zip(*(p[:-1] for p in parts)):
@@ -93,7 +94,7 @@ def _fused_name(names: list[str]) -> str:
             break
         common.append(level[0])
     rel = ["/".join(p[len(common):]) for p in parts]
-    return "/".join(common + [f"{FUSED_OP}[{','.join(rel)}]"])
+    return "/".join(common + [f"{label}[{','.join(rel)}]"])
 
 
 def _bias_view(graph: Graph, x: int, bias: int) -> int:
@@ -153,6 +154,49 @@ def fuse_elementwise(graph: Graph) -> Graph:
         for n in group[:-1]:
             for v in n.outputs:
                 del g.values[v]
+    prune_constants(g)
+    return g
+
+
+MATMUL_OPS = ("MatMul", "BatchMatMul")
+
+
+def fuse_epilogues(graph: Graph) -> Graph:
+    """O1 epilogue fusion: an elementwise node (or fused tree) that alone reads a MatMul/BatchMatMul
+    product of its own shape and dtype becomes that matmul's ``epilogue``, applied to each finished
+    output tile, so the product never makes a round trip through memory.
+
+    Runs after :func:`fuse_elementwise`. The fused node sits where the elementwise node was and writes
+    its output; the kernel applies the program to the stored product, so results are bit-identical.
+    """
+    g = graph.copy()
+    producers, consumers = g.producers(), g.consumers()
+    outputs, aliased = set(g.outputs), set(g.aliases.values())
+    for node in list(g.nodes):
+        if node.op == FUSED_OP:
+            if "outputs" in node.attrs:
+                continue
+            program, ext = node.attrs["program"], list(node.inputs)
+        elif _fusable(g, node):
+            single = _fuse_group(g, [node])
+            program, ext = single.attrs["program"], list(single.inputs)
+        else:
+            continue
+        for v in dict.fromkeys(ext):
+            m = producers.get(v)
+            if (m is None or m.op not in MATMUL_OPS or "epilogue" in m.attrs or len(consumers[v]) != 1
+                    or v in outputs or v in aliased or g.values[v] != g.values[node.outputs[0]]):
+                continue
+            extras = [e for e in ext if e != v]
+            slot = {i: 0 if e == v else 1 + extras.index(e) for i, e in enumerate(ext)}
+            epilogue = tuple((op, *((("in", slot[x]) if kind == "in" else (kind, x)) for kind, x in operands))
+                             for op, *operands in program)
+            fused = Node(g.new_node_id(), m.op, {**m.attrs, "epilogue": epilogue}, m.inputs + tuple(extras),
+                         node.outputs, _fused_name([m.full_name, node.full_name], m.op), m.origins + node.origins)
+            fused.signature(g)   # validate against the kernel library's shape inference
+            g.nodes = [fused if n.id == node.id else n for n in g.nodes if n.id != m.id]
+            del g.values[v]
+            break
     prune_constants(g)
     return g
 

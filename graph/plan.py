@@ -6,8 +6,8 @@ Passes per level (the seed's multi-level compilation):
 level   graph passes                   memory                           streams
 ======  =============================  ===============================  ==================
 O0      no-task nodes -> aliases       dynamic reference counting       1 unless asked
-O1      + elementwise fusion           dynamic reference counting       1 unless asked
-O2      + elementwise fusion           static plan (one workspace)      up to 4 by default
+O1      + elementwise/epilogue fusion  dynamic reference counting       1 unless asked
+O2      + elementwise/epilogue fusion  static plan (one workspace)      up to 4 by default
 ======  =============================  ===============================  ==================
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .ir import Graph, attrs_from_json
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
-from .passes import ORDER_POLICIES, assign_streams, fuse_elementwise, order, remove_no_task
+from .passes import ORDER_POLICIES, assign_streams, fuse_elementwise, fuse_epilogues, order, remove_no_task
 
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
@@ -190,7 +190,7 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
     graph_hash = graph.structure_hash()
     g = remove_no_task(graph)
     if jit_level in ("O1", "O2"):
-        g = fuse_elementwise(g)
+        g = fuse_epilogues(fuse_elementwise(g))
     node_order = order(g, exec_order)
     streams = assign_streams(g, node_order, max_streams)
     nodes = {n.id: n for n in g.nodes}

@@ -118,10 +118,12 @@ def eval_op(op, attrs, xs, out_descs):
         fn = {"ReduceSum": np.sum, "ReduceMean": np.mean, "ReduceMax": np.max}[op]
         r = [fn(xs[0], axis=axes, keepdims=a.get("keep_dims", False))]
     elif op in ("MatMul", "BatchMatMul"):
-        x, y = xs
+        x, y = xs[:2]
         x = np.swapaxes(x, -1, -2) if a.get("transpose_a") else x
         y = np.swapaxes(y, -1, -2) if a.get("transpose_b") else y
         r = [np.matmul(x, y)]
+        if "epilogue" in a:                   # the elementwise program applied to the product
+            r = [_program(a["epilogue"], [r[0].astype(out_descs[0].dtype)] + list(xs[2:]))]
     elif op == "Conv2D":
         r = [_conv2d(xs[0], xs[1], a)]
     elif op in ("MaxPool", "AvgPool"):
@@ -322,6 +324,32 @@ def test_fusion_node_counts_and_numerics(graphs, name):
     ins = _rand_inputs(g)
     for got, want in zip(eval_graph(g1, ins), eval_graph(g0, ins)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_epilogue_fusion_absorbs_elementwise_consumers_of_matmuls(graphs, name):
+    g1 = passes.fuse_elementwise(passes.remove_no_task(graphs[name]))
+    g2 = passes.fuse_epilogues(g1)
+    matmuls = [n for n in g1.nodes if n.op in ("MatMul", "BatchMatMul")]
+    fused = [n for n in g2.nodes if "epilogue" in n.attrs]
+    # every matmul whose product had a single elementwise reader of the same shape absorbed it
+    consumers = g1.consumers()
+    absorbable = [m for m in matmuls if len(consumers[m.outputs[0]]) == 1
+                  and m.outputs[0] not in g1.outputs
+                  and consumers[m.outputs[0]][0].op in passes.FUSABLE_OPS | {"FusedElemwise"}
+                  and g1.values[consumers[m.outputs[0]][0].outputs[0]] == g1.values[m.outputs[0]]]
+    assert len(fused) == len(absorbable) and len(g2.nodes) == len(g1.nodes) - len(fused)
+    ins = _rand_inputs(graphs[name])
+    for got, want in zip(eval_graph(g2, ins), eval_graph(g1, ins)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_mlp_dense_layers_become_one_kernel_each(graphs):
+    g2 = passes.fuse_epilogues(passes.fuse_elementwise(passes.remove_no_task(graphs["mlp"])))
+    assert [n.op for n in g2.nodes] == ["MatMul"] * 3
+    assert g2.nodes[0].attrs["epilogue"] == (("Add", ("in", 0), ("in", 1)), ("ReLU", ("t", 0)))
+    assert g2.nodes[-1].attrs["epilogue"] == (("Add", ("in", 0), ("in", 1)),)
+    assert all(len(n.inputs) == 3 for n in g2.nodes)          # x, weight, bias
 
 
 def test_fused_node_reads_distinct_external_inputs(graphs):
@@ -618,12 +646,13 @@ def test_release_points_free_each_value_once_after_its_last_reader(graphs):
 def test_compile_levels(graphs):
     g = graphs["transformer"]
     o0, o1, o2 = (compile_graph(g, lvl) for lvl in ("O0", "O1", "O2"))
-    assert [len(c.kernels) for c in (o0, o1, o2)] == [25, 24, 24]
+    assert [len(c.kernels) for c in (o0, o1, o2)] == [25, 17, 17]   # 7 matmul epilogues at O1/O2
     assert o0.memory == o1.memory == "dynamic" and o2.memory == "static"
     assert len(o0.streams) == len(o1.streams) == 1 and len(o2.streams) == 3
     assert o2.workspace_size >= o2.lower_bound > 0 and o2.release_after == {}
     assert set(o2.offsets) == {v for k in o2.kernels for v in k.outputs}
-    assert {k.signature.op for k in o1.kernels} >= {"FusedElemwise", "BatchMatMul", "LayerNorm"}
+    assert {k.signature.op for k in o1.kernels} >= {"MatMul", "BatchMatMul", "LayerNorm"}
+    assert sum("epilogue" in dict(k.signature.attrs) for k in o1.kernels) == 7
     for c in (o0, o1, o2):
         for k in c.kernels:
             assert k.signature.inputs == tuple(c.values[v] for v in k.inputs)

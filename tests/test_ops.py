@@ -572,3 +572,27 @@ def test_bad_signatures_raise(s, fragment):
     assert op in str(info.value)
     with pytest.raises(InvalidParamError):
         generate(bad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_matmul_epilogue_is_bitwise_the_unfused_pair(dtype):
+    """MatMul + bias + ReLU in one kernel (O1 epilogue fusion) gives the bits of MatMul then FusedElemwise,
+    every block, and numpy's result within tolerance."""
+    a, b, bias = rand((70, 33), dtype), rand((33, 300), dtype), rand((300,), dtype)
+    program = (("Add", ("in", 0), ("in", 1)), ("ReLU", ("t", 0)))
+    (fused,) = launch(sig("MatMul", [a, b, bias], epilogue=program), [a, b, bias], sentinel=True)
+    (product,) = launch(sig("MatMul", [a, b]), [a, b])
+    (unfused,) = launch(sig("FusedElemwise", [product, bias], program=program), [product, bias])
+    np.testing.assert_array_equal(fused, unfused)
+    check(fused, np.maximum(f64(a) @ f64(b) + f64(bias), 0), dtype)
+
+
+def test_batch_matmul_epilogue_broadcasts_its_inputs():
+    a, b, e = rand((3, 2, 17, 9)), rand((2, 40, 9)), rand((2, 1, 40))
+    program = (("Mul", ("in", 0), ("c", 0.5)), ("Add", ("t", 0), ("in", 1)))
+    s = sig("BatchMatMul", [a, b, e], transpose_b=True, epilogue=program)
+    assert kernel(s).block_dim >= 1 and kernel(s).cost.vector_ops == 3 * 2 * 17 * 40 * 2
+    (out,) = launch(s, [a, b, e])
+    check(out, (f64(a) @ np.swapaxes(f64(b), -1, -2)) * 0.5 + f64(e))
+    with pytest.raises(InvalidParamError, match="must keep the product's shape"):
+        infer_outputs(sig("MatMul", [rand((4, 5)), rand((5, 6)), rand((3, 4, 6))], epilogue=program))

@@ -13,6 +13,7 @@ from ascendemu.device.cost import KernelCost
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import nb
+from .elementwise import broadcast_strides, program_steps, store_value
 from .shapes import matmul_dims
 
 MATMUL_ROW_TILE = 64       # output rows per work unit (a multiple of ROW_GROUP)
@@ -44,7 +45,7 @@ def row_group_lines(rows: int, a_index, acc_row: str, ldc: int, b_ptr: str, b_ro
 
 
 def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
-    a_desc, b_desc = sig.inputs
+    a_desc, b_desc = sig.inputs[:2]
     dtype = a_desc.dtype
     out_batch, m, n, k = matmul_dims(sig)
     ta, tb = bool(sig.attr("transpose_a", False)), bool(sig.attr("transpose_b", False))
@@ -72,21 +73,28 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
 
     a_strides = batch_strides(out_batch, a_desc.shape[:-2], m * k)
     b_strides = batch_strides(out_batch, b_desc.shape[:-2], k * n)
-    lines = nb.HEADER + nb.views(("a", 0, dtype), ("b", 1, dtype), ("c", 2, dtype))
+    extras = sig.inputs[2:]
+    epilogue = sig.attr("epilogue")
+    c_arg = 2 + len(extras)
+    lines = nb.HEADER + nb.views(("a", 0, dtype), ("b", 1, dtype),
+                                 *((f"e{x}", 2 + x, d.dtype) for x, d in enumerate(extras)), ("c", c_arg, dtype))
     if workspace:
-        lines += ["    " + nb.view("w", 3, "float32"), f"    wb = block_idx * {per_block}"]
+        lines += ["    " + nb.view("w", c_arg + 1, "float32"), f"    wb = block_idx * {per_block}"]
+    # epilogue inputs broadcast over (batch..., m, n): element strides of each (0 where broadcast)
+    e_strides = [broadcast_strides(out_batch + (m, n), d.shape) for d in extras]
     lines += nb.indent(nb.split_lines(str(units)))
     unit = [f"bi = u // {tiles_m * tiles_n}",
             f"i0 = ((u // {tiles_n}) % {tiles_m}) * {row_tile}",
             f"i1 = min({m}, i0 + {row_tile})",
             f"jc = (u % {tiles_n}) * {col_tile}",
-            "aoff = 0", "boff = 0", f"coff = bi * {m * n}"]
+            "aoff = 0", "boff = 0", f"coff = bi * {m * n}", *(f"eoff{x} = 0" for x in range(len(extras)))]
     if out_batch:
         unit.append("r = bi")
         for d in reversed(range(len(out_batch))):
             unit += [f"q = r % {out_batch[d]}", f"r = r // {out_batch[d]}"]
             unit += [f"aoff += q * {a_strides[d]}"] if a_strides[d] else []
             unit += [f"boff += q * {b_strides[d]}"] if b_strides[d] else []
+            unit += [f"eoff{x} += q * {st[d]}" for x, st in enumerate(e_strides) if st[d]]
     tile = [f"nj = min({n} - jc, {nc})"]
     if acc_ws:
         acc_row, ldc = f"wb + {pack_size} + (i - i0) * {nc}", nc
@@ -118,9 +126,19 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     if acc_ws:
         tile += ["for i in range(i0, i1):", f"    ro = {acc_row}", f"    co = coff + i * {n} + jc",
                  "    for j in range(nj):", f"        c[co + j] = {nb.store(dtype, 'w[ro + j]')}"]
+    if epilogue is not None:
+        # in place over the finished tile, reading the stored product exactly as an unfused kernel would
+        body = [f"v0 = {nb.load(dtype, 'c[co + j]')}"]
+        for x, (d, st) in enumerate(zip(extras, e_strides)):
+            index = f"eoff{x} + i * {st[-2]} + (jc + j) * {st[-1]}"
+            body.append(f"v{x + 1} = {nb.load(d.dtype, f'e{x}[{index}]')}")
+        body += program_steps(epilogue, "f")
+        body.append(f"c[co + j] = {store_value(dtype, f't{len(epilogue) - 1}', 'f')}")
+        tile += ["for i in range(i0, i1):", f"    co = coff + i * {n} + jc", "    for j in range(nj):"]
+        tile += nb.indent(body, 2)
     unit += tile
     lines += ["    for u in range(lo, hi):"] + nb.indent(unit, 2)
     src = "\n".join(lines) + "\n"
-    moved = a_desc.nbytes + b_desc.nbytes + outputs[0].nbytes
-    cost = KernelCost(cube_flops=flops, bytes=moved, dtype=dtype)
+    moved = a_desc.nbytes + b_desc.nbytes + outputs[0].nbytes + sum(d.nbytes for d in extras)
+    cost = KernelCost(cube_flops=flops, vector_ops=outputs[0].size * len(epilogue or ()), bytes=moved, dtype=dtype)
     return nb.Built(nb.compile_source(src), block_dim, cost, workspace)

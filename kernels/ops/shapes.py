@@ -295,10 +295,24 @@ def matmul_dims(sig: OpSignature) -> tuple[tuple[int, ...], int, int, int]:
 
 
 def infer_matmul(sig: OpSignature) -> tuple[TensorDesc, ...]:
-    check_arity(sig, 2, ("x1", "x2"))
-    dtype = same_dtype(sig, FLOAT)
-    batch, m, n, _ = matmul_dims(sig)
-    return (TensorDesc(batch + (m, n), dtype),)
+    """MatMul/BatchMatMul; with attr ``epilogue`` (a FusedElemwise program where ("in", 0) is the
+    product and ("in", i) input i + 1) the inputs after x1, x2 are the epilogue's, broadcast to the output."""
+    epilogue = sig.attr("epilogue")
+    if epilogue is None:
+        check_arity(sig, 2, ("x1", "x2"))
+    elif len(sig.inputs) < 2:
+        raise fail(sig, f"takes x1, x2 and the epilogue's inputs, got {len(sig.inputs)} input(s)")
+    matmul = OpSignature(sig.op, sig.inputs[:2], tuple((k, v) for k, v in sig.attrs if k != "epilogue"))
+    dtype = same_dtype(matmul, FLOAT)
+    batch, m, n, _ = matmul_dims(matmul)
+    out = TensorDesc(batch + (m, n), dtype)
+    if epilogue is not None:
+        extras = sig.inputs[2:]
+        fused = OpSignature("FusedElemwise", (out,) + extras, (("program", epilogue),))
+        (result,) = infer_fused(fused)
+        if result != out:
+            raise fail(sig, f"epilogue makes {result}, but it must keep the product's shape and dtype {out}")
+    return (out,)
 
 
 # ----------------------------------------------------------------------------------- conv and pool
