@@ -172,31 +172,33 @@ def fuse_epilogues(graph: Graph) -> Graph:
     g = graph.copy()
     producers, consumers = g.producers(), g.consumers()
     outputs, aliased = set(g.outputs), set(g.aliases.values())
+
+    def absorbable(v: int, node: Node) -> bool:
+        m = producers.get(v)
+        return (m is not None and m.op in MATMUL_OPS and "epilogue" not in m.attrs and len(consumers[v]) == 1
+                and v not in outputs and v not in aliased and g.values[v] == g.values[node.outputs[0]])
+
     for node in list(g.nodes):
+        if not (node.op == FUSED_OP and "outputs" not in node.attrs) and not _fusable(g, node):
+            continue
+        v = next((v for v in node.inputs if absorbable(v, node)), None)
+        if v is None:
+            continue
         if node.op == FUSED_OP:
-            if "outputs" in node.attrs:
-                continue
             program, ext = node.attrs["program"], list(node.inputs)
-        elif _fusable(g, node):
+        else:
             single = _fuse_group(g, [node])
             program, ext = single.attrs["program"], list(single.inputs)
-        else:
-            continue
-        for v in dict.fromkeys(ext):
-            m = producers.get(v)
-            if (m is None or m.op not in MATMUL_OPS or "epilogue" in m.attrs or len(consumers[v]) != 1
-                    or v in outputs or v in aliased or g.values[v] != g.values[node.outputs[0]]):
-                continue
-            extras = [e for e in ext if e != v]
-            slot = {i: 0 if e == v else 1 + extras.index(e) for i, e in enumerate(ext)}
-            epilogue = tuple((op, *((("in", slot[x]) if kind == "in" else (kind, x)) for kind, x in operands))
-                             for op, *operands in program)
-            fused = Node(g.new_node_id(), m.op, {**m.attrs, "epilogue": epilogue}, m.inputs + tuple(extras),
-                         node.outputs, _fused_name([m.full_name, node.full_name], m.op), m.origins + node.origins)
-            fused.signature(g)   # validate against the kernel library's shape inference
-            g.nodes = [fused if n.id == node.id else n for n in g.nodes if n.id != m.id]
-            del g.values[v]
-            break
+        m = producers[v]
+        extras = [e for e in ext if e != v]
+        slot = {i: 0 if e == v else 1 + extras.index(e) for i, e in enumerate(ext)}
+        epilogue = tuple((op, *((("in", slot[x]) if kind == "in" else (kind, x)) for kind, x in operands))
+                         for op, *operands in program)
+        fused = Node(g.new_node_id(), m.op, {**m.attrs, "epilogue": epilogue}, m.inputs + tuple(extras),
+                     node.outputs, _fused_name([m.full_name, node.full_name], m.op), m.origins + node.origins)
+        fused.signature(g)   # validate against the kernel library's shape inference
+        g.nodes = [fused if n.id == node.id else n for n in g.nodes if n.id != m.id]
+        del g.values[v]
     prune_constants(g)
     return g
 
