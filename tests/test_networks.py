@@ -27,6 +27,7 @@ from ascendemu.frontend import Tensor, context, nn, ops  # noqa: E402
 from ascendemu.frontend.unsupported import UnsupportedOpError  # noqa: E402
 from ascendemu.graph.capture import GraphCaptureError  # noqa: E402
 from ascendemu.graph.executor import DeviceExecutor  # noqa: E402
+from ascendemu.graph.memory_plan import heaviest_clique  # noqa: E402
 from ascendemu.hal.runtime import get_runtime  # noqa: E402
 from examples import reference as ref  # noqa: E402
 from examples.networks import MLP, BasicBlock, LeNet5, TransformerEncoderLayer  # noqa: E402
@@ -224,7 +225,8 @@ def _happens_before(compiled) -> dict[int, set[int]]:
 def concurrent_lower_bound(compiled) -> tuple[int, dict[int, set[int]]]:
     """No static plan of this stream schedule can be smaller: the heaviest set of node outputs that
     pairwise may be alive at once (two values may share memory only if every use of one happens
-    before the other is produced). Exact max-weight clique; the graphs here have < 30 values."""
+    before the other is produced), derived from the compiled stream lists and events, independently of
+    the planner's own happens-before over the graph."""
     before = _happens_before(compiled)
     producer: dict[int, int] = {}
     users: dict[int, set[int]] = {}
@@ -244,20 +246,7 @@ def concurrent_lower_bound(compiled) -> tuple[int, dict[int, set[int]]]:
     conflicts = {a: {b for b in values if b != a and not done_before(a, b) and not done_before(b, a)}
                  for a in values}
     size = {v: -(-max(compiled.values[v].nbytes, 1) // PLAN_ALIGN) * PLAN_ALIGN for v in values}
-    best = 0
-
-    def grow(weight: int, candidates: set[int], excluded: set[int]) -> None:   # Bron-Kerbosch, pivoting
-        nonlocal best
-        if not candidates and not excluded:
-            best = max(best, weight)
-            return
-        pivot = max(candidates | excluded, key=lambda u: len(candidates & conflicts[u]))
-        for v in list(candidates - conflicts[pivot]):
-            grow(weight + size[v], candidates & conflicts[v], excluded & conflicts[v])
-            candidates = candidates - {v}
-            excluded = excluded | {v}
-
-    grow(0, set(values), set())
+    best = heaviest_clique(conflicts, size)     # the clique search is shared; the conflicts are derived here
     return best, conflicts
 
 
