@@ -52,7 +52,7 @@ class Prepared:
     constants: dict[int, int] = field(default_factory=dict)         # value id -> device address
     constant_data: dict[int, int] = field(default_factory=dict)     # value id -> id() of the uploaded array
     workspace: int = 0                                              # O2 static plan base address
-    scratch: dict[int, int] = field(default_factory=dict)          # stream index -> kernel-workspace address
+    scratch_args: list[list[int]] = field(default_factory=list)   # O2: per kernel, its workspace addresses
 
 
 def _dtype(desc: TensorDesc) -> np.dtype:
@@ -148,7 +148,10 @@ class DeviceExecutor:
             need: dict[int, int] = {}
             for k, f in zip(compiled.kernels, kernels):
                 need[k.stream] = max(need.get(k.stream, 0), _scratch_layout(f)[1])
-            prepared.scratch = {s: rt.malloc(n) for s, n in need.items() if n}
+            # one scratch area per stream: kernels on a stream run one at a time
+            area = {s: rt.malloc(n) for s, n in need.items() if n}
+            prepared.scratch_args = [_split_scratch(f, area.get(k.stream, 0))
+                                     for k, f in zip(compiled.kernels, kernels)]
         self._prepared[name] = prepared
         return prepared
 
@@ -181,10 +184,9 @@ class DeviceExecutor:
 
         if c.memory == "static":
             items: list[tuple] = []
-            for k, f in zip(c.kernels, p.kernels):
+            for k, f, scratch in zip(c.kernels, p.kernels, p.scratch_args):
                 stream = p.streams[k.stream]
                 items += [("wait", p.events[e], stream) for e in p.waits.get(k.node_id, ())]
-                scratch = _split_scratch(f, p.scratch.get(k.stream, 0))
                 args = [addr(v) for v in k.inputs] + [addr(v) for v in k.outputs] + scratch
                 items.append(("kernel", f, f.block_dim, args, stream))
                 items += [("record", p.events[e], stream) for e in p.records.get(k.node_id, ())]
