@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 from ascendemu.cache.atomic import write_atomic
-from ascendemu.cache.layout import PRIVATE_DIR_MODE, rank_dir, resolve_rank, resolve_root
+from ascendemu.cache.layout import make_private_dir, rank_dir, resolve_rank, resolve_root
 from ascendemu.errors import AclError
 
 from .plan import CompiledGraph
@@ -52,7 +52,8 @@ class GraphCache:
         return compiled
 
     def store(self, compiled: CompiledGraph) -> Path:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+        self.directory.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.directory)
         path = self.path(compiled.cache_name)
         write_atomic(path, json.dumps(compiled.to_json(), sort_keys=True).encode())
         return path
