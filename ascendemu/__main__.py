@@ -1,5 +1,5 @@
 import sys
 
-from ascendemu.cli import main
+from ascendemu.cli.main import main
 
 sys.exit(main())

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -116,37 +116,7 @@ class Tracer:
         return f"tensor %{vid}"
 
 
-# ------------------------------------------------------------------------------------ whole capture
-
-def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
-    """Capture ``fn(*args)``: Tensor arguments become graph inputs, other arguments stay static.
-
-    Returns the graph and the output structure (see :func:`rebuild_outputs`).
-    """
-    from ascendemu.frontend.tensor import Tensor
-
-    tracer = Tracer(name)
-    sym_args = [Tensor._symbolic(tracer, tracer.input(a.desc)) if isinstance(a, Tensor) else a for a in args]
-    with tracer.active():
-        result = fn(*sym_args)
-        outputs: list[int] = []
-        structure = _flatten(result, tracer, outputs, Tensor)
-    tracer.graph.outputs = outputs
-    tracer.graph.validate()
-    return tracer.graph, structure
-
-
-def _flatten(obj: Any, tracer: Tracer, outputs: list[int], tensor_cls: type) -> Any:
-    if isinstance(obj, tensor_cls):
-        outputs.append(tracer_value(tracer, obj))
-        return ("tensor", len(outputs) - 1)
-    if isinstance(obj, (tuple, list)):
-        return (type(obj).__name__, [_flatten(o, tracer, outputs, tensor_cls) for o in obj])
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        return ("static", obj)
-    raise GraphCaptureError(f"construct returned a {type(obj).__name__}; GRAPH_MODE outputs must be "
-                            f"Tensors, tuples/lists of them, or Python scalars")
-
+# ------------------------------------------------------------------------------------ outputs
 
 def rebuild_outputs(structure: Any, tensors: list[Any]) -> Any:
     """Put result tensors back into the shape ``construct`` returned."""
@@ -157,15 +127,3 @@ def rebuild_outputs(structure: Any, tensors: list[Any]) -> Any:
         return payload
     items = [rebuild_outputs(s, tensors) for s in payload]
     return tuple(items) if kind == "tuple" else items
-
-
-def tracer_value(tracer: Tracer, t: Any) -> int:
-    """The graph value of a frontend Tensor during capture (concrete tensors become constants)."""
-    sym = t._sym
-    if sym is not None:
-        if sym[0] is not tracer:
-            raise GraphCaptureError("a symbolic tensor from another graph capture was used here; tensors "
-                                    "created inside one construct cannot be kept and reused in another")
-        return sym[1]
-    is_param = getattr(t, "is_parameter", False)
-    return tracer.constant(t, t._data, t.name if is_param else None, is_param, t.desc.dtype)

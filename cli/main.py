@@ -33,7 +33,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from ascendemu.demo import run_demo
+    from ascendemu.cli.demo import run_demo
     return run_demo(trace=args.trace)
 
 
@@ -43,7 +43,7 @@ def cmd_cache(argv: list[str]) -> int:
 
 
 def cmd_run(argv: list[str]) -> int:
-    from ascendemu.run import main as run_main
+    from ascendemu.cli.run import main as run_main
     return run_main(argv)
 
 

@@ -15,12 +15,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from ascendemu.errors import InvalidParamError
-from ascendemu.graph.capture import GraphCaptureError, current_tracer, tracer_value
+from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs, no_task_shape
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature
 
 from .backend import get_backend
+from .capture import tracer_value
 from .common import dtype as mstype
 from .tensor import Tensor, _Condition
 from .unsupported import unsupported

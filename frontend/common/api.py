@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ascendemu.errors import InvalidParamError
-from ascendemu.graph.capture import current_tracer, rebuild_outputs, trace
+from ascendemu.graph.capture import current_tracer, rebuild_outputs
 from ascendemu.graph.ir import Graph
 
 from ..backend import get_backend
@@ -21,6 +21,7 @@ from ..context import get_context
 
 def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
     """Capture a Cell's ``construct`` (or a function) on ``args`` into (Graph, output structure)."""
+    from ..capture import trace
     from ..nn import Cell
 
     if isinstance(obj, Cell):
@@ -30,6 +31,7 @@ def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
 
 def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None) -> Any:
     """Capture ``fn(*args)`` and run it through the backend at ``jit_level`` (default: the context's)."""
+    from ..capture import trace
     from ..tensor import Tensor
 
     graph, structure = trace(fn, args, name)

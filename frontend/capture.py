@@ -1,0 +1,56 @@
+"""The front end's side of GRAPH_MODE capture: Tensors in, graph values out.
+
+``ascendemu.graph.capture`` owns the Tracer and the Graph it builds and knows nothing of Tensors; this
+module turns Tensor arguments into graph inputs, concrete Tensors into constants and symbolic ones back
+into their values, so the graph package never reaches into front-end internals.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ascendemu.graph.capture import GraphCaptureError, Tracer
+from ascendemu.graph.ir import Graph
+
+from .tensor import Tensor
+
+__all__ = ["trace", "tracer_value"]
+
+
+def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
+    """Capture ``fn(*args)``: Tensor arguments become graph inputs, other arguments stay static.
+
+    Returns the graph and the output structure (see :func:`ascendemu.graph.capture.rebuild_outputs`).
+    """
+    tracer = Tracer(name)
+    sym_args = [Tensor._symbolic(tracer, tracer.input(a.desc)) if isinstance(a, Tensor) else a for a in args]
+    with tracer.active():
+        result = fn(*sym_args)
+        outputs: list[int] = []
+        structure = _flatten(result, tracer, outputs)
+    tracer.graph.outputs = outputs
+    tracer.graph.validate()
+    return tracer.graph, structure
+
+
+def _flatten(obj: Any, tracer: Tracer, outputs: list[int]) -> Any:
+    if isinstance(obj, Tensor):
+        outputs.append(tracer_value(tracer, obj))
+        return ("tensor", len(outputs) - 1)
+    if isinstance(obj, (tuple, list)):
+        return (type(obj).__name__, [_flatten(o, tracer, outputs) for o in obj])
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return ("static", obj)
+    raise GraphCaptureError(f"construct returned a {type(obj).__name__}; GRAPH_MODE outputs must be "
+                            f"Tensors, tuples/lists of them, or Python scalars")
+
+
+def tracer_value(tracer: Tracer, t: Tensor) -> int:
+    """The graph value of a Tensor during capture (concrete tensors become constants)."""
+    sym = t._sym
+    if sym is not None:
+        if sym[0] is not tracer:
+            raise GraphCaptureError("a symbolic tensor from another graph capture was used here; tensors "
+                                    "created inside one construct cannot be kept and reused in another")
+        return sym[1]
+    is_param = t.is_parameter
+    return tracer.constant(t, t._data, t.name if is_param else None, is_param, t.desc.dtype)
