@@ -2,6 +2,8 @@
 
 Every public call of the runtime raises an :class:`AclError` subclass; the pyACL-shaped layer turns
 it back into the integer return code. Messages say what was wrong and what to do about it.
+:func:`check_int` is the one validator of integer arguments, here at the bottom layer so that every
+package raises the same error class, code and message shape for a bad size, count or id.
 """
 from __future__ import annotations
 
@@ -104,3 +106,31 @@ class RaceError(AclError):
     """Strict mode: the host or a stream read memory that an unfinished task still writes."""
 
     code = ACL_ERROR_RT_INTERNAL_ERROR
+
+
+def check_int(value: object, name: str, *, minimum: int | None = None, maximum: int | None = None,
+              error: type[AclError] = InvalidParamError, hint: str = "") -> int:
+    """Return ``value`` if it is an int within [minimum, maximum], else raise ``error`` naming it.
+
+    The one validator for integer arguments (sizes, counts, ids, flags) at the runtime's boundary.
+    ``bool`` is rejected although it subclasses ``int``: ``malloc(True)`` or ``block_dim=False`` is a
+    bug in the caller (a flag passed where a number belongs), never a deliberate 1 or 0. Other int
+    subclasses (an ``IntEnum``, say) are accepted; floats and numpy scalars are not. The message names
+    the argument, the value and the valid range; ``hint`` adds what to do about it.
+    """
+    if isinstance(value, int) and value is not True and value is not False \
+            and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
+        return value
+    if minimum is not None and maximum is not None:
+        valid = f"an int in {minimum}..{maximum}"
+    elif minimum == 0:
+        valid = "a non-negative int"
+    elif minimum == 1:
+        valid = "a positive int"
+    elif minimum is not None:
+        valid = f"an int >= {minimum}"
+    elif maximum is not None:
+        valid = f"an int <= {maximum}"
+    else:
+        valid = "an int"
+    raise error(f"invalid {name} {value!r}: must be {valid}" + (f"; {hint}" if hint else ""))

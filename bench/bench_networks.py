@@ -87,7 +87,7 @@ def child(name: str, cache: str, mode: str, steps: int) -> dict:
     compiled = executor.prepare(graph, "O2").compiled
     result["plan"] = {"size": compiled.workspace_size, "lower_bound": compiled.lower_bound,
                       "concurrent_bound": compiled.concurrent_bound,
-                      "streams": len(compiled.streams), "events": len(compiled.events)}
+                      "streams": compiled.num_streams, "events": len(compiled.events)}
     return result
 
 

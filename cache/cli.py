@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ascendemu.errors import AclError
-from ascendemu.kernels.binary import build_info, identity
+from ascendemu.hal.identity import first_difference, identity
+from ascendemu.kernels.binary import build_info
 from ascendemu.kernels.signature import OpSignature, TensorDesc
+from ascendemu.units import format_bytes
 
 from .atomic import temp_target
-from .entry import (SUFFIXES, as_written, entry_path, first_difference, lock_path, read_entry,
-                    verify_problem)
+from .entry import SUFFIXES, entry_path, lock_path, read_entry, verify_problem
 from .layout import (BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, make_private_dir,
                      resolve_root)
 from .locks import EntryLock
@@ -91,11 +92,14 @@ def _tree_bytes(path: Path) -> int:
 
 
 def cmd_ls(directory: Path, out) -> int:
+    """One line per entry with each file's size in bytes; the header line totals them in units."""
     listing = scan(directory)
-    print(f"{directory}: {len(listing.committed)} entries", file=out)
+    total = sum(_size(directory, n, s) or 0 for n in listing.committed for s in SUFFIXES)
+    print(f"{directory}: {len(listing.committed)} entries, {format_bytes(total)}", file=out)
     if listing.committed:
         width = max(len(n) for n in listing.committed)
-        print(f"  {'NAME':<{width}}  {'OP':<14} {'.o':>8} {'.info':>8} {'.json':>8}  MTIME", file=out)
+        print(f"  {'NAME':<{width}}  {'OP':<14} {'.o':>8} {'.info':>8} {'.json':>8}  MTIME   (sizes in bytes)",
+              file=out)
     for name in listing.committed:
         found = read_entry(directory, name)
         op = "?"
@@ -146,7 +150,7 @@ def verdict(directory: Path, name: str) -> tuple[str, str]:
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         return "BAD", f"{name}.info is malformed ({type(exc).__name__}: {exc})"
     # verify_binary tied the name to the .info, so any difference is in what the name hashes.
-    diff = first_difference(identity(info), identity(as_written(want)))
+    diff = first_difference(identity(info), identity(want))
     if diff:
         return "STALE", f"intact but built with another toolchain/host: {diff}; never reused, `clear` removes it"
     return "OK", ""
@@ -181,9 +185,12 @@ def cmd_stats(directory: Path, out) -> int:
         builds = (directory / BUILD_LOG).read_text().count("\n")
     except FileNotFoundError:
         builds = 0
+    quarantine_bytes = _tree_bytes(directory / QUARANTINE_DIR)
     print(f"{directory}: {len(listing.committed)} entries, {entry_bytes} bytes, "
-          f"{len(listing.quarantined)} quarantined ({_tree_bytes(directory / QUARANTINE_DIR)} bytes), "
+          f"{len(listing.quarantined)} quarantined ({quarantine_bytes} bytes), "
           f"{len(listing.incomplete)} incomplete, {len(listing.temps)} temp files, {builds} builds logged",
+          file=out)
+    print(f"  on disk: entries {format_bytes(entry_bytes)}, quarantine {format_bytes(quarantine_bytes)}",
           file=out)
     return 0
 

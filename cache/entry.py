@@ -13,27 +13,23 @@ doubtful is a miss, settled under the lock.
 """
 from __future__ import annotations
 
-import json
 import os
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ascendemu.errors import AclError, InternalError
-from ascendemu.kernels.binary import KernelBinary, build_binary, build_info, kernel_name, verify_binary
-from ascendemu.kernels.signature import OpSignature
+from ascendemu.hal.binary import KernelBinary, read_binary, verify_binary
+from ascendemu.hal.identity import info_mismatch
+from ascendemu.hal.kernel import CorruptKernelError, MissingKernelError
+from ascendemu.kernels.binary import build_binary, build_info
+from ascendemu.kernels.library import KernelPlan
 
 from .atomic import fsync_dir, remove_stale_temps, write_atomic
-from .layout import BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, UNSAFE_WRITE_BITS, make_private_dir
+from .layout import BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, make_private_dir
 from .locks import EntryLock
 
 SUFFIXES = (".o", ".info", ".json")      # write order: .json last commits the entry
-READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW  # the cache writes no symlinks; a symlink is not an entry
-# .info fields naming the graph node a kernel was first built for: they do not affect the code.
-INFO_IGNORED_JOB_FIELDS = ("full_name",)
-INFO_IGNORED_OP_FIELDS = ("name", "ori_name")
 
 
 @dataclass(frozen=True)
@@ -64,117 +60,29 @@ def lock_path(directory: Path, name: str) -> Path:
     return directory / LOCKS_DIR / f"{name}.lock"
 
 
-def as_written(doc: dict) -> dict:
-    """``doc`` as it reads back from its JSON file (tuples become lists), so that it compares equal."""
-    return json.loads(json.dumps(doc))
-
-
-def comparable(info: Any) -> Any:
-    """``info`` without the node-name fields; other shapes pass through (and then fail to compare)."""
-    try:
-        job = dict(info["job_content"])
-        ops = list(job["op_list"])
-        ops[-1] = {k: v for k, v in ops[-1].items() if k not in INFO_IGNORED_OP_FIELDS}
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return info
-    for key in INFO_IGNORED_JOB_FIELDS:
-        job.pop(key, None)
-    job["op_list"] = ops
-    return {**info, "job_content": job}
-
-
-def first_difference(stored: Any, wanted: Any, where: str = "") -> str | None:
-    """A readable path to the first place two JSON values differ, or None when they are equal."""
-    if isinstance(stored, dict) and isinstance(wanted, dict):
-        for key in sorted(set(stored) | set(wanted)):
-            if key not in stored:
-                return f"{where}/{key} is missing"
-            if key not in wanted:
-                return f"{where}/{key} is unexpected"
-            found = first_difference(stored[key], wanted[key], f"{where}/{key}")
-            if found:
-                return found
-        return None
-    if isinstance(stored, list) and isinstance(wanted, list) and len(stored) == len(wanted):
-        for i, (s, w) in enumerate(zip(stored, wanted)):
-            found = first_difference(s, w, f"{where}[{i}]")
-            if found:
-                return found
-        return None
-    if stored != wanted or type(stored) is not type(wanted):
-        return f"{where or '/'} is {json.dumps(stored)[:80]}, this build needs {json.dumps(wanted)[:80]}"
-    return None
-
-
-def _untrusted(fd: int) -> str | None:
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        return "not a regular file"
-    if st.st_uid != os.geteuid():
-        return f"owned by uid {st.st_uid}, not by this user"
-    if st.st_mode & UNSAFE_WRITE_BITS:
-        return f"writable by group/other (mode {stat.S_IMODE(st.st_mode):o})"
-    return None
-
-
 def read_entry(directory: Path, name: str) -> Probe:
     """The entry's files as one consistent, parsed but unverified binary; never raises for what is on disk."""
-    json_path = entry_path(directory, name, ".json")
-    fds: dict[str, int] = {}
     try:
-        try:
-            fds[".json"] = os.open(json_path, READ_FLAGS)
-        except FileNotFoundError:
-            return Probe(None)
-        for suffix in (".o", ".info"):
-            try:
-                fds[suffix] = os.open(entry_path(directory, name, suffix), READ_FLAGS)
-            except FileNotFoundError:
-                return Probe(None, f"{name}{suffix} is missing")
-        try:
-            same = os.stat(json_path).st_ino == os.fstat(fds[".json"]).st_ino
-        except FileNotFoundError:
-            same = False
-        if not same:
-            return Probe(None, f"{name}.json changed while it was read")
-        for suffix, fd in fds.items():
-            why = _untrusted(fd)
-            if why:
-                return Probe(None, f"{name}{suffix} is {why}")
-        data = {suffix: _read_all(fd) for suffix, fd in fds.items()}
-    except OSError as exc:          # a symlink (O_NOFOLLOW), no read permission, ...
-        return Probe(None, f"{name}: cannot read its files ({exc})")
-    finally:
-        for fd in fds.values():
-            os.close(fd)
-    parsed = {}
-    for suffix in (".info", ".json"):
-        try:
-            parsed[suffix] = json.loads(data[suffix])
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return Probe(None, f"{name}{suffix} is not valid JSON ({exc})")
-        if not isinstance(parsed[suffix], dict):
-            return Probe(None, f"{name}{suffix} is not a JSON object")
-    return Probe(KernelBinary(name, data[".o"], parsed[".json"], parsed[".info"]))
+        return Probe(read_binary(directory, name))
+    except MissingKernelError:
+        return Probe(None)
+    except CorruptKernelError as exc:
+        return Probe(None, exc.message)
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    return b"".join(chunks)
+def entry_problem(binary: KernelBinary, want_info: dict) -> str | None:
+    """Why a read entry must not be used for ``want_info`` (a different .info, or a binary that does
+    not verify), or None. The .info comparison ties the entry to its name, so the name is not hashed again."""
+    mismatch = info_mismatch(binary.info, want_info)
+    if mismatch:
+        return f"{binary.bin_file_name}.info {mismatch}"
+    return verify_problem(binary, named=True)
 
 
-def info_mismatch(binary: KernelBinary, want_info: dict) -> str | None:
-    """Why the stored .info is not the one this build would write (node names aside), or None."""
-    diff = first_difference(comparable(binary.info), comparable(as_written(want_info)))
-    return f"{binary.bin_file_name}.info does not match this build: {diff}" if diff else None
-
-
-def verify_problem(binary: KernelBinary) -> str | None:
+def verify_problem(binary: KernelBinary, named: bool = False) -> str | None:
     """Why the binary must not load (verify_binary's verdict as text), or None."""
     try:
-        verify_binary(binary)
+        verify_binary(binary, named=named)
     except AclError as exc:
         return exc.message
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
@@ -187,7 +95,7 @@ def probe(directory: Path, name: str, want_info: dict) -> Probe:
     found = read_entry(directory, name)
     if found.binary is None:
         return found
-    problem = info_mismatch(found.binary, want_info) or verify_problem(found.binary)
+    problem = entry_problem(found.binary, want_info)
     return Probe(None, problem) if problem else found
 
 
@@ -229,16 +137,17 @@ def log_build(directory: Path, outcome: Outcome) -> None:
         os.close(fd)
 
 
-def ensure_entry(directory: Path, sig: OpSignature, device_id: int, soc: str,
+def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str,
                  distrust: str | None = None) -> Outcome:
     """Check, lock, re-check, build, write, unlock: one compile per entry across processes.
 
     The entry is named here, in the process that builds it, so that name and binary always come
     from the same view of the kernel sources. ``distrust``: why the caller could not use the
-    committed entry although it verifies (a failed load); that entry is then replaced.
+    committed entry although it verifies (a failed load); that entry is then replaced. A built
+    binary is verified here, once; the caller links it without verifying it again.
     """
-    info = build_info(sig, device_id, soc=soc)
-    name = kernel_name(sig, device_id, info)
+    info = build_info(kernel, device_id, soc)
+    name = info["job_content"]["fusion_op_name"]
     with EntryLock(lock_path(directory, name)):
         cleaned = tuple(remove_stale_temps(directory, {f"{name}{s}" for s in SUFFIXES}))
         found = probe(directory, name, info)
@@ -248,11 +157,11 @@ def ensure_entry(directory: Path, sig: OpSignature, device_id: int, soc: str,
                 return Outcome(name, "reused", found.binary, cleaned=cleaned)
             problem = distrust
         moved = quarantine(directory, name, problem) if problem else None
-        binary = build_binary(sig, device_id, soc=soc)      # imports numba (the cold path only)
+        binary = build_binary(kernel, device_id, soc, info)      # imports numba (the cold path only)
         if binary.bin_file_name != name:
             raise InternalError(f"build_binary named the kernel {binary.bin_file_name!r}, the cache "
                                 f"expected {name!r}; kernel_name and build_binary disagree")
-        verify_binary(binary)
+        verify_binary(binary, named=True)
         write_entry(directory, binary)
         outcome = Outcome(name, "rebuilt" if problem else "built", binary, problem, moved, cleaned)
         log_build(directory, outcome)

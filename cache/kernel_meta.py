@@ -15,17 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ascendemu.device.spec import get_spec
 from ascendemu.errors import InvalidParamError
-from ascendemu.hal.kernel import KernelFunction
-from ascendemu.kernels.binary import CorruptKernelError, KernelBinary, build_info
-from ascendemu.kernels.loader import load_binary
+from ascendemu.hal.binary import KernelBinary
+from ascendemu.hal.kernel import CorruptKernelError, KernelFunction
+from ascendemu.hal.loader import link
+from ascendemu.kernels.binary import build_info
+from ascendemu.kernels.library import KernelPlan, plan_kernel
 from ascendemu.kernels.signature import OpSignature
 
-from .entry import Outcome, entry_path, info_mismatch, read_entry
+from .entry import Outcome, entry_path, entry_problem, read_entry
 from .layout import QUARANTINE_DIR, kernel_meta_dir, prepare
 from .parallel import Request, settle
-
-DEFAULT_SOC = "Ascend910A"
 
 
 class CacheWarning(UserWarning):
@@ -48,16 +49,20 @@ class CacheStats:
 class KernelCache:
     """Kernels for one rank and device, backed by ``<root>/rank_<rank>/kernel_meta``.
 
-    ``root`` defaults to ``MS_COMPILER_CACHE_PATH`` (else the current directory) and ``rank`` to
-    ``RANK_ID`` (else 0). Thread-safe; several processes may share one directory.
+    ``root`` defaults to ``MS_COMPILER_CACHE_PATH`` (else the current directory), ``rank`` to
+    ``RANK_ID`` (else 0) and ``soc`` to the default device preset's SoC; the SoC is part of every
+    kernel's identity, so kernels built for one chip are never reused for another. Thread-safe;
+    several processes may share one directory.
     """
 
     def __init__(self, root: str | os.PathLike | None = None, rank: int | None = None, device_id: int = 0,
-                 soc: str = DEFAULT_SOC):
+                 soc: str | None = None):
         if isinstance(device_id, bool) or not isinstance(device_id, int) or device_id < 0:
             raise InvalidParamError(f"device_id {device_id!r} is not a non-negative integer")
+        if soc is None:
+            soc = get_spec().soc_version
         if not isinstance(soc, str) or not soc:
-            raise InvalidParamError(f"soc {soc!r} is not a SoC name such as {DEFAULT_SOC!r}")
+            raise InvalidParamError(f"soc {soc!r} is not a SoC name such as {get_spec().soc_version!r}")
         self.directory: Path = kernel_meta_dir(root, rank)
         prepare(self.directory)
         self.device_id = device_id
@@ -71,40 +76,46 @@ class KernelCache:
         """The same counters as :attr:`stats` (the name the per-run summary uses)."""
         return self.stats
 
-    def get(self, sig: OpSignature) -> KernelFunction:
+    def get(self, sig: OpSignature | KernelPlan) -> KernelFunction:
         """The kernel for ``sig``: from this process, else from disk, else built (and cached)."""
         return self.get_many([sig], progress=False)[0]
 
-    def get_many(self, sigs: Iterable[OpSignature], jobs: int | None = None,
+    def get_many(self, sigs: Iterable[OpSignature | KernelPlan], jobs: int | None = None,
                  progress: bool = True) -> list[KernelFunction]:
-        """Kernels for ``sigs`` in order; misses compile in up to ``jobs`` processes (default: all cores)."""
-        sigs = list(sigs)
+        """Kernels for ``sigs`` in order; misses compile in up to ``jobs`` processes (default: all cores).
+
+        Pass KernelPlans when the outputs are already known (the graph executor does), so shapes are
+        not inferred again."""
+        kernels = []
         for sig in sigs:
-            if not isinstance(sig, OpSignature):
-                raise InvalidParamError(f"expected OpSignature objects, got {type(sig).__name__}")
+            if isinstance(sig, OpSignature):
+                sig = plan_kernel(sig)
+            elif not isinstance(sig, KernelPlan):
+                raise InvalidParamError(f"expected OpSignature or KernelPlan objects, got {type(sig).__name__}")
+            kernels.append(sig)
         if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
             raise InvalidParamError(f"jobs {jobs!r} is not a positive integer")
         with self._lock:
             misses = []
-            for sig in dict.fromkeys(sigs):
-                if sig in self._kernels:
+            for kernel in dict.fromkeys(kernels):
+                if kernel.sig in self._kernels:
                     continue
-                info = build_info(sig, self.device_id, soc=self.soc)
-                name = info["job_content"]["fusion_op_name"]    # = kernel_name(sig, ...), already hashed
+                info = build_info(kernel, self.device_id, self.soc)
+                name = info["job_content"]["fusion_op_name"]
                 found = read_entry(self.directory, name)
                 distrust = None
-                if found.binary is not None and info_mismatch(found.binary, info) is None:
+                if found.binary is not None and entry_problem(found.binary, info) is None:
                     try:
-                        self._load(sig, found.binary)      # verifies the binary before linking it
+                        self._link(kernel, found.binary)
                         self.stats.reused += 1
                         continue
                     except CorruptKernelError as exc:      # settled (quarantined) under the lock
                         distrust = exc.message
-                misses.append(Request(sig, distrust))
+                misses.append(Request(kernel, distrust))
             for req, outcome in settle(self.directory, misses, self.device_id, self.soc, jobs, progress):
                 self._record(outcome)
-                self._load(req.sig, outcome.binary)
-            return [self._kernels[sig] for sig in sigs]
+                self._link(req.kernel, outcome.binary)
+            return [self._kernels[k.sig] for k in kernels]
 
     def summary(self) -> str:
         s = self.stats
@@ -127,6 +138,30 @@ class KernelCache:
                 f"{outcome.problem}; moved to {outcome.quarantined} and rebuilt"), stacklevel=3)
         self.stats.cleaned += len(outcome.cleaned)
 
-    def _load(self, sig: OpSignature, binary: KernelBinary) -> None:
-        self._kernels[sig] = load_binary(binary)
+    def _link(self, kernel: KernelPlan, binary: KernelBinary) -> None:
+        """Link a verified binary; its launch facts come from the kernel's plan, never from its .json
+        alone (a .json that disagrees with the plan is a corrupt entry)."""
+        problem = json_mismatch(binary, kernel)
+        if problem:
+            raise CorruptKernelError(problem)
+        entry, keepalive = link(binary)
+        self._kernels[kernel.sig] = KernelFunction(name=binary.bin_file_name, entry=entry,
+                                                   block_dim=kernel.block_dim, args=kernel.args,
+                                                   cost=kernel.cost, keepalive=keepalive)
         self.stats.loaded += 1
+
+
+def json_mismatch(binary: KernelBinary, kernel: KernelPlan) -> str | None:
+    """Why ``binary``'s .json does not describe ``kernel``'s plan (block dim, arguments, zero flags,
+    workspaces, cost), or None."""
+    doc = binary.json
+    want = {"blockDim": kernel.block_dim,
+            "args": [{"nbytes": a.nbytes, "role": a.role} for a in kernel.args],
+            "parameters": [int(a.zero_init) for a in kernel.args],
+            "workspace": {"num": len(kernel.workspace_sizes), "size": list(kernel.workspace_sizes)},
+            "cost": kernel.cost.to_json()}
+    for key, value in want.items():
+        if doc.get(key) != value:
+            return (f"{binary.bin_file_name}.json field {key!r} is {str(doc.get(key))[:80]}, but the "
+                    f"kernel's plan says {str(value)[:80]}; the entry is not this kernel's")
+    return None

@@ -34,7 +34,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from ascendemu.cli.demo import run_demo
-    return run_demo(trace=args.trace)
+    return run_demo(trace=args.trace, cache_dir=args.cache)
 
 
 def cmd_cache(argv: list[str]) -> int:
@@ -47,6 +47,27 @@ def cmd_run(argv: list[str]) -> int:
     return run_main(argv)
 
 
+def version() -> str:
+    """The installed distribution's version (package metadata), else the source tree's."""
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+    try:
+        return dist_version("ascendemu")
+    except PackageNotFoundError:          # run from a source tree that was never installed
+        from ascendemu import __version__
+        return __version__
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: looks the version up only when asked (importlib.metadata is not free)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"ascendemu {version()}")
+        parser.exit(0)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # verbs that own their argument parsing
@@ -55,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "run":
         return _guard(cmd_run, argv[1:])
     parser = argparse.ArgumentParser(prog="ascendemu", description="An emulated Ascend910A-like accelerator.")
+    parser.add_argument("--version", action=_VersionAction, help="print ascendemu's version and exit")
     sub = parser.add_subparsers(dest="verb", required=True)
     p = sub.add_parser("info", help="print the device spec")
     p.add_argument("--device", default="Ascend910A", help="preset name (default Ascend910A)")
@@ -62,10 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_info)
     p = sub.add_parser("demo", help="run a kernel on the emulated device and print a summary")
     p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
+    p.add_argument("--cache", metavar="DIR",
+                   help="keep the demo's kernels in DIR/rank_N/kernel_meta (default: $MS_COMPILER_CACHE_PATH "
+                        "if set, else a temporary cache removed afterwards)")
     p.set_defaults(fn=cmd_demo)
     sub.add_parser("run", help="run a MindSpore script on the emulated device: ascendemu run script.py [args]")
     sub.add_parser("cache", help="inspect the kernel cache: ascendemu cache ls|verify|clear|stats")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:             # --help, --version, or a usage error argparse printed
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     return _guard(args.fn, args)
 
 

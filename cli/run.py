@@ -3,6 +3,10 @@
 Inside the process, ``import mindspore`` (and ``mindspore.nn``, ``mindspore.ops``, ``mindspore.context``,
 ``mindspore.common.dtype`` ...) resolves to ascendemu's compatible front end, the device executor is
 installed as its backend, and after the script a summary names what was built, reused and measured.
+
+However the script ends, the summary comes first; a script that raised then gets its traceback (from
+its own frames on, as ``python script.py`` shows it) and the run exits with the script's status:
+1 for a Python exception, 2 for an AclError (ascendemu's, e.g. an unsupported op), n for ``sys.exit(n)``.
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import runpy
 import sys
 import time
 import traceback
-from types import ModuleType
+from types import ModuleType, TracebackType
 
 from ascendemu.errors import AclError
 
@@ -81,8 +85,16 @@ def _module_flag(argv: list[str]) -> int | None:
     return None
 
 
-def main(argv: list[str]) -> int:
+USAGE_EXIT = 2             # like python and argparse: a bad command line
+ERROR_EXIT = 1             # like python: the script raised
+DEVICE_ERROR_EXIT = 2      # an AclError (ascendemu's, e.g. an unsupported op or a bad setting)
+INTERRUPT_EXIT = 130       # like a shell reports a program stopped by Ctrl-C
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ascendemu run",
+                                     usage="ascendemu run [options] script.py [args] | "
+                                           "ascendemu run [options] -m module [args]",
                                      description="Run a MindSpore script unchanged on the emulated device.")
     parser.add_argument("--jit-level", choices=("O0", "O1", "O2"),
                         help="force this jit level for every graph (default: what the script sets)")
@@ -97,20 +109,37 @@ def main(argv: list[str]) -> int:
     parser.add_argument("script", nargs="?", help="the script; or -m MODULE [args] to run a module like "
                                                    "python -m (e.g. -m pytest test_square.py)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"ascendemu run: error: {message}", file=sys.stderr)
+    return USAGE_EXIT
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
     module = None
     at = _module_flag(argv)
     if at is not None:           # like python: everything after -m MODULE belongs to the module
         if at + 1 >= len(argv):
-            parser.error("-m needs a module name")
+            return _usage_error(parser, "-m needs a module name, e.g. ascendemu run -m pytest test_square.py")
         module, argv = argv[at + 1], argv[:at] + ["--", *argv[at + 2:]]
-    opts = parser.parse_args(argv)
+    try:
+        opts = parser.parse_args(argv)
+    except SystemExit as exc:    # argparse printed the usage error (or --help)
+        return USAGE_EXIT if exc.code else 0
     opts.module = module
     if module:
         opts.args = [a for a in [opts.script, *opts.args] if a is not None]
         what = f"-m {module}"
-    elif opts.script is None or not os.path.isfile(opts.script):
-        print(f"ascendemu run: no such script {opts.script!r} (give a script, or -m module)", file=sys.stderr)
-        return 2
+    elif opts.script is None:
+        return _usage_error(parser, "give the script to run (ascendemu run script.py [args]) or a module "
+                                    "(ascendemu run -m module [args])")
+    elif not os.path.isfile(opts.script):
+        why = "it is a directory" if os.path.isdir(opts.script) else "no such file"
+        return _usage_error(parser, f"can't open file {opts.script!r}: {why}")
     else:
         what = opts.script
 
@@ -126,7 +155,7 @@ def main(argv: list[str]) -> int:
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [opts.module or opts.script, *opts.args]
     sys.path.insert(0, os.getcwd() if opts.module else os.path.dirname(os.path.abspath(opts.script)))
-    status = 0
+    status, error = 0, None
     try:
         if opts.module:
             runpy.run_module(opts.module, run_name="__main__", alter_sys=True)
@@ -135,13 +164,30 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:      # the script's own exit: report first, then pass its status on
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if e.code is not None and not isinstance(e.code, int):
-            print(e.code, file=sys.stderr)
-    except AclError:             # a device error in the script: its traceback, then the summary (memory at OOM)
-        traceback.print_exc()
-        status = 2
+            error = e
+    except AclError as e:        # a device error (an unsupported op, OOM ...): summary, then the traceback
+        status, error = DEVICE_ERROR_EXIT, e
+    except KeyboardInterrupt as e:
+        status, error = INTERRUPT_EXIT, e
+    except Exception as e:       # any other error of the script: the same, with python's status
+        status, error = ERROR_EXIT, e
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
         backend.set_backend(previous)
+    try:
+        _report(opts, what, executor, wall0)
+    except Exception as exc:     # never let the report hide the script's own error
+        print(f"[ascendemu] could not finish the run summary: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if error is not None:
+        sys.stdout.flush()
+        if isinstance(error, SystemExit):
+            print(error.code, file=sys.stderr)
+        else:
+            traceback.print_exception(type(error), error, user_traceback(error))
+    return status
+
+
+def _report(opts: argparse.Namespace, what: str, executor, wall0: float) -> None:
     if not opts.quiet:
         print(f"[ascendemu] run of {what}: host wall time {time.perf_counter() - wall0:.2f} s")
         for line in executor.summary():
@@ -149,4 +195,48 @@ def main(argv: list[str]) -> int:
     if opts.trace:
         path = executor.rt.write_trace(opts.trace)
         print(f"[ascendemu] trace (simulated device time): {path} - open it in https://ui.perfetto.dev")
-    return status
+
+
+def _ascendemu_dirs() -> set[str]:
+    """Directories of ascendemu's loaded modules (the package spans several top-level directories)."""
+    dirs = set()
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and (name == "ascendemu" or name.startswith("ascendemu.")):
+            dirs.add(os.path.dirname(os.path.abspath(path)))
+    return dirs
+
+
+def user_traceback(error: BaseException) -> TracebackType | None:
+    """``error``'s traceback from the user's code on, as ``python script.py`` would show it.
+
+    Leading frames of ``ascendemu run`` itself (this module, runpy) are dropped. For an AclError the
+    trailing frames inside ascendemu are dropped too (keeping at least one frame), so the last frame
+    shown is the user's line that made the bad call and the message says what was wrong; a bug of
+    any other kind in ascendemu keeps its frames. Trailing frames of this module (the ``mindspore``
+    import hook raising ModuleNotFoundError) are always dropped.
+    """
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    here = os.path.abspath(__file__)
+    runner = {os.path.abspath(runpy.__file__), "<frozen runpy>"}     # runpy is frozen from 3.11 on
+
+    def filename(t: TracebackType) -> str:
+        name = t.tb_frame.f_code.co_filename
+        return name if name.startswith("<") else os.path.abspath(name)
+
+    start = 0
+    while start < len(frames) and (filename(frames[start]) == here or filename(frames[start]) in runner):
+        start += 1
+    end = len(frames)
+    ours = _ascendemu_dirs() if isinstance(error, AclError) else set()
+    while end - start > 1 and (filename(frames[end - 1]) == here
+                               or os.path.dirname(filename(frames[end - 1])) in ours):
+        end -= 1
+    kept: TracebackType | None = None
+    for t in reversed(frames[start:end]):
+        kept = TracebackType(kept, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return kept

@@ -1,4 +1,4 @@
-"""SimPy model of one Ascend910A-like device: AI cores, DMA engines, streams, events, tasks.
+"""SimPy model of one Ascend910A-like device: AI cores, DMA engines, streams and events.
 
 Streams are FIFO task queues, each drained by one SimPy process. A task runs in simulated time:
 kernel blocks occupy AI cores (blocks beyond the core count wait, i.e. run in waves), copies occupy a
@@ -6,53 +6,28 @@ DMA engine, event records release waits. A kernel's numerics run natively when i
 simulated time, and a copy moves bytes when it ends, so results are right exactly when the program's
 stream/event synchronisation is right, as on hardware. Errors inside a task (a freed buffer, a kernel
 fault) are kept on the stream and raised at the host's next synchronisation, as ACL reports them.
+
+What a task does is defined by its class in :mod:`.tasks`; this module only queues and runs tasks
+(``task.enqueued()`` when the host issues one, ``task.run(device, stream)`` when it reaches the head
+of its stream), so it knows no task kinds.
 """
 from __future__ import annotations
 
-import ctypes
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import simpy
 
 from ascendemu.errors import AclError, RaceError
-from ascendemu.traces.chrome import CORE_TID_BASE, DMA_TID_BASE, device_pid
 
-from .cost import block_time, copy_time
 from .memory import DeviceMemory
 from .spec import DeviceSpec
 
 if TYPE_CHECKING:
-    from ascendemu.hal.kernel import KernelFunction
+    from collections.abc import Generator
 
     from .system import Node
-
-# Blocks of one launch run on host worker threads when the launch moves at least this much data;
-# below it, thread hand-off costs more than it saves.
-PARALLEL_BLOCKS_MIN_BYTES = 1 << 20
-_block_workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aicore")
-
-
-@dataclass(slots=True)
-class Task:
-    """One entry of a stream: what to do (``kind``), its operands, and when the host issued it."""
-
-    kind: str                      # "kernel" | "copy" | "memset" | "record" | "wait"
-    name: str
-    submit_time: float
-    kernel: KernelFunction | None = None
-    block_dim: int = 1
-    args: tuple[int, ...] = ()     # device addresses (kernel)
-    host_args: tuple[int, ...] = ()               # host addresses of the args, checked at launch
-    copy: Callable[[], None] | None = None       # moves the bytes when the task ends (copy/memset)
-    nbytes: int = 0
-    copy_kind: str = ""
-    event: "Event | None" = None
-    generation: simpy.Event | None = None        # record: what it triggers; wait: what it waits for
-    reads: Sequence[tuple[int, int]] = ()    # device [start, end) ranges (kept for strict mode)
-    writes: Sequence[tuple[int, int]] = ()
+    from .tasks import Task
 
 
 class Units:
@@ -134,6 +109,7 @@ class Stream:
         return not self.queue and not self.busy
 
     def enqueue(self, task: Task) -> None:
+        task.enqueued()
         self.queue.append(task)
         if self.device.strict and (task.writes or task.reads):
             self.device.pending[id(task)] = (self, task)
@@ -157,9 +133,11 @@ class Stream:
         return ev
 
     def _loop(self):
-        env = self.device.env
+        device = self.device
+        env, queue = device.env, self.queue
+        half_depth = device.spec.stream_queue_depth // 2
         while True:
-            if not self.queue:
+            if not queue:
                 for ev in self._drain_waiters:
                     ev.succeed()
                 self._drain_waiters = []
@@ -167,23 +145,25 @@ class Stream:
                 yield self._wake
                 self._wake = None
                 continue
-            task = self.queue.popleft()
-            if self._room_waiters and len(self.queue) <= self.device.spec.stream_queue_depth // 2:
+            task = queue.popleft()
+            if self._room_waiters and len(queue) <= half_depth:
                 for ev in self._room_waiters:
                     ev.succeed()
                 self._room_waiters = []
             self.busy = True
             if task.submit_time > env.now:
                 yield env.timeout(task.submit_time - env.now)
-            if self.device.strict and (task.writes or task.reads):
-                self.device.running[id(task)] = (self, task)
+            tracked = device.strict and (task.writes or task.reads)
+            if tracked:
+                device.running[id(task)] = (self, task)
             try:
-                yield from self.device.run_task(self, task)
+                yield from (device.run_task(self, task) if device.strict else task.run(device, self))
             except AclError as e:
                 self.errors.append(e)
             finally:
-                self.device.pending.pop(id(task), None)
-                self.device.running.pop(id(task), None)
+                if tracked:
+                    device.pending.pop(id(task), None)
+                    device.running.pop(id(task), None)
             self.busy = False
 
 
@@ -195,9 +175,11 @@ class Device:
         self.env: simpy.Environment = node.env
         self.id = device_id
         self.spec = spec
+        self.strict: bool = node.strict    # fixed for the node's life, like its trace (init(strict=, trace=))
+        self.trace = node.trace
         self.cores = Units(self.env, spec.ai_cores)
         self.dma = Units(self.env, spec.dma_engines)
-        self._block_times: dict = {}
+        self.block_times: dict = {}     # (KernelCost, block_dim) -> seconds per block, for KernelTask
         self.memory = DeviceMemory(spec, device_id, defrag=defrag)
         self.streams: dict[int, Stream] = {}
         self.events: dict[int, Event] = {}
@@ -207,111 +189,14 @@ class Device:
         self.busy_time = 0.0
         self.kernels_run = 0
 
-    @property
-    def strict(self) -> bool:
-        return self.node.strict
-
-    @property
-    def trace(self):
-        return self.node.trace
-
     # -- task execution -------------------------------------------------------------------------
-    def run_task(self, stream: Stream, task: Task):
+    def run_task(self, stream: Stream, task: Task) -> Generator:
+        """Start ``task`` on ``stream``: strict mode first checks it against the tasks running on the
+        other streams, then the task runs itself (see :mod:`.tasks`)."""
         if self.strict:
             self.check_race(f"task {task.name!r} on stream {stream.id}", task.reads, task.writes, exclude=stream,
                             against=self.running)
-        if task.kind == "kernel":
-            yield from self._run_kernel(stream, task)
-        elif task.kind in ("copy", "memset"):
-            yield from self._run_copy(stream, task)
-        elif task.kind == "record":
-            self._run_record(stream, task)
-        elif task.kind == "wait":
-            yield from self._run_wait(stream, task)
-
-    def _run_kernel(self, stream: Stream, task: Task):
-        env, func = self.env, task.kernel
-        start = env.now
-        key = (func.cost, task.block_dim)
-        t_block = self._block_times.get(key)
-        if t_block is None:
-            t_block = self._block_times[key] = block_time(self.spec, func.cost, task.block_dim)
-        workers = min(task.block_dim, self.spec.ai_cores)
-        if workers == 1:
-            yield from self._blocks(task, 0, 1, t_block, self.spec.task_overhead_s)
-        else:
-            yield env.timeout(self.spec.task_overhead_s)
-            yield simpy.AllOf(env, [env.process(self._blocks(task, w, workers, t_block)) for w in range(workers)])
-        self._compute(task)
-        self.kernels_run += 1
-        if self.trace is not None:
-            self.trace.span(device_pid(self.id), stream.id, task.name, start, env.now - start, "kernel",
-                            {"blockDim": task.block_dim, "cost": func.cost.to_json()})
-
-    def _blocks(self, task: Task, first: int, step: int, t_block: float, lead: float = 0.0):
-        """Blocks first, first+step, ... of a launch, each holding one AI core for ``t_block``."""
-        env = self.env
-        for b in range(first, task.block_dim, step):
-            core = self.cores.acquire()
-            if core is None:
-                core = yield self.cores.wait()
-            t0 = env.now
-            yield env.timeout(t_block + lead)
-            lead = 0.0
-            self.cores.release(core)
-            self.busy_time += t_block
-            if self.trace is not None:
-                self.trace.span(device_pid(self.id), CORE_TID_BASE + core, task.name, t0, t_block, "block",
-                                {"block": b})
-
-    def _compute(self, task: Task) -> None:
-        """Run the kernel's blocks natively on the host backing of its (re-checked) arguments."""
-        func = task.kernel
-        host = task.host_args
-        for spec_, addr in zip(func.args, task.args):
-            if spec_.zero_init:
-                self.memory.view(addr, spec_.nbytes)[:] = 0
-        argv = (ctypes.c_uint64 * max(1, len(host)))(*host)
-        if task.block_dim > 1 and func.cost.bytes >= PARALLEL_BLOCKS_MIN_BYTES:
-            list(_block_workers.map(lambda b: func.call_block(argv, b), range(task.block_dim)))
-        else:
-            for b in range(task.block_dim):
-                func.call_block(argv, b)
-
-    def _run_copy(self, stream: Stream, task: Task):
-        env = self.env
-        engine = self.dma.acquire()
-        if engine is None:
-            engine = yield self.dma.wait()
-        t0 = env.now
-        yield env.timeout(copy_time(self.spec, task.nbytes, task.copy_kind))
-        self.dma.release(engine)
-        task.copy()
-        if self.trace is not None:
-            args = {"bytes": task.nbytes, "kind": task.copy_kind}
-            self.trace.span(device_pid(self.id), DMA_TID_BASE + engine, task.name, t0, env.now - t0, "dma", args)
-            self.trace.span(device_pid(self.id), stream.id, task.name, t0, env.now - t0, "copy", args)
-
-    def _run_record(self, stream: Stream, task: Task) -> None:
-        ev = task.event
-        ev.timestamp = self.env.now
-        ev.record_stream = stream
-        ev.flow_src = (device_pid(self.id), stream.id, self.env.now)
-        if not task.generation.triggered:
-            task.generation.succeed(self.env.now)
-        if self.trace is not None:
-            self.trace.span(device_pid(self.id), stream.id, task.name, self.env.now, 0.0, "event")
-
-    def _run_wait(self, stream: Stream, task: Task):
-        t0 = self.env.now
-        if not task.generation.processed:
-            stream.blocked_on = task.event
-            yield task.generation
-            stream.blocked_on = None
-        if self.trace is not None:
-            self.trace.span(device_pid(self.id), stream.id, task.name, t0, self.env.now - t0, "event")
-            if task.event.flow_src is not None:
-                self.trace.flow(task.name, task.event.flow_src, (device_pid(self.id), stream.id, self.env.now))
+        return task.run(self, stream)
 
     # -- strict mode ----------------------------------------------------------------------------
     def check_race(self, who: str, reads: list[tuple[int, int]], writes: list[tuple[int, int]] = (),

@@ -9,10 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ascendemu.errors import InvalidParamError
-
-KiB = 1 << 10
-MiB = 1 << 20
-GiB = 1 << 30
+from ascendemu.units import GiB, KiB, MiB
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ The front end only builds graphs and signatures; running them on the emulated de
 executor; `ascendemu run` installs one with :func:`set_backend`, and the first use without one creates
 the emulated device's executor. A backend provides::
 
-    run_op(sig: OpSignature, inputs: list[np.ndarray]) -> list[np.ndarray]
-        one kernel op in PyNative mode (inputs match sig.inputs; one array per inferred output).
+    run_op(sig: OpSignature, inputs: list[np.ndarray], outputs: tuple[TensorDesc, ...]) -> list[np.ndarray]
+        one kernel op in PyNative mode (inputs match sig.inputs; ``outputs`` are the op's inferred
+        output descs; one array per output).
     run_graph(graph: Graph, inputs: list[np.ndarray], jit_level: str) -> list[np.ndarray]
         a captured graph (ascendemu.graph.ir.Graph, constants carry their data); inputs match
         graph.inputs, the result has one array per graph.outputs entry. An output may be a graph
@@ -17,11 +18,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ascendemu.kernels.signature import OpSignature
+from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 
 class Backend(Protocol):
-    def run_op(self, sig: OpSignature, inputs: list[np.ndarray]) -> list[np.ndarray]: ...
+    def run_op(self, sig: OpSignature, inputs: list[np.ndarray],
+               outputs: tuple[TensorDesc, ...]) -> list[np.ndarray]: ...
 
     def run_graph(self, graph: Any, inputs: list[np.ndarray], jit_level: str) -> list[np.ndarray]: ...
 

@@ -10,6 +10,8 @@ import math
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
+import numpy as np
+
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer
 
@@ -159,6 +161,19 @@ def get_activation(name: Any) -> Cell | None:
     return table[name.lower()]()
 
 
+def _init_param(layer: str, what: str, init: Any, default: Any, shape: tuple[int, ...], dtype: Any) -> Tensor:
+    """``initializer(init, shape, dtype)`` for a layer's ``weight_init``/``bias_init``; None takes the
+    layer's default. ``init`` is never tested for truth: a Tensor has none, and 0 is a valid constant."""
+    if init is None:
+        init = default
+    elif isinstance(init, Tensor):
+        init = init.asnumpy()
+    if isinstance(init, np.ndarray) and init.shape != tuple(shape):
+        raise InvalidParamError(f"{layer}: {what} has shape {init.shape}, but this layer's "
+                                f"{what.removesuffix('_init')} has shape {tuple(shape)}")
+    return initializer(init, shape, dtype)
+
+
 class Dense(Cell):
     """y = activation(x @ W.T + b), W of shape (out, in); inputs of rank > 2 are flattened to 2-D
     around the MatMul (Reshape nodes, which compile to aliases)."""
@@ -167,11 +182,12 @@ class Dense(Cell):
                  has_bias: bool = True, activation: Any = None, dtype: Any = mstype.float32):
         super().__init__()
         self.in_channels, self.out_channels, self.has_bias = int(in_channels), int(out_channels), bool(has_bias)
-        self.weight = Parameter(initializer(weight_init or HeUniform(math.sqrt(5)),
+        self.weight = Parameter(_init_param("Dense", "weight_init", weight_init, HeUniform(math.sqrt(5)),
                                             (self.out_channels, self.in_channels), dtype), name="weight")
         if self.has_bias:
             bound = 1 / math.sqrt(self.in_channels)
-            self.bias = Parameter(initializer(bias_init or Uniform(bound), (self.out_channels,), dtype), name="bias")
+            self.bias = Parameter(_init_param("Dense", "bias_init", bias_init, Uniform(bound),
+                                              (self.out_channels,), dtype), name="bias")
             self.bias_add = ops.BiasAdd()
         self.matmul = ops.MatMul(transpose_b=True)
         self.activation = get_activation(activation)
@@ -204,11 +220,12 @@ class Conv2d(Cell):
             raise InvalidParamError(f"Conv2d: in_channels={in_channels} and out_channels={out_channels} "
                                     f"must be divisible by group={group}")
         self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, bool(has_bias)
-        self.weight = Parameter(initializer(weight_init or HeUniform(math.sqrt(5)),
+        self.weight = Parameter(_init_param("Conv2d", "weight_init", weight_init, HeUniform(math.sqrt(5)),
                                             (out_channels, in_channels // group, kh, kw), dtype), name="weight")
         if self.has_bias:
             bound = 1 / math.sqrt(in_channels // group * kh * kw)
-            self.bias = Parameter(initializer(bias_init or Uniform(bound), (out_channels,), dtype), name="bias")
+            self.bias = Parameter(_init_param("Conv2d", "bias_init", bias_init, Uniform(bound),
+                                              (out_channels,), dtype), name="bias")
             self.bias_add = ops.BiasAdd()
         self.conv2d = ops.Conv2D(out_channels, (kh, kw), pad_mode=pad_mode, pad=padding, stride=stride,
                                  dilation=dilation, group=group, data_format=data_format)

@@ -1,6 +1,10 @@
 """``mindspore.ops``: primitive classes for the kernel library's op set, no-task shape ops, and
 functional aliases.
 
+Ops whose only arguments are their operands (elementwise Square, Add, ...) get their primitive classes
+and functional forms from the op registry (:func:`_expose`); ops with attributes are written here by
+hand, and a test checks that every name the registry lists for them exists.
+
 Every primitive ends in :func:`apply_op`: during GRAPH_MODE capture it records a node, otherwise it
 runs the op through the installed backend (PyNative). Arguments MindSpore passes at call time
 (``ReduceSum()(x, axis)``, ``Transpose()(x, perm)``) become node attributes, since shapes are static.
@@ -18,6 +22,7 @@ from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs, no_task_shape
 from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature
 
 from .backend import get_backend
@@ -58,7 +63,7 @@ def apply_op(op: str, inputs: Sequence[Any], attrs: dict[str, Any] | None = None
         return (Tensor(tensors[0]._data.reshape(desc.shape)),)
     sig = OpSignature.make(op, [t.desc for t in tensors], **attrs)
     descs = infer_outputs(sig)
-    arrays = get_backend().run_op(sig, [t._data for t in tensors])
+    arrays = get_backend().run_op(sig, [t._data for t in tensors], descs)
     if len(arrays) != len(descs):
         raise InvalidParamError(f"{op}: backend returned {len(arrays)} outputs, expected {len(descs)}")
     return tuple(Tensor(np.asarray(a).reshape(d.shape), dtype=d.dtype) for a, d in zip(arrays, descs))
@@ -149,20 +154,35 @@ class _Binary(Primitive):
         return apply_op(self.op, _binary_operands(x, y))[0]
 
 
-def _unary(name: str) -> type:
-    return type(name, (_Unary,), {"op": name, "__doc__": f"Elementwise {name}."})
+def _functional(prim: type, name: str):
+    if issubclass(prim, _Unary):
+        def fn(x: Any) -> Tensor:
+            return prim()(x)
+    else:
+        def fn(x: Any, y: Any) -> Tensor:
+            return prim()(x, y)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Functional form of {prim.__name__}."
+    return fn
 
 
-def _binary(name: str, op: str | None = None) -> type:
-    return type(name, (_Binary,), {"op": op or name, "__doc__": f"Elementwise {op or name} with broadcasting."})
+def _expose() -> None:
+    """Primitive classes (one per MindSpore name) and functional forms of the registry's operand-only ops."""
+    namespace = globals()
+    for op in REGISTRY.values():
+        exposure = op.frontend
+        if exposure is None or not exposure.generated:
+            continue
+        base = _Unary if op.elementwise.arity == 1 else _Binary
+        classes = [type(name, (base,), {"op": op.name, "__module__": __name__,
+                                        "__doc__": f"Elementwise {op.name}" + (" with broadcasting." if
+                                                                               base is _Binary else ".")})
+                   for name in exposure.primitives]
+        namespace.update({cls.__name__: cls for cls in classes})
+        namespace.update({name: _functional(classes[0], name) for name in exposure.functions})
 
 
-Square, Neg, Abs, Exp, Log, Sqrt, Rsqrt = (_unary(n) for n in ("Square", "Neg", "Abs", "Exp", "Log", "Sqrt", "Rsqrt"))
-ReLU, Sigmoid, Tanh, GeLU = (_unary(n) for n in ("ReLU", "Sigmoid", "Tanh", "GeLU"))
-GELU = GeLU
-Add, Sub, Mul, Div, Maximum, Minimum, Pow = (_binary(n) for n in ("Add", "Sub", "Mul", "Div", "Maximum",
-                                                                 "Minimum", "Pow"))
-RealDiv = _binary("RealDiv", "Div")
+_expose()
 
 
 class Cast(Primitive):
@@ -354,46 +374,10 @@ class Flatten(Primitive):
 
 # ----------------------------------------------------------------------------------------- functional
 
-def _fn(prim: type):
-    return lambda x: prim()(x)
-
-
-square, neg, abs, exp, log, sqrt, rsqrt = (_fn(p) for p in (Square, Neg, Abs, Exp, Log, Sqrt, Rsqrt))
-relu, sigmoid, tanh = (_fn(p) for p in (ReLU, Sigmoid, Tanh))
-
-
 def gelu(input_x: Any, approximate: str = "tanh") -> Tensor:
     if approximate != "tanh":
         raise InvalidParamError(f"gelu: approximate={approximate!r} is not supported; GeLU uses 'tanh'")
     return GeLU()(input_x)
-
-
-def add(x: Any, y: Any) -> Tensor:
-    return Add()(x, y)
-
-
-def sub(x: Any, y: Any) -> Tensor:
-    return Sub()(x, y)
-
-
-def mul(x: Any, y: Any) -> Tensor:
-    return Mul()(x, y)
-
-
-def div(x: Any, y: Any) -> Tensor:
-    return Div()(x, y)
-
-
-def maximum(x: Any, y: Any) -> Tensor:
-    return Maximum()(x, y)
-
-
-def minimum(x: Any, y: Any) -> Tensor:
-    return Minimum()(x, y)
-
-
-def pow(x: Any, y: Any) -> Tensor:
-    return Pow()(x, y)
 
 
 def cast(x: Any, dtype: Any) -> Tensor:

@@ -18,14 +18,16 @@ import numpy as np
 
 from ascendemu.cache.kernel_meta import KernelCache
 from ascendemu.errors import InvalidParamError
+from ascendemu.hal import steps as hal_steps
 from ascendemu.hal.kernel import KernelFunction
 from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime, get_runtime
-from ascendemu.kernels.library import dry_run_function, infer_outputs
+from ascendemu.kernels.library import KernelPlan, dry_run_function, plan_kernel
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .graph_cache import GraphCache
 from .ir import Graph
-from .plan import CompiledGraph, cache_name, compile_graph, default_max_streams
+from .memory_plan import ALIGN
+from .plan import CompiledGraph, KernelTask, cache_name, compile_graph, default_max_streams
 
 
 @dataclass
@@ -41,18 +43,76 @@ class StepRecord:
 
 @dataclass
 class Prepared:
-    """A compiled graph made ready on the device: kernels loaded, streams/events/constants/workspace."""
+    """A compiled graph made ready on the device: kernels loaded, streams, events, constants, memory.
+
+    O2 (static memory) also keeps its graph inputs at fixed device buffers and its schedule lowered
+    once to HAL steps (``sunk``): each run copies the inputs in and sinks ``sunk`` as is.
+    """
 
     compiled: CompiledGraph
-    kernels: list[KernelFunction]
+    kernels: dict[int, KernelFunction]                              # node id -> its kernel
+    tasks: dict[int, KernelTask]                                    # node id -> its launch
     streams: list[int]
     events: list[int]
-    waits: dict[int, list[int]]            # node id -> event indices to wait on before it
-    records: dict[int, list[int]]          # node id -> event indices to record after it
     constants: dict[int, int] = field(default_factory=dict)         # value id -> device address
     constant_data: dict[int, int] = field(default_factory=dict)     # value id -> id() of the uploaded array
     workspace: int = 0                                              # O2 static plan base address
-    scratch_args: list[list[int]] = field(default_factory=list)   # O2: per kernel, its workspace addresses
+    scratch: dict[int, list[int]] = field(default_factory=dict)     # O2: node id -> its workspace addresses
+    inputs: dict[int, int] = field(default_factory=dict)            # O2: graph input value -> device buffer
+    sunk: list[hal_steps.Step] = field(default_factory=list)        # O2: the schedule lowered once
+
+    def address(self, vid: int, buffers: dict[int, int]) -> int:
+        """Device address of value ``vid`` (through its alias root): a constant, a per-run buffer, or
+        its offset in the static workspace."""
+        r = self.compiled.root(vid)
+        found = self.constants.get(r, buffers.get(r))
+        return found if found is not None else self.workspace + self.compiled.offsets[r]
+
+    def kernel_args(self, node: int, buffers: dict[int, int], scratch: list[int]) -> list[int]:
+        task = self.tasks[node]
+        return ([self.address(v, buffers) for v in task.inputs] + [self.address(v, buffers) for v in task.outputs]
+                + scratch)
+
+
+class StaticBinding:
+    """Lowers an O2 schedule once: every address is fixed (workspace offsets, input buffers)."""
+
+    def __init__(self, p: Prepared):
+        self.p, self.streams, self.events = p, p.streams, p.events
+
+    def launch(self, node: int, stream: int) -> hal_steps.Launch:
+        p = self.p
+        return hal_steps.Launch(p.kernels[node], p.kernel_args(node, p.inputs, p.scratch[node]), stream)
+
+    def retire(self, node: int) -> None:
+        """Nothing to release: static memory lives as long as the prepared graph."""
+
+
+class DynamicBinding:
+    """Lowers an O0/O1 schedule step by step during one run: node outputs and kernel workspaces come
+    from the pool right before their kernel and go back when their reference count drops."""
+
+    def __init__(self, rt: Runtime, p: Prepared, buffers: dict[int, int]):
+        self.rt, self.p, self.buffers = rt, p, buffers
+        self.streams, self.events = p.streams, p.events
+        self._scratch: list[int] = []
+
+    def launch(self, node: int, stream: int) -> hal_steps.Launch:
+        rt, c, buffers = self.rt, self.p.compiled, self.buffers
+        for v in self.p.tasks[node].outputs:
+            r = c.root(v)
+            if r not in buffers:
+                buffers[r] = rt.malloc(max(c.values[r].nbytes, 1))
+        func = self.p.kernels[node]
+        self._scratch = [rt.malloc(a.nbytes) for a in func.args if a.role == "workspace"]
+        return hal_steps.Launch(func, self.p.kernel_args(node, buffers, self._scratch), stream)
+
+    def retire(self, node: int) -> None:
+        for ptr in self._scratch:
+            self.rt.free(ptr)
+        self._scratch = []
+        for v in self.p.compiled.release_after.get(node, ()):
+            self.rt.free(self.buffers.pop(v))
 
 
 def _dtype(desc: TensorDesc) -> np.dtype:
@@ -77,19 +137,21 @@ class DeviceExecutor:
         self.progress = progress
         self.forced_jit_level = jit_level     # overrides what the script asks for (ascendemu run --jit-level)
         self.dry_run = dry_run                # DryRun: nothing compiled or computed; memory and time still are
-        self.kernel_cache = KernelCache(cache_root, rank, device_id)
+        # the device preset's SoC is part of every kernel's identity: a 910B never reuses a 910A kernel
+        self.kernel_cache = KernelCache(cache_root, rank, device_id, soc=self.rt.node.spec.soc_version)
         self.graph_cache = GraphCache(cache_root, rank)
         self.graphs_compiled = 0
         self.steps: list[StepRecord] = []
         self._prepared: dict[str, Prepared] = {}
 
     # -- PyNative ---------------------------------------------------------------------------------
-    def run_op(self, sig: OpSignature, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        """One op: upload, launch on the default stream, wait, download (PyNative mode)."""
+    def run_op(self, sig: OpSignature, inputs: list[np.ndarray], outputs: tuple[TensorDesc, ...]) -> list[np.ndarray]:
+        """One op: upload, launch on the default stream, wait, download (PyNative mode). ``outputs``:
+        the op's inferred output descs (the front end has them; they are not inferred again)."""
         rt = self.rt
         wall0, host0 = time.perf_counter(), rt.host_time()
-        func = self._kernels([sig])[0]
-        outs = infer_outputs(sig)
+        func = self._kernels([plan_kernel(sig, outputs)])[0]
+        outs = outputs
         owned = [self._upload(a, d) for a, d in zip(inputs, sig.inputs)]
         out_ptrs = [rt.malloc(max(d.nbytes, 1)) for d in outs]
         scratch = [rt.malloc(a.nbytes) for a in func.args if a.role == "workspace"]
@@ -126,23 +188,13 @@ class DeviceExecutor:
             compiled = compile_graph(graph, jit_level, self.exec_order)
             self.graphs_compiled += 1
             self.graph_cache.store(compiled)
-        kernels = self._kernels([k.signature for k in compiled.kernels])
+        kernels = self._kernels([plan_kernel(k.signature, tuple(compiled.values[v] for v in k.outputs))
+                                 for k in compiled.kernels])
         rt = self.rt
-        streams = [rt.create_stream() for _ in compiled.streams] or [rt.create_stream()]
+        streams = [rt.create_stream() for _ in range(compiled.num_streams)]
         events = [rt.create_event() for _ in compiled.events]
-        waits: dict[int, list[int]] = {}
-        records: dict[int, list[int]] = {}
-        for items in compiled.streams:
-            pending: list[int] = []
-            last = None
-            for kind, ident in items:
-                if kind == "wait":
-                    pending.append(ident)
-                elif kind == "kernel":
-                    waits[ident], pending, last = pending, [], ident
-                elif kind == "record":
-                    records.setdefault(last, []).append(ident)
-        prepared = Prepared(compiled, kernels, streams, events, waits, records)
+        prepared = Prepared(compiled, {k.node_id: f for k, f in zip(compiled.kernels, kernels)},
+                            {k.node_id: k for k in compiled.kernels}, streams, events)
         if compiled.memory == "static":
             prepared.workspace = rt.malloc(max(compiled.workspace_size, 1))
             need: dict[int, int] = {}
@@ -150,15 +202,16 @@ class DeviceExecutor:
                 need[k.stream] = max(need.get(k.stream, 0), _scratch_layout(f)[1])
             # one scratch area per stream: kernels on a stream run one at a time
             area = {s: rt.malloc(n) for s, n in need.items() if n}
-            prepared.scratch_args = [_split_scratch(f, area.get(k.stream, 0))
-                                     for k, f in zip(compiled.kernels, kernels)]
+            prepared.scratch = {k.node_id: _split_scratch(f, area.get(k.stream, 0))
+                                for k, f in zip(compiled.kernels, kernels)}
+            prepared.inputs = {v: rt.malloc(max(compiled.values[v].nbytes, 1)) for v in compiled.inputs}
         self._prepared[name] = prepared
         return prepared
 
-    def _kernels(self, sigs: list[OpSignature]) -> list[KernelFunction]:
+    def _kernels(self, plans: list[KernelPlan]) -> list[KernelFunction]:
         if self.dry_run:
-            return [dry_run_function(sig) for sig in sigs]
-        return self.kernel_cache.get_many(sigs, progress=self.progress and len(sigs) > 1)
+            return [dry_run_function(plan) for plan in plans]
+        return self.kernel_cache.get_many(plans, progress=self.progress and len(plans) > 1)
 
     def _bind_constants(self, prepared: Prepared, graph: Graph) -> None:
         """Upload parameters once; again only when the captured graph carries new arrays."""
@@ -175,40 +228,20 @@ class DeviceExecutor:
         rt, c = self.rt, p.compiled
         if len(inputs) != len(c.inputs):
             raise InvalidParamError(f"graph {c.name!r} takes {len(c.inputs)} inputs, got {len(inputs)}")
-        buffers: dict[int, int] = {v: self._upload(a, c.values[v]) for v, a in zip(c.inputs, inputs)}
-
-        def addr(v: int) -> int:
-            r = c.root(v)
-            found = p.constants.get(r, buffers.get(r))
-            return found if found is not None else p.workspace + c.offsets[r]
-
         if c.memory == "static":
-            items: list[tuple] = []
-            for k, f, scratch in zip(c.kernels, p.kernels, p.scratch_args):
-                stream = p.streams[k.stream]
-                items += [("wait", p.events[e], stream) for e in p.waits.get(k.node_id, ())]
-                args = [addr(v) for v in k.inputs] + [addr(v) for v in k.outputs] + scratch
-                items.append(("kernel", f, f.block_dim, args, stream))
-                items += [("record", p.events[e], stream) for e in p.records.get(k.node_id, ())]
-            rt.launch_graph(items)
+            for v, a in zip(c.inputs, inputs):
+                self._upload(a, c.values[v], p.inputs[v])
+            if not p.sunk:
+                binding = StaticBinding(p)
+                p.sunk = [step.lower(binding) for step in c.schedule]
+            rt.launch_graph(p.sunk)
+            buffers = p.inputs
         else:
-            for k, f in zip(c.kernels, p.kernels):
-                stream = p.streams[k.stream]
-                for e in p.waits.get(k.node_id, ()):
-                    rt.stream_wait_event(stream, p.events[e])
-                for v in k.outputs:
-                    r = c.root(v)
-                    if r not in buffers:
-                        buffers[r] = rt.malloc(max(c.values[r].nbytes, 1))
-                scratch = [rt.malloc(a.nbytes) for a in f.args if a.role == "workspace"]
-                rt.launch_kernel(f, f.block_dim, [addr(v) for v in k.inputs] + [addr(v) for v in k.outputs]
-                                 + scratch, stream)
-                for e in p.records.get(k.node_id, ()):
-                    rt.record_event(p.events[e], stream)
-                for ptr in scratch:
-                    rt.free(ptr)
-                for v in c.release_after.get(k.node_id, ()):
-                    rt.free(buffers.pop(v))
+            buffers = {v: self._upload(a, c.values[v]) for v, a in zip(c.inputs, inputs)}
+            binding = DynamicBinding(rt, p, buffers)
+            for step in c.schedule:
+                step.lower(binding).issue(rt)
+                step.retire(binding)
         for s in p.streams:
             rt.synchronize_stream(s)
         results = []
@@ -217,17 +250,20 @@ class DeviceExecutor:
             if r in c.constants:
                 results.append(np.array(c.parameter_values[r]).reshape(desc.shape))
             else:
-                results.append(self._download(addr(v), c.values[r]).reshape(desc.shape))
-        for ptr in buffers.values():
-            rt.free(ptr)
+                results.append(self._download(p.address(v, buffers), c.values[r]).reshape(desc.shape))
+        if c.memory != "static":
+            for ptr in buffers.values():
+                rt.free(ptr)
         return results
 
     # -- data movement ----------------------------------------------------------------------------
-    def _upload(self, array: np.ndarray, desc: TensorDesc) -> int:
+    def _upload(self, array: np.ndarray, desc: TensorDesc, ptr: int | None = None) -> int:
+        """Copy ``array`` to the device: into ``ptr``, or a new buffer (returned)."""
         data = np.ascontiguousarray(array, dtype=_dtype(desc))
         if data.shape != desc.shape and data.size != desc.size:
             raise InvalidParamError(f"input of shape {data.shape} does not match {desc.shape}")
-        ptr = self.rt.malloc(max(data.nbytes, 1))
+        if ptr is None:
+            ptr = self.rt.malloc(max(data.nbytes, 1))
         if data.nbytes:
             self.rt.memcpy(ptr, data.nbytes, data, data.nbytes, MEMCPY_HOST_TO_DEVICE)
         return ptr
@@ -282,16 +318,13 @@ class DeviceExecutor:
         return lines
 
 
-SCRATCH_ALIGN = 512
-
-
 def _scratch_layout(func: KernelFunction) -> tuple[list[int], int]:
     """Offsets of a kernel's workspaces packed into one scratch area (512-B aligned), and its size."""
     offsets, end = [], 0
     for a in func.args:
         if a.role == "workspace":
             offsets.append(end)
-            end += -(-a.nbytes // SCRATCH_ALIGN) * SCRATCH_ALIGN
+            end += -(-a.nbytes // ALIGN) * ALIGN
     return offsets, end
 
 

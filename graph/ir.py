@@ -19,7 +19,7 @@ import numpy as np
 
 from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.library import infer_outputs
-from ascendemu.kernels.signature import OpSignature, TensorDesc
+from ascendemu.kernels.signature import OpSignature, TensorDesc, jsonable
 
 # Ops that only reinterpret the shape of their input: no kernel, the output aliases the input's memory.
 NO_TASK_OPS = ("Reshape", "ExpandDims", "Squeeze", "Flatten")
@@ -41,7 +41,7 @@ class Node:
         return OpSignature.make(self.op, [graph.values[v] for v in self.inputs], **self.attrs)
 
     def to_json(self) -> dict:
-        return {"id": self.id, "op": self.op, "attrs": _jsonable(self.attrs), "inputs": list(self.inputs),
+        return {"id": self.id, "op": self.op, "attrs": jsonable(self.attrs), "inputs": list(self.inputs),
                 "outputs": list(self.outputs), "full_name": self.full_name, "origins": list(self.origins)}
 
 
@@ -70,9 +70,11 @@ class Graph:
     aliases: dict[int, int] = field(default_factory=dict)
     _next_value: int = 0
     _next_node: int = 0
+    _hash: str | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ building
     def new_value(self, desc: TensorDesc) -> int:
+        self._hash = None
         vid = self._next_value
         self._next_value += 1
         self.values[vid] = desc
@@ -107,6 +109,7 @@ class Graph:
         name = full_name or f"Default/{op}-op{nid + 1}"
         node = Node(nid, op, attrs, tuple(inputs), outs, name, (name,))
         self.nodes.append(node)
+        self._hash = None
         return node
 
     # ------------------------------------------------------------------ queries
@@ -170,7 +173,14 @@ class Graph:
         """Stable identity for the compile cache: ops, attrs, names, shapes; parameter data excluded.
 
         Value ids are renumbered in order of definition so the hash does not depend on id gaps.
+        Computed once per graph and carried (a captured graph is complete when it is hashed; passes
+        rewrite copies, which hash afresh).
         """
+        if self._hash is None:
+            self._hash = self._compute_hash()
+        return self._hash
+
+    def _compute_hash(self) -> str:
         ids: dict[int, int] = {}
 
         def ren(v: int) -> int:
@@ -185,7 +195,7 @@ class Graph:
                 entry.append(hashlib.sha256(c.data.tobytes()).hexdigest())
             consts.append(entry)
         doc["constants"] = consts
-        doc["nodes"] = [[n.op, _jsonable(n.attrs), [ren(v) for v in n.inputs],
+        doc["nodes"] = [[n.op, jsonable(n.attrs), [ren(v) for v in n.inputs],
                          [[ren(v), self.values[v].to_json()] for v in n.outputs], n.full_name]
                         for n in self.nodes]
         doc["aliases"] = sorted([ren(a), ren(r), self.values[a].to_json()] for a, r in self.aliases.items())
@@ -199,26 +209,6 @@ class Graph:
             outs = ", ".join(f"%{v}:{list(self.values[v].shape)}" for v in n.outputs)
             lines.append(f"  {outs} = {n.op}({', '.join(f'%{v}' for v in n.inputs)}) {n.full_name}")
         return "\n".join(lines)
-
-
-def _jsonable(value: Any) -> Any:
-    """Attributes as JSON (tuples become lists); the inverse is ``_freeze`` in OpSignature."""
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _tuplify(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_tuplify(v) for v in value)
-    return value
-
-
-def attrs_from_json(d: dict) -> dict[str, Any]:
-    """Inverse of ``_jsonable`` for attrs: JSON lists back to the tuples signatures hold."""
-    return {k: _tuplify(v) for k, v in d.items()}
 
 
 # ---------------------------------------------------------------------------------- shape inference

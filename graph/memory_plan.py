@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ascendemu.device.pool import ALIGN
 from ascendemu.errors import InvalidParamError
 
 from .ir import Graph
-
-ALIGN = 512
 
 
 def _align(n: int, align: int) -> int:

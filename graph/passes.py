@@ -10,16 +10,19 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ascendemu.errors import InvalidParamError
-from ascendemu.kernels.ops.shapes import FLOAT, FUSED_STEP_ARITY
+from ascendemu.kernels.ops.common import FLOAT
+from ascendemu.kernels.registry import lowerings
 from ascendemu.kernels.signature import TensorDesc
 
 from .ir import NO_TASK_OPS, Graph, Node
 from .memory_plan import peak_memory  # noqa: F401  (part of this module's API: order + peak)
+from .schedule import Record, Run, Step, Wait
 
 ORDER_POLICIES = ("bfs", "dfs")
 FUSED_OP = "FusedElemwise"
-# BiasAdd is elementwise too: inside a fused program it becomes Add with the bias viewed as (C, 1, ..).
-FUSABLE_OPS = frozenset(FUSED_STEP_ARITY) | {"BiasAdd"}
+# Ops with a scalar lowering in the registry; BiasAdd is elementwise too: inside a fused program it
+# becomes Add with the bias viewed as (C, 1, ..).
+FUSABLE_OPS = frozenset(lowerings()) | {"BiasAdd"}
 
 
 # ------------------------------------------------------------------------------------------- no-task
@@ -266,18 +269,15 @@ def order(graph: Graph, policy: str = "dfs") -> list[int]:
 class StreamPlan:
     """Nodes on streams, with an event on every cross-stream data edge.
 
-    ``tasks[s]`` is stream s's issue list of ("wait", event), ("kernel", node id), ("record", event)
-    items; ``events[e] = (producer node, consumer node)``: e is recorded on the producer's stream right
-    after it and waited on the consumer's stream right before it.
+    ``schedule`` is the typed step list in issue order (see ``schedule.py``); ``events[e] = (producer
+    node, consumer node)``: e is recorded on the producer's stream right after it and waited on the
+    consumer's stream right before it.
     """
 
     stream_of: dict[int, int]
-    tasks: list[list[tuple[str, int]]]
+    schedule: list[Step]
     events: list[tuple[int, int]] = field(default_factory=list)
-
-    @property
-    def num_streams(self) -> int:
-        return len(self.tasks)
+    num_streams: int = 1
 
 
 def assign_streams(graph: Graph, node_order: list[int], max_streams: int = 1) -> StreamPlan:
@@ -312,23 +312,19 @@ def assign_streams(graph: Graph, node_order: list[int], max_streams: int = 1) ->
             n_streams += 1
         else:
             stream_of[nid] = stream_of[producers[0]] if producers else 0
-    tasks: list[list[tuple[str, int]]] = [[] for _ in range(n_streams)]
     events: list[tuple[int, int]] = []
     records: dict[int, list[int]] = {}
+    waits: dict[int, list[int]] = {}
     for nid in node_order:
-        s = stream_of[nid]
         for p in deps[nid]:
-            if stream_of[p] != s:
+            if stream_of[p] != stream_of[nid]:
                 events.append((p, nid))
                 records.setdefault(p, []).append(len(events) - 1)
-                tasks[s].append(("wait", len(events) - 1))
-        tasks[s].append(("kernel", nid))
-    # Place each record right after its producer's kernel on the producer's stream.
-    for s, items in enumerate(tasks):
-        placed = []
-        for kind, ident in items:
-            placed.append((kind, ident))
-            if kind == "kernel":
-                placed.extend(("record", e) for e in records.get(ident, ()))
-        tasks[s] = placed
-    return StreamPlan(stream_of, tasks, events)
+                waits.setdefault(nid, []).append(len(events) - 1)
+    schedule: list[Step] = []
+    for nid in node_order:
+        s = stream_of[nid]
+        schedule += [Wait(s, e) for e in waits.get(nid, ())]
+        schedule.append(Run(s, nid))
+        schedule += [Record(s, e) for e in records.get(nid, ())]
+    return StreamPlan(stream_of, schedule, events, n_streams)

@@ -20,16 +20,17 @@ from typing import Any
 import numpy as np
 
 from ascendemu.errors import InvalidParamError
-from ascendemu.kernels.signature import OpSignature, TensorDesc
+from ascendemu.kernels.signature import OpSignature, TensorDesc, attrs_from_json
 
-from .ir import Graph, attrs_from_json
+from .ir import Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .passes import ORDER_POLICIES, assign_streams, fuse_elementwise, fuse_epilogues, order, remove_no_task
+from .schedule import Step, step_from_json
 
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 3     # 2: lower_bound set at every level; 3: concurrent_bound
+FORMAT_VERSION = 4     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,10 @@ class CompiledGraph:
       OpSignature (for the kernel cache), value ids of its inputs/outputs (in kernel argument order),
       its stream and full name (``origins``: the captured ops a fused kernel replaces). Kernel
       workspaces (KernelSource.workspace_sizes) are the executor's to allocate per launch.
-      ``streams[s]``: stream s's issue list of ("wait", e) / ("kernel", node_id) / ("record", e).
-      ``events[e] = (producer node, consumer node)``. Issue the streams in any interleaving; the
-      events order every cross-stream data edge. Same-stream edges carry no event.
+      ``schedule``: the typed steps (``schedule.py``: Wait, Run, Record) in issue order over
+      ``num_streams`` streams; ``events[e] = (producer node, consumer node)``. Any interleaving that
+      keeps each stream's order is valid; the events order every cross-stream data edge. Same-stream
+      edges carry no event.
 
     Identity
       ``graph_hash``: ``Graph.structure_hash()`` of the captured graph; ``cache_name`` adds the compile
@@ -105,7 +107,8 @@ class CompiledGraph:
     constants: dict[int, str]
     aliases: dict[int, int]
     kernels: list[KernelTask]
-    streams: list[list[tuple[str, int]]]
+    schedule: list[Step]
+    num_streams: int
     events: list[tuple[int, int]]
     memory: str
     offsets: dict[int, int] = field(default_factory=dict)
@@ -133,7 +136,7 @@ class CompiledGraph:
             "constants": {str(v): n for v, n in self.constants.items()},
             "aliases": {str(a): r for a, r in self.aliases.items()},
             "kernels": [k.to_json() for k in self.kernels],
-            "streams": [[[kind, ident] for kind, ident in s] for s in self.streams],
+            "schedule": [step.to_json() for step in self.schedule], "num_streams": self.num_streams,
             "events": [list(e) for e in self.events],
             "memory": self.memory, "offsets": {str(v): o for v, o in self.offsets.items()},
             "workspace_size": self.workspace_size, "lower_bound": self.lower_bound,
@@ -153,7 +156,7 @@ class CompiledGraph:
             values={int(v): TensorDesc(tuple(x["shape"]), x["dtype"]) for v, x in d["values"].items()},
             inputs=tuple(d["inputs"]), outputs=tuple(d["outputs"]), constants=ints(d["constants"]),
             aliases=ints(d["aliases"]), kernels=[KernelTask.from_json(k) for k in d["kernels"]],
-            streams=[[(kind, ident) for kind, ident in s] for s in d["streams"]],
+            schedule=[step_from_json(item) for item in d["schedule"]], num_streams=d["num_streams"],
             events=[tuple(e) for e in d["events"]], memory=d["memory"], offsets=ints(d["offsets"]),
             workspace_size=d["workspace_size"], lower_bound=d["lower_bound"],
             concurrent_bound=d["concurrent_bound"],
@@ -201,7 +204,7 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
         graph_hash=graph_hash, name=graph.name, jit_level=jit_level, exec_order=exec_order,
         max_streams=max_streams, values=dict(g.values), inputs=tuple(g.inputs), outputs=tuple(g.outputs),
         constants={v: c.name for v, c in g.constants.items()}, aliases=dict(g.aliases), kernels=kernels,
-        streams=streams.tasks, events=streams.events, memory="dynamic",
+        schedule=streams.schedule, num_streams=streams.num_streams, events=streams.events, memory="dynamic",
         parameter_values={v: c.data for v, c in g.constants.items()})
     if jit_level == "O2":
         plan = static_plan(g, node_order, streams.stream_of, ALIGN)
@@ -217,6 +220,6 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
 def describe(compiled: CompiledGraph) -> dict[str, Any]:
     """A small summary for logs and reports."""
     return {"graph": compiled.name, "hash": compiled.graph_hash, "jit_level": compiled.jit_level,
-            "kernels": len(compiled.kernels), "streams": len(compiled.streams), "events": len(compiled.events),
+            "kernels": len(compiled.kernels), "streams": compiled.num_streams, "events": len(compiled.events),
             "aliases": len(compiled.aliases), "memory": compiled.memory,
             "workspace_size": compiled.workspace_size, "lower_bound": compiled.lower_bound}

@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ascendemu.device.cost import KernelCost
+from ascendemu.errors import ACL_ERROR_RT_INTERNAL_ERROR, AclError
+
+__all__ = ["KERNEL_ABI_VERSION", "KernelEntry", "ArgSpec", "KernelFunction", "CorruptKernelError",
+           "IncompatibleKernelError", "UnresolvedSymbolError", "MissingKernelError"]
 
 KERNEL_ABI_VERSION = 1
 KernelEntry = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
@@ -53,3 +57,21 @@ class KernelFunction:
         """Run one block natively (ctypes releases the GIL for the call)."""
         if self._cfunc is not None:
             self._cfunc(ctypes.addressof(host_args), block_idx, self.block_dim)
+
+
+class CorruptKernelError(AclError):
+    """A kernel binary that must not load: its files disagree, are damaged or were tampered with."""
+
+    code = ACL_ERROR_RT_INTERNAL_ERROR
+
+
+class MissingKernelError(CorruptKernelError):
+    """No kernel binary at that path: its ``.json`` (the commit marker) does not exist."""
+
+
+class IncompatibleKernelError(CorruptKernelError):
+    """An intact kernel built for another host CPU or kernel ABI; rebuild it here."""
+
+
+class UnresolvedSymbolError(CorruptKernelError):
+    """A kernel that needs a symbol the loader does not provide."""

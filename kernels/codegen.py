@@ -19,16 +19,15 @@ import re
 import llvmlite.binding as llvm
 import numba
 
-from .binary import META_SECTION, read_elf
-from .library import kernel_signature
+from ascendemu.hal.elf import read_elf
+from ascendemu.hal.meta import META_SECTION
+
+from .library import KERNEL_ERROR_MODEL, kernel_signature
 
 CODE_SECTION = ".text"
 CODE_MODEL = "large"
 RELOC_MODEL = "static"
 OPT_LEVEL = 3
-# Kernels cannot raise: numpy's error model turns a division by zero into inf/nan (as on the device)
-# instead of a Python exception, which would need numba's runtime helpers at load time.
-ERROR_MODEL = "numpy"
 META_SYMBOL = "__ascend_meta"
 META_ALIGN = 4
 
@@ -85,7 +84,7 @@ def compile_object(pyfunc, symbol: str, meta: bytes) -> tuple[bytes, list[str]]:
 
     Returns the object and the sorted names of the symbols it leaves undefined.
     """
-    cfunc = numba.cfunc(kernel_signature(), error_model=ERROR_MODEL)(pyfunc)
+    cfunc = numba.cfunc(kernel_signature(), error_model=KERNEL_ERROR_MODEL)(pyfunc)
     tm = host_target_machine()
     ir = _reshape(cfunc._library.get_llvm_str(), cfunc.native_name, symbol, meta, tm)
     module = llvm.parse_assembly(ir)

@@ -1,138 +1,145 @@
-"""The operator library: shape inference and numba kernel generators, one specialised kernel per signature.
+"""The operator library: what the graph compiler, the kernel cache and DryRun ask of an op signature.
 
-Two halves with different import costs:
+Three steps, in order of cost:
 
-* :func:`infer_outputs` validates a signature and returns its output descs. It is pure python (see
-  ``ops/shapes.py``) because the graph compiler calls it on the warm path, which never imports numba.
-* :func:`generate` builds a :class:`KernelSource`: a python function with the uniform kernel ABI
-  ``(args, block_idx, block_dim) -> None`` that ``numba.cfunc(kernel_signature())`` compiles, plus
-  its launch geometry, argument list and cost. numba is imported only here, lazily.
+* :func:`infer_outputs` validates a signature and returns its output descs (the op's ``infer`` rule);
+* :func:`plan_kernel` adds the launch plan (block_dim, argument layout, workspaces, cost): pure Python,
+  so DryRun and warm starts get everything a launch needs without numba;
+* :func:`generate` emits the kernel's source and compiles it with numba into a Python-callable
+  function under the uniform kernel ABI ``(args, block_idx, block_dim) -> None`` (cache misses only).
 
 Every kernel bakes the signature's shapes, strides and attributes in as compile-time constants, splits
 its work over ``block_dim`` blocks (block ``b`` touches only its own share of the outputs and of the
 workspace) and calls no allocator, so the compiled object needs no runtime beyond libm.
-
-FusedElemwise (graph-kernel fusion) takes attrs ``program``: a tuple of steps ``(op_name, operand, ...)``
-where ``op_name`` is any float unary/binary elementwise op of this library (or "Cast", a no-op on the
-float32 registers) and an operand is ``("in", i)`` (kernel input i, broadcast like binary ops),
-``("t", j)`` (the result of an earlier step j) or ``("c", number)``; optional ``outputs``: step indices
-written as outputs (default: the last step); optional ``dst_type``: output dtype(s) (default: the
-inputs' common dtype). Inputs may be float32 or float16; every step computes in float32 registers.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import InvalidParamError
 from ascendemu.hal.kernel import ArgSpec, KernelFunction
-from ascendemu.kernels.ops.shapes import INFER
-from ascendemu.kernels.signature import OpSignature, TensorDesc
 
-SUPPORTED_OPS: tuple[str, ...] = tuple(INFER)
+from .opdef import Plan
+from .ops import src
+from .registry import REGISTRY, SUPPORTED_OPS, get_op
+from .signature import OpSignature, TensorDesc
 
-# The generated kernels never raise (float division and int32 Div use IEEE / guarded intrinsics);
-# numpy's error model also keeps numba's exception helpers out of the compiled code.
+__all__ = ["KERNEL_ERROR_MODEL", "FUNC_NAMES", "SUPPORTED_OPS", "KernelPlan", "KernelSource", "infer_outputs",
+           "plan_kernel", "generate", "dry_run_function", "compile_inprocess", "kernel_signature"]
+
+# Kernels cannot raise: float division and int32 Div use IEEE / guarded intrinsics, and numpy's error
+# model turns a division by zero into inf/nan (as on the device) instead of a Python exception, which
+# would need numba's runtime helpers (absent from the loader's allowlist) at load time.
 KERNEL_ERROR_MODEL = "numpy"
 
-# Kernel function names as MindSpore's .info spells them (op_info "func_name").
-FUNC_NAMES = {
-    "Square": "square", "Neg": "neg", "Abs": "abs", "Exp": "exp", "Log": "log", "Sqrt": "sqrt",
-    "Rsqrt": "rsqrt", "ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "GeLU": "gelu",
-    "Cast": "cast", "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Maximum": "maximum",
-    "Minimum": "minimum", "Pow": "pow", "BiasAdd": "bias_add", "FusedElemwise": "fused_elemwise",
-    "Softmax": "softmax", "LogSoftmax": "log_softmax", "ReduceSum": "reduce_sum",
-    "ReduceMean": "reduce_mean", "ReduceMax": "reduce_max", "MatMul": "mat_mul",
-    "BatchMatMul": "batch_matmul", "Conv2D": "conv2d", "MaxPool": "max_pool", "AvgPool": "avg_pool",
-    "BatchNorm": "batch_norm", "LayerNorm": "layer_norm", "Transpose": "transpose",
-    "Concat": "concat", "Gather": "gather",
-}
+# Kernel function names as MindSpore's .info spells them (op_info "func_name"), by op.
+FUNC_NAMES: dict[str, str] = {name: op.func_name for name, op in REGISTRY.items()}
 
-# op -> generator module in ascendemu.kernels.ops (imported on first use: they import numba).
-GENERATORS = {
-    **{op: "elementwise" for op in ("Square", "Neg", "Abs", "Exp", "Log", "Sqrt", "Rsqrt", "ReLU",
-                                    "Sigmoid", "Tanh", "GeLU", "Cast", "Add", "Sub", "Mul", "Div",
-                                    "Maximum", "Minimum", "Pow", "BiasAdd", "FusedElemwise")},
-    "Softmax": "norm", "LogSoftmax": "norm", "BatchNorm": "norm", "LayerNorm": "norm",
-    "ReduceSum": "reduce", "ReduceMean": "reduce", "ReduceMax": "reduce",
-    "MatMul": "matmul", "BatchMatMul": "matmul",
-    "Conv2D": "conv", "MaxPool": "pool", "AvgPool": "pool",
-    "Transpose": "misc", "Concat": "misc", "Gather": "misc",
-}
-assert set(FUNC_NAMES) == set(SUPPORTED_OPS) == set(GENERATORS)
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """One signature's kernel as a launch sees it: outputs, blocks, arguments, workspaces, cost.
+
+    Computed once per signature (shape inference is not repeated when ``outputs`` are known) and
+    carried: the kernel cache names and checks entries from it, DryRun launches it as is.
+    """
+
+    sig: OpSignature
+    outputs: tuple[TensorDesc, ...]
+    plan: Plan
+
+    @property
+    def func_name(self) -> str:
+        return REGISTRY[self.sig.op].func_name
+
+    @property
+    def block_dim(self) -> int:
+        return self.plan.block_dim
+
+    @property
+    def cost(self) -> KernelCost:
+        return self.plan.cost
+
+    @property
+    def workspace_sizes(self) -> tuple[int, ...]:
+        return self.plan.workspace_sizes
+
+    @property
+    def args(self) -> tuple[ArgSpec, ...]:
+        """Inputs, outputs, workspaces. Every kernel initialises its own accumulators, so no argument
+        needs zeroing before launch."""
+        return (tuple(ArgSpec(d.nbytes, "in") for d in self.sig.inputs)
+                + tuple(ArgSpec(d.nbytes, "out") for d in self.outputs)
+                + tuple(ArgSpec(size, "workspace") for size in self.plan.workspace_sizes))
+
+    @property
+    def empty(self) -> bool:
+        """All outputs are empty: the kernel has nothing to compute."""
+        return all(d.size == 0 for d in self.outputs)
+
+    def source(self) -> str:
+        """The kernel's Python source (pure Python; compiling it is :func:`generate`'s job)."""
+        if self.empty:
+            return src.finish(src.HEADER)
+        return REGISTRY[self.sig.op].emit(self.sig, self.outputs, self.plan)
 
 
 @dataclass(frozen=True)
 class KernelSource:
-    """A generated kernel before native compilation: the function plus what a launch needs to know."""
+    """A generated kernel before native compilation: the compiled Python function plus its plan."""
 
+    kernel: KernelPlan
     pyfunc: Callable[[Any, int, int], None]
-    block_dim: int
-    args: tuple[ArgSpec, ...]
-    cost: KernelCost
-    outputs: tuple[TensorDesc, ...]
-    workspace_sizes: tuple[int, ...]
-    func_name: str
+
+    outputs = property(lambda self: self.kernel.outputs)
+    block_dim = property(lambda self: self.kernel.block_dim)
+    args = property(lambda self: self.kernel.args)
+    cost = property(lambda self: self.kernel.cost)
+    workspace_sizes = property(lambda self: self.kernel.workspace_sizes)
+    func_name = property(lambda self: self.kernel.func_name)
 
 
 def infer_outputs(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """Output descs of ``sig``; raises InvalidParamError for an unknown op or a bad signature."""
     if not isinstance(sig, OpSignature):
         raise InvalidParamError(f"expected an OpSignature, got {type(sig).__name__}")
-    infer = INFER.get(sig.op)
-    if infer is None:
-        raise InvalidParamError(f"op {sig.op!r} is not supported; supported ops: {', '.join(SUPPORTED_OPS)}")
-    return infer(sig)
+    return get_op(sig.op).infer(sig)
 
 
-def generate(sig: OpSignature) -> KernelSource:
-    """Validate ``sig`` and generate its specialised kernel (imports numba)."""
-    outputs = infer_outputs(sig)
+def plan_kernel(sig: OpSignature, outputs: tuple[TensorDesc, ...] | None = None) -> KernelPlan:
+    """The launch plan of ``sig``'s kernel; pass ``outputs`` when they are already inferred."""
+    if outputs is None:
+        outputs = infer_outputs(sig)
     if all(d.size == 0 for d in outputs):
-        built = _empty_kernel(sig)
+        plan = Plan(1, KernelCost(dtype=sig.inputs[0].dtype if sig.inputs else "float32"))
     else:
-        module = importlib.import_module(f"ascendemu.kernels.ops.{GENERATORS[sig.op]}")
-        built = module.build(sig, outputs)
-    # Every kernel initialises its own accumulators, so no argument needs zeroing before launch.
-    args = (tuple(ArgSpec(d.nbytes, "in") for d in sig.inputs)
-            + tuple(ArgSpec(d.nbytes, "out") for d in outputs)
-            + tuple(ArgSpec(size, "workspace") for size in built.workspace_sizes))
-    return KernelSource(pyfunc=built.pyfunc, block_dim=built.block_dim, args=args, cost=built.cost,
-                        outputs=outputs, workspace_sizes=built.workspace_sizes,
-                        func_name=FUNC_NAMES[sig.op])
+        plan = REGISTRY[sig.op].plan(sig, outputs)
+    return KernelPlan(sig, tuple(outputs), plan)
 
 
-def _nothing(args, block_idx, block_dim):
-    """Kernel of a signature whose outputs are all empty: there is nothing to compute."""
+def generate(sig: OpSignature | KernelPlan) -> KernelSource:
+    """Validate ``sig``, emit its specialised kernel and compile it to a Python function (imports numba)."""
+    from .ops import nb
+
+    kernel = sig if isinstance(sig, KernelPlan) else plan_kernel(sig)
+    return KernelSource(kernel, nb.compile_source(kernel.source()))
 
 
-def _empty_kernel(sig: OpSignature):
-    from ascendemu.kernels.ops.nb import Built
-    return Built(_nothing, 1, KernelCost(dtype=sig.inputs[0].dtype if sig.inputs else "float32"))
-
-
-def dry_run_function(sig: OpSignature) -> KernelFunction:
-    """The kernel for ``sig`` without native code (entry 0), for DryRun: launches are checked, memory
-    is allocated and time is priced exactly as for the real kernel, but nothing is computed and
-    nothing is compiled."""
-    source = generate(sig)
-    return KernelFunction(name=source.func_name, entry=0, block_dim=source.block_dim, args=source.args,
-                          cost=source.cost)
+def dry_run_function(kernel: OpSignature | KernelPlan) -> KernelFunction:
+    """The kernel without native code (entry 0), for DryRun: launches are checked, memory is allocated
+    and time is priced exactly as for the real kernel, but nothing is computed and nothing is compiled."""
+    if not isinstance(kernel, KernelPlan):
+        kernel = plan_kernel(kernel)
+    return KernelFunction(name=kernel.func_name, entry=0, block_dim=kernel.block_dim, args=kernel.args,
+                          cost=kernel.cost)
 
 
 def kernel_signature():
     """The numba signature of the uniform kernel ABI: void(uint64 *args, int64 block_idx, int64 block_dim)."""
     from numba import types
     return types.void(types.CPointer(types.uint64), types.int64, types.int64)
-
-
-def __getattr__(name: str):
-    # KERNEL_SIG is built on first access so that importing this module never imports numba.
-    if name == "KERNEL_SIG":
-        return kernel_signature()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def compile_inprocess(sig: OpSignature) -> KernelFunction:

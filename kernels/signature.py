@@ -9,6 +9,8 @@ from typing import Any
 
 from ascendemu.errors import InvalidParamError
 
+__all__ = ["DTYPES", "TensorDesc", "OpSignature", "jsonable", "attrs_from_json"]
+
 DTYPES = ("float32", "float16", "int32")
 
 
@@ -20,6 +22,26 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
     raise InvalidParamError(f"attribute value {value!r} is not JSON-able; use int, float, bool, str or tuples")
+
+
+def jsonable(value: Any) -> Any:
+    """An attribute value as JSON writes it (tuples become lists); :func:`attrs_from_json` inverts it."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def _tuplify(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tuplify(v) for v in value)
+    return value
+
+
+def attrs_from_json(d: dict) -> dict[str, Any]:
+    """Attributes read back from JSON: lists back to the tuples signatures hold."""
+    return {k: _tuplify(v) for k, v in d.items()}
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,12 @@ import numpy as np
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from ascendemu.kernels.binary import (ABI_VERSION, ALLOWED_UNDEFINED, CorruptKernelError,
-                                      IncompatibleKernelError, KernelBinary, UnresolvedSymbolError,
-                                      build_binary, build_info, canonical_json, decode_meta, encode_meta,
-                                      kernel_name, verify_binary)
+from ascendemu.hal.binary import KernelBinary, canonical_json, verify_binary
+from ascendemu.hal.elf import ALLOWED_UNDEFINED
+from ascendemu.hal.kernel import KERNEL_ABI_VERSION as ABI_VERSION
+from ascendemu.hal.kernel import CorruptKernelError, IncompatibleKernelError, UnresolvedSymbolError
+from ascendemu.hal.meta import decode_meta, encode_meta
+from ascendemu.kernels.binary import build_binary, build_info, kernel_name
 from ascendemu.kernels.signature import OpSignature
 
 SEED_JSON_KEYS = {"batchBindOnly", "binFileName", "binFileSuffix", "blockDim", "build_result",
@@ -190,7 +192,7 @@ def test_load_in_a_fresh_process_without_numba(kernel_dir, square, exp):
     code = r"""
 import ctypes, sys
 import numpy as np
-from ascendemu.kernels.loader import load_binary, read_binary
+from ascendemu.hal.loader import load_binary, read_binary
 directory, square, exp = sys.argv[1:]
 for name, oracle in ((square, np.square), (exp, np.exp)):
     kf = load_binary(read_binary(directory, name))
@@ -211,7 +213,7 @@ assert "numba" not in sys.modules, sorted(m for m in sys.modules if m.startswith
 
 
 def test_read_binary_reports_a_missing_file(kernel_dir, square):
-    from ascendemu.kernels.loader import read_binary
+    from ascendemu.hal.loader import read_binary
 
     assert read_binary(kernel_dir, square.bin_file_name) == square
     with pytest.raises(CorruptKernelError, match="cannot read"):
@@ -219,7 +221,7 @@ def test_read_binary_reports_a_missing_file(kernel_dir, square):
 
 
 def test_load_in_process_runs_blocks_on_numpy_data(square):
-    from ascendemu.kernels.loader import load_binary
+    from ascendemu.hal.loader import load_binary
 
     kf = load_binary(square)
     assert kf.block_dim == square.json["blockDim"] and kf.cost.bytes == square.json["cost"]["bytes"]

@@ -7,8 +7,10 @@ Results are checked against numpy.
 from __future__ import annotations
 
 import ctypes
+import io
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -230,6 +232,51 @@ def test_parallel_misses_use_workers_and_show_progress(cache_root, tmp_path):
     assert cache.stats.reused == 3
 
 
+PIPED_BUILD_SCRIPT = textwrap.dedent("""
+    import sys
+    from ascendemu.cache import KernelCache
+    from ascendemu.kernels.signature import OpSignature
+    sigs = [OpSignature.make("Abs", [((5,), "float32")]), OpSignature.make("Neg", [((7,), "float32")])]
+    cache = KernelCache(sys.argv[1], rank=0)
+    cache.get_many(sigs, jobs=1)
+    print("next line", file=sys.stderr)
+    print(cache.stats.built)
+""")
+
+
+def test_cold_build_progress_off_a_terminal_is_one_plain_line(cache_root):
+    """stderr to a pipe (a log, CI): no tqdm redraws, one line per build, the next line on its own."""
+    proc = subprocess.run([sys.executable, "-c", PIPED_BUILD_SCRIPT, str(cache_root)], capture_output=True,
+                          timeout=300)            # bytes: text mode would turn every \r into \n
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout.decode().strip() == "2"
+    assert b"\r" not in proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    progress = [line for line in lines if "building kernels" in line]
+    assert len(progress) == 1
+    assert re.fullmatch(r"building kernels: 2/2 kernels in \d+\.\d s \(host wall time\)", progress[0])
+    assert lines[lines.index(progress[0]) + 1] == "next line"
+
+
+def test_progress_on_a_terminal_is_a_live_bar(monkeypatch):
+    from ascendemu.cache.parallel import _progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, live in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stream)
+        bar = _progress_bar(3)
+        for _ in range(3):
+            bar.update(1)
+        bar.close()
+        text = stream.getvalue()
+        assert ("\r" in text) is live and "building kernels" in text
+        if not live:
+            assert re.fullmatch(r"building kernels: 3/3 kernels in \d+\.\d s \(host wall time\)\n", text)
+
+
 # ----------------------------------------------------------------------------------------- warm start
 
 WARM_SCRIPT = textwrap.dedent("""
@@ -349,6 +396,35 @@ def test_cli_ls_stats_verify_clear(cache_root, capsys):
     code, out = run_cli(capsys, "stats", "--root", str(cache_root))
     assert "rank_0/kernel_meta: 0 entries" in out and f"rank_2/kernel_meta: {len(names)} entries" in out
     assert run_cli(capsys, "ls", "--rank", "x")[0] == 2
+
+
+def test_format_bytes_binary_units():
+    from ascendemu.device import spec
+    from ascendemu.units import GiB, KiB, MiB, format_bytes
+
+    assert (KiB, MiB, GiB) == (1024, 1024 ** 2, 1024 ** 3)
+    assert (spec.KiB, spec.MiB, spec.GiB) == (KiB, MiB, GiB)          # one home, re-used by the spec
+    cases = {0: "0 B", 512: "512 B", 1023: "1023 B", 1024: "1.00 KiB", 1536: "1.50 KiB", 12345: "12.06 KiB",
+             3 * 1024 ** 2 + 256 * 1024: "3.25 MiB", 1024 ** 2 - 1: "1.00 MiB", 2 * 1024 ** 3: "2.00 GiB",
+             5 * 1024 ** 4: "5.00 TiB", np.int64(2048): "2.00 KiB", -1536: "-1.50 KiB"}
+    assert {n: format_bytes(n) for n in cases} == cases
+    with pytest.raises(TypeError):
+        format_bytes(1.5)
+
+
+def test_cli_ls_and_stats_give_sizes_in_units(cache_root, capsys):
+    directory = cache_root / "rank_0" / "kernel_meta"
+    names = sorted(entry_files(directory))
+    total = sum((directory / f"{n}{s}").stat().st_size for n in names for s in (".o", ".info", ".json"))
+    assert 1024 <= total < 1024 ** 2                      # so the expected text below is KiB
+    in_kib = f"{total / 1024:.2f} KiB"
+    code, out = run_cli(capsys, "ls", "--root", str(cache_root))
+    assert code == 0 and out.splitlines()[0] == f"{directory}: {len(names)} entries, {in_kib}"
+    code, out = run_cli(capsys, "stats", "--root", str(cache_root))
+    assert code == 0 and out.splitlines() == [
+        f"{directory}: {len(names)} entries, {total} bytes, 0 quarantined (0 bytes), 0 incomplete, "
+        f"0 temp files, {len(names)} builds logged",
+        f"  on disk: entries {in_kib}, quarantine 0 B"]
 
 
 def test_cli_verify_flags_group_writable_directory(cache_root, capsys):

@@ -113,6 +113,56 @@ def test_initializers_are_seeded_and_follow_formulas():
         initializer("glorot", (2, 2))
 
 
+def conv2d_valid(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """NCHW convolution, stride 1, no padding, group 1, in plain numpy."""
+    windows = np.lib.stride_tricks.sliding_window_view(x, w.shape[2:], axis=(2, 3))   # N,C,H',W',kh,kw
+    return np.einsum("nchwij,ocij->nohw", windows, w) + b[None, :, None, None]
+
+
+def test_layers_take_a_tensor_and_every_initializer_mindspore_accepts(backend):
+    rng = np.random.default_rng(7)
+    w, b = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    dense = nn.Dense(3, 4, weight_init=Tensor(w), bias_init=Tensor(b))
+    np.testing.assert_array_equal(dense.weight.asnumpy(), w)
+    np.testing.assert_array_equal(dense.bias.asnumpy(), b)
+    np.testing.assert_allclose(dense(Tensor(x)).asnumpy(), x @ w.T + b, rtol=1e-5, atol=1e-6)
+
+    cw, cb = rng.standard_normal((2, 3, 3, 3)).astype(np.float32), rng.standard_normal(2).astype(np.float32)
+    img = rng.standard_normal((1, 3, 6, 5)).astype(np.float32)
+    conv = nn.Conv2d(3, 2, 3, pad_mode="valid", has_bias=True, weight_init=Tensor(cw), bias_init=Tensor(cb))
+    np.testing.assert_array_equal(conv.weight.asnumpy(), cw)
+    out = conv(Tensor(img)).asnumpy()
+    assert out.shape == (1, 2, 4, 3)
+    np.testing.assert_allclose(out, conv2d_valid(img, cw, cb), rtol=1e-5, atol=1e-5)
+
+    # a numpy array; numbers, 0 included (a constant, not "use the default"); a one-element Tensor
+    np.testing.assert_array_equal(nn.Dense(3, 4, weight_init=w.astype(np.float64)).weight.asnumpy(), w)
+    zero = nn.Dense(3, 4, weight_init=0, bias_init=0)
+    assert zero.weight.asnumpy().tolist() == [[0.0] * 3] * 4 and zero.bias.asnumpy().tolist() == [0.0] * 4
+    np.testing.assert_array_equal(nn.Conv2d(3, 2, 3, weight_init=2.5).weight.asnumpy(), np.full((2, 3, 3, 3), 2.5))
+    assert nn.Dense(3, 1, bias_init=Tensor(np.array([0.0], np.float32))).bias.asnumpy().tolist() == [0.0]
+    # names and Initializer instances draw the same values from the seeded stream
+    assert nn.Dense(3, 4, weight_init="zeros").weight.asnumpy().tolist() == [[0.0] * 3] * 4
+    ms.set_seed(11)
+    named = nn.Conv2d(3, 2, 3, weight_init="he_uniform").weight.asnumpy()
+    ms.set_seed(11)
+    np.testing.assert_array_equal(nn.Conv2d(3, 2, 3, weight_init=HeUniform()).weight.asnumpy(), named)
+    bound = math.sqrt(3) * math.sqrt(2) / math.sqrt(3 * 3 * 3)     # leaky_relu slope 0 gain, fan_in 27
+    assert np.abs(named).max() <= bound and np.abs(named).max() > 0.5 * bound
+    normal = nn.Dense(400, 300, weight_init="normal").weight.asnumpy()          # Normal(sigma=0.01)
+    assert abs(normal.std() - 0.01) < 0.0005 and abs(normal.mean()) < 0.0005
+
+    with pytest.raises(InvalidParamError, match=r"Dense: weight_init has shape \(3, 4\), but this layer's "
+                                                r"weight has shape \(4, 3\)"):
+        nn.Dense(3, 4, weight_init=Tensor(w.T))
+    with pytest.raises(InvalidParamError, match=r"Conv2d: bias_init has shape \(3,\), but this layer's "
+                                                r"bias has shape \(2,\)"):
+        nn.Conv2d(3, 2, 3, has_bias=True, bias_init=Tensor(np.zeros(3, np.float32)))
+    with pytest.raises(InvalidParamError, match=r"init array has shape \(2,\), but shape \(3,\) is expected"):
+        nn.LayerNorm((3,), gamma_init=Tensor(np.ones(2, np.float32)))
+
+
 # ------------------------------------------------------------------------------------ context
 
 def test_context_set_and_get():

@@ -174,9 +174,8 @@ class NumpyBackend:
     def __init__(self):
         self.graphs = []
 
-    def run_op(self, sig, inputs):
-        from ascendemu.kernels.library import infer_outputs
-        return eval_op(sig.op, dict(sig.attrs), inputs, infer_outputs(sig))
+    def run_op(self, sig, inputs, outputs):
+        return eval_op(sig.op, dict(sig.attrs), inputs, outputs)
 
     def run_graph(self, graph, inputs, jit_level):
         self.graphs.append((graph, jit_level))
@@ -475,21 +474,24 @@ def _check_streams(g: Graph, node_order, plan):
     producer's stream and waited right before the consumer; same-stream edges have none; and a
     simulation of the stream queues runs every kernel after all of its producers."""
     deps = g.dependencies()
-    kernels = [i for s in plan.tasks for kind, i in s if kind == "kernel"]
+    # each stream's issue list of (kind, operand), from the typed schedule
+    tasks = [[(kind, ident) for kind, stream, ident in (step.to_json() for step in plan.schedule) if stream == s]
+             for s in range(plan.num_streams)]
+    kernels = [i for s in tasks for kind, i in s if kind == "kernel"]
     assert sorted(kernels) == sorted(node_order)
     cross = {(p, c) for c in deps for p in deps[c] if plan.stream_of[p] != plan.stream_of[c]}
     assert set(plan.events) == cross and len(plan.events) == len(cross)
     for e, (p, c) in enumerate(plan.events):
-        ps, cs = plan.tasks[plan.stream_of[p]], plan.tasks[plan.stream_of[c]]
+        ps, cs = tasks[plan.stream_of[p]], tasks[plan.stream_of[c]]
         rec, kp = ps.index(("record", e)), ps.index(("kernel", p))
         assert all(kind == "record" for kind, _ in ps[kp + 1:rec + 1])
         wait, kc = cs.index(("wait", e)), cs.index(("kernel", c))
         assert all(kind == "wait" for kind, _ in cs[wait:kc])
-    heads, done, recorded = [0] * len(plan.tasks), set(), set()
+    heads, done, recorded = [0] * len(tasks), set(), set()
     progress = True
     while progress:
         progress = False
-        for s, items in enumerate(plan.tasks):
+        for s, items in enumerate(tasks):
             while heads[s] < len(items):
                 kind, ident = items[heads[s]]
                 if kind == "wait" and ident not in recorded:
@@ -648,7 +650,7 @@ def test_compile_levels(graphs):
     o0, o1, o2 = (compile_graph(g, lvl) for lvl in ("O0", "O1", "O2"))
     assert [len(c.kernels) for c in (o0, o1, o2)] == [25, 17, 17]   # 7 matmul epilogues at O1/O2
     assert o0.memory == o1.memory == "dynamic" and o2.memory == "static"
-    assert len(o0.streams) == len(o1.streams) == 1 and len(o2.streams) == 3
+    assert o0.num_streams == o1.num_streams == 1 and o2.num_streams == 3
     assert o2.workspace_size >= o2.lower_bound > 0 and o2.release_after == {}
     assert set(o2.offsets) == {v for k in o2.kernels for v in k.outputs}
     assert {k.signature.op for k in o1.kernels} >= {"MatMul", "BatchMatMul", "LayerNorm"}

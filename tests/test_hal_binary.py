@@ -8,7 +8,7 @@ from ascendemu import errors
 from ascendemu.cache.kernel_meta import KernelCache
 from ascendemu.hal import acl
 from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE
-from ascendemu.kernels.binary import CorruptKernelError
+from ascendemu.hal.kernel import CorruptKernelError
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 N = 1000

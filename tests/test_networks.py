@@ -29,6 +29,7 @@ from ascendemu.graph.capture import GraphCaptureError  # noqa: E402
 from ascendemu.graph.executor import DeviceExecutor  # noqa: E402
 from ascendemu.graph.memory_plan import heaviest_clique  # noqa: E402
 from ascendemu.hal.runtime import get_runtime  # noqa: E402
+from ascendemu.hal.steps import Launch, RecordEvent, WaitEvent  # noqa: E402
 from examples import reference as ref  # noqa: E402
 from examples.networks import MLP, BasicBlock, LeNet5, TransformerEncoderLayer  # noqa: E402
 
@@ -91,7 +92,7 @@ class Launches:
             self.kernels.append(args[0].name)
         elif name == "launch_graph":
             self.graph_items += list(args[0])
-            self.kernels += [item[1].name for item in args[0] if item[0] == "kernel"]
+            self.kernels += [step.kernel.name for step in args[0] if isinstance(step, Launch)]
 
     def clear(self) -> None:
         self.kernels.clear()
@@ -180,9 +181,11 @@ def test_no_task_nodes_produce_no_launch(device, name, no_task):
     assert len(device.launches.kernels) < len(graph.nodes) - no_task
 
 
-def _streams_and_events(items: list[tuple]) -> tuple[set[int], list[tuple], list[tuple]]:
-    streams = {item[4] for item in items if item[0] == "kernel"}
-    return streams, [i for i in items if i[0] == "record"], [i for i in items if i[0] == "wait"]
+def _streams_and_events(items: list) -> tuple[set[int], list[tuple], list[tuple]]:
+    """Streams of the kernels, and (kind, event, stream) of the records and waits, of a sunk schedule."""
+    streams = {step.stream for step in items if isinstance(step, Launch)}
+    return (streams, [("record", i.event, i.stream) for i in items if isinstance(i, RecordEvent)],
+            [("wait", i.event, i.stream) for i in items if isinstance(i, WaitEvent)])
 
 
 def test_o2_runs_downsample_block_on_two_streams_with_events(device):
@@ -208,9 +211,9 @@ def test_o2_plain_block_is_one_chain_on_one_stream(device):
 def _happens_before(compiled) -> dict[int, set[int]]:
     """Kernel node id -> node ids finished before it starts: stream order, events, transitively."""
     preds: dict[int, set[int]] = {k.node_id: set() for k in compiled.kernels}
-    for items in compiled.streams:
+    for stream in range(compiled.num_streams):
         previous, pending = None, []
-        for kind, ident in items:
+        for kind, _, ident in (step.to_json() for step in compiled.schedule if step.stream == stream):
             if kind == "wait":
                 pending.append(compiled.events[ident][0])
             elif kind == "kernel":
@@ -265,7 +268,7 @@ def test_o2_static_plan_near_lower_bound(device, name):
         for b in conflicts[a]:
             assert off[a] + size[a] <= off[b] or off[b] + size[b] <= off[a], (a, b)
     # CompiledGraph.lower_bound is the single-stream peak: the bound when everything is one chain.
-    if len(compiled.streams) == 1:
+    if compiled.num_streams == 1:
         assert compiled.workspace_size <= PLAN_SLACK * compiled.lower_bound
         assert bound == compiled.lower_bound
 

@@ -143,3 +143,129 @@ def test_device_error_in_the_script_shows_its_traceback_then_the_summary(tmp_pat
     assert proc.returncode == 2
     assert 'bad.py", line 2' in proc.stderr and "[100000] jit_level must be one of" in proc.stderr
     assert "[ascendemu] kernel cache" in proc.stdout
+
+
+def run_merged(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """Like run_cli, with stderr merged into stdout, so the order of the two is what a terminal shows."""
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("MS_COMPILER_CACHE_PATH", "RANK_ID") and not k.startswith("PYTEST_")}
+    return subprocess.run([sys.executable, "-m", "ascendemu", "run", *args], cwd=cwd, env=clean,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT_S)
+
+
+def traceback_of(output: str) -> list[str]:
+    lines = output.splitlines()
+    return lines[lines.index("Traceback (most recent call last):"):]
+
+
+@pytest.mark.parametrize("source, status, last", [
+    pytest.param("import mindspore as ms\nprint('before')\nms.nn.Dense.no_such_attribute\n", 1,
+                 "AttributeError: type object 'Dense' has no attribute 'no_such_attribute'", id="AttributeError"),
+    pytest.param("import mindspore as ms\nprint('before')\nimport no_such_module_xyz\n", 1,
+                 "ModuleNotFoundError: No module named 'no_such_module_xyz'", id="ImportError"),
+    pytest.param("import mindspore as ms\nprint('before')\nms.set_context(jit_config={'jit_level': 'O7'})\n", 2,
+                 "ascendemu.errors.InvalidParamError: [100000] jit_level must be one of ('O0', 'O1', 'O2'), "
+                 "got 'O7'", id="AclError"),
+])
+def test_failing_script_prints_the_summary_then_its_own_traceback(tmp_path, source, status, last):
+    """Any error of the script: the run summary, then a traceback that starts and ends in the script
+    (no runpy or ascendemu frames), then the script's status (1 like python, 2 for an AclError)."""
+    (tmp_path / "fails.py").write_text(source)
+    proc = run_merged(tmp_path, "fails.py")
+    assert proc.returncode == status
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "before" and lines[1] == "[ascendemu] run of fails.py: " + lines[1].split(": ", 1)[1]
+    assert any(line.startswith("[ascendemu] kernel cache ") for line in lines[1:lines.index(
+        "Traceback (most recent call last):")])
+    tb = traceback_of(proc.stdout)
+    assert tb[1] == '  File "fails.py", line 3, in <module>'
+    assert [line for line in tb if line.startswith("  File ")] == [tb[1]]
+    assert tb[-1] == last
+    assert "runpy" not in proc.stdout and "cli/run.py" not in proc.stdout
+
+
+def test_device_error_deep_in_the_script_drops_ascendemu_frames(tmp_path):
+    (tmp_path / "deep.py").write_text("import mindspore as ms\n\n\ndef build():\n    return ms.ops.StridedSlice()\n"
+                                      "\n\nbuild()\n")
+    proc = run_merged(tmp_path, "--quiet", "deep.py")
+    assert proc.returncode == 2
+    files = [line for line in traceback_of(proc.stdout) if line.startswith("  File ")]
+    assert files == ['  File "deep.py", line 8, in <module>', '  File "deep.py", line 5, in build']
+    assert traceback_of(proc.stdout)[-1].startswith(
+        "ascendemu.frontend.unsupported.UnsupportedOpError: [207000] ops.StridedSlice is not supported")
+
+
+def test_module_error_traceback_starts_in_the_module(tmp_path):
+    (tmp_path / "failing_mod.py").write_text("import sys\n\nraise RuntimeError('from ' + sys.argv[1])\n")
+    proc = run_merged(tmp_path, "--quiet", "-m", "failing_mod", "arg1")
+    assert proc.returncode == 1
+    tb = traceback_of(proc.stdout)
+    assert tb == ["Traceback (most recent call last):",
+                  f'  File "{tmp_path / "failing_mod.py"}", line 3, in <module>',
+                  "    raise RuntimeError('from ' + sys.argv[1])",
+                  "RuntimeError: from arg1"]
+
+
+def test_syntax_error_is_reported_like_python_with_status_1(tmp_path):
+    (tmp_path / "syntax.py").write_text("x = (\n")
+    proc = run_merged(tmp_path, "--quiet", "syntax.py")
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0] == '  File "syntax.py", line 1'
+    assert proc.stdout.splitlines()[-1] == "SyntaxError: '(' was never closed"
+
+
+def test_run_without_a_script_is_a_usage_error(tmp_path):
+    proc = run_cli(tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "usage: ascendemu run [options] script.py [args] | ascendemu run [options] -m module [args]",
+        "ascendemu run: error: give the script to run (ascendemu run script.py [args]) or a module "
+        "(ascendemu run -m module [args])"]
+    missing = run_cli(tmp_path, "--quiet", "missing.py")
+    assert missing.returncode == 2
+    assert missing.stderr.splitlines()[-1] == "ascendemu run: error: can't open file 'missing.py': no such file"
+    assert not (tmp_path / "rank_0").exists()
+
+
+def test_version_flag_prints_the_package_metadata_version():
+    from importlib.metadata import version
+
+    proc = subprocess.run([sys.executable, "-m", "ascendemu", "--version"], capture_output=True, text=True,
+                          timeout=TIMEOUT_S)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout == f"ascendemu {version('ascendemu')}\n"
+
+
+def test_warm_run_imports_no_numba(seed_runs):
+    cwd, _, _ = seed_runs
+    (cwd / "probe.py").write_text("import sys\nimport mindspore as ms\nprint(ms.ops.Square()(ms.Tensor([3.0])))\n"
+                                  "print('numba imported:', 'numba' in sys.modules)\n")
+    proc = run_cli(cwd, "probe.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "[9.]" in proc.stdout and "numba imported: False" in proc.stdout
+
+
+def demo(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("MS_COMPILER_CACHE_PATH", "RANK_ID")}
+    return subprocess.run([sys.executable, "-m", "ascendemu", "demo", *args], cwd=cwd, env=clean,
+                          capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+def test_demo_leaves_no_cache_behind_unless_asked(tmp_path):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    proc = demo(scratch)
+    assert proc.returncode == 0, proc.stderr
+    assert "matches numpy" in proc.stdout and "0 reused, 2 built" in proc.stdout
+    assert "(a temporary cache, removed after the demo; --cache DIR keeps it)" in proc.stdout
+    assert "device memory: used 12.00 MiB, peak 12.00 MiB" in proc.stdout     # 3 x 2**20 float32
+    assert sorted(os.listdir(scratch)) == []
+    temp = re.search(r"kernel cache (\S+)/rank_0/kernel_meta", proc.stdout).group(1)
+    assert not Path(temp).exists()
+
+    kept = tmp_path / "kept"
+    first, second = demo(scratch, "--cache", str(kept)), demo(scratch, "--cache", str(kept))
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert "0 reused, 2 built" in first.stdout and "2 reused, 0 built" in second.stdout
+    assert len(list((kept / "rank_0" / "kernel_meta").glob("*.o"))) == 2
+    assert sorted(os.listdir(scratch)) == []

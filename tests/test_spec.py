@@ -56,7 +56,8 @@ def test_info_cli():
 
 def test_demo_cli_runs_through_cache_and_device(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("MS_COMPILER_CACHE_PATH", "RANK_ID")}
-    out = subprocess.run([sys.executable, "-m", "ascendemu", "demo", "--trace", "t.json"], cwd=tmp_path, env=env,
+    out = subprocess.run([sys.executable, "-m", "ascendemu", "demo", "--trace", "t.json", "--cache", str(tmp_path)],
+                         cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "matches numpy" in out.stdout and "0 reused, 2 built" in out.stdout

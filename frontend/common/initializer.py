@@ -147,7 +147,8 @@ BY_NAME = {
 
 
 def initializer(init: Any, shape: Any = None, dtype: Any = mstype.float32):
-    """A Tensor of ``shape`` filled by ``init`` (a name, an Initializer, a number or an array)."""
+    """A Tensor of ``shape`` filled by ``init``: a Tensor or numpy array of that shape (its values, cast
+    to ``dtype``), a name ('normal', 'zeros', 'he_uniform', ...), an Initializer, or a number."""
     from ascendemu.frontend.tensor import Tensor
 
     dt = mstype.to_type(dtype)
@@ -156,9 +157,10 @@ def initializer(init: Any, shape: Any = None, dtype: Any = mstype.float32):
     if isinstance(init, Tensor):
         init = init.asnumpy()
     if isinstance(init, np.ndarray):
-        if shape is not None and tuple(shape) != init.shape:
-            raise InvalidParamError(f"initializer: array of shape {init.shape} does not match shape {tuple(shape)}")
-        return Tensor(init.astype(dt.np_type))
+        if shape is not None and tuple(int(s) for s in shape) != init.shape:
+            raise InvalidParamError(f"initializer: the init array has shape {init.shape}, but shape "
+                                    f"{tuple(int(s) for s in shape)} is expected; give values of that shape")
+        return Tensor(init.astype(dt.np_type), dtype=dt)
     if shape is None:
         raise InvalidParamError("initializer: give a shape, e.g. initializer('normal', (3, 4))")
     shape = tuple(int(s) for s in shape)

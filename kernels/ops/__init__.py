@@ -1,4 +1,13 @@
-"""Per-op kernel generators of the operator library (see ``ascendemu.kernels.library``).
+"""The op families of the kernel library, each a module of :class:`~ascendemu.kernels.opdef.OpDef`
+stanzas (``OPS``): shape rules, launch plans and kernel source generators, all pure Python.
 
-``shapes`` is pure python (shape inference); every other module imports numba and is loaded lazily.
+``nb`` (numba intrinsics and the source compiler) is the only module here that imports numba; it is
+loaded on a cache miss, never by importing this package.
 """
+from . import conv, elementwise, matmul, misc, norm, pool, reduce
+
+__all__ = ["FAMILIES", "common", "src", "nb"] + [m.__name__.rsplit(".", 1)[-1] for m in
+                                                  (conv, elementwise, matmul, misc, norm, pool, reduce)]
+
+# every family module, in the order their ops are listed
+FAMILIES = (elementwise, norm, reduce, matmul, conv, pool, misc)

@@ -1,60 +1,120 @@
-"""Elementwise kernels: unary, Cast, broadcasting binary ops, BiasAdd and FusedElemwise.
+"""Elementwise ops: unary, Cast, broadcasting binary ops, BiasAdd and FusedElemwise.
 
 All of them are one generated loop: the broadcast output is walked in rows of its innermost
 (coalesced) dimension; every input is read through its own broadcast strides (0 on broadcast dims),
 each step of the element's program is a scalar in registers, and only the outputs are stored.
 Blocks split the flat output range, so block b writes exactly elements [b*chunk, (b+1)*chunk).
+
+FusedElemwise (graph-kernel fusion) takes attrs ``program``: a tuple of steps ``(op_name, operand, ...)``
+where ``op_name`` is any op of this family with a float lowering (Cast is a no-op on the float32
+registers) and an operand is ``("in", i)`` (kernel input i, broadcast like binary ops), ``("t", j)``
+(the result of an earlier step j) or ``("c", number)``; optional ``outputs``: step indices written as
+outputs (default: the last step); optional ``dst_type``: output dtype(s) (default: the inputs' common
+dtype). Inputs may be float32 or float16; every step computes in float32 registers.
+
+Each op is one stanza at the bottom: name, kernel function name, scalar lowering (float32 and, where
+the op has one, int32-on-int64 registers; an int lowering makes the op accept int32), front-end names.
 """
 from __future__ import annotations
 
 import math
 
 from ascendemu.device.cost import KernelCost
-from ascendemu.kernels.signature import OpSignature, TensorDesc
+from ascendemu.kernels.opdef import Elementwise, Exposure, OpDef, Plan
+from ascendemu.kernels.signature import DTYPES, OpSignature, TensorDesc
 
-from . import nb
-from .shapes import fused_program
+from . import src
+from .common import (ANY, FLOAT, broadcast_shapes, check_arity, check_dtype, check_format, check_rank, fail,
+                     same_dtype)
 
-# Source templates of one step on float32 registers; {0}, {1} are operand variable names.
-FLOAT_EXPR = {
-    "Square": "{0} * {0}",
-    "Neg": "-{0}",
-    "Abs": "abs({0})",
-    "Exp": "math.exp({0})",
-    "Log": "math.log({0})",
-    "Sqrt": "math.sqrt({0})",
-    "Rsqrt": "fdiv(f32(1.0), math.sqrt({0}))",
-    "ReLU": "f32(0.0) if {0} < f32(0.0) else {0}",
-    "Sigmoid": "fdiv(f32(1.0), f32(1.0) + math.exp(-{0}))",
-    "Tanh": "math.tanh({0})",
-    # MindSpore's GeLU: the tanh approximation, 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))).
-    "GeLU": "f32(0.5) * {0} * (f32(1.0) + math.tanh(f32(0.7978845608028654) * "
-            "({0} + f32(0.044715) * {0} * {0} * {0})))",
-    "Cast": "{0}",
-    "Add": "{0} + {1}",
-    "Sub": "{0} - {1}",
-    "Mul": "{0} * {1}",
-    "Div": "fdiv({0}, {1})",
-    # NaN-propagating like numpy.maximum / numpy.minimum.
-    "Maximum": "{0} if ({0} > {1} or {0} != {0}) else {1}",
-    "Minimum": "{0} if ({0} < {1} or {0} != {0}) else {1}",
-    "Pow": "math.pow({0}, {1})",
-}
-# int32 ops compute on int64 registers; stores keep the low 32 bits (int32 wrap-around).
-INT_EXPR = {
-    "Square": "{0} * {0}",
-    "Neg": "-{0}",
-    "Abs": "abs({0})",
-    "ReLU": "max({0}, i64(0))",
-    "Cast": "{0}",
-    "Add": "{0} + {1}",
-    "Sub": "{0} - {1}",
-    "Mul": "{0} * {1}",
-    "Div": "sdiv({0}, {1})",    # truncates toward zero; x / 0 = 0
-    "Maximum": "max({0}, {1})",
-    "Minimum": "min({0}, {1})",
-}
+# ------------------------------------------------------------------------------------------- infer
 
+
+def _dtypes(lowering: Elementwise) -> tuple[str, ...]:
+    return ANY if lowering.int_expr is not None else FLOAT
+
+
+def cast_target(sig: OpSignature) -> str:
+    dst = sig.attr("dst_type")
+    if not isinstance(dst, str) or dst.lower() not in DTYPES:
+        raise fail(sig, f"attr dst_type={dst!r} must be one of {DTYPES}")
+    return dst.lower()
+
+
+def infer_cast(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    check_dtype(sig, 0, ANY, "x")
+    return (TensorDesc(sig.inputs[0].shape, cast_target(sig)),)
+
+
+def infer_bias_add(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 2, ("x", "bias"))
+    dtype = same_dtype(sig, ANY)
+    fmt = check_format(sig, ("NCHW", "NHWC", "NCDHW"))
+    x = sig.inputs[0].shape
+    if len(x) < 2:
+        raise fail(sig, f"input 0 (x) must have rank >= 2, got shape {x}")
+    channels = x[-1] if fmt == "NHWC" else x[1]
+    bias = check_rank(sig, 1, 1, "bias")
+    if bias[0] != channels:
+        raise fail(sig, f"input 1 (bias) has shape {bias} but x {x} has {channels} channels ({fmt})")
+    return (TensorDesc(x, dtype),)
+
+
+def fused_program(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """Validated (steps, output step indices) of a FusedElemwise signature (or a matmul epilogue)."""
+    program = sig.attr("program")
+    if not isinstance(program, tuple) or not program:
+        raise fail(sig, "attr program must be a non-empty tuple of steps (op_name, operand, ...)")
+    n_in = len(sig.inputs)
+    for j, step in enumerate(program):
+        if not isinstance(step, tuple) or not step or step[0] not in LOWERINGS:
+            raise fail(sig, f"attr program step {j} {step!r} must be (op_name, operand, ...) with op_name "
+                            f"one of {tuple(LOWERINGS)}")
+        arity = LOWERINGS[step[0]].arity
+        if len(step) - 1 != arity:
+            raise fail(sig, f"attr program step {j} {step!r}: {step[0]} takes {arity} operand(s)")
+        for operand in step[1:]:
+            ok = isinstance(operand, tuple) and len(operand) == 2 and (
+                (operand[0] == "in" and isinstance(operand[1], int) and 0 <= operand[1] < n_in)
+                or (operand[0] == "t" and isinstance(operand[1], int) and 0 <= operand[1] < j)
+                or (operand[0] == "c" and isinstance(operand[1], (int, float))
+                    and not isinstance(operand[1], bool)))
+            if not ok:
+                raise fail(sig, f"attr program step {j} operand {operand!r} must be ('in', i) with "
+                                f"0 <= i < {n_in}, ('t', j) with j < {j}, or ('c', number)")
+    outputs = sig.attr("outputs", (len(program) - 1,))
+    if isinstance(outputs, int) and not isinstance(outputs, bool):
+        outputs = (outputs,)
+    if (not isinstance(outputs, tuple) or not outputs
+            or not all(isinstance(o, int) and 0 <= o < len(program) for o in outputs)):
+        raise fail(sig, f"attr outputs={outputs!r} must be a non-empty tuple of step indices "
+                        f"in 0..{len(program) - 1}")
+    return program, outputs
+
+
+def infer_fused(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, None)
+    for i in range(len(sig.inputs)):
+        check_dtype(sig, i, FLOAT)
+    _, outputs = fused_program(sig)
+    shape = broadcast_shapes(sig, [d.shape for d in sig.inputs])
+    dst = sig.attr("dst_type")
+    if dst is None:
+        dtypes = {d.dtype for d in sig.inputs}
+        if len(dtypes) != 1:
+            raise fail(sig, f"inputs mix dtypes {sorted(dtypes)}; give attr dst_type for the outputs")
+        out_dtypes = (dtypes.pop(),) * len(outputs)
+    else:
+        out_dtypes = (dst,) * len(outputs) if isinstance(dst, str) else dst
+        if (not isinstance(out_dtypes, tuple) or len(out_dtypes) != len(outputs)
+                or not all(t in FLOAT for t in out_dtypes)):
+            raise fail(sig, f"attr dst_type={dst!r} must be one of {FLOAT} or a tuple of those, "
+                            f"one per output ({len(outputs)})")
+    return tuple(TensorDesc(shape, t) for t in out_dtypes)
+
+
+# ---------------------------------------------------------------------------------------- lowering
 
 def broadcast_strides(out_shape: tuple[int, ...], shape: tuple[int, ...]) -> list[int]:
     """Element strides of a contiguous input over the output dims (0 on broadcast dims)."""
@@ -98,7 +158,7 @@ def store_value(dtype: str, value: str, compute: str) -> str:
         return f"np.int32(i64({value}))"
     if dtype == "int32":
         return f"np.int32({value})"
-    return nb.store(dtype, value)
+    return src.store(dtype, value)
 
 
 def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]],
@@ -110,17 +170,15 @@ def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]]
     loaded values v0, v1, ...; ``outputs`` are (variable, dtype); ``compute`` is "f" (float32
     registers), "i" (int64 registers) or "raw" (bit copies, no conversion).
     """
-    n = 1
-    for s in out_shape:
-        n *= s
+    n = math.prod(out_shape)
     dims, strides = coalesce(out_shape, full_strides)
     inner = dims[-1]
-    lines = list(nb.HEADER)
+    lines = list(src.HEADER)
     for i, desc in enumerate(inputs):
-        lines.append("    " + nb.view(f"x{i}", i, desc.dtype))
+        lines.append("    " + src.view(f"x{i}", i, desc.dtype))
     for k, (_, dtype) in enumerate(outputs):
-        lines.append("    " + nb.view(f"y{k}", len(inputs) + k, dtype))
-    lines += nb.indent(nb.split_lines(str(n)))
+        lines.append("    " + src.view(f"y{k}", len(inputs) + k, dtype))
+    lines += src.indent(src.split_lines(str(n)))
     lines += [f"    row = lo // {inner}",
               f"    while row * {inner} < hi:"]
     body = [f"b{i} = 0" for i in range(len(inputs))]
@@ -137,13 +195,13 @@ def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]]
     for i, desc in enumerate(inputs):
         step = strides[i][-1]
         index = f"b{i}" if step == 0 else f"b{i} + j" if step == 1 else f"b{i} + j * {step}"
-        value = f"x{i}[{index}]" if compute == "raw" else nb.load(desc.dtype, f"x{i}[{index}]")
+        value = f"x{i}[{index}]" if compute == "raw" else src.load(desc.dtype, f"x{i}[{index}]")
         (body if step == 0 else loads).append(f"v{i} = {value}")
     loop = loads + steps + [f"y{k}[start + j] = {store_value(dtype, var, compute)}"
                             for k, (var, dtype) in enumerate(outputs)]
-    body += ["for j in range(j0, j1):"] + nb.indent(loop) + ["row += 1"]
-    lines += nb.indent(body, 2)
-    return "\n".join(lines) + "\n"
+    body += ["for j in range(j0, j1):"] + src.indent(loop) + ["row += 1"]
+    lines += src.indent(body, 2)
+    return src.finish(lines)
 
 
 def const_literal(value, compute: str) -> str:
@@ -159,38 +217,109 @@ def const_literal(value, compute: str) -> str:
 
 def program_steps(program: tuple, compute: str) -> list[str]:
     """Assignment lines t0 = ..., t1 = ... of a FusedElemwise-style program."""
-    table = FLOAT_EXPR if compute == "f" else INT_EXPR
     lines = []
     for j, (op, *operands) in enumerate(program):
         names = []
         for kind, value in operands:
             names.append(f"v{value}" if kind == "in" else f"t{value}" if kind == "t"
                          else const_literal(value, compute))
-        lines.append(f"t{j} = " + table[op].format(*names))
+        lowering = LOWERINGS[op]
+        template = lowering.float_expr if compute == "f" else lowering.int_expr
+        lines.append(f"t{j} = " + template.format(*names))
     return lines
 
 
-def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
+def _program(sig: OpSignature) -> tuple[tuple[TensorDesc, ...], tuple, tuple[int, ...], str]:
+    """(operand descs, program, output steps, compute) of any op of this family."""
     inputs = sig.inputs
     if sig.op == "FusedElemwise":
         program, out_steps = fused_program(sig)
-        compute = "f"
-    else:
-        compute = "i" if inputs[0].dtype == "int32" else "f"
-        program = ((sig.op,) + tuple(("in", i) for i in range(len(inputs))),)
-        out_steps = (0,)
-        if sig.op == "BiasAdd":
-            x = inputs[0].shape
-            channel_last = sig.attr("data_format", sig.attr("format", "NCHW")) == "NHWC"
-            bias_shape = (x[-1],) if channel_last else (x[1],) + (1,) * (len(x) - 2)
-            inputs = (inputs[0], TensorDesc(bias_shape, inputs[1].dtype))
-            program = (("Add", ("in", 0), ("in", 1)),)
-    out_shape = outputs[0].shape
-    steps = program_steps(program, compute)
-    full = [broadcast_strides(out_shape, d.shape) for d in inputs]
-    src = strided_source(inputs, full, out_shape, steps,
-                         [(f"t{s}", d.dtype) for s, d in zip(out_steps, outputs)], compute)
+        return inputs, program, out_steps, "f"
+    compute = "i" if inputs[0].dtype == "int32" else "f"
+    if sig.op == "BiasAdd":
+        x = inputs[0].shape
+        channel_last = sig.attr("data_format", sig.attr("format", "NCHW")) == "NHWC"
+        bias_shape = (x[-1],) if channel_last else (x[1],) + (1,) * (len(x) - 2)
+        return (inputs[0], TensorDesc(bias_shape, inputs[1].dtype)), (("Add", ("in", 0), ("in", 1)),), (0,), compute
+    return inputs, ((sig.op,) + tuple(("in", i) for i in range(len(inputs))),), (0,), compute
+
+
+def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    steps = len(sig.attr("program")) if sig.op == "FusedElemwise" else 1
     n = outputs[0].size
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
-    cost = KernelCost(vector_ops=n * len(program), bytes=moved, dtype=outputs[0].dtype)
-    return nb.Built(nb.compile_source(src), nb.elementwise_blocks(n), cost)
+    return Plan(src.elementwise_blocks(n), KernelCost(vector_ops=n * steps, bytes=moved, dtype=outputs[0].dtype))
+
+
+def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    inputs, program, out_steps, compute = _program(sig)
+    out_shape = outputs[0].shape
+    full = [broadcast_strides(out_shape, d.shape) for d in inputs]
+    return strided_source(inputs, full, out_shape, program_steps(program, compute),
+                          [(f"t{s}", d.dtype) for s, d in zip(out_steps, outputs)], compute)
+
+
+# ------------------------------------------------------------------------------------------ stanzas
+
+def unary(name: str, func_name: str, float_expr: str, int_expr: str | None = None,
+          primitives: tuple[str, ...] | None = None, functions: tuple[str, ...] | None = None) -> OpDef:
+    """An elementwise op of one operand; int_expr given = it accepts int32 too."""
+    lowering = Elementwise(1, float_expr, int_expr)
+    dtypes = _dtypes(lowering)
+
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, 1, ("x",))
+        return (TensorDesc(sig.inputs[0].shape, check_dtype(sig, 0, dtypes, "x")),)
+
+    exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
+    return OpDef(name, func_name, infer, plan, emit, lowering, frontend=exposure)
+
+
+def binary(name: str, func_name: str, float_expr: str, int_expr: str | None = None,
+           primitives: tuple[str, ...] | None = None, functions: tuple[str, ...] | None = None) -> OpDef:
+    """A broadcasting elementwise op of two operands of one dtype."""
+    lowering = Elementwise(2, float_expr, int_expr)
+    dtypes = _dtypes(lowering)
+
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, 2, ("x", "y"))
+        dtype = same_dtype(sig, dtypes)
+        return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), dtype),)
+
+    exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
+    return OpDef(name, func_name, infer, plan, emit, lowering, frontend=exposure)
+
+
+OPS: tuple[OpDef, ...] = (
+    unary("Square", "square", "{0} * {0}", "{0} * {0}"),
+    unary("Neg", "neg", "-{0}", "-{0}"),
+    unary("Abs", "abs", "abs({0})", "abs({0})"),
+    unary("Exp", "exp", "math.exp({0})"),
+    unary("Log", "log", "math.log({0})"),
+    unary("Sqrt", "sqrt", "math.sqrt({0})"),
+    unary("Rsqrt", "rsqrt", "fdiv(f32(1.0), math.sqrt({0}))"),
+    unary("ReLU", "relu", "f32(0.0) if {0} < f32(0.0) else {0}", "max({0}, i64(0))"),
+    unary("Sigmoid", "sigmoid", "fdiv(f32(1.0), f32(1.0) + math.exp(-{0}))"),
+    unary("Tanh", "tanh", "math.tanh({0})"),
+    # MindSpore's GeLU: the tanh approximation, 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))).
+    # ops.gelu takes an `approximate` argument, so the functional form is written by hand.
+    unary("GeLU", "gelu", "f32(0.5) * {0} * (f32(1.0) + math.tanh(f32(0.7978845608028654) * "
+          "({0} + f32(0.044715) * {0} * {0} * {0})))", primitives=("GeLU", "GELU"), functions=()),
+    binary("Add", "add", "{0} + {1}", "{0} + {1}"),
+    binary("Sub", "sub", "{0} - {1}", "{0} - {1}"),
+    binary("Mul", "mul", "{0} * {1}", "{0} * {1}"),
+    # int32 Div truncates toward zero and x / 0 = 0; float division is IEEE (x / 0 = inf or nan)
+    binary("Div", "div", "fdiv({0}, {1})", "sdiv({0}, {1})", primitives=("Div", "RealDiv")),
+    # NaN-propagating like numpy.maximum / numpy.minimum
+    binary("Maximum", "maximum", "{0} if ({0} > {1} or {0} != {0}) else {1}", "max({0}, {1})"),
+    binary("Minimum", "minimum", "{0} if ({0} < {1} or {0} != {0}) else {1}", "min({0}, {1})"),
+    binary("Pow", "pow", "math.pow({0}, {1})"),
+    # Cast is a no-op on registers: the store converts to the output dtype
+    OpDef("Cast", "cast", infer_cast, plan, emit, Elementwise(1, "{0}", "{0}"),
+          frontend=Exposure(("Cast",), ("cast",))),
+    OpDef("BiasAdd", "bias_add", infer_bias_add, plan, emit, frontend=Exposure(("BiasAdd",), ("bias_add",))),
+    OpDef("FusedElemwise", "fused_elemwise", infer_fused, plan, emit),
+)
+
+# op name -> scalar lowering: the steps a FusedElemwise program (or a matmul epilogue) may use
+LOWERINGS: dict[str, Elementwise] = {op.name: op.elementwise for op in OPS if op.elementwise is not None}

@@ -9,18 +9,62 @@ float16 outputs accumulate in a float32 workspace tile and are stored rounded.
 """
 from __future__ import annotations
 
+import math
+
 from ascendemu.device.cost import KernelCost
+from ascendemu.kernels.opdef import Exposure, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
-from . import nb
-from .elementwise import broadcast_strides, program_steps, store_value
-from .shapes import matmul_dims
+from . import src
+from .common import FLOAT, broadcast_shapes, check_arity, check_bool, check_rank, fail, same_dtype
+from .elementwise import broadcast_strides, infer_fused, program_steps, store_value
 
 MATMUL_ROW_TILE = 64       # output rows per work unit (a multiple of ROW_GROUP)
 MATMUL_COL_TILE = 256      # output columns per work unit
 MATMUL_K_SLICE = 256       # contraction slice kept in cache
 ROW_GROUP = 4              # rows updated together from one B row
 MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller matmuls use fewer blocks
+
+
+def matmul_dims(sig: OpSignature) -> tuple[tuple[int, ...], int, int, int]:
+    """(broadcast batch shape, M, N, K) of a MatMul or BatchMatMul signature."""
+    ta, tb = check_bool(sig, "transpose_a"), check_bool(sig, "transpose_b")
+    a, b = sig.inputs[0].shape, sig.inputs[1].shape
+    if sig.op == "MatMul":
+        check_rank(sig, 0, 2, "x1")
+        check_rank(sig, 1, 2, "x2")
+    else:
+        for i, (s, n) in enumerate(((a, "x1"), (b, "x2"))):
+            if len(s) < 2:
+                raise fail(sig, f"input {i} ({n}) must have rank >= 2, got shape {s}")
+    m, ka = (a[-1], a[-2]) if ta else (a[-2], a[-1])
+    kb, n = (b[-1], b[-2]) if tb else (b[-2], b[-1])
+    if ka != kb:
+        raise fail(sig, f"input 0 (x1) shape {a} (transpose_a={ta}) and input 1 (x2) shape {b} "
+                        f"(transpose_b={tb}) disagree on the contracted dimension ({ka} vs {kb})")
+    batch = broadcast_shapes(sig, [a[:-2], b[:-2]]) if sig.op == "BatchMatMul" else ()
+    return batch, m, n, ka
+
+
+def infer_matmul(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """MatMul/BatchMatMul; with attr ``epilogue`` (a FusedElemwise program where ("in", 0) is the
+    product and ("in", i) input i + 1) the inputs after x1, x2 are the epilogue's, broadcast to the output."""
+    epilogue = sig.attr("epilogue")
+    if epilogue is None:
+        check_arity(sig, 2, ("x1", "x2"))
+    elif len(sig.inputs) < 2:
+        raise fail(sig, f"takes x1, x2 and the epilogue's inputs, got {len(sig.inputs)} input(s)")
+    matmul = OpSignature(sig.op, sig.inputs[:2], tuple((k, v) for k, v in sig.attrs if k != "epilogue"))
+    dtype = same_dtype(matmul, FLOAT)
+    batch, m, n, _ = matmul_dims(matmul)
+    out = TensorDesc(batch + (m, n), dtype)
+    if epilogue is not None:
+        extras = sig.inputs[2:]
+        fused = OpSignature("FusedElemwise", (out,) + extras, (("program", epilogue),))
+        (result,) = infer_fused(fused)
+        if result != out:
+            raise fail(sig, f"epilogue makes {result}, but it must keep the product's shape and dtype {out}")
+    return (out,)
 
 
 def batch_strides(out_batch: tuple[int, ...], batch: tuple[int, ...], matrix: int) -> list[int]:
@@ -41,48 +85,63 @@ def row_group_lines(rows: int, a_index, acc_row: str, ldc: int, b_ptr: str, b_ro
     body = [f"a{r} = {a_load(a_index(f'i + {r}', 'kc + k'))}" for r in range(rows)]
     body += [f"bo = {b_row}", f"ro = {acc_row}", "for j in range(nj):", f"    bv = {b_ptr}[bo + j]"]
     body += [f"    acc[ro + {r * ldc} + j] += a{r} * bv" for r in range(rows)]
-    return lines + nb.indent(body)
+    return lines + src.indent(body)
 
 
-def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
+def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     a_desc, b_desc = sig.inputs[:2]
     dtype = a_desc.dtype
     out_batch, m, n, k = matmul_dims(sig)
-    ta, tb = bool(sig.attr("transpose_a", False)), bool(sig.attr("transpose_b", False))
-    batch = 1
-    for s in out_batch:
-        batch *= s
+    batch = math.prod(out_batch)
     row_tile, col_tile = min(MATMUL_ROW_TILE, max(m, 1)), min(MATMUL_COL_TILE, max(n, 1))
     tiles_m, tiles_n = -(-m // row_tile), -(-n // col_tile)
     units = batch * tiles_m * tiles_n
     flops = 2 * batch * m * n * k
-    block_dim = max(1, min(nb.MAX_BLOCKS, units, flops // MIN_FLOPS_PER_BLOCK))
-
-    nc, k_slice = col_tile, min(k, MATMUL_K_SLICE)
-    pack_b = tb or dtype == "float16"
+    block_dim = max(1, min(src.MAX_BLOCKS, units, flops // MIN_FLOPS_PER_BLOCK))
+    k_slice = min(k, MATMUL_K_SLICE)
+    pack_b = bool(sig.attr("transpose_b", False)) or dtype == "float16"
     acc_ws = dtype == "float16"
-    pack_size = k_slice * nc if pack_b else 0
-    per_block = pack_size + (row_tile * nc if acc_ws else 0)
+    pack_size = k_slice * col_tile if pack_b else 0
+    per_block = pack_size + (row_tile * col_tile if acc_ws else 0)
     workspace = (block_dim * per_block * 4,) if per_block else ()
+    extras = sig.inputs[2:]
+    moved = a_desc.nbytes + b_desc.nbytes + outputs[0].nbytes + sum(d.nbytes for d in extras)
+    epilogue = sig.attr("epilogue")
+    cost = KernelCost(cube_flops=flops, vector_ops=outputs[0].size * len(epilogue or ()), bytes=moved, dtype=dtype)
+    tiling = dict(out_batch=out_batch, m=m, n=n, k=k, row_tile=row_tile, col_tile=col_tile, tiles_m=tiles_m,
+                  tiles_n=tiles_n, units=units, k_slice=k_slice, pack_b=pack_b, acc_ws=acc_ws,
+                  pack_size=pack_size, per_block=per_block)
+    return Plan(block_dim, cost, workspace, tiling)
+
+
+def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    a_desc, b_desc = sig.inputs[:2]
+    dtype = a_desc.dtype
+    t = plan.tiling
+    out_batch, m, n, k = t["out_batch"], t["m"], t["n"], t["k"]
+    row_tile, col_tile, tiles_m, tiles_n = t["row_tile"], t["col_tile"], t["tiles_m"], t["tiles_n"]
+    k_slice, pack_b, acc_ws, pack_size, per_block = t["k_slice"], t["pack_b"], t["acc_ws"], t["pack_size"], t["per_block"]
+    ta, tb = bool(sig.attr("transpose_a", False)), bool(sig.attr("transpose_b", False))
+    nc = col_tile
 
     def a_index(i: str, kk: str) -> str:
         return f"aoff + ({kk}) * {m} + {i}" if ta else f"aoff + ({i}) * {k} + {kk}"
 
     def a_load(index: str) -> str:
-        return nb.load(dtype, f"a[{index}]")
+        return src.load(dtype, f"a[{index}]")
 
     a_strides = batch_strides(out_batch, a_desc.shape[:-2], m * k)
     b_strides = batch_strides(out_batch, b_desc.shape[:-2], k * n)
     extras = sig.inputs[2:]
     epilogue = sig.attr("epilogue")
     c_arg = 2 + len(extras)
-    lines = nb.HEADER + nb.views(("a", 0, dtype), ("b", 1, dtype),
-                                 *((f"e{x}", 2 + x, d.dtype) for x, d in enumerate(extras)), ("c", c_arg, dtype))
-    if workspace:
-        lines += ["    " + nb.view("w", c_arg + 1, "float32"), f"    wb = block_idx * {per_block}"]
+    lines = src.HEADER + src.views(("a", 0, dtype), ("b", 1, dtype),
+                                   *((f"e{x}", 2 + x, d.dtype) for x, d in enumerate(extras)), ("c", c_arg, dtype))
+    if plan.workspace_sizes:
+        lines += ["    " + src.view("w", c_arg + 1, "float32"), f"    wb = block_idx * {per_block}"]
     # epilogue inputs broadcast over (batch..., m, n): element strides of each (0 where broadcast)
     e_strides = [broadcast_strides(out_batch + (m, n), d.shape) for d in extras]
-    lines += nb.indent(nb.split_lines(str(units)))
+    lines += src.indent(src.split_lines(str(t["units"])))
     unit = [f"bi = u // {tiles_m * tiles_n}",
             f"i0 = ((u // {tiles_n}) % {tiles_m}) * {row_tile}",
             f"i1 = min({m}, i0 + {row_tile})",
@@ -109,36 +168,39 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         if tb:
             src_index = f"boff + (jc + j) * {k} + kc + kk"
             kslice += ["for j in range(nj):", "    for kk in range(nk):",
-                       f"        w[wb + kk * {nc} + j] = {nb.load(dtype, f'b[{src_index}]')}"]
+                       f"        w[wb + kk * {nc} + j] = {src.load(dtype, f'b[{src_index}]')}"]
         else:
             src_index = f"boff + (kc + kk) * {n} + jc + j"
             kslice += ["for kk in range(nk):", "    for j in range(nj):",
-                       f"        w[wb + kk * {nc} + j] = {nb.load(dtype, f'b[{src_index}]')}"]
+                       f"        w[wb + kk * {nc} + j] = {src.load(dtype, f'b[{src_index}]')}"]
         b_ptr, b_row = "w", f"wb + k * {nc}"
     else:
         b_ptr, b_row = "b", f"boff + (kc + k) * {n} + jc"
     kslice += ["i = i0", f"while i + {ROW_GROUP} <= i1:"]
-    kslice += nb.indent(row_group_lines(ROW_GROUP, a_index, acc_row, ldc, b_ptr, b_row, a_load))
+    kslice += src.indent(row_group_lines(ROW_GROUP, a_index, acc_row, ldc, b_ptr, b_row, a_load))
     kslice += [f"    i += {ROW_GROUP}", "while i < i1:"]
-    kslice += nb.indent(row_group_lines(1, a_index, acc_row, ldc, b_ptr, b_row, a_load))
+    kslice += src.indent(row_group_lines(1, a_index, acc_row, ldc, b_ptr, b_row, a_load))
     kslice += ["    i += 1"]
-    tile += [f"for kc in range(0, {k}, {max(k_slice, 1)}):"] + nb.indent(kslice)
+    tile += [f"for kc in range(0, {k}, {max(k_slice, 1)}):"] + src.indent(kslice)
     if acc_ws:
         tile += ["for i in range(i0, i1):", f"    ro = {acc_row}", f"    co = coff + i * {n} + jc",
-                 "    for j in range(nj):", f"        c[co + j] = {nb.store(dtype, 'w[ro + j]')}"]
+                 "    for j in range(nj):", f"        c[co + j] = {src.store(dtype, 'w[ro + j]')}"]
     if epilogue is not None:
         # in place over the finished tile, reading the stored product exactly as an unfused kernel would
-        body = [f"v0 = {nb.load(dtype, 'c[co + j]')}"]
+        body = [f"v0 = {src.load(dtype, 'c[co + j]')}"]
         for x, (d, st) in enumerate(zip(extras, e_strides)):
             index = f"eoff{x} + i * {st[-2]} + (jc + j) * {st[-1]}"
-            body.append(f"v{x + 1} = {nb.load(d.dtype, f'e{x}[{index}]')}")
+            body.append(f"v{x + 1} = {src.load(d.dtype, f'e{x}[{index}]')}")
         body += program_steps(epilogue, "f")
         body.append(f"c[co + j] = {store_value(dtype, f't{len(epilogue) - 1}', 'f')}")
         tile += ["for i in range(i0, i1):", f"    co = coff + i * {n} + jc", "    for j in range(nj):"]
-        tile += nb.indent(body, 2)
+        tile += src.indent(body, 2)
     unit += tile
-    lines += ["    for u in range(lo, hi):"] + nb.indent(unit, 2)
-    src = "\n".join(lines) + "\n"
-    moved = a_desc.nbytes + b_desc.nbytes + outputs[0].nbytes + sum(d.nbytes for d in extras)
-    cost = KernelCost(cube_flops=flops, vector_ops=outputs[0].size * len(epilogue or ()), bytes=moved, dtype=dtype)
-    return nb.Built(nb.compile_source(src), block_dim, cost, workspace)
+    lines += ["    for u in range(lo, hi):"] + src.indent(unit, 2)
+    return src.finish(lines)
+
+
+OPS: tuple[OpDef, ...] = (
+    OpDef("MatMul", "mat_mul", infer_matmul, plan, emit, frontend=Exposure(("MatMul",), ("matmul",))),
+    OpDef("BatchMatMul", "batch_matmul", infer_matmul, plan, emit, frontend=Exposure(("BatchMatMul",), ("bmm",))),
+)

@@ -1,14 +1,13 @@
-"""numba building blocks shared by the kernel generators: typed pointers, float16 bits, source compile.
+"""The numba side of the kernel generators: typed pointers, float16 bits, compiling kernel source.
 
-Kernels are generated as python source text specialised to one signature (shapes, strides and
-attributes become literals), exec'd into a function and handed to ``numba.cfunc``. float16 tensors
-are accessed as uint16 bits and converted with integer arithmetic (round to nearest even), so the
-objects never depend on the host's half-float instructions or on compiler-rt conversion helpers.
+Generators emit Python source text (``src.py``); :func:`compile_source` exec's it with the globals
+below into a function that ``numba.cfunc`` compiles. float16 tensors are accessed as uint16 bits and
+converted with integer arithmetic (round to nearest even), so the objects never depend on the host's
+half-float instructions or on compiler-rt conversion helpers. Imported only on a cache miss.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numba
@@ -16,24 +15,8 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
-from ascendemu.device.cost import KernelCost
-
-# Elementwise work split: at least this many elements per block, at most this many blocks.
-MIN_ELEMENTS_PER_BLOCK = 64 * 1024
-MAX_BLOCKS = 32
-
 STORAGE = {"float32": types.float32, "float16": types.uint16, "int32": types.int32,
            "float64": types.float64, "int64": types.int64}
-
-
-@dataclass(frozen=True)
-class Built:
-    """What a generator returns to the library: the kernel and its launch facts."""
-
-    pyfunc: Callable
-    block_dim: int
-    cost: KernelCost
-    workspace_sizes: tuple[int, ...] = field(default=())
 
 
 def _pointer_intrinsic(nbtype):
@@ -136,54 +119,12 @@ def f2h(value):
     return np.uint16(out | sign)
 
 
-# First lines of every generated kernel: the ABI signature, and no work for an invalid block index.
-HEADER = ["def kernel(args, block_idx, block_dim):",
-          "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
-          "        return"]
-
-
 def namespace() -> dict:
     """Globals every generated kernel source may use."""
     ns = {"np": np, "math": math, "h2f": h2f, "f2h": f2h, "fdiv": fdiv, "sdiv": sdiv,
           "f32": np.float32, "f64": np.float64, "i64": np.int64}
     ns.update({f"ptr_{name}": fn for name, fn in POINTER.items()})
     return ns
-
-
-def view(name: str, arg: int, dtype: str) -> str:
-    """Source line binding ``name`` to a typed pointer to kernel argument ``arg``.
-
-    Kernels index raw pointers rather than arrays: no negative-index wrap-around code in the loops,
-    which keeps them vectorisable (a 4-row matmul runs ~10x faster than over carrays).
-    """
-    return f"{name} = ptr_{dtype}(args[{arg}])"
-
-
-def views(*specs: tuple[str, int, str]) -> list[str]:
-    """Kernel-body lines binding typed pointers: one (name, argument index, dtype) per spec."""
-    return ["    " + view(*spec) for spec in specs]
-
-
-def load(dtype: str, expr: str) -> str:
-    """Source expression reading element ``expr`` as a compute value (float32, or int64 for int32)."""
-    if dtype == "float16":
-        return f"h2f({expr})"
-    if dtype == "int32":
-        return f"i64({expr})"
-    return expr
-
-
-def store(dtype: str, value: str) -> str:
-    """Source expression converting a compute value to the storage type of ``dtype``."""
-    if dtype == "float16":
-        return f"f2h({value})"
-    if dtype == "float32":
-        return f"f32({value})"
-    return value
-
-
-def compile_lines(lines: list[str]) -> Callable:
-    return compile_source("\n".join(lines) + "\n")
 
 
 def compile_source(src: str) -> Callable:
@@ -196,19 +137,3 @@ def compile_source(src: str) -> Callable:
     fn = ns["kernel"]
     fn.__ascendemu_source__ = src
     return fn
-
-
-def elementwise_blocks(n: int) -> int:
-    """Block count for ``n`` independent elements: >= MIN_ELEMENTS_PER_BLOCK each, <= MAX_BLOCKS."""
-    return max(1, min(MAX_BLOCKS, n // MIN_ELEMENTS_PER_BLOCK))
-
-
-def split_lines(total: int | str) -> list[str]:
-    """Source lines computing ``lo, hi``: this block's contiguous share of range(total)."""
-    return [f"chunk = ({total} + block_dim - 1) // block_dim",
-            "lo = block_idx * chunk",
-            f"hi = min({total}, lo + chunk)"]
-
-
-def indent(lines: list[str], depth: int = 1) -> list[str]:
-    return ["    " * depth + line for line in lines]

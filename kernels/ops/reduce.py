@@ -12,12 +12,45 @@ from __future__ import annotations
 import math
 
 from ascendemu.device.cost import KernelCost
+from ascendemu.kernels.opdef import Exposure, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
-from . import nb
-from .shapes import reduce_axes
+from . import src
+from .common import ANY, FLOAT, check_arity, check_dtype, fail, norm_axis
 
 PARTIALS = 8
+# dtypes each reduction accepts (a mean of int32 has no int32 result)
+DTYPES = {"ReduceSum": ANY, "ReduceMean": FLOAT, "ReduceMax": ANY}
+
+
+def reduce_axes(sig: OpSignature) -> tuple[int, ...]:
+    """Sorted distinct reduced axes; () means every axis."""
+    rank = len(sig.inputs[0].shape)
+    axis = sig.attr("axis", ())
+    axes = (axis,) if isinstance(axis, int) and not isinstance(axis, bool) else axis
+    if not isinstance(axes, tuple):
+        raise fail(sig, f"attr axis={axis!r} must be an int or a tuple of ints")
+    normed = sorted({norm_axis(sig, a, rank) for a in axes}) if rank else []
+    if len(normed) != len(axes):
+        raise fail(sig, f"attr axis={axis!r} names an axis twice")
+    return tuple(normed) if normed else tuple(range(rank))
+
+
+def infer_reduce(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    dtype = check_dtype(sig, 0, DTYPES[sig.op], "x")
+    keep = sig.attr("keep_dims", False)
+    if not isinstance(keep, bool):
+        raise fail(sig, f"attr keep_dims={keep!r} must be a bool")
+    axes = reduce_axes(sig)
+    shape = sig.inputs[0].shape
+    if any(shape[a] == 0 for a in axes) and sig.op == "ReduceMax":
+        raise fail(sig, f"input 0 (x) shape {shape} reduces over an empty axis, which has no maximum")
+    if keep:
+        out = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    else:
+        out = tuple(s for d, s in enumerate(shape) if d not in axes)
+    return (TensorDesc(out, dtype),)
 
 
 def runs(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[tuple[int, bool, int]]:
@@ -48,7 +81,18 @@ def fold(op: str, acc: str, value: str, compute: str) -> str:
     return f"{acc} = {value} if ({value} > {acc} or {value} != {value}) else {acc}"
 
 
-def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
+def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    x = sig.inputs[0]
+    n_out = outputs[0].size
+    dims = runs(x.shape, reduce_axes(sig))
+    # innermost run kept: a per-output accumulator in the workspace (8 bytes: float64 or int64)
+    workspace = () if dims[-1][1] else (max(n_out, 1) * 8,)
+    block_dim = max(1, min(src.MAX_BLOCKS, n_out, x.size // src.MIN_ELEMENTS_PER_BLOCK))
+    cost = KernelCost(vector_ops=x.size, bytes=x.nbytes + outputs[0].nbytes, dtype=x.dtype)
+    return Plan(block_dim, cost, workspace, {"dims": dims})
+
+
+def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     x = sig.inputs[0]
     dtype, op = x.dtype, sig.op
     compute = "i" if dtype == "int32" else "f"
@@ -58,7 +102,7 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         init = "i64(0)" if compute == "i" else "f64(0.0)"
     acc_type = "int64" if compute == "i" else ("float32" if op == "ReduceMax" else "float64")
     axes = reduce_axes(sig)
-    dims = runs(x.shape, axes)
+    dims = plan.tiling["dims"]
     count = math.prod(x.shape[a] for a in axes)
     n_out = outputs[0].size
     kept = [(s, st) for s, red, st in dims if not red]
@@ -67,7 +111,7 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
     def finish(value: str) -> str:
         if op == "ReduceMean":
             value = f"fdiv({value}, f64({float(count)!r}))"
-        return nb.store(dtype, value) if compute == "f" else f"np.int32({value})"
+        return src.store(dtype, value) if compute == "f" else f"np.int32({value})"
 
     def unravel(index: str, dims_strides: list[tuple[int, int]], target: str) -> list[str]:
         lines = [f"{target} = 0", f"r = {index}"]
@@ -79,13 +123,12 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         """Nested loops over ``dims_strides`` with offset variable o<depth>; body(offset) at the bottom."""
         lines, offset = [], base
         for depth, (size, stride) in enumerate(dims_strides):
-            lines += nb.indent([f"for q{depth} in range({size}):",
+            lines += src.indent([f"for q{depth} in range({size}):",
                                 f"    o{depth} = {offset} + q{depth} * {stride}"], depth)
             offset = f"o{depth}"
-        return lines + nb.indent(body(offset), len(dims_strides))
+        return lines + src.indent(body(offset), len(dims_strides))
 
-    lines = nb.HEADER + nb.views(("x", 0, dtype), ("y", 1, dtype))
-    workspace: tuple[int, ...] = ()
+    lines = src.HEADER + src.views(("x", 0, dtype), ("y", 1, dtype))
     if dims[-1][1]:
         # Innermost run reduced: one contiguous row fold per outer reduced combination.
         inner = dims[-1][0]
@@ -93,36 +136,40 @@ def build(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> nb.Built:
         def row(offset: str) -> list[str]:
             parts = [f"p{k}" for k in range(PARTIALS)]
             body = ["j = 0", f"while j + {PARTIALS} <= {inner}:"]
-            body += ["    " + fold(op, parts[k], nb.load(dtype, f"x[{offset} + j + {k}]"), compute)
+            body += ["    " + fold(op, parts[k], src.load(dtype, f"x[{offset} + j + {k}]"), compute)
                      for k in range(PARTIALS)]
             body += [f"    j += {PARTIALS}", f"while j < {inner}:",
-                     "    " + fold(op, "p0", nb.load(dtype, f"x[{offset} + j]"), compute), "    j += 1"]
+                     "    " + fold(op, "p0", src.load(dtype, f"x[{offset} + j]"), compute), "    j += 1"]
             return body
 
         body = unravel("u", kept, "base") + [f"p{k} = {init}" for k in range(PARTIALS)]
         body += reduced_loops(reduced[:-1], "base", row)
         body += [fold(op, "p0", f"p{k}", compute) for k in range(1, PARTIALS)]
         body.append(f"y[u] = {finish('p0')}")
-        lines += nb.indent(nb.split_lines(str(n_out)))
-        lines += ["    for u in range(lo, hi):"] + nb.indent(body, 2)
+        lines += src.indent(src.split_lines(str(n_out)))
+        lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
     else:
         # Innermost run kept: fold contiguous output runs into a per-output workspace accumulator.
         inner = dims[-1][0]
-        workspace = (max(n_out, 1) * 8,)
-        lines += nb.views(("w", 2, acc_type))
-        lines += nb.indent(nb.split_lines(str(n_out)))
+        lines += src.views(("w", 2, acc_type))
+        lines += src.indent(src.split_lines(str(n_out)))
         body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
                 "for j in range(j0, j1):", f"    w[start + j] = {init}"]
         body += unravel("row", kept[:-1], "base")
 
         def run(offset: str) -> list[str]:
             return ["for j in range(j0, j1):",
-                    "    v = " + nb.load(dtype, f"x[{offset} + j]"),
+                    "    v = " + src.load(dtype, f"x[{offset} + j]"),
                     "    " + fold(op, "w[start + j]", "v", compute)]
 
         body += reduced_loops(reduced, "base", run)
         body += ["for j in range(j0, j1):", f"    y[start + j] = {finish('w[start + j]')}", "row += 1"]
-        lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + nb.indent(body, 2)
-    block_dim = max(1, min(nb.MAX_BLOCKS, n_out, x.size // nb.MIN_ELEMENTS_PER_BLOCK))
-    cost = KernelCost(vector_ops=x.size, bytes=x.nbytes + outputs[0].nbytes, dtype=dtype)
-    return nb.Built(nb.compile_lines(lines), block_dim, cost, workspace)
+        lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+OPS: tuple[OpDef, ...] = (
+    OpDef("ReduceSum", "reduce_sum", infer_reduce, plan, emit, frontend=Exposure(("ReduceSum",), ("sum",))),
+    OpDef("ReduceMean", "reduce_mean", infer_reduce, plan, emit, frontend=Exposure(("ReduceMean",), ("mean",))),
+    OpDef("ReduceMax", "reduce_max", infer_reduce, plan, emit, frontend=Exposure(("ReduceMax",), ("amax",))),
+)

@@ -1,4 +1,4 @@
-"""Warm start: load a verified kernel object into this process with llvmlite's ORC JIT, without numba.
+"""Load a verified kernel object into this process with llvmlite's ORC JIT, without numba.
 
 ORC links like a linker: every undefined symbol of the object must be imported explicitly, and an
 unresolved one fails the link with an error instead of a segfault at the first call. The symbols come
@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-import json
 import threading
-from pathlib import Path
+from typing import Any
 
 import llvmlite.binding as llvm
 
 from ascendemu.device.cost import KernelCost
-from ascendemu.hal.kernel import ArgSpec, KernelFunction
-from ascendemu.kernels.binary import (CPYTHON_SYMBOLS, FILE_SUFFIXES, LIBC_SYMBOLS, LIBM_SYMBOLS,
-                                      NUMBA_GIL_SYMBOLS, CorruptKernelError, KernelBinary,
-                                      UnresolvedSymbolError, verify_binary)
+
+from .binary import KernelBinary, read_binary, verify_binary
+from .elf import CPYTHON_SYMBOLS, LIBC_SYMBOLS, LIBM_SYMBOLS, NUMBA_GIL_SYMBOLS
+from .kernel import ArgSpec, KernelFunction, UnresolvedSymbolError
+
+__all__ = ["link", "load_binary", "read_binary"]
 
 SHIM_LIBRARY = "ascendemu_numba_gil"
 # PyGILState_STATE is a C enum (i32); the state lives in the caller's slot, as in numba's _helperlib.c.
@@ -86,9 +87,8 @@ def _ensure_jit() -> llvm.LLJIT:
     return _jit
 
 
-def load_binary(kb: KernelBinary) -> KernelFunction:
-    """Verify ``kb`` and link its object into this process; the result keeps the code alive."""
-    verify_binary(kb)
+def link(kb: KernelBinary) -> tuple[int, Any]:
+    """Link a *verified* binary into this process: (entry address of its kernel, what keeps the code alive)."""
     symbol = kb.json["kernelName"]
     with _lock:
         jit = _ensure_jit()
@@ -104,31 +104,15 @@ def load_binary(kb: KernelBinary) -> KernelFunction:
     entry = tracker[symbol]
     if not entry:
         raise UnresolvedSymbolError(f"kernel {kb.bin_file_name} linked but {symbol} has no address")
+    return entry, tracker
+
+
+def load_binary(kb: KernelBinary) -> KernelFunction:
+    """Verify ``kb`` and link it; its launch facts (arguments, block dim, cost) come from its verified
+    ``.json``. The kernel cache, which knows each kernel's plan, links with :func:`link` instead."""
+    verify_binary(kb)
+    entry, keepalive = link(kb)
     args = tuple(ArgSpec(a["nbytes"], a["role"], bool(flag))
                  for a, flag in zip(kb.json["args"], kb.json["parameters"]))
     return KernelFunction(name=kb.bin_file_name, entry=entry, block_dim=kb.json["blockDim"], args=args,
-                          cost=KernelCost.from_json(kb.json.get("cost", {})), keepalive=tracker)
-
-
-def read_binary(directory: str | Path, bin_file_name: str) -> KernelBinary:
-    """Read ``<bin_file_name>.o/.json/.info``; a missing or unparsable file is a CorruptKernelError.
-
-    A cache tells a miss from a corrupt entry by looking for the .json (the commit marker) first.
-    """
-    base = Path(directory) / bin_file_name
-    contents = {}
-    for suffix in FILE_SUFFIXES:
-        path = base.with_name(base.name + suffix)
-        try:
-            contents[suffix] = path.read_bytes()
-        except OSError as exc:
-            raise CorruptKernelError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    docs = {}
-    for suffix in (".json", ".info"):
-        try:
-            docs[suffix] = json.loads(contents[suffix])
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CorruptKernelError(f"{base}{suffix} is not valid JSON: {exc}") from exc
-        if not isinstance(docs[suffix], dict):
-            raise CorruptKernelError(f"{base}{suffix} holds a {type(docs[suffix]).__name__}, not an object")
-    return KernelBinary(bin_file_name, contents[".o"], docs[".json"], docs[".info"])
+                          cost=KernelCost.from_json(kb.json.get("cost", {})), keepalive=keepalive)

@@ -1,0 +1,198 @@
+"""Device tasks: the units of work a stream runs, one class per kind.
+
+A *task* is one entry of a stream's FIFO. It carries everything needed to perform it (a kernel and
+its checked arguments, bytes to move, an event to trigger or wait for), the simulated host time at
+which it was issued (it never starts earlier), and the device memory ranges it reads and writes
+(strict mode checks those for races). Every kind follows one protocol:
+
+* ``enqueued()`` runs once when the host puts the task on a stream, in host order. Most kinds do
+  nothing; a record binds the event generation it will trigger, a wait the one it will wait for, so
+  that generations follow host issue order even when a whole graph is validated before it is enqueued.
+* ``run(device, stream)`` is always a SimPy generator performing the task in simulated time: holding
+  AI cores or a DMA engine, moving bytes when it ends, triggering or awaiting events, writing its
+  trace spans. Instantaneous kinds are generators that yield nothing.
+
+Why classes rather than a ``kind`` string: the stream loop and the device know no kinds, they call
+``task.run``; a new kind (a collective, say) is one new subclass here and nothing else. The classes
+are slots dataclasses because a task is created per launch, on the runtime's hottest path.
+"""
+from __future__ import annotations
+
+import ctypes
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Sequence
+
+import simpy
+
+from ascendemu.traces.chrome import CORE_TID_BASE, DMA_TID_BASE, device_pid
+
+from .cost import block_time, copy_time
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from ascendemu.hal.kernel import KernelFunction
+
+    from .model import Device, Event, Stream
+
+# Blocks of one launch run on host worker threads when the launch moves at least this much data;
+# below it, thread hand-off costs more than it saves.
+PARALLEL_BLOCKS_MIN_BYTES = 1 << 20
+_block_workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aicore")
+_argv_types: dict[int, type] = {}     # argument count -> ctypes uint64 array type (built once, not per launch)
+
+Ranges = Sequence[tuple[int, int]]     # device [start, end) byte ranges
+
+
+@dataclass(slots=True)
+class Task:
+    """Base of every task: its name (trace and error messages), when the host issued it, and the
+    device memory it reads and writes (kept for strict mode; empty when strict mode is off)."""
+
+    name: str
+    submit_time: float
+    reads: Ranges = field(default=(), kw_only=True)
+    writes: Ranges = field(default=(), kw_only=True)
+
+    def enqueued(self) -> None:
+        """The host has just enqueued this task (host order). Nothing to do for most kinds."""
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        """Perform the task in simulated time on ``device`` for ``stream`` (a SimPy generator)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define run()")
+
+
+@dataclass(slots=True)
+class KernelTask(Task):
+    """A kernel launch: ``block_dim`` blocks on the AI cores (in waves beyond the core count), then the
+    kernel's numerics run natively on the host backing of its arguments, as the last block ends."""
+
+    kernel: KernelFunction
+    block_dim: int
+    args: tuple[int, ...]          # device addresses: inputs, outputs, workspaces
+    host_args: tuple[int, ...]     # their host addresses, checked at launch
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        env, func, spec = device.env, self.kernel, device.spec
+        start = env.now
+        key = (func.cost, self.block_dim)
+        t_block = device.block_times.get(key)
+        if t_block is None:
+            t_block = device.block_times[key] = block_time(spec, func.cost, self.block_dim)
+        workers = min(self.block_dim, spec.ai_cores)
+        if workers == 1:
+            yield from self._blocks(device, 0, 1, t_block, spec.task_overhead_s)
+        else:
+            yield env.timeout(spec.task_overhead_s)
+            yield simpy.AllOf(env, [env.process(self._blocks(device, w, workers, t_block)) for w in range(workers)])
+        self._compute(device)
+        device.kernels_run += 1
+        if device.trace is not None:
+            device.trace.span(device_pid(device.id), stream.id, self.name, start, env.now - start, "kernel",
+                              {"blockDim": self.block_dim, "cost": func.cost.to_json()})
+
+    def _blocks(self, device: Device, first: int, step: int, t_block: float, lead: float = 0.0) -> Generator:
+        """Blocks first, first+step, ... of the launch, each holding one AI core for ``t_block``."""
+        env, cores = device.env, device.cores
+        for b in range(first, self.block_dim, step):
+            core = cores.acquire()
+            if core is None:
+                core = yield cores.wait()
+            t0 = env.now
+            yield env.timeout(t_block + lead)
+            lead = 0.0
+            cores.release(core)
+            device.busy_time += t_block
+            if device.trace is not None:
+                device.trace.span(device_pid(device.id), CORE_TID_BASE + core, self.name, t0, t_block, "block",
+                                  {"block": b})
+
+    def _compute(self, device: Device) -> None:
+        """Run the kernel's blocks natively on the host backing of its (re-checked) arguments."""
+        func = self.kernel
+        host = self.host_args
+        for spec_, addr in zip(func.args, self.args):
+            if spec_.zero_init:
+                device.memory.view(addr, spec_.nbytes)[:] = 0
+        n = max(1, len(host))
+        argv_type = _argv_types.get(n)
+        if argv_type is None:
+            argv_type = _argv_types[n] = ctypes.c_uint64 * n
+        argv = argv_type(*host)
+        if self.block_dim > 1 and func.cost.bytes >= PARALLEL_BLOCKS_MIN_BYTES:
+            list(_block_workers.map(lambda b: func.call_block(argv, b), range(self.block_dim)))
+        else:
+            for b in range(self.block_dim):
+                func.call_block(argv, b)
+
+
+@dataclass(slots=True)
+class CopyTask(Task):
+    """A copy on a DMA engine (memcpy, or memset with a ``move`` that fills): it holds an engine for
+    the modelled transfer time, and ``move`` moves the bytes when it ends."""
+
+    move: Callable[[], None]
+    nbytes: int
+    copy_kind: str                 # "H2D" | "D2H" | "D2D" | "H2H": prices the transfer
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        env, dma = device.env, device.dma
+        engine = dma.acquire()
+        if engine is None:
+            engine = yield dma.wait()
+        t0 = env.now
+        yield env.timeout(copy_time(device.spec, self.nbytes, self.copy_kind))
+        dma.release(engine)
+        self.move()
+        if device.trace is not None:
+            args = {"bytes": self.nbytes, "kind": self.copy_kind}
+            device.trace.span(device_pid(device.id), DMA_TID_BASE + engine, self.name, t0, env.now - t0, "dma", args)
+            device.trace.span(device_pid(device.id), stream.id, self.name, t0, env.now - t0, "copy", args)
+
+
+@dataclass(slots=True)
+class RecordTask(Task):
+    """An event record: when it runs it stamps the event and triggers the generation it bound when it
+    was enqueued, releasing the waits issued after it."""
+
+    event: Event
+    generation: simpy.Event | None = None     # bound by enqueued()
+
+    def enqueued(self) -> None:
+        self.generation = self.event.issue_record()
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        ev, now = self.event, device.env.now
+        ev.timestamp = now
+        ev.record_stream = stream
+        ev.flow_src = (device_pid(device.id), stream.id, now)
+        if not self.generation.triggered:
+            self.generation.succeed(now)
+        if device.trace is not None:
+            device.trace.span(device_pid(device.id), stream.id, self.name, now, 0.0, "event")
+        yield from ()     # instantaneous
+
+
+@dataclass(slots=True)
+class WaitTask(Task):
+    """A stream wait: blocks its stream until the generation of the event it bound when enqueued
+    (the most recent record issued before it, else the next one) has triggered."""
+
+    event: Event
+    generation: simpy.Event | None = None     # bound by enqueued()
+
+    def enqueued(self) -> None:
+        self.generation = self.event.wait_target()
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        env = device.env
+        t0 = env.now
+        if not self.generation.processed:
+            stream.blocked_on = self.event
+            yield self.generation
+            stream.blocked_on = None
+        if device.trace is not None:
+            device.trace.span(device_pid(device.id), stream.id, self.name, t0, env.now - t0, "event")
+            if self.event.flow_src is not None:
+                device.trace.flow(self.name, self.event.flow_src, (device_pid(device.id), stream.id, env.now))

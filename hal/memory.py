@@ -1,0 +1,225 @@
+"""Runtime chapter "memory" (aclrtMalloc, aclrtMallocHost, aclrtMemcpy, aclrtMemset, ...).
+
+Device memory is the current device's HBM (:class:`ascendemu.device.memory.DeviceMemory`: opaque,
+checked addresses); host memory from ``malloc_host`` is numpy-backed and addressed from
+``HOST_PTR_BASE`` so host and device pointers never collide. A copy or memset becomes a device
+:class:`~ascendemu.device.tasks.CopyTask` built and validated in one place (:meth:`MemoryMixin._copy_task`,
+:meth:`MemoryMixin._memset_task`): the asynchronous calls enqueue it on a user stream (memcpy_async as a
+:class:`~.steps.MemcpyAsync` step), the synchronous ones on the device's internal sync stream and wait.
+One of the mixins composed into :class:`ascendemu.hal.runtime.Runtime`.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ascendemu.device.tasks import CopyTask
+from ascendemu.errors import InvalidParamError, MemoryFreeError, check_int
+
+from .api import api
+from .steps import MemcpyAsync
+
+if TYPE_CHECKING:
+    from ascendemu.device.model import Device
+    from ascendemu.device.pool import PoolStats
+    from ascendemu.device.system import Node
+
+__all__ = ["HOST_PTR_BASE", "MEMCPY_DEFAULT", "MEMCPY_DEVICE_TO_DEVICE", "MEMCPY_DEVICE_TO_HOST",
+           "MEMCPY_HOST_TO_DEVICE", "MEMCPY_HOST_TO_HOST", "MEM_MALLOC_HUGE_FIRST", "MEM_MALLOC_HUGE_ONLY",
+           "MEM_MALLOC_NORMAL_ONLY", "HostAllocation", "MemoryMixin"]
+
+# memcpy kinds (aclrtMemcpyKind)
+MEMCPY_HOST_TO_HOST = 0
+MEMCPY_HOST_TO_DEVICE = 1
+MEMCPY_DEVICE_TO_HOST = 2
+MEMCPY_DEVICE_TO_DEVICE = 3
+MEMCPY_DEFAULT = 4
+_KIND_NAMES = {0: "H2H", 1: "H2D", 2: "D2H", 3: "D2D"}
+
+# malloc policies (aclrtMemMallocPolicy); the emulated HBM has one page size, so all behave alike
+MEM_MALLOC_HUGE_FIRST = 0
+MEM_MALLOC_HUGE_ONLY = 1
+MEM_MALLOC_NORMAL_ONLY = 2
+
+HOST_PTR_BASE = 0x7E00_0000_0000
+
+
+@dataclass
+class HostAllocation:
+    start: int
+    data: np.ndarray
+
+
+class MemoryMixin:
+    """Device and host memory, copies and memsets of the runtime."""
+
+    node: Node | None
+    _host: dict[int, HostAllocation]
+    _host_starts: list[int]
+    _next_host: int
+
+    def _reset_memory(self) -> None:
+        self._host = {}
+        self._host_starts = []
+        self._next_host = HOST_PTR_BASE
+
+    # -- device memory ----------------------------------------------------------------------------
+    @api()
+    def malloc(self, size: int, policy: int = MEM_MALLOC_HUGE_FIRST) -> int:
+        if policy not in (MEM_MALLOC_HUGE_FIRST, MEM_MALLOC_HUGE_ONLY, MEM_MALLOC_NORMAL_ONLY):
+            raise InvalidParamError(f"malloc policy {policy!r} is not one of HUGE_FIRST=0, HUGE_ONLY=1, NORMAL_ONLY=2")
+        return self._cur_device().memory.malloc(size)
+
+    @api()
+    def free(self, ptr: int) -> None:
+        self._cur_device().memory.free(ptr)
+
+    @api()
+    def get_mem_info(self) -> tuple[int, int]:
+        """(free, total) bytes of the current device's HBM."""
+        return self._cur_device().memory.get_mem_info()
+
+    def mem_stats(self, device_id: int | None = None) -> PoolStats:
+        dev = self._cur_device() if device_id is None else self._device(device_id)
+        return dev.memory.stats()
+
+    def dump_memory_snapshot(self, path: str | Path, device_id: int | None = None) -> Path:
+        """Write the device pool's snapshot as a pickle for https://pytorch.org/memory_viz."""
+        dev = self._cur_device() if device_id is None else self._device(device_id)
+        dev.memory.pool.dump_snapshot(path)
+        return Path(path)
+
+    # -- host memory ------------------------------------------------------------------------------
+    @api()
+    def malloc_host(self, size: int) -> int:
+        check_int(size, "malloc_host size", minimum=1, hint="a number of bytes")
+        start = self._next_host
+        self._next_host += -(-size // 4096) * 4096 + 4096   # a guard page between buffers
+        self._host[start] = HostAllocation(start, np.zeros(size, np.uint8))
+        bisect.insort(self._host_starts, start)
+        return start
+
+    @api()
+    def free_host(self, ptr: int) -> None:
+        if ptr not in self._host:
+            raise MemoryFreeError(f"free_host({ptr!r}): not a live host allocation from malloc_host "
+                                  "(double free, interior pointer, or a device pointer)")
+        del self._host[ptr]
+        self._host_starts.remove(ptr)
+
+    def host_buffer(self, ptr: int) -> np.ndarray:
+        """The uint8 numpy view of host memory from malloc_host (to fill or read it)."""
+        return self._host_view(ptr, None, "host pointer")
+
+    def _host_view(self, ptr: int, nbytes: int | None, what: str) -> np.ndarray:
+        i = bisect.bisect_right(self._host_starts, ptr) - 1
+        alloc = self._host.get(self._host_starts[i]) if i >= 0 else None
+        if alloc is None or ptr >= alloc.start + alloc.data.size:
+            raise InvalidParamError(f"{what} {ptr:#x} is not inside a live malloc_host allocation")
+        off = ptr - alloc.start
+        n = alloc.data.size - off if nbytes is None else nbytes
+        if off + n > alloc.data.size:
+            raise InvalidParamError(f"{what} {ptr:#x} + {n} bytes runs past its host allocation "
+                                    f"({alloc.data.size} bytes) by {off + n - alloc.data.size}")
+        return alloc.data[off:off + n]
+
+    def _host_side(self, obj: Any, count: int, what: str, writable: bool) -> np.ndarray:
+        """A uint8 view of ``count`` bytes of host memory: a numpy array, bytes (read only) or a host pointer."""
+        if isinstance(obj, np.ndarray):
+            if not obj.flags.c_contiguous:
+                raise InvalidParamError(f"{what} numpy array must be C-contiguous (use np.ascontiguousarray)")
+            if writable and not obj.flags.writeable:
+                raise InvalidParamError(f"{what} numpy array is read-only")
+            view = obj.reshape(-1).view(np.uint8)
+            if count > view.size:
+                raise InvalidParamError(f"{what} has {view.size} bytes but count is {count}")
+            return view[:count]
+        if isinstance(obj, (bytes, bytearray, memoryview)) and not writable:
+            view = np.frombuffer(obj, np.uint8)
+            if count > view.size:
+                raise InvalidParamError(f"{what} has {view.size} bytes but count is {count}")
+            return view[:count]
+        if isinstance(obj, int) and not isinstance(obj, bool):     # a pointer, not a validation
+            return self._host_view(obj, count, what)
+        raise InvalidParamError(f"{what} must be a numpy array, bytes or a malloc_host pointer, "
+                                f"got {type(obj).__name__}")
+
+    def _is_device_ptr(self, obj: Any) -> bool:
+        if not isinstance(obj, int) or isinstance(obj, bool):     # a type test, not a validation
+            return False
+        return any(d.memory.pool.find(obj) is not None for d in self.node.devices)
+
+    # -- copies and memsets -------------------------------------------------------------------------
+    def _copy_task(self, dst: Any, dest_max: int, src: Any, count: int, kind: int) -> tuple[Device, CopyTask]:
+        """The one validation of a copy: checked views of both sides, as a task that moves the bytes."""
+        check_int(count, "memcpy count", minimum=0)
+        check_int(dest_max, "memcpy dest_max", minimum=0)
+        if count > dest_max:
+            raise InvalidParamError(f"memcpy count {count} exceeds dest_max {dest_max}")
+        if kind == MEMCPY_DEFAULT:
+            kind = {(False, False): 0, (False, True): 1, (True, False): 2, (True, True): 3}[
+                (self._is_device_ptr(src), self._is_device_ptr(dst))]
+        if kind not in _KIND_NAMES:
+            raise InvalidParamError(f"memcpy kind {kind!r} is not one of HOST_TO_HOST=0, HOST_TO_DEVICE=1, "
+                                    "DEVICE_TO_HOST=2, DEVICE_TO_DEVICE=3, DEFAULT=4")
+        dev = self._cur_device()
+        mem = dev.memory
+        src_dev, dst_dev = kind in (2, 3), kind in (1, 3)
+        dst_view = (mem.view(dst, count, "memcpy destination") if dst_dev
+                    else self._host_side(dst, count, "memcpy destination", writable=True))
+        src_view = (mem.view(src, count, "memcpy source") if src_dev
+                    else self._host_side(src, count, "memcpy source", writable=False))
+
+        def move() -> None:
+            dst_view[:] = src_view
+        name = f"memcpy {_KIND_NAMES[kind]} {count}B"
+        task = CopyTask(name, self.node.host_time, move, count, _KIND_NAMES[kind],
+                        reads=[(src, src + count)] if src_dev else [], writes=[(dst, dst + count)] if dst_dev else [])
+        return dev, task
+
+    @api()
+    def memcpy(self, dst: Any, dest_max: int, src: Any, count: int, kind: int = MEMCPY_DEFAULT) -> None:
+        """Synchronous copy. It does not wait for other streams: synchronize the writer first."""
+        dev, task = self._copy_task(dst, dest_max, src, count, kind)
+        if task.copy_kind == "H2H":
+            task.move()
+            return
+        if self.node.strict:
+            dev.check_race(f"synchronous {task.name}", task.reads, task.writes)
+        s = self._sync_stream_of(dev)
+        self._submit(s, task)
+        self._drain(s, what=f"synchronous {task.name}")
+
+    @api()
+    def memcpy_async(self, dst: Any, dest_max: int, src: Any, count: int, kind: int = MEMCPY_DEFAULT,
+                     stream: int | None = None) -> None:
+        """Asynchronous copy on ``stream``; host buffers are read/written when the copy runs."""
+        self._enqueue(MemcpyAsync(dst, dest_max, src, count, kind, stream))
+
+    def _memset_task(self, ptr: int, max_count: int, value: int, count: int) -> tuple[Device, CopyTask]:
+        """The one validation of a memset: a D2D-priced copy task whose move fills the bytes."""
+        check_int(value, "memset value", minimum=0, maximum=255, hint="a byte")
+        check_int(count, "memset count", minimum=0, maximum=max_count, hint=f"at most max_count {max_count}")
+        dev = self._cur_device()
+        view = dev.memory.view(ptr, count, "memset destination")
+
+        def fill() -> None:
+            view[:] = value
+        return dev, CopyTask(f"memset {count}B", self.node.host_time, fill, count, "D2D", writes=[(ptr, ptr + count)])
+
+    @api()
+    def memset(self, ptr: int, max_count: int, value: int, count: int) -> None:
+        dev, task = self._memset_task(ptr, max_count, value, count)
+        s = self._sync_stream_of(dev)
+        self._submit(s, task)
+        self._drain(s, what="synchronous memset")
+
+    @api()
+    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: int | None = None) -> None:
+        s = self._stream(stream)
+        _, task = self._memset_task(ptr, max_count, value, count)
+        self._submit(s, task)

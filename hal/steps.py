@@ -1,0 +1,132 @@
+"""Launch steps: the typed schedule the HAL enqueues, one frozen class per kind of stream work.
+
+A *step* is one piece of work the host issues to a stream: launch a kernel (:class:`Launch`), record
+an event (:class:`RecordEvent`), wait on an event (:class:`WaitEvent`), copy memory asynchronously
+(:class:`MemcpyAsync`). Every step knows two things:
+
+* ``issue(rt)``: issue itself as the equivalent single runtime call (``rt.launch_kernel(...)``,
+  ``rt.record_event(...)``, ...), through the choke point and with that call's host cost;
+* ``task(rt) -> (Stream, Task)``: become a validated device task (:mod:`ascendemu.device.tasks`) for
+  its stream, without enqueuing or changing anything. ``Runtime.launch_graph(steps)`` validates a
+  whole schedule this way before it enqueues any of it, and the single calls build the same step and
+  enqueue its task, so each kind is validated in exactly one place.
+
+Why typed steps: an O2 graph is sunk in one launch, and its schedule used to be tuples tagged with a
+kind string that the runtime dispatched on. Steps name their fields, are checked where they are built,
+and a new kind is one new class with these two methods. They are frozen (a schedule can be built once
+and launched every training step) and slotted (a step is built per launch on the hot path). Steps
+call the runtime's chapter helpers (``_stream``, ``_event``, ``_kernel_task``, ``_copy_task``): they
+are the HAL's own vocabulary, not a user-side wrapper.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ascendemu.device.tasks import RecordTask, WaitTask
+
+if TYPE_CHECKING:
+    from ascendemu.device.model import Stream
+    from ascendemu.device.tasks import Task
+
+    from .kernel import KernelFunction
+    from .runtime import Runtime
+
+__all__ = ["Launch", "MemcpyAsync", "RecordEvent", "Step", "WaitEvent"]
+
+
+class Step:
+    """Base of every step (see the module docstring for the protocol)."""
+
+    __slots__ = ()
+
+    def issue(self, rt: Runtime) -> None:
+        """Issue this step as the equivalent single runtime call."""
+        raise NotImplementedError(f"{type(self).__name__} does not define issue()")
+
+    def task(self, rt: Runtime) -> tuple[Stream, Task]:
+        """Validate this step into its stream and device task; enqueue nothing."""
+        raise NotImplementedError(f"{type(self).__name__} does not define task()")
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Launch(Step):
+    """Launch ``kernel`` (a KernelFunction or function handle) with ``args`` (device addresses of its
+    inputs, outputs, workspaces, or a packed 8-byte buffer) on ``stream``; ``block_dim`` None is the
+    kernel's own."""
+
+    kernel: int | KernelFunction
+    args: Sequence[int] | bytes
+    stream: int | None
+    block_dim: int | None = None
+
+    def __init__(self, kernel: int | KernelFunction, args: Sequence[int] | bytes, stream: int | None,
+                 block_dim: int | None = None) -> None:
+        _set_kernel(self, kernel)
+        _set_args(self, args)
+        _set_stream(self, stream)
+        _set_block_dim(self, block_dim)
+
+    def issue(self, rt: Runtime) -> None:
+        rt.launch_kernel(self.kernel, self.block_dim, self.args, self.stream)
+
+    def task(self, rt: Runtime) -> tuple[Stream, Task]:
+        s = rt._stream(self.stream)
+        return s, rt._kernel_task(self.kernel, self.block_dim, self.args, s.device)
+
+
+_set_kernel, _set_args, _set_stream, _set_block_dim = (
+    Launch.__dict__[f].__set__ for f in ("kernel", "args", "stream", "block_dim"))
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEvent(Step):
+    """Record ``event`` on ``stream``: waits issued after it wait until the stream reaches it."""
+
+    event: int
+    stream: int | None
+
+    def issue(self, rt: Runtime) -> None:
+        rt.record_event(self.event, self.stream)
+
+    def task(self, rt: Runtime) -> tuple[Stream, Task]:
+        ev, s = rt._event(self.event), rt._stream(self.stream)
+        rt._check_same_device(s, ev)
+        return s, RecordTask(f"record event {ev.id}", rt.node.host_time, ev)
+
+
+@dataclass(frozen=True, slots=True)
+class WaitEvent(Step):
+    """Make ``stream`` wait for the most recent record of ``event`` issued before this step (or, if
+    there is none, for the next one)."""
+
+    event: int
+    stream: int | None
+
+    def issue(self, rt: Runtime) -> None:
+        rt.stream_wait_event(self.stream, self.event)
+
+    def task(self, rt: Runtime) -> tuple[Stream, Task]:
+        s, ev = rt._stream(self.stream), rt._event(self.event)
+        rt._check_same_device(s, ev)
+        return s, WaitTask(f"wait event {ev.id}", rt.node.host_time, ev)
+
+
+@dataclass(frozen=True, slots=True)
+class MemcpyAsync(Step):
+    """Copy ``count`` bytes from ``src`` to ``dst`` (capacity ``dest_max``) on ``stream``; ``kind`` is a
+    MEMCPY_* constant. Host buffers are read or written when the copy runs on the device."""
+
+    dst: Any
+    dest_max: int
+    src: Any
+    count: int
+    kind: int
+    stream: int | None
+
+    def issue(self, rt: Runtime) -> None:
+        rt.memcpy_async(self.dst, self.dest_max, self.src, self.count, self.kind, self.stream)
+
+    def task(self, rt: Runtime) -> tuple[Stream, Task]:
+        s = rt._stream(self.stream)
+        return s, rt._copy_task(self.dst, self.dest_max, self.src, self.count, self.kind)[1]

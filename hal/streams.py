@@ -1,0 +1,238 @@
+"""Runtime chapter "streams and events" (aclrtCreateStream, aclrtRecordEvent, ...), and how the host
+hands work to the device and waits for it.
+
+A *stream* is a FIFO of device tasks; an *event* orders work across streams (a record on one stream,
+a wait on another). Everything that enqueues ends in :meth:`StreamsMixin._submit` (the host blocks
+when a stream's queue is full), everything that waits for the device in :meth:`StreamsMixin._wait`
+(which turns a wait that can never end into the ACL sync-timeout error naming the blocked streams).
+Single calls build the same typed step as a graph launch would (:mod:`.steps`) and enqueue it with
+:meth:`StreamsMixin._enqueue`, so each kind of work is validated in exactly one place.
+One of the mixins composed into :class:`ascendemu.hal.runtime.Runtime`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ascendemu.device.model import Device, Event, Stream
+from ascendemu.device.system import DeadlockError
+from ascendemu.errors import (EventSyncTimeoutError, NoEventResourceError, NoStreamResourceError,
+                              RtParamInvalidError, StreamSyncTimeoutError, check_int)
+from ascendemu.traces.chrome import device_pid
+
+from .api import api
+from .steps import RecordEvent, WaitEvent
+
+if TYPE_CHECKING:
+    import simpy
+
+    from ascendemu.device.system import Node
+    from ascendemu.device.tasks import Task
+
+    from .steps import Step
+
+__all__ = ["EVENT_STATUS_COMPLETE", "EVENT_STATUS_NOT_READY", "EVENT_TIME_LINE", "StreamsMixin"]
+
+# event flags and status
+EVENT_TIME_LINE = 0x8
+EVENT_STATUS_COMPLETE = 0
+EVENT_STATUS_NOT_READY = 1
+
+
+class StreamsMixin:
+    """Streams, events, and the runtime's submit/wait plumbing."""
+
+    node: Node | None
+    streams: dict[int, Stream]
+    events: dict[int, Event]
+    _destroyed: dict[int, str]          # handle -> "stream" | "event", for "it was destroyed" hints
+    _sync_streams: dict[int, Stream]    # device id -> the internal stream synchronous copies run on
+
+    def _reset_streams(self) -> None:
+        self.streams = {}
+        self.events = {}
+        self._destroyed = {}
+        self._sync_streams = {}
+
+    # -- streams --------------------------------------------------------------------------------
+    def _new_stream(self, dev: Device) -> int:
+        live = sum(1 for s in dev.streams.values() if not s.destroyed)
+        if live >= dev.spec.max_streams:
+            raise NoStreamResourceError(f"device {dev.id} already has {live} streams (limit {dev.spec.max_streams}); "
+                                        "destroy unused streams")
+        h = self._handle()
+        s = Stream(dev, h)
+        dev.streams[h] = s
+        self.streams[h] = s
+        if self.node.trace is not None:
+            self.node.trace.name_track(device_pid(dev.id), h, f"stream {h}")
+        return h
+
+    def _stream(self, stream: int | None) -> Stream:
+        if stream is None or stream == 0:
+            stream = self._ctx().default_stream
+        s = self.streams.get(stream) if isinstance(stream, int) else None
+        if s is None:
+            what = self._destroyed.get(stream) if isinstance(stream, int) else None
+            hint = "it was destroyed" if what == "stream" else "it was never created"
+            raise RtParamInvalidError(f"stream {stream!r} is not a live stream ({hint}); use create_stream()")
+        return s
+
+    @api()
+    def create_stream(self) -> int:
+        return self._new_stream(self._cur_device())
+
+    @api()
+    def destroy_stream(self, stream: int) -> None:
+        s = self._stream(stream)
+        if stream in (None, 0) or any(c.default_stream == stream for c in self.contexts.values()):
+            raise RtParamInvalidError("the default stream of a context cannot be destroyed")
+        self._drain(s)   # aclrtDestroyStream waits for the stream's tasks
+        s.destroyed = True
+        del self.streams[stream]
+        del s.device.streams[stream]
+        self._destroyed[stream] = "stream"
+
+    def _sync_stream_of(self, dev: Device) -> Stream:
+        """The internal stream synchronous copies run on (not visible to the user)."""
+        s = self._sync_streams.get(dev.id)
+        if s is None:
+            s = self._sync_streams[dev.id] = Stream(dev, -1 - dev.id, internal=True)
+            if self.node.trace is not None:
+                self.node.trace.name_track(device_pid(dev.id), s.id, "sync copies")
+        return s
+
+    # -- submitting and waiting -------------------------------------------------------------------
+    def _blocked_report(self) -> str:
+        lines = []
+        for dev in self.node.devices:
+            for s in dev.streams.values():
+                if s.blocked_on is not None:
+                    lines.append(f"stream {s.id} (device {dev.id}) waits on event {s.blocked_on.id}, "
+                                 "which no record will ever trigger")
+        return "; ".join(lines) or "no stream is blocked on an event"
+
+    def _wait(self, event: simpy.Event, what: str, error: type = StreamSyncTimeoutError) -> None:
+        """Block the host until ``event``; a wait that can never end is an ACL sync timeout naming why."""
+        try:
+            self.node.run_until(event)
+        except DeadlockError:
+            raise error(f"{what} can never finish: {self._blocked_report()}. "
+                        "Record the event (record_event) before waiting on it.") from None
+
+    def _drain(self, s: Stream, what: str | None = None) -> None:
+        self._wait(s.drained(), what or f"synchronize of stream {s.id}")
+        self._raise_stream_errors(s)
+
+    def _submit(self, s: Stream, task: Task) -> None:
+        """Enqueue a task; when the stream's queue is full the host blocks until the device frees a slot,
+        as the real runtime does when a stream's submission queue is full."""
+        if len(s.queue) >= self.node.spec.stream_queue_depth:
+            self._wait(s.room(), f"launch on full stream {s.id} ({len(s.queue)} tasks queued)")
+        s.enqueue(task)
+
+    def _enqueue(self, step: Step) -> None:
+        """Validate one step (:mod:`.steps`) into its device task and enqueue it on its stream."""
+        s, task = step.task(self)
+        self._submit(s, task)
+
+    def _raise_stream_errors(self, s: Stream) -> None:
+        if s.errors:
+            err = s.errors.pop(0)
+            s.errors.clear()
+            raise err
+
+    def _sync_device(self, dev: Device) -> None:
+        for s in list(dev.streams.values()) + ([self._sync_streams[dev.id]] if dev.id in self._sync_streams else []):
+            self._drain(s, what=f"synchronize of device {dev.id}")
+
+    @api()
+    def synchronize_stream(self, stream: int | None = None) -> None:
+        self._drain(self._stream(stream))
+
+    @api()
+    def synchronize_device(self) -> None:
+        self._sync_device(self._cur_device())
+
+    @api()
+    def query_stream(self, stream: int | None = None) -> bool:
+        """True when every task enqueued on the stream has finished by the current host time."""
+        s = self._stream(stream)
+        self.node.catch_up()
+        return s.idle
+
+    @api()
+    def stream_wait_event(self, stream: int | None, event: int) -> None:
+        self._enqueue(WaitEvent(event, stream))
+
+    # -- events ---------------------------------------------------------------------------------
+    def _event(self, event: int) -> Event:
+        ev = self.events.get(event) if isinstance(event, int) else None
+        if ev is None:
+            hint = "it was destroyed" if self._destroyed.get(event) == "event" else "it was never created"
+            raise RtParamInvalidError(f"event {event!r} is not a live event ({hint}); use create_event()")
+        return ev
+
+    @staticmethod
+    def _check_same_device(s: Stream, ev: Event) -> None:
+        if s.device is not ev.device:
+            raise RtParamInvalidError(f"stream {s.id} is on device {s.device.id} but event {ev.id} "
+                                      f"on device {ev.device.id}; events work within one device")
+
+    @api()
+    def create_event(self, flags: int = 0) -> int:
+        check_int(flags, "event flags", minimum=0, hint="TIME_LINE=0x8")
+        dev = self._cur_device()
+        if len(dev.events) >= dev.spec.max_events:
+            raise NoEventResourceError(f"device {dev.id} already has {len(dev.events)} events "
+                                       f"(limit {dev.spec.max_events}); destroy unused events")
+        h = self._handle()
+        ev = Event(dev, h, flags)
+        dev.events[h] = ev
+        self.events[h] = ev
+        return h
+
+    @api()
+    def destroy_event(self, event: int) -> None:
+        ev = self._event(event)
+        ev.destroyed = True
+        del self.events[event]
+        del ev.device.events[event]
+        self._destroyed[event] = "event"
+
+    @api()
+    def record_event(self, event: int, stream: int | None = None) -> None:
+        self._enqueue(RecordEvent(event, stream))
+
+    @api()
+    def reset_event(self, event: int, stream: int | None = None) -> None:
+        """Return the event to the never-recorded state (later waits wait for the next record)."""
+        ev = self._event(event)
+        self._stream(stream)
+        ev.last_issued = None
+        ev.timestamp = None
+
+    @api()
+    def query_event_status(self, event: int) -> int:
+        ev = self._event(event)
+        self.node.catch_up()
+        return EVENT_STATUS_COMPLETE if ev.complete else EVENT_STATUS_NOT_READY
+
+    @api()
+    def synchronize_event(self, event: int) -> None:
+        ev = self._event(event)
+        if ev.last_issued is None:
+            return
+        self._wait(ev.last_issued, f"synchronize of event {ev.id}", EventSyncTimeoutError)
+
+    @api()
+    def event_elapsed_time(self, start: int, end: int) -> float:
+        """Simulated milliseconds between two completed records."""
+        a, b = self._event(start), self._event(end)
+        self.node.catch_up()
+        for ev in (a, b):
+            if ev.last_issued is None:
+                raise RtParamInvalidError(f"event {ev.id} was never recorded; record_event() both events first")
+            if not ev.complete:
+                raise RtParamInvalidError(f"event {ev.id} is recorded but not complete yet; "
+                                          "synchronize_event() it before asking for the elapsed time")
+        return (b.timestamp - a.timestamp) * 1e3

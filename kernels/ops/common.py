@@ -1,0 +1,122 @@
+"""Argument validation shared by the op families' ``infer`` rules (pure Python, no numba).
+
+Every rejection is an InvalidParamError naming the op and the offending input or attribute, so a user
+sees which op of their network is wrong and why.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.kernels.signature import OpSignature
+
+# dtype sets an op may accept
+FLOAT = ("float32", "float16")
+ANY = ("float32", "float16", "int32")
+
+
+def fail(sig: OpSignature, what: str) -> InvalidParamError:
+    return InvalidParamError(f"{sig.op}: {what}")
+
+
+def check_arity(sig: OpSignature, count: int | None, names: tuple[str, ...] = ()) -> None:
+    n = len(sig.inputs)
+    if count is None:
+        if n < 1:
+            raise fail(sig, "needs at least one input, got none")
+        return
+    if n != count:
+        label = f" ({', '.join(names)})" if names else ""
+        raise fail(sig, f"takes {count} input(s){label}, got {n}")
+
+
+def check_dtype(sig: OpSignature, index: int, allowed: tuple[str, ...], name: str = "") -> str:
+    dtype = sig.inputs[index].dtype
+    if dtype not in allowed:
+        label = f" ({name})" if name else ""
+        raise fail(sig, f"input {index}{label} has dtype {dtype}; supported dtypes are {allowed}")
+    return dtype
+
+
+def same_dtype(sig: OpSignature, allowed: tuple[str, ...]) -> str:
+    dtype = check_dtype(sig, 0, allowed)
+    for i, desc in enumerate(sig.inputs[1:], start=1):
+        if desc.dtype != dtype:
+            raise fail(sig, f"input {i} has dtype {desc.dtype} but input 0 has {dtype}; "
+                            f"cast the inputs to one dtype first")
+    return dtype
+
+
+def check_rank(sig: OpSignature, index: int, ranks: tuple[int, ...] | int, name: str = "") -> tuple[int, ...]:
+    shape = sig.inputs[index].shape
+    allowed = (ranks,) if isinstance(ranks, int) else ranks
+    if len(shape) not in allowed:
+        label = f" ({name})" if name else ""
+        want = " or ".join(str(r) for r in allowed)
+        raise fail(sig, f"input {index}{label} must have rank {want}, got shape {shape}")
+    return shape
+
+
+def norm_axis(sig: OpSignature, axis: Any, rank: int, attr: str = "axis") -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise fail(sig, f"attr {attr}={axis!r} must be an int")
+    if not -rank <= axis < max(rank, 1):
+        raise fail(sig, f"attr {attr}={axis} is out of range for rank {rank} (valid: {-rank}..{rank - 1})")
+    return axis % rank if rank else 0
+
+
+def broadcast_shapes(sig: OpSignature, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    rank = max(len(s) for s in shapes)
+    out = []
+    for d in range(rank):
+        size = 1
+        for i, s in enumerate(shapes):
+            dim = s[d - rank + len(s)] if d - rank + len(s) >= 0 else 1
+            if dim != 1:
+                if size not in (1, dim):
+                    raise fail(sig, f"input {i} shape {s} does not broadcast with {shapes[:i]} "
+                                    f"(dimension {d} of the broadcast shape)")
+                size = dim
+        out.append(size)
+    return tuple(out)
+
+
+def int_tuple(sig: OpSignature, name: str, value: Any, lengths: tuple[int, ...]) -> tuple[int, ...]:
+    """An int or int tuple attribute; a single int is repeated to the first allowed length."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * lengths[0]
+    if isinstance(value, tuple) and len(value) in lengths and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return value
+    counts = " or ".join(map(str, lengths))
+    raise fail(sig, f"attr {name}={value!r} must be an int or a tuple of {counts} ints")
+
+
+def hw_pair(sig: OpSignature, name: str, value: Any, minimum: int) -> tuple[int, int]:
+    """(h, w) from an int, a pair or MindSpore's 4-tuple (1, 1, h, w) / (n, c, h, w) form."""
+    t = int_tuple(sig, name, value, (2, 4))
+    pair = t[2:] if len(t) == 4 else t
+    if any(v < minimum for v in pair):
+        raise fail(sig, f"attr {name}={value!r} must be >= {minimum}")
+    return pair
+
+
+def check_format(sig: OpSignature, allowed: tuple[str, ...] = ("NCHW",)) -> str:
+    fmt = sig.attr("data_format", sig.attr("format", allowed[0]))
+    if fmt not in allowed:
+        raise fail(sig, f"attr data_format={fmt!r} is not supported; use one of {allowed}")
+    return fmt
+
+
+def check_bool(sig: OpSignature, name: str) -> bool:
+    value = sig.attr(name, False)
+    if not isinstance(value, bool):
+        raise fail(sig, f"attr {name}={value!r} must be a bool")
+    return value
+
+
+def check_epsilon(sig: OpSignature, default: float) -> float:
+    eps = sig.attr("epsilon", default)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0:
+        raise fail(sig, f"attr epsilon={eps!r} must be a number >= 0")
+    return float(eps)
