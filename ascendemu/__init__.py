@@ -1,10 +1,12 @@
 """ascendemu: an emulated Ascend-910A-like accelerator.
 
-The package is one namespace over the repository's top-level directories (see pyproject.toml):
-``ascendemu.device`` (SimPy device model, memory pool, cost model), ``ascendemu.hal`` (ACL-shaped
-runtime), ``ascendemu.kernels`` (numba kernels packaged as ELF objects), ``ascendemu.cache`` (the
-per-rank kernel_meta cache), ``ascendemu.traces`` (Chrome/Perfetto traces) and ``ascendemu.graph``
-(graph compiler and executors). Imports stay lazy here so that a warm start never pays for numba.
+The package is one namespace over the repository's top-level directories (see pyproject.toml), one
+package per layer, imports pointing down (tests/test_layers.py checks it):
+``ascendemu.cli`` -> ``ascendemu.frontend`` -> ``ascendemu.graph`` -> ``ascendemu.cache`` ->
+``ascendemu.kernels`` -> ``ascendemu.hal`` -> ``ascendemu.device`` -> ``ascendemu.traces`` -> this root
+package, which holds only what every layer shares: the typed ACL errors (``errors``) and byte units
+(``units``). Imports stay lazy here so that a warm start never pays for numba.
 """
 
 __version__ = "0.1.0"
+__all__ = ["__version__", "errors", "units"]

@@ -22,6 +22,7 @@ import traceback
 from types import ModuleType, TracebackType
 
 from ascendemu.errors import AclError
+from ascendemu.graph.plan import JIT_LEVELS
 
 ALIAS = "mindspore"
 DRY_RUN_ENV = "MS_SIMULATION_LEVEL"
@@ -96,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
                                      usage="ascendemu run [options] script.py [args] | "
                                            "ascendemu run [options] -m module [args]",
                                      description="Run a MindSpore script unchanged on the emulated device.")
-    parser.add_argument("--jit-level", choices=("O0", "O1", "O2"),
+    parser.add_argument("--jit-level", choices=JIT_LEVELS,
                         help="force this jit level for every graph (default: what the script sets)")
     parser.add_argument("--trace", help="write a Chrome/Perfetto trace JSON of the run here")
     parser.add_argument("--exec-order", choices=("dfs", "bfs"), default="dfs")

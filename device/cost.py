@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from .spec import DeviceSpec
 
 # fp32 runs at a quarter of the fp16 cube rate and half the vector rate on the 910 cube/vector units.
-DTYPE_CUBE_SLOWDOWN = {"float16": 1.0, "int8": 0.5, "float32": 4.0, "int32": 4.0}
-DTYPE_VECTOR_SLOWDOWN = {"float16": 1.0, "int8": 0.5, "float32": 2.0, "int32": 2.0}
+# bool is one byte per element, like int8.
+DTYPE_CUBE_SLOWDOWN = {"float16": 1.0, "int8": 0.5, "bool": 0.5, "float32": 4.0, "int32": 4.0}
+DTYPE_VECTOR_SLOWDOWN = {"float16": 1.0, "int8": 0.5, "bool": 0.5, "float32": 2.0, "int32": 2.0}
 
 
 @dataclass(frozen=True)

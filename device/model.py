@@ -157,6 +157,7 @@ class Stream:
             if tracked:
                 device.running[id(task)] = (self, task)
             try:
+                # run_task adds strict mode's race check; without it, the task runs itself directly
                 yield from (device.run_task(self, task) if device.strict else task.run(device, self))
             except AclError as e:
                 self.errors.append(e)

@@ -21,18 +21,16 @@ from __future__ import annotations
 import ctypes
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 import simpy
 
 from ascendemu.traces.chrome import CORE_TID_BASE, DMA_TID_BASE, device_pid
 
-from .cost import block_time, copy_time
+from .cost import KernelCost, block_time, copy_time
 
 if TYPE_CHECKING:
     from collections.abc import Generator
-
-    from ascendemu.hal.kernel import KernelFunction
 
     from .model import Device, Event, Stream
 
@@ -43,6 +41,17 @@ _block_workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aicore")
 _argv_types: dict[int, type] = {}     # argument count -> ctypes uint64 array type (built once, not per launch)
 
 Ranges = Sequence[tuple[int, int]]     # device [start, end) byte ranges
+
+
+class Kernel(Protocol):
+    """What the device needs of a launched kernel (the HAL's ``KernelFunction`` is one; the device
+    layer does not import the HAL above it)."""
+
+    name: str
+    cost: KernelCost
+    args: Sequence[Any]            # argument specs: ``nbytes``, ``zero_init``
+
+    def call_block(self, host_args: ctypes.Array, block_idx: int) -> None: ...
 
 
 @dataclass(slots=True)
@@ -68,7 +77,7 @@ class KernelTask(Task):
     """A kernel launch: ``block_dim`` blocks on the AI cores (in waves beyond the core count), then the
     kernel's numerics run natively on the host backing of its arguments, as the last block ends."""
 
-    kernel: KernelFunction
+    kernel: Kernel
     block_dim: int
     args: tuple[int, ...]          # device addresses: inputs, outputs, workspaces
     host_args: tuple[int, ...]     # their host addresses, checked at launch

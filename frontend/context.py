@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from ascendemu.errors import InvalidParamError
+from ascendemu.graph.plan import JIT_LEVELS
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
-JIT_LEVELS = ("O0", "O1", "O2")
 DEFAULT_JIT_LEVEL = "O2"
 DEVICE_TARGETS = ("Ascend",)
 

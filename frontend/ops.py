@@ -28,7 +28,7 @@ from ascendemu.kernels.signature import OpSignature
 from .backend import get_backend
 from .capture import tracer_value
 from .common import dtype as mstype
-from .tensor import Tensor, _Condition
+from .tensor import Tensor
 from .unsupported import unsupported
 
 # Implicit type promotion of binary ops, lowest first (MindSpore promotes int -> float, fp16 -> fp32).
@@ -40,9 +40,6 @@ PROMOTION_ORDER = ("int32", "float16", "float32")
 def _tensor(x: Any) -> Tensor:
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, _Condition):
-        raise GraphCaptureError(f"{x.what} cannot be used as a tensor: comparison ops (Greater, Less, ...) "
-                                f"are not in the supported op subset")
     return Tensor(x)
 
 

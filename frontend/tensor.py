@@ -207,23 +207,25 @@ class Tensor:
     def __pos__(self):
         return self
 
-    def _compare(self, other: Any, symbol: str, fn) -> Any:
-        if self._sym is not None or (isinstance(other, Tensor) and other._sym is not None):
-            return _Condition(f"the comparison `{self._where() if self._sym else 'tensor'} {symbol} ...`")
-        rhs = other._data if isinstance(other, Tensor) else other
-        return Tensor(fn(self._data, rhs))
+    # comparisons are element-wise ops (Equal, Greater, ...) giving bool tensors, in both modes; in
+    # GRAPH_MODE `if x > 0:` then fails on bool() of a symbolic tensor, as data-dependent control flow
+    def __eq__(self, other):
+        return False if other is None else _ops().equal(self, other)
+
+    def __ne__(self, other):
+        return True if other is None else _ops().not_equal(self, other)
 
     def __gt__(self, other):
-        return self._compare(other, ">", np.greater)
+        return _ops().greater(self, other)
 
     def __ge__(self, other):
-        return self._compare(other, ">=", np.greater_equal)
+        return _ops().greater_equal(self, other)
 
     def __lt__(self, other):
-        return self._compare(other, "<", np.less)
+        return _ops().less(self, other)
 
     def __le__(self, other):
-        return self._compare(other, "<=", np.less_equal)
+        return _ops().less_equal(self, other)
 
     # ------------------------------------------------------------------ methods -> ops
     def reshape(self, *shape) -> "Tensor":
@@ -274,20 +276,6 @@ class Tensor:
 
     def matmul(self, other: "Tensor") -> "Tensor":
         return _ops().matmul(self, other)
-
-
-class _Condition:
-    """The result of comparing symbolic tensors: only usable where Python would need its value, and
-    that is exactly what GRAPH_MODE cannot provide."""
-
-    def __init__(self, what: str):
-        self.what = what
-
-    def __bool__(self) -> bool:
-        raise data_dependent_error(f"bool() of {self.what} (e.g. `if x > 0:`)", "a tensor being captured")
-
-    def __repr__(self) -> str:
-        return f"<symbolic condition {self.what}>"
 
 
 class Parameter(Tensor):

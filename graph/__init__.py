@@ -1,0 +1,4 @@
+"""The graph compiler and executors: IR, capture, passes, memory plans, the typed launch schedule,
+compile entry and graph cache, and the executor that runs ops and graphs through the HAL."""
+
+__all__ = ["ir", "capture", "passes", "memory_plan", "schedule", "plan", "graph_cache", "executor"]

@@ -62,6 +62,8 @@ class Launch(Step):
 
     def __init__(self, kernel: int | KernelFunction, args: Sequence[int] | bytes, stream: int | None,
                  block_dim: int | None = None) -> None:
+        # Same signature as the generated one, but it stores through the slot descriptors: the generated
+        # frozen __init__ pays an object.__setattr__ lookup per field, and every launch_kernel builds a Launch.
         _set_kernel(self, kernel)
         _set_args(self, args)
         _set_stream(self, stream)

@@ -9,9 +9,11 @@ from typing import Any
 
 from ascendemu.errors import InvalidParamError
 
-__all__ = ["DTYPES", "TensorDesc", "OpSignature", "jsonable", "attrs_from_json"]
+__all__ = ["ITEMSIZE", "DTYPES", "TensorDesc", "OpSignature", "jsonable", "attrs_from_json"]
 
-DTYPES = ("float32", "float16", "int32")
+# dtype -> bytes per element; bool is one byte (0 or 1), as comparisons write it
+ITEMSIZE = {"float32": 4, "float16": 2, "int32": 4, "bool": 1}
+DTYPES = tuple(ITEMSIZE)
 
 
 def _freeze(value: Any) -> Any:
@@ -65,7 +67,7 @@ class TensorDesc:
 
     @property
     def nbytes(self) -> int:
-        return self.size * (2 if self.dtype == "float16" else 4)
+        return self.size * ITEMSIZE[self.dtype]
 
     def to_json(self) -> dict:
         return {"shape": list(self.shape), "dtype": self.dtype}

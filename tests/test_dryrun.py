@@ -78,3 +78,31 @@ def test_other_device_presets_price_the_same_graph_differently(tmp_path):
     assert "Ascend910A, simulated" in "\n".join(lines_a) and "Ascend910B1, simulated" in "\n".join(lines_b1)
     assert mem_b1.total == 64 << 30
     assert t_b1 < t_910a
+
+
+def test_dry_run_of_a_network_never_imports_numba(tmp_path):
+    """DryRun prices and plans memory from each op's pure-Python plan: numba stays out of the process,
+    at every level, with PyNative ops too."""
+    import subprocess
+
+    code = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+import numpy as np
+from ascendemu.frontend import Tensor, context, ops, set_backend
+from ascendemu.graph.executor import DeviceExecutor
+from examples.networks import LeNet5
+executor = DeviceExecutor(cache_root={str(tmp_path)!r}, dry_run=True, progress=False)
+set_backend(executor)
+x = Tensor(np.ones((2, 1, 32, 32), np.float32))
+for level in ("O0", "O1", "O2"):
+    context.set_context(mode=context.GRAPH_MODE, jit_config={{"jit_level": level}})
+    assert LeNet5()(x).shape == (2, 10)
+context.set_context(mode=context.PYNATIVE_MODE)
+ops.relu(x)
+assert len(executor.steps) == 4 and executor.rt.node.devices[0].kernels_run > 3 * 10
+print("numba" in sys.modules, sorted(m for m in sys.modules if m.startswith("numba"))[:3])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False []"

@@ -372,3 +372,27 @@ def test_numpy_reference_backend_agrees_with_library_shapes(backend):
     np.testing.assert_allclose(y.asnumpy()[0, 0, 1, 1], xp[0, 0, 2:5, 2:5].sum(), rtol=1e-5)
     assert eval_op("Softmax", {"axis": -1}, [np.zeros((2, 4), np.float32)],
                    [ms.Tensor(np.zeros((2, 4), np.float32)).desc])[0].sum() == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_tensor_equality_is_elementwise_like_mindspore(mode, backend):
+    """`==` and `!=` are Equal/NotEqual ops giving bool tensors (not object identity), like `>`."""
+    a = Tensor(np.array([1.0, 2.0, np.nan], np.float32))
+    b = Tensor(np.array([1.0, 3.0, np.nan], np.float32))
+
+    def compare(x, y):
+        return x == y, x != y, x > y, x <= 2.0
+
+    if mode == "graph":
+        graph, _ = ms.capture(compare, a, b)
+        assert [n.op for n in graph.nodes] == ["Equal", "NotEqual", "Greater", "LessEqual"]
+        assert all(graph.values[v].dtype == "bool" for v in graph.outputs)
+        return
+    eq, ne, gt, le = compare(a, b)
+    assert isinstance(eq, Tensor) and eq.dtype == mstype.bool_
+    assert eq.asnumpy().tolist() == [True, False, False]
+    assert ne.asnumpy().tolist() == [False, True, True]
+    assert gt.asnumpy().tolist() == [False, False, False]
+    assert le.asnumpy().tolist() == [True, True, False]
+    assert (a == None) is False and (a != None) is True        # noqa: E711 (MindSpore's answer)
+    assert len({a, b}) == 2                                     # still hashable by identity

@@ -34,7 +34,8 @@ UNARY = {"Square": lambda x: x * x, "Neg": np.negative, "Abs": np.abs, "Exp": np
          "Sqrt": np.sqrt, "Rsqrt": lambda x: 1 / np.sqrt(x), "ReLU": lambda x: np.maximum(x, 0),
          "Sigmoid": lambda x: 1 / (1 + np.exp(-x)), "Tanh": np.tanh, "GeLU": _gelu}
 BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Maximum": np.maximum,
-          "Minimum": np.minimum, "Pow": np.power}
+          "Minimum": np.minimum, "Pow": np.power, "Equal": np.equal, "NotEqual": np.not_equal,
+          "Greater": np.greater, "GreaterEqual": np.greater_equal, "Less": np.less, "LessEqual": np.less_equal}
 
 
 def _pair(v):

@@ -151,6 +151,32 @@ def test_cast(src, dst):
     np.testing.assert_array_equal(out.view(np.uint8), expected.view(np.uint8))
 
 
+COMPARE = {"Equal": np.equal, "NotEqual": np.not_equal, "Greater": np.greater,
+           "GreaterEqual": np.greater_equal, "Less": np.less, "LessEqual": np.less_equal}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
+@pytest.mark.parametrize("op", sorted(COMPARE))
+def test_comparisons_write_bool_bytes_like_numpy(op, dtype):
+    a = rand((3, 1, 70), dtype, -4, 4) if dtype == "int32" else np.round(rand((3, 1, 70), dtype, scale=2.0))
+    b = rand((5, 1), dtype, -4, 4) if dtype == "int32" else np.round(rand((5, 1), dtype, scale=2.0))
+    if dtype != "int32":
+        a[0, 0, :3] = [np.nan, np.inf, -0.0]     # NaN compares unequal to everything; -0 == 0
+        b[:2, 0] = [np.nan, 0.0]
+    (out,) = launch(sig(op, [a, b]), [a, b], sentinel=True)
+    assert out.dtype == np.bool_ and out.shape == (3, 5, 70)
+    np.testing.assert_array_equal(out.view(np.uint8), COMPARE[op](a, b).view(np.uint8))   # exactly 0 or 1
+
+
+@pytest.mark.parametrize("src,dst", [("float32", "bool"), ("bool", "float32"), ("int32", "bool"), ("bool", "int32")])
+def test_cast_to_and_from_bool(src, dst):
+    x = (rand((4, 9), "int32", -2, 3) if src != "float32" else rand((4, 9), "float32")).astype(src)
+    if src == "float32":
+        x[0, :3] = [0.0, -0.0, np.nan]
+    (out,) = launch(sig("Cast", [x], dst_type=dst), [x])
+    np.testing.assert_array_equal(out, x.astype(dst))
+
+
 BINARY = [
     ("Add", "float32", (4, 1, 5), (3, 1), np.add),
     ("Sub", "float16", (2, 33), (2, 33), np.subtract),

@@ -240,7 +240,9 @@ def test_warm_run_imports_no_numba(seed_runs):
     cwd, _, _ = seed_runs
     (cwd / "probe.py").write_text("import sys\nimport mindspore as ms\nprint(ms.ops.Square()(ms.Tensor([3.0])))\n"
                                   "print('numba imported:', 'numba' in sys.modules)\n")
-    proc = run_cli(cwd, "probe.py")
+    cold = run_cli(cwd, "probe.py")          # builds the (1,)-element Square kernel
+    assert cold.returncode == 0 and "numba imported: True" in cold.stdout, cold.stderr
+    proc = run_cli(cwd, "probe.py")          # warm: every kernel reused
     assert proc.returncode == 0, proc.stderr
     assert "[9.]" in proc.stdout and "numba imported: False" in proc.stdout
 
@@ -269,3 +271,19 @@ def test_demo_leaves_no_cache_behind_unless_asked(tmp_path):
     assert "0 reused, 2 built" in first.stdout and "2 reused, 0 built" in second.stdout
     assert len(list((kept / "rank_0" / "kernel_meta").glob("*.o"))) == 2
     assert sorted(os.listdir(scratch)) == []
+
+
+def test_device_preset_reaches_the_kernel_identity(seed_runs, tmp_path):
+    """A 910B run writes its own SoC into .info and never reuses the 910A kernel (nor the reverse)."""
+    cwd, first, _ = seed_runs
+    for f in (cwd / "rank_0").iterdir():
+        shutil.copytree(f, tmp_path / "rank_0" / f.name)
+    seed_script(tmp_path, "square_2x.py")
+    b1 = run_cli(tmp_path, "--device", "Ascend910B1", "test_square.py")
+    assert b1.returncode == 0, b1.stderr
+    assert SEED_OUTPUT in b1.stdout and "0 reused, 1 built" in b1.stdout
+    infos = {json.loads(p.read_text())["job_content"]["SocInfo"]["socVersion"]: p.stem
+             for p in (tmp_path / "rank_0" / "kernel_meta").glob("square_*.info")}
+    assert set(infos) == {"Ascend910A", "Ascend910B1"} and len(set(infos.values())) == 2
+    again = run_cli(tmp_path, "test_square.py")          # the default 910A finds its own kernel
+    assert "1 reused, 0 built" in again.stdout, again.stdout

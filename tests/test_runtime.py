@@ -1,6 +1,7 @@
 """The ACL-shaped runtime over the SimPy device model: ordering, timing, data, errors."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -10,6 +11,9 @@ from ascendemu import errors
 from ascendemu.device.cost import KernelCost, block_time
 from ascendemu.device.spec import get_spec
 from ascendemu.hal import acl
+from ascendemu.hal import runtime as runtime_module
+from ascendemu.hal.api import is_api
+from ascendemu.hal.steps import Launch, MemcpyAsync, RecordEvent, WaitEvent
 from ascendemu.hal.runtime import (EVENT_STATUS_COMPLETE, EVENT_STATUS_NOT_READY, MEMCPY_DEVICE_TO_DEVICE,
                                    MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE)
 
@@ -427,3 +431,101 @@ def test_every_api_call_passes_the_choke_point(rt, make_scale):
     assert seen[2][1] == s and seen[3][1] == p
     times = [t for _, _, t in seen]
     assert times == sorted(times) and times[4] - times[3] == pytest.approx(10e-6)   # the launch's host cost
+
+
+def test_wait_on_never_recorded_event_times_out_and_device_keeps_working(rt, make_scale):
+    """The deadlock is found without SimPy's error text, and leaves no stop hook behind: a later run on
+    another stream runs to its end (a run cut short would leave the kernel unfinished)."""
+    rt.init(device_count=1)
+    rt.set_device(0)
+    stuck, other = rt.create_stream(), rt.create_stream()
+    never = rt.create_event()
+    rt.stream_wait_event(stuck, never)
+    behind = rt.create_event()
+    rt.record_event(behind, stuck)
+    with pytest.raises(errors.EventSyncTimeoutError) as info:
+        rt.synchronize_event(behind)
+    assert info.value.code == 507047 and f"stream {stuck}" in info.value.message
+    with pytest.raises(errors.StreamSyncTimeoutError) as info:
+        rt.synchronize_stream(stuck)
+    assert info.value.code == 507046
+    x = np.arange(N, dtype=np.float32)
+    dx, dy = upload(rt, x), rt.malloc(4 * N)
+    start, end = rt.create_event(), rt.create_event()
+    rt.record_event(start, other)
+    rt.launch_kernel(make_scale(N, 1, big_cost()), 1, [dx, dy], other)
+    rt.record_event(end, other)
+    rt.synchronize_stream(other)
+    assert rt.query_stream(other) and not rt.query_stream(stuck)
+    np.testing.assert_array_equal(download(rt, dy, x), 2 * x)
+    # the kernel starts when the host has issued it (10 us launch after the record), runs 7.8125 ms + 3 us
+    assert rt.event_elapsed_time(start, end) == pytest.approx((10e-6 + 7.8125e-3 + 3e-6) * 1e3, rel=1e-9)
+
+
+def test_launch_graph_takes_typed_steps_and_validates_all_before_enqueuing(rt, make_scale):
+    rt.init(device_count=1)
+    rt.set_device(0)
+    s1, s2 = rt.create_stream(), rt.create_stream()
+    ev = rt.create_event()
+    k = make_scale(N, 1)
+    x = np.arange(N, dtype=np.float32)
+    dx, dy, dz = upload(rt, x), rt.malloc(4 * N), rt.malloc(4 * N)
+    out = np.zeros_like(x)
+    steps = [Launch(k, [dx, dy], s1), RecordEvent(ev, s1), WaitEvent(ev, s2), Launch(k, [dy, dz], s2, 1),
+             MemcpyAsync(out, out.nbytes, dz, out.nbytes, MEMCPY_DEVICE_TO_HOST, s2)]
+    # an old-style tuple item, or a bad step, is refused before anything is enqueued
+    for bad in (("kernel", k, 1, [dx, dy], s1), Launch(k, [dx], s2)):
+        with pytest.raises(errors.InvalidParamError) as e:
+            rt.launch_graph(steps[:2] + [bad])
+        assert e.value.code == 100000
+    with pytest.raises(errors.InvalidParamError, match=r"launch_graph item \('kernel'.* is not a step"):
+        rt.launch_graph([("kernel", k, 1, [dx, dy], s1)])
+    assert rt.query_stream(s1) and rt.query_stream(s2)
+    with pytest.raises(errors.RtParamInvalidError, match="never recorded"):      # the record was not issued
+        rt.event_elapsed_time(ev, ev)
+    host0 = rt.host_time()
+    rt.launch_graph(steps)
+    assert rt.host_time() - host0 == pytest.approx(get_spec().graph_launch_overhead_s)   # one host cost
+    rt.synchronize_device()
+    np.testing.assert_array_equal(out, 4 * x)
+    # each step issued as its single call does the same work
+    out[:] = 0
+    rt.memset(dy, 4 * N, 0, 4 * N)
+    for step in steps:
+        step.issue(rt)
+    rt.synchronize_device()
+    np.testing.assert_array_equal(out, 4 * x)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        steps[0].stream = s2
+
+
+def test_module_level_api_is_explicit_and_complete(rt):
+    """Every public call is a statically bound name of ``ascendemu.hal.runtime`` (no module __getattr__)."""
+    public = {n for n in dir(runtime_module.Runtime) if is_api(getattr(runtime_module.Runtime, n))}
+    public |= {"device_time", "host_time", "mem_stats", "write_trace", "host_buffer", "dump_memory_snapshot"}
+    assert public <= set(runtime_module.__all__)
+    assert not hasattr(runtime_module, "__getattr__")
+    for name in public:
+        bound = runtime_module.__dict__[name]
+        assert bound.__self__ is runtime_module.get_runtime() and bound.__func__ is getattr(type(rt), name)
+    runtime_module.init(device_count=1)          # init/finalize keep the one runtime: names stay valid
+    runtime_module.set_device(0)
+    runtime_module.free(runtime_module.malloc(64))
+    runtime_module.finalize()
+    runtime_module.init(device_count=1)
+    runtime_module.set_device(0)
+    assert runtime_module.get_device() == 0
+
+
+def test_check_int_is_the_one_int_validator():
+    assert errors.check_int(7, "count", minimum=0) == 7
+    for bad, valid in ((True, "an int in 1..65535"), (1.0, "an int in 1..65535"), (0, "an int in 1..65535"),
+                       (70000, "an int in 1..65535")):
+        with pytest.raises(errors.InvalidParamError) as e:
+            errors.check_int(bad, "block_dim", minimum=1, maximum=65535)
+        assert e.value.code == 100000 and f"invalid block_dim {bad!r}: must be {valid}" in e.value.message
+    with pytest.raises(errors.InvalidParamError, match="must be a non-negative int"):
+        errors.check_int(-1, "memcpy count", minimum=0)
+    with pytest.raises(errors.InvalidDeviceError, match="invalid device id 3: must be an int in 0..1; see") as e:
+        errors.check_int(3, "device id", minimum=0, maximum=1, error=errors.InvalidDeviceError, hint="see")
+    assert e.value.code == 107001

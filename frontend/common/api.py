@@ -14,6 +14,7 @@ import numpy as np
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer, rebuild_outputs
 from ascendemu.graph.ir import Graph
+from ascendemu.graph.plan import JIT_LEVELS
 
 from ..backend import get_backend
 from ..context import get_context
@@ -50,8 +51,8 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, **opt
 
     Inside another capture it is simply inlined. Other MindSpore options are accepted and ignored.
     """
-    if jit_level is not None and jit_level not in ("O0", "O1", "O2"):
-        raise InvalidParamError(f"jit: jit_level must be 'O0', 'O1' or 'O2', got {jit_level!r}")
+    if jit_level is not None and jit_level not in JIT_LEVELS:
+        raise InvalidParamError(f"jit: jit_level must be one of {JIT_LEVELS}, got {jit_level!r}")
 
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)

@@ -43,7 +43,7 @@ def cast_target(sig: OpSignature) -> str:
 
 def infer_cast(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    check_dtype(sig, 0, ANY, "x")
+    check_dtype(sig, 0, ANY + ("bool",), "x")
     return (TensorDesc(sig.inputs[0].shape, cast_target(sig)),)
 
 
@@ -248,7 +248,9 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     steps = len(sig.attr("program")) if sig.op == "FusedElemwise" else 1
     n = outputs[0].size
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
-    return Plan(src.elementwise_blocks(n), KernelCost(vector_ops=n * steps, bytes=moved, dtype=outputs[0].dtype))
+    # priced at the rate of the dtype it computes in: a comparison's operands, else its output
+    dtype = sig.inputs[0].dtype if outputs[0].dtype == "bool" and sig.inputs else outputs[0].dtype
+    return Plan(src.elementwise_blocks(n), KernelCost(vector_ops=n * steps, bytes=moved, dtype=dtype))
 
 
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
@@ -290,6 +292,20 @@ def binary(name: str, func_name: str, float_expr: str, int_expr: str | None = No
     return OpDef(name, func_name, infer, plan, emit, lowering, frontend=exposure)
 
 
+def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) -> OpDef:
+    """A broadcasting comparison of two operands of one dtype; the output is bool (0 or 1 per byte).
+    NaN compares unequal to everything, as in numpy and on the device."""
+    lowering = Elementwise(2, f"({{0}} {symbol} {{1}})", f"({{0}} {symbol} {{1}})")
+
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, 2, ("x", "y"))
+        same_dtype(sig, ANY)
+        return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
+
+    return OpDef(name, func_name, infer, plan, emit, lowering,
+                 frontend=Exposure((name,), functions, generated=True))
+
+
 OPS: tuple[OpDef, ...] = (
     unary("Square", "square", "{0} * {0}", "{0} * {0}"),
     unary("Neg", "neg", "-{0}", "-{0}"),
@@ -319,6 +335,12 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("Cast",), ("cast",))),
     OpDef("BiasAdd", "bias_add", infer_bias_add, plan, emit, frontend=Exposure(("BiasAdd",), ("bias_add",))),
     OpDef("FusedElemwise", "fused_elemwise", infer_fused, plan, emit),
+    compare("Equal", "equal", "==", ("equal",)),
+    compare("NotEqual", "not_equal", "!=", ("not_equal", "ne")),
+    compare("Greater", "greater", ">", ("greater", "gt")),
+    compare("GreaterEqual", "greater_equal", ">=", ("greater_equal", "ge")),
+    compare("Less", "less", "<", ("less", "lt")),
+    compare("LessEqual", "less_equal", "<=", ("less_equal", "le")),
 )
 
 # op name -> scalar lowering: the steps a FusedElemwise program (or a matmul epilogue) may use

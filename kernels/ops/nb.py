@@ -15,7 +15,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
-STORAGE = {"float32": types.float32, "float16": types.uint16, "int32": types.int32,
+STORAGE = {"float32": types.float32, "float16": types.uint16, "int32": types.int32, "bool": types.uint8,
            "float64": types.float64, "int64": types.int64}
 
 

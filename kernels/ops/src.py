@@ -33,10 +33,10 @@ def views(*specs: tuple[str, int, str]) -> list[str]:
 
 
 def load(dtype: str, expr: str) -> str:
-    """Source expression reading element ``expr`` as a compute value (float32, or int64 for int32)."""
+    """Source expression reading element ``expr`` as a compute value (float32, or int64 for int32 and bool)."""
     if dtype == "float16":
         return f"h2f({expr})"
-    if dtype == "int32":
+    if dtype in ("int32", "bool"):
         return f"i64({expr})"
     return expr
 
@@ -47,6 +47,8 @@ def store(dtype: str, value: str) -> str:
         return f"f2h({value})"
     if dtype == "float32":
         return f"f32({value})"
+    if dtype == "bool":
+        return f"np.uint8({value} != 0)"
     return value
 
 
