@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ascendemu.device.spec import get_spec
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.hal.binary import KernelBinary
 from ascendemu.hal.kernel import CorruptKernelError, KernelFunction
 from ascendemu.hal.loader import link
@@ -57,8 +57,7 @@ class KernelCache:
 
     def __init__(self, root: str | os.PathLike | None = None, rank: int | None = None, device_id: int = 0,
                  soc: str | None = None):
-        if isinstance(device_id, bool) or not isinstance(device_id, int) or device_id < 0:
-            raise InvalidParamError(f"device_id {device_id!r} is not a non-negative integer")
+        check_int(device_id, "device_id", minimum=0)
         if soc is None:
             soc = get_spec().soc_version
         if not isinstance(soc, str) or not soc:
@@ -93,8 +92,8 @@ class KernelCache:
             elif not isinstance(sig, KernelPlan):
                 raise InvalidParamError(f"expected OpSignature or KernelPlan objects, got {type(sig).__name__}")
             kernels.append(sig)
-        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-            raise InvalidParamError(f"jobs {jobs!r} is not a positive integer")
+        if jobs is not None:
+            check_int(jobs, "jobs", minimum=1)
         with self._lock:
             misses = []
             for kernel in dict.fromkeys(kernels):

@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from ascendemu.errors import ACL_ERROR_RT_PARAM_INVALID, AclError, InvalidParamError
+from ascendemu.errors import ACL_ERROR_RT_PARAM_INVALID, AclError, InvalidParamError, check_int
 
 CACHE_PATH_ENV = "MS_COMPILER_CACHE_PATH"
 RANK_ENV = "RANK_ID"
@@ -31,9 +31,7 @@ class CacheSecurityError(AclError):
 def resolve_rank(rank: int | None = None) -> int:
     """The explicit rank, else ``RANK_ID`` (empty or unset means 0)."""
     if rank is not None:
-        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
-            raise InvalidParamError(f"rank {rank!r} is not a non-negative integer")
-        return rank
+        return check_int(rank, "rank", minimum=0)
     raw = os.environ.get(RANK_ENV, "").strip()
     if raw == "":
         return 0

@@ -9,7 +9,7 @@ fault) are kept on the stream and raised at the host's next synchronisation, as 
 
 What a task does is defined by its class in :mod:`.tasks`; this module only queues and runs tasks
 (``task.enqueued()`` when the host issues one, ``task.run(device, stream)`` when it reaches the head
-of its stream), so it knows no task kinds.
+of its stream); adding a kind of work never touches it.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.graph.plan import JIT_LEVELS
 
 GRAPH_MODE = 0
@@ -40,9 +40,7 @@ def _check_target(target: Any) -> str:
 
 
 def _check_device_id(device_id: Any) -> int:
-    if isinstance(device_id, bool) or not isinstance(device_id, int) or device_id < 0:
-        raise InvalidParamError(f"device_id must be an int >= 0, got {device_id!r}")
-    return device_id
+    return check_int(device_id, "device_id", minimum=0)
 
 
 def _check_jit_config(config: Any) -> dict:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ascendemu.cache.kernel_meta import KernelCache
 from ascendemu.errors import InvalidParamError
+from ascendemu.units import format_bytes
 from ascendemu.hal import steps as hal_steps
 from ascendemu.hal.kernel import KernelFunction
 from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime, get_runtime
@@ -294,21 +295,22 @@ class DeviceExecutor:
                          + (" (steady state, first run excluded)" if len(steps) > 1 else ""))
         for p in self._prepared.values():
             c = p.compiled
-            line = (f"{c.name} [{c.jit_level}] {c.exec_order} execution order: peak live bytes {c.lower_bound} B "
-                    f"(single-stream order), {len(p.streams)} stream(s)")
+            line = (f"{c.name} [{c.jit_level}] {c.exec_order} execution order: peak live bytes "
+                    f"{format_bytes(c.lower_bound)} (single-stream order), {len(p.streams)} stream(s)")
             if c.memory == "static":
-                line += (f"; static memory plan {c.workspace_size} B "
+                line += (f"; static memory plan {format_bytes(c.workspace_size)} "
                          f"({c.workspace_size / max(c.lower_bound, 1):.3f}x that peak")
                 if c.concurrent_bound is not None and len(p.streams) > 1:
-                    line += (f", {c.workspace_size / max(c.concurrent_bound, 1):.3f}x the {c.concurrent_bound} B "
-                             f"that may be alive at once on its {len(p.streams)} streams")
+                    line += (f", {c.workspace_size / max(c.concurrent_bound, 1):.3f}x the "
+                             f"{format_bytes(c.concurrent_bound)} that may be alive at once on its "
+                             f"{len(p.streams)} streams")
                 line += ")"
             lines.append(line)
         device = rt.node.devices[self.device_id]
         lines.append(f"device {self.device_id} ({device.spec.name}, simulated): {device.kernels_run} kernel(s) run, "
                      f"AI cores {device.utilization():.1%} busy over {rt.device_time() * 1e3:.3f} ms; memory peak "
-                     f"used {stats.peak_used} B, actual peak with fragments {stats.actual_peak} B, "
-                     f"reserved {stats.reserved} B")
+                     f"used {format_bytes(stats.peak_used)}, actual peak with fragments "
+                     f"{format_bytes(stats.actual_peak)}, reserved {format_bytes(stats.reserved)}")
         if self.dry_run:
             mib = lambda n: f"{n / (1 << 20):.2f}M"  # noqa: E731
             lines[0] = "DryRun: no kernel was compiled or computed; outputs are not meaningful"

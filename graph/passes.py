@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.ops.common import FLOAT
 from ascendemu.kernels.registry import lowerings
 from ascendemu.kernels.signature import TensorDesc
@@ -289,8 +289,7 @@ def assign_streams(graph: Graph, node_order: list[int], max_streams: int = 1) ->
     inputs/constants) open a new stream while fewer than ``max_streams`` exist; after that they stay on
     their first producer's stream (no event needed there).
     """
-    if isinstance(max_streams, bool) or not isinstance(max_streams, int) or max_streams < 1:
-        raise InvalidParamError(f"max_streams must be an int >= 1, got {max_streams!r}")
+    check_int(max_streams, "max_streams", minimum=1)
     deps = graph.dependencies()
     stream_of: dict[int, int] = {}
     handed_on: set[int] = set()  # producers whose stream a consumer already continues

@@ -20,6 +20,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ascendemu.errors import check_int
+
 from .elf import ALLOWED_UNDEFINED, ELF_MACHINES, read_elf
 from .identity import host_info, name_from_info
 from .kernel import (KERNEL_ABI_VERSION, CorruptKernelError, IncompatibleKernelError, MissingKernelError,
@@ -174,8 +176,7 @@ def _check_json(kb: KernelBinary) -> None:
     if _field(doc, "binFileName", what) != kb.bin_file_name:
         raise CorruptKernelError(f"{what} names binFileName {doc['binFileName']!r}")
     block_dim, args, flags = (_field(doc, key, what) for key in ("blockDim", "args", "parameters"))
-    if isinstance(block_dim, bool) or not isinstance(block_dim, int) or not 1 <= block_dim <= 65535:
-        raise CorruptKernelError(f"{what} has blockDim {block_dim!r}; expected an int in 1..65535")
+    check_int(block_dim, f"{what} blockDim", minimum=1, maximum=65535, error=CorruptKernelError)
     if not isinstance(args, list) or not isinstance(flags, list) or len(args) != len(flags):
         raise CorruptKernelError(f"{what}: args and parameters must be lists of equal length")
     for arg in args:

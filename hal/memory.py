@@ -185,7 +185,7 @@ class MemoryMixin:
     def memcpy(self, dst: Any, dest_max: int, src: Any, count: int, kind: int = MEMCPY_DEFAULT) -> None:
         """Synchronous copy. It does not wait for other streams: synchronize the writer first."""
         dev, task = self._copy_task(dst, dest_max, src, count, kind)
-        if task.copy_kind == "H2H":
+        if not (task.reads or task.writes):      # host to host: no device memory, nothing to wait for
             task.move()
             return
         if self.node.strict:

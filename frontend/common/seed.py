@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import check_int
 
 DEFAULT_SEED = 0
 
@@ -18,9 +18,7 @@ _rng = np.random.default_rng(DEFAULT_SEED)
 def set_seed(seed: int) -> None:
     """Restart the initializer random stream from ``seed``."""
     global _seed, _rng
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidParamError(f"set_seed: seed must be an int >= 0, got {seed!r}")
-    _seed = seed
+    _seed = check_int(seed, "set_seed: seed", minimum=0)
     _rng = np.random.default_rng(seed)
 
 

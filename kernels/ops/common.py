@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.signature import OpSignature
 
 # dtype sets an op may accept
@@ -58,8 +58,7 @@ def check_rank(sig: OpSignature, index: int, ranks: tuple[int, ...] | int, name:
 
 
 def norm_axis(sig: OpSignature, axis: Any, rank: int, attr: str = "axis") -> int:
-    if isinstance(axis, bool) or not isinstance(axis, int):
-        raise fail(sig, f"attr {attr}={axis!r} must be an int")
+    check_int(axis, f"{sig.op}: attr {attr}")
     if not -rank <= axis < max(rank, 1):
         raise fail(sig, f"attr {attr}={axis} is out of range for rank {rank} (valid: {-rank}..{rank - 1})")
     return axis % rank if rank else 0

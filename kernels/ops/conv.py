@@ -8,6 +8,7 @@ outputs accumulate in place; float16 outputs accumulate in a float32 workspace p
 from __future__ import annotations
 
 from ascendemu.device.cost import KernelCost
+from ascendemu.errors import check_int
 from ascendemu.kernels.opdef import Exposure, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -24,8 +25,9 @@ def conv_geometry(sig: OpSignature) -> dict:
     check_format(sig)
     n, c, h, wd = x
     group = sig.attr("group", 1)
-    if isinstance(group, bool) or not isinstance(group, int) or group < 1 or c % group:
-        raise fail(sig, f"attr group={group!r} must be a positive int dividing the {c} input channels")
+    check_int(group, f"{sig.op}: attr group", minimum=1)
+    if c % group:
+        raise fail(sig, f"attr group={group!r} must divide the {c} input channels")
     out_channel = sig.attr("out_channel", w[0])
     if out_channel != w[0] or w[0] % group:
         raise fail(sig, f"attr out_channel={out_channel!r} must equal weight dim 0 ({w[0]}) "
