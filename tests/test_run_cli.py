@@ -240,8 +240,8 @@ def test_warm_run_imports_no_numba(seed_runs):
     cwd, _, _ = seed_runs
     (cwd / "probe.py").write_text("import sys\nimport mindspore as ms\nprint(ms.ops.Square()(ms.Tensor([3.0])))\n"
                                   "print('numba imported:', 'numba' in sys.modules)\n")
-    cold = run_cli(cwd, "probe.py")          # builds the (1,)-element Square kernel
-    assert cold.returncode == 0 and "numba imported: True" in cold.stdout, cold.stderr
+    first = run_cli(cwd, "probe.py")         # builds the (1,)-element Square kernel unless a test did
+    assert first.returncode == 0, first.stderr
     proc = run_cli(cwd, "probe.py")          # warm: every kernel reused
     assert proc.returncode == 0, proc.stderr
     assert "[9.]" in proc.stdout and "numba imported: False" in proc.stdout
