@@ -12,6 +12,7 @@ the runtime is checked against the live allocations, so a bad pointer is an erro
 from __future__ import annotations
 
 import mmap
+import sys
 from bisect import bisect_right
 from typing import Callable
 
@@ -31,13 +32,18 @@ DEVICE_VA_BASE = 0x1_0000_0000
 DEVICE_VA_STRIDE = 1 << 40
 
 
+# Linux's MAP_NORESERVE (asm-generic/mman-common.h): Python's mmap module exports it only from 3.12 on,
+# and without it the kernel's overcommit heuristic refuses a mapping larger than host RAM + swap.
+MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform.startswith("linux") else 0)
+
+
 class _Backing:
-    """Host pages behind one mapped segment."""
+    """Host pages behind one mapped segment, reserved lazily: untouched pages cost no host memory."""
 
     def __init__(self, start: int, size: int):
         self.start = start
         self.size = size
-        self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
+        self._map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE)
         self.array = np.frombuffer(self._map, dtype=np.uint8)
         self.host_base = self.array.ctypes.data
 
@@ -65,8 +71,15 @@ class DeviceMemory:
         backing = self._backing_of(addr)
         if backing is None:
             start, end = self.pool.segment_of(addr)
+            try:
+                backing = _Backing(start, end - start)
+            except OSError as exc:          # the host refused the mapping: give the block back, report 207001
+                self.pool.free(addr)
+                raise MemoryAllocationError(
+                    f"device {self.device_id}: cannot allocate {size} bytes: the host refused "
+                    f"{end - start} bytes of backing for the segment ({exc.strerror or exc}); free host memory "
+                    f"or emulate a smaller device (get_spec(..., hbm_bytes=...))") from None
             i = bisect_right(self._backing_starts, start)
-            backing = _Backing(start, end - start)
             self._backing_starts.insert(i, start)
             self._backings.insert(i, backing)
         self.sizes[addr] = int(size)

@@ -529,3 +529,38 @@ def test_check_int_is_the_one_int_validator():
     with pytest.raises(errors.InvalidDeviceError, match="invalid device id 3: must be an int in 0..1; see") as e:
         errors.check_int(3, "device id", minimum=0, maximum=1, error=errors.InvalidDeviceError, hint="see")
     assert e.value.code == 107001
+
+
+def test_a_32_gib_device_serves_a_31_gib_malloc_on_a_smaller_host(rt):
+    """Backing is reserved lazily (MAP_NORESERVE even where Python's mmap lacks the constant), so the
+    emulated HBM may exceed host RAM; untouched pages cost nothing."""
+    rt.init()
+    rt.set_device(0)
+    free0, total = rt.get_mem_info()
+    assert total == 32 << 30
+    ptr = rt.malloc(31 << 30)
+    assert rt.get_mem_info()[0] < free0 - (30 << 30)
+    rt.memset(ptr + (31 << 30) - 4096, 4096, 7, 4096)      # touch the last page only
+    out = np.empty(4096, np.uint8)
+    rt.memcpy(out, 4096, ptr + (31 << 30) - 4096, 4096, MEMCPY_DEVICE_TO_HOST)
+    assert (out == 7).all()
+    rt.free(ptr)
+    assert rt.get_mem_info()[0] == free0
+
+
+def test_a_host_refusal_is_acl_207001_and_leaves_the_pool_unchanged(rt, monkeypatch):
+    from ascendemu.device import memory
+
+    rt.init()
+    rt.set_device(0)
+    before = rt.mem_stats()
+
+    def refuse(self, start, size):
+        raise OSError(12, "Cannot allocate memory")
+    monkeypatch.setattr(memory._Backing, "__init__", refuse)
+    with pytest.raises(errors.MemoryAllocationError, match="host refused") as e:
+        rt.malloc(1 << 20)
+    assert e.value.code == 207001
+    assert rt.mem_stats().used == before.used == 0
+    monkeypatch.undo()
+    assert rt.malloc(1 << 20)                                 # later mallocs work
