@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ascendemu.errors import ContextNullError, InvalidDeviceError, check_int
+from ascendemu.errors import AclError, ContextNullError, InvalidDeviceError, check_int
 
 from .api import api
 
@@ -64,18 +64,30 @@ class DevicesMixin:
 
     @api()
     def reset_device(self, device_id: int) -> None:
-        """Wait for the device, then release its streams, events and memory."""
+        """Wait for the device, then release its streams, events and memory. Like aclrtResetDevice it
+        always succeeds: work that can never finish (a wait on an event nothing will record) or that
+        failed is dropped, not reported, and the device is clean afterwards."""
         dev = self._device(device_id)
-        self._sync_device(dev)
+        queues = list(dev.streams.values()) + ([self._sync_streams[dev.id]] if dev.id in self._sync_streams else [])
+        try:
+            self._sync_device(dev)
+        except AclError:
+            pass
+        for s in queues:
+            s.queue.clear()
+            s.errors.clear()
         for h, s in list(self.streams.items()):
             if s.device is dev:
                 s.destroyed = True
                 del self.streams[h]
                 self._destroyed[h] = "stream"
+        dev.streams.clear()
         for h, e in list(self.events.items()):
             if e.device is dev:
+                e.destroyed = True
                 del self.events[h]
                 self._destroyed[h] = "event"
+        dev.events.clear()
         for addr in list(dev.memory.allocations):
             dev.memory.free(addr)
         for ctx in self.contexts.values():

@@ -564,3 +564,23 @@ def test_a_host_refusal_is_acl_207001_and_leaves_the_pool_unchanged(rt, monkeypa
     assert rt.mem_stats().used == before.used == 0
     monkeypatch.undo()
     assert rt.malloc(1 << 20)                                 # later mallocs work
+
+
+def test_reset_device_always_cleans_up_after_a_deadlock_and_frees_event_slots(rt):
+    """aclrtResetDevice succeeds even when a stream waits forever, and returns every event slot:
+    four resets of 300 events each fit under the 1024-event limit."""
+    rt.init()
+    for _ in range(4):
+        rt.set_device(0)
+        stream = rt.create_stream()
+        events = [rt.create_event() for _ in range(300)]
+        rt.stream_wait_event(stream, events[0])          # never recorded: the stream can never finish
+        with pytest.raises(errors.StreamSyncTimeoutError):
+            rt.synchronize_stream(stream)
+        rt.destroy_event(events[0])
+        rt.reset_device(0)                               # succeeds, and the device is clean
+        assert rt.node.devices[0].events == {}
+    rt.set_device(0)
+    ptr = rt.malloc(64)
+    rt.memset(ptr, 64, 3, 64)
+    rt.synchronize_device()
