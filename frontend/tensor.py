@@ -34,6 +34,10 @@ class Tensor:
         if input_data is None:
             if init is None or shape is None:
                 raise InvalidParamError("Tensor: give input_data, or shape and init (e.g. init=One())")
+            shape = (shape,) if isinstance(shape, int) else shape
+            if not isinstance(shape, (tuple, list)) or not all(type(d) is int and d >= 0 for d in shape):
+                raise InvalidParamError(f"Tensor: shape={shape!r} must be a tuple of non-negative ints (a "
+                                        f"-1 placeholder needs input_data to infer it from)")
             from .common.initializer import initializer
             input_data = initializer(init, shape, dtype or mstype.float32)
         if isinstance(input_data, Tensor):

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ascendemu.device.tasks import CopyTask
-from ascendemu.errors import InvalidParamError, MemoryFreeError, check_int
+from ascendemu.errors import (InvalidParamError, MemoryAllocationError, MemoryFreeError, RtParamInvalidError,
+                              check_int)
 
 from .api import api
 from .steps import MemcpyAsync
 
 if TYPE_CHECKING:
-    from ascendemu.device.model import Device
+    from ascendemu.device.model import Device, Stream
     from ascendemu.device.pool import PoolStats
     from ascendemu.device.system import Node
 
@@ -97,9 +98,14 @@ class MemoryMixin:
     @api()
     def malloc_host(self, size: int) -> int:
         check_int(size, "malloc_host size", minimum=1, hint="a number of bytes")
+        try:
+            data = np.zeros(size, np.uint8)
+        except (MemoryError, ValueError):      # the host refused: nothing is taken, the address stays free
+            raise MemoryAllocationError(f"malloc_host({size}): the host cannot provide {size} bytes; "
+                                        f"free host buffers or ask for less") from None
         start = self._next_host
         self._next_host += -(-size // 4096) * 4096 + 4096   # a guard page between buffers
-        self._host[start] = HostAllocation(start, np.zeros(size, np.uint8))
+        self._host[start] = HostAllocation(start, data)
         bisect.insort(self._host_starts, start)
         return start
 
@@ -221,5 +227,13 @@ class MemoryMixin:
     @api()
     def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: int | None = None) -> None:
         s = self._stream(stream)
-        _, task = self._memset_task(ptr, max_count, value, count)
+        dev, task = self._memset_task(ptr, max_count, value, count)
+        self._check_stream_device(s, dev, "memset_async")
         self._submit(s, task)
+
+    @staticmethod
+    def _check_stream_device(s: Stream, dev: Device, what: str) -> None:
+        """Copies and memsets work on the current device's memory: their stream must be on that device."""
+        if s.device is not dev:
+            raise RtParamInvalidError(f"{what}: stream {s.id} is on device {s.device.id}, but the current device "
+                                      f"is {dev.id}; use a stream of device {dev.id} (or set_device first)")

@@ -131,4 +131,6 @@ class MemcpyAsync(Step):
 
     def task(self, rt: Runtime) -> tuple[Stream, Task]:
         s = rt._stream(self.stream)
-        return s, rt._copy_task(self.dst, self.dest_max, self.src, self.count, self.kind)[1]
+        dev, task = rt._copy_task(self.dst, self.dest_max, self.src, self.count, self.kind)
+        rt._check_stream_device(s, dev, "memcpy_async")
+        return s, task

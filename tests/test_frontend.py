@@ -414,3 +414,11 @@ def test_every_registry_exposure_exists_in_mindspore_ops():
         for name in op.frontend.functions:
             assert callable(getattr(ops, name)), name
     assert ops.RealDiv.op == "Div" and ops.ne is not ops.not_equal
+
+
+def test_tensor_with_a_placeholder_shape_and_an_initializer_says_why():
+    from ascendemu.frontend.common.initializer import One
+
+    with pytest.raises(InvalidParamError, match=r"shape=\(-1, 3\) must be a tuple of non-negative ints"):
+        Tensor(shape=(-1, 3), init=One())
+    assert Tensor(shape=(2, 3), init=One(), dtype=ms.float32).asnumpy().sum() == 6

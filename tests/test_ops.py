@@ -622,3 +622,10 @@ def test_batch_matmul_epilogue_broadcasts_its_inputs():
     check(out, (f64(a) @ np.swapaxes(f64(b), -1, -2)) * 0.5 + f64(e))
     with pytest.raises(InvalidParamError, match="must keep the product's shape"):
         infer_outputs(sig("MatMul", [rand((4, 5)), rand((5, 6)), rand((3, 4, 6))], epilogue=program))
+
+
+def test_batch_matmul_broadcast_error_names_the_whole_shapes():
+    with pytest.raises(InvalidParamError, match=r"\(2, 3, 4, 5\).*\(3, 5, 6\).*\(2, 3\) and \(3,\)|"
+                                                r"\(2, 3, 4, 5\).*\(4, 5, 6\)") as e:
+        infer_outputs(sig("BatchMatMul", [((2, 3, 4, 5), "float32"), ((4, 5, 6), "float32")]))
+    assert "(2, 3, 4, 5)" in e.value.message and "(4, 5, 6)" in e.value.message

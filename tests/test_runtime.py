@@ -584,3 +584,21 @@ def test_reset_device_always_cleans_up_after_a_deadlock_and_frees_event_slots(rt
     ptr = rt.malloc(64)
     rt.memset(ptr, 64, 3, 64)
     rt.synchronize_device()
+
+
+def test_async_copies_refuse_a_stream_of_another_device_and_host_refusals_take_nothing(rt):
+    rt.init()
+    rt.set_device(1)
+    other = rt.create_stream()
+    rt.set_device(0)
+    ptr = rt.malloc(64)
+    data = np.ones(64, np.uint8)
+    with pytest.raises(errors.RtParamInvalidError, match="stream .* is on device 1"):
+        rt.memcpy_async(ptr, 64, data, 64, MEMCPY_HOST_TO_DEVICE, other)
+    with pytest.raises(errors.RtParamInvalidError, match="stream .* is on device 1"):
+        rt.memset_async(ptr, 64, 0, 64, other)
+    first = rt.malloc_host(16)
+    with pytest.raises(errors.MemoryAllocationError) as e:
+        rt.malloc_host(1 << 50)                         # the host refuses: ACL 207001, no address taken
+    assert e.value.code == 207001
+    assert rt.malloc_host(16) == first + 4096 + 4096    # the next buffer follows the first, guard page between

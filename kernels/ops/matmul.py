@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ascendemu.device.cost import KernelCost
+from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.opdef import Exposure, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -42,7 +43,13 @@ def matmul_dims(sig: OpSignature) -> tuple[tuple[int, ...], int, int, int]:
     if ka != kb:
         raise fail(sig, f"input 0 (x1) shape {a} (transpose_a={ta}) and input 1 (x2) shape {b} "
                         f"(transpose_b={tb}) disagree on the contracted dimension ({ka} vs {kb})")
-    batch = broadcast_shapes(sig, [a[:-2], b[:-2]]) if sig.op == "BatchMatMul" else ()
+    batch = ()
+    if sig.op == "BatchMatMul":
+        try:
+            batch = broadcast_shapes(sig, [a[:-2], b[:-2]])
+        except InvalidParamError:
+            raise fail(sig, f"input 0 (x1) shape {a} and input 1 (x2) shape {b}: batch dimensions {a[:-2]} and "
+                            f"{b[:-2]} do not broadcast (each pair of dims must be equal or 1)") from None
     return batch, m, n, ka
 
 
