@@ -67,7 +67,8 @@ def settle(directory: Path, requests: list[Request], device_id: int, soc: str, j
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
             context = multiprocessing.get_context(START_METHOD)
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 with _main_hidden():       # workers are spawned by submit()
                     futures = {
                         pool.submit(ensure_entry, directory, req.kernel, device_id, soc, req.distrust): req
@@ -85,6 +86,25 @@ def settle(directory: Path, requests: list[Request], device_id: int, soc: str, j
             bar.close()
     if failure is not None:
         raise failure
+
+
+PR_SET_PDEATHSIG = 1      # prctl(2) option (linux/prctl.h)
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: a build worker must not outlive the process that asked for the build.
+
+    On Linux the kernel sends SIGKILL to the worker when its parent dies (prctl PR_SET_PDEATHSIG), even
+    by SIGKILL; a parent that died before this call is caught by comparing the parent pid. Elsewhere
+    the pool's own shutdown still applies.
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 @contextlib.contextmanager

@@ -277,3 +277,35 @@ def test_four_processes_build_each_kernel_once(tmp_path):
     assert len(built_names) == len(set(built_names)) == len(sigs)
     for report in reports:
         check_child_results(sigs, report)
+
+
+def test_build_workers_die_with_a_killed_parent(tmp_path):
+    """SIGKILL of the process that asked for a cold build leaves no build worker behind."""
+    code = ("import sys\nfrom ascendemu.cache import KernelCache\nfrom ascendemu.kernels.signature import OpSignature\n"
+            f"sigs = [OpSignature.make('Exp', [((n,), 'float32')]) for n in range(100, 140)]\n"
+            f"KernelCache({str(tmp_path)!r}).get_many(sigs, jobs=2, progress=False)\n")
+    parent = subprocess.Popen([sys.executable, "-c", code])
+
+    def children() -> list[int]:
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(parent.pid)], capture_output=True, text=True)
+        return [int(p) for p in out.stdout.split()]
+
+    deadline = time.monotonic() + 60
+    while len(children()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    workers = children()
+    assert len(workers) >= 2, "the cold build never started its workers"
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in workers if alive(p)], "build workers outlived their parent"
