@@ -18,11 +18,13 @@ from pathlib import Path
 from ascendemu.errors import AclError
 from ascendemu.hal.identity import first_difference, identity
 from ascendemu.kernels.binary import build_info
+from ascendemu.kernels.library import plan_kernel
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 from ascendemu.units import format_bytes
 
 from .atomic import temp_target
 from .entry import SUFFIXES, entry_path, lock_path, read_entry, verify_problem
+from .kernel_meta import json_mismatch
 from .layout import (BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, make_private_dir,
                      resolve_root)
 from .locks import EntryLock
@@ -153,6 +155,9 @@ def verdict(directory: Path, name: str) -> tuple[str, str]:
     diff = first_difference(identity(info), identity(want))
     if diff:
         return "STALE", f"intact but built with another toolchain/host: {diff}; never reused, `clear` removes it"
+    mismatch = json_mismatch(found.binary, plan_kernel(signature_from_info(info)))
+    if mismatch:         # a .json edited after the build: arguments, block dim, workspace or cost
+        return "BAD", mismatch
     return "OK", ""
 
 

@@ -79,10 +79,14 @@ def check_secure(kernel_meta: Path) -> None:
 
 
 def make_private_dir(path: Path) -> None:
-    """Create ``path`` with mode 0o700 whatever the umask; an existing directory is left as it is."""
+    """Create ``path`` with mode 0o700 whatever the umask; an existing directory is left as it is.
+    A symlink in its place is refused: the cache would write (quarantine, build) wherever it points."""
     try:
         os.mkdir(path, PRIVATE_DIR_MODE)
     except FileExistsError:
+        if path.is_symlink():
+            raise CacheSecurityError(f"{path} is a symbolic link; the kernel cache writes only into real "
+                                     f"directories: remove the link or pick another {CACHE_PATH_ENV}") from None
         if not path.is_dir():
             raise InvalidParamError(f"{path} exists and is not a directory; move it away or pick another "
                                     f"{CACHE_PATH_ENV}") from None

@@ -55,6 +55,10 @@ def _foreign_host(info: dict) -> None:
     info["host"]["cpu_features"] += ",+amx-tile,+avx512fp16"
 
 
+def _shrink_first_arg(doc: dict) -> None:
+    doc["args"][0]["nbytes"] //= 2
+
+
 def _symlink_to_copy(path: Path) -> None:
     copy = path.with_name("elsewhere.o")
     copy.write_bytes(path.read_bytes())
@@ -91,6 +95,11 @@ TAMPERS = {
     "o_is_directory": (lambda d, a, b: _replace_by_dir(d / f"{a}.o"), 1, "not a regular file"),
     "info_edited": (lambda d, a, b: edit_json(d / f"{a}.info", _edit_shape), 1, "shape"),
     "info_foreign_host": (lambda d, a, b: edit_json(d / f"{a}.info", _foreign_host), 1, "/host/cpu"),
+    # launch facts the runtime relies on come from the kernel's plan; a .json that says otherwise is bad
+    "json_cost_edited": (lambda d, a, b: edit_json(d / f"{a}.json", lambda j: j.update(cost=[1, 2])), 1, "'cost'"),
+    "json_nbytes_shrunk": (lambda d, a, b: edit_json(d / f"{a}.json", _shrink_first_arg), 1, "'args'"),
+    "json_is_fifo": (lambda d, a, b: ((d / f"{a}.json").unlink(), os.mkfifo(d / f"{a}.json")), 1,
+                     "not a regular file"),
 }
 
 
@@ -309,3 +318,25 @@ def test_build_workers_die_with_a_killed_parent(tmp_path):
     while any(alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in workers if alive(p)], "build workers outlived their parent"
+
+
+def test_cache_verify_reports_an_edited_json_and_a_symlinked_quarantine_is_refused(cache_root, tmp_path):
+    from ascendemu.cache import CacheSecurityError
+
+    directory = cache_root / "rank_0" / "kernel_meta"
+    name = names_by_sig()[BASE_SIGS[0]]
+    edit_json(directory / f"{name}.json", lambda j: j.update(blockDim=j["blockDim"]))       # unchanged: OK
+    assert verdict(directory, name) == ("OK", "")
+    edit_json(directory / f"{name}.json", lambda j: j["cost"].update(bytes=1))
+    kind, reason = verdict(directory, name)
+    assert kind == "BAD" and "'cost'" in reason
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    quarantine = directory / ".quarantine"
+    for p in quarantine.iterdir():
+        p.rename(elsewhere / p.name)
+    quarantine.rmdir()
+    quarantine.symlink_to(elsewhere)
+    with pytest.raises(CacheSecurityError, match="symbolic link"):
+        KernelCache(cache_root, rank=0)
+    assert not list(elsewhere.iterdir())
