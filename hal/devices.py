@@ -120,10 +120,14 @@ class DevicesMixin:
 
     @api()
     def destroy_context(self, context: int) -> None:
+        """Destroy the context and its default stream (after its tasks finish), like aclrtDestroyContext."""
         ctx = self._context(context)
         ctx.destroyed = True
         if self.current_context is ctx:
             self.current_context = None
+        stream = self.streams.get(ctx.default_stream)
+        if stream is not None:
+            self._release_stream(stream)
 
     @api()
     def set_current_context(self, context: int) -> None:

@@ -84,13 +84,17 @@ class StreamsMixin:
     @api()
     def destroy_stream(self, stream: int) -> None:
         s = self._stream(stream)
-        if stream in (None, 0) or any(c.default_stream == stream for c in self.contexts.values()):
+        if stream in (None, 0) or any(c.default_stream == stream and not c.destroyed for c in self.contexts.values()):
             raise RtParamInvalidError("the default stream of a context cannot be destroyed")
-        self._drain(s)   # aclrtDestroyStream waits for the stream's tasks
+        self._release_stream(s)
+
+    def _release_stream(self, s: Stream) -> None:
+        """Wait for the stream's tasks (as aclrtDestroyStream does), then retire it and its handle."""
+        self._drain(s)
         s.destroyed = True
-        del self.streams[stream]
-        del s.device.streams[stream]
-        self._destroyed[stream] = "stream"
+        del self.streams[s.id]
+        del s.device.streams[s.id]
+        self._destroyed[s.id] = "stream"
 
     def _sync_stream_of(self, dev: Device) -> Stream:
         """The internal stream synchronous copies run on (not visible to the user)."""

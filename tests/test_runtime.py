@@ -602,3 +602,13 @@ def test_async_copies_refuse_a_stream_of_another_device_and_host_refusals_take_n
         rt.malloc_host(1 << 50)                         # the host refuses: ACL 207001, no address taken
     assert e.value.code == 207001
     assert rt.malloc_host(16) == first + 4096 + 4096    # the next buffer follows the first, guard page between
+
+
+def test_destroy_context_releases_its_default_stream(rt):
+    """1100 create/destroy cycles stay under the 1024-stream limit: each context's stream is released."""
+    rt.init()
+    for _ in range(1100):
+        ctx = rt.create_context(0)
+        rt.destroy_context(ctx)
+    rt.set_device(0)
+    assert len([s for s in rt.node.devices[0].streams.values() if not s.destroyed]) == 1
