@@ -12,6 +12,7 @@ The executor is the front end's backend (``ascendemu.frontend.backend``): ``run_
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +41,19 @@ class StepRecord:
     kernels: int
     host_wall_s: float
     device_s: float          # simulated: from the host's first call of the step to the device's last task
+
+
+STEP_HISTORY = 1024        # step records kept for inspection (executor.steps); totals are kept for all
+
+
+@dataclass
+class _Totals:
+    """Every run of one graph (or op) at one level, summed for the summary."""
+
+    first: StepRecord
+    runs: int = 0
+    host_wall_s: float = 0.0
+    device_s: float = 0.0
 
 
 @dataclass
@@ -142,7 +156,9 @@ class DeviceExecutor:
         self.kernel_cache = KernelCache(cache_root, rank, device_id, soc=self.rt.node.spec.soc_version)
         self.graph_cache = GraphCache(cache_root, rank)
         self.graphs_compiled = 0
-        self.steps: list[StepRecord] = []
+        # recent steps only: a long PyNative run records one step per op; the summary keeps totals
+        self.steps: deque[StepRecord] = deque(maxlen=STEP_HISTORY)
+        self._totals: dict[tuple[str, str], _Totals] = {}
         self._prepared: dict[str, Prepared] = {}
 
     # -- PyNative ---------------------------------------------------------------------------------
@@ -161,7 +177,7 @@ class DeviceExecutor:
         results = [self._download(p, d) for p, d in zip(out_ptrs, outs)]
         for p in owned + out_ptrs + scratch:
             rt.free(p)
-        self.steps.append(StepRecord(sig.op, "PyNative", 1, time.perf_counter() - wall0, rt.device_time() - host0))
+        self._record(StepRecord(sig.op, "PyNative", 1, time.perf_counter() - wall0, rt.device_time() - host0))
         return results
 
     # -- graphs ---------------------------------------------------------------------------------
@@ -172,7 +188,7 @@ class DeviceExecutor:
         self._bind_constants(prepared, graph)
         host0 = self.rt.host_time()
         results = self._execute(prepared, inputs)
-        self.steps.append(StepRecord(graph.name, jit_level, len(prepared.kernels), time.perf_counter() - wall0,
+        self._record(StepRecord(graph.name, jit_level, len(prepared.kernels), time.perf_counter() - wall0,
                                      self.rt.device_time() - host0))
         return results
 
@@ -257,6 +273,13 @@ class DeviceExecutor:
                 rt.free(ptr)
         return results
 
+    def _record(self, step: StepRecord) -> None:
+        self.steps.append(step)
+        t = self._totals.setdefault((step.name, step.jit_level), _Totals(step))
+        t.runs += 1
+        t.host_wall_s += step.host_wall_s
+        t.device_s += step.device_s
+
     # -- data movement ----------------------------------------------------------------------------
     def _upload(self, array: np.ndarray, desc: TensorDesc, ptr: int | None = None) -> int:
         """Copy ``array`` to the device: into ``ptr``, or a new buffer (returned)."""
@@ -283,16 +306,13 @@ class DeviceExecutor:
         lines = [self.kernel_cache.summary(),
                  f"graph cache {self.graph_cache.directory}: {self.graph_cache.hits} hit(s), "
                  f"{self.graphs_compiled} graph(s) compiled"]
-        by_graph: dict[tuple[str, str], list[StepRecord]] = {}
-        for s in self.steps:
-            by_graph.setdefault((s.name, s.jit_level), []).append(s)
-        for (name, level), steps in by_graph.items():
-            steady = steps[1:] or steps
-            dev = sum(s.device_s for s in steady) / len(steady)
-            wall = sum(s.host_wall_s for s in steady) / len(steady)
-            lines.append(f"{name} [{level}]: {len(steps)} run(s), {steps[0].kernels} kernel(s)/run; "
+        for (name, level), t in self._totals.items():
+            steady = max(t.runs - 1, 1)      # the first run (builds, uploads) is excluded once there are more
+            dev = (t.device_s - (t.first.device_s if t.runs > 1 else 0.0)) / steady
+            wall = (t.host_wall_s - (t.first.host_wall_s if t.runs > 1 else 0.0)) / steady
+            lines.append(f"{name} [{level}]: {t.runs} run(s), {t.first.kernels} kernel(s)/run; "
                          f"simulated device time {dev * 1e3:.3f} ms/run, host wall {wall * 1e3:.1f} ms/run"
-                         + (" (steady state, first run excluded)" if len(steps) > 1 else ""))
+                         + (" (steady state, first run excluded)" if t.runs > 1 else ""))
         for p in self._prepared.values():
             c = p.compiled
             line = (f"{c.name} [{c.jit_level}] {c.exec_order} execution order: peak live bytes "

@@ -106,3 +106,23 @@ print("numba" in sys.modules, sorted(m for m in sys.modules if m.startswith("num
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False []"
+
+
+def test_a_long_pynative_run_keeps_bounded_step_records_and_full_totals(tmp_path):
+    from ascendemu.frontend import ops
+    from ascendemu.graph.executor import STEP_HISTORY
+
+    rt = get_runtime()
+    if rt.node is not None:
+        rt.finalize()
+    executor = DeviceExecutor(cache_root=str(tmp_path), dry_run=True, progress=False)
+    previous = set_backend(executor)
+    try:
+        x = Tensor(np.ones(8, np.float32))
+        for _ in range(STEP_HISTORY + 500):
+            x = ops.neg(x)
+        assert len(executor.steps) == STEP_HISTORY
+        assert any(line.startswith(f"Neg [PyNative]: {STEP_HISTORY + 500} run(s)") for line in executor.summary())
+    finally:
+        set_backend(previous)
+        rt.finalize()
