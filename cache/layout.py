@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 
 from ascendemu.errors import ACL_ERROR_RT_PARAM_INVALID, AclError, InvalidParamError, check_int
+from ascendemu.hal.binary import UNSAFE_WRITE_BITS
 
 CACHE_PATH_ENV = "MS_COMPILER_CACHE_PATH"
 RANK_ENV = "RANK_ID"
@@ -19,7 +20,6 @@ LOCKS_DIR = ".locks"
 QUARANTINE_DIR = ".quarantine"
 BUILD_LOG = ".build.log"
 PRIVATE_DIR_MODE = 0o700
-UNSAFE_WRITE_BITS = stat.S_IWGRP | stat.S_IWOTH
 
 
 class CacheSecurityError(AclError):

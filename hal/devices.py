@@ -68,7 +68,7 @@ class DevicesMixin:
         always succeeds: work that can never finish (a wait on an event nothing will record) or that
         failed is dropped, not reported, and the device is clean afterwards."""
         dev = self._device(device_id)
-        queues = list(dev.streams.values()) + ([self._sync_streams[dev.id]] if dev.id in self._sync_streams else [])
+        queues = self._queues_of(dev)
         try:
             self._sync_device(dev)
         except AclError:
@@ -76,18 +76,13 @@ class DevicesMixin:
         for s in queues:
             s.queue.clear()
             s.errors.clear()
-        for h, s in list(self.streams.items()):
-            if s.device is dev:
-                s.destroyed = True
-                del self.streams[h]
-                self._destroyed[h] = "stream"
-        dev.streams.clear()
-        for h, e in list(self.events.items()):
-            if e.device is dev:
-                e.destroyed = True
-                del self.events[h]
-                self._destroyed[h] = "event"
-        dev.events.clear()
+        # the device's own tables list exactly its handles in the runtime's
+        for owned, registry, kind in ((dev.streams, self.streams, "stream"), (dev.events, self.events, "event")):
+            for h, obj in owned.items():
+                obj.destroyed = True
+                del registry[h]
+                self._destroyed[h] = kind
+            owned.clear()
         for addr in list(dev.memory.allocations):
             dev.memory.free(addr)
         for ctx in self.contexts.values():

@@ -145,8 +145,12 @@ class StreamsMixin:
             s.errors.clear()
             raise err
 
+    def _queues_of(self, dev: Device) -> list[Stream]:
+        """Every stream of ``dev`` work may be queued on: the user's and the internal synchronous one."""
+        return list(dev.streams.values()) + ([self._sync_streams[dev.id]] if dev.id in self._sync_streams else [])
+
     def _sync_device(self, dev: Device) -> None:
-        for s in list(dev.streams.values()) + ([self._sync_streams[dev.id]] if dev.id in self._sync_streams else []):
+        for s in self._queues_of(dev):
             self._drain(s, what=f"synchronize of device {dev.id}")
 
     @api()

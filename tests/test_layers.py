@@ -9,23 +9,19 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# (package, directory), bottom first. The root package holds only the bottom layer (errors, units).
-LAYERS = [
-    ("ascendemu", "ascendemu"),
-    ("ascendemu.traces", "traces"),
-    ("ascendemu.device", "device"),
-    ("ascendemu.hal", "hal"),
-    ("ascendemu.kernels", "kernels"),
-    ("ascendemu.cache", "cache"),
-    ("ascendemu.graph", "graph"),
-    ("ascendemu.frontend", "frontend"),
-    ("ascendemu.cli", "cli"),
-]
+# Packages, bottom first. The root package holds only the bottom layer (errors, units). Where each
+# lives on disk is pyproject.toml's package-dir mapping (its one home).
+ORDER = ["ascendemu", "ascendemu.traces", "ascendemu.device", "ascendemu.hal", "ascendemu.kernels",
+         "ascendemu.cache", "ascendemu.graph", "ascendemu.frontend", "ascendemu.cli"]
+_SECTION = (ROOT / "pyproject.toml").read_text().split("[tool.setuptools.package-dir]", 1)[1].split("\n[", 1)[0]
+PACKAGE_DIR = dict(re.findall(r'^"([\w.]+)" = "([\w/]+)"$', _SECTION, re.MULTILINE))   # tomllib needs 3.11
+LAYERS = [(package, PACKAGE_DIR[package]) for package in ORDER]
 RANK = {package: i for i, (package, _) in enumerate(LAYERS)}
 # ``python -m ascendemu`` is the entry point: it sits above everything, like the CLI it runs.
 ENTRY_POINTS = {"ascendemu.__main__": RANK["ascendemu.cli"]}
@@ -99,3 +95,7 @@ def test_each_package_declares_all(package):
     assert isinstance(getattr(module, "__all__", None), (list, tuple)) and module.__all__, package
     for name in module.__all__:
         assert hasattr(module, name) or importlib.util.find_spec(f"{package}.{name}"), (package, name)
+
+
+def test_the_layer_order_names_every_mapped_package():
+    assert sorted(ORDER) == sorted(PACKAGE_DIR)
