@@ -4,7 +4,7 @@ import shim): Tensor/Parameter, context, dtypes, initializers, ``ops`` and ``nn`
 Module layout mirrors MindSpore's names: ``context``, ``ops`` (with ``ops.operations`` and
 ``ops.functional``), ``nn``, ``common.dtype`` (also ``dtype``), ``common.initializer``.
 """
-from . import context, nn, ops
+from . import context, nn, ops, serialization, train
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -12,8 +12,13 @@ from .common.dtype import bool_, float16, float32, int32
 from .common.initializer import initializer
 from .common.seed import get_seed, set_seed
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device
+from .grad import GradOperation, grad, value_and_grad
+from .nn.cell import ParameterTuple
+from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from .tensor import Parameter, Tensor
 
 __all__ = ["context", "nn", "ops", "dtype", "Tensor", "Parameter", "GRAPH_MODE", "PYNATIVE_MODE",
            "set_context", "get_context", "set_device", "set_seed", "get_seed", "jit", "initializer",
-           "float16", "float32", "int32", "bool_", "capture", "set_backend", "get_backend"]
+           "float16", "float32", "int32", "bool_", "capture", "set_backend", "get_backend", "grad",
+           "value_and_grad", "GradOperation", "ParameterTuple", "serialization", "train", "save_checkpoint",
+           "load_checkpoint", "load_param_into_net"]

@@ -52,5 +52,6 @@ def tracer_value(tracer: Tracer, t: Tensor) -> int:
             raise GraphCaptureError("a symbolic tensor from another graph capture was used here; tensors "
                                     "created inside one construct cannot be kept and reused in another")
         return sym[1]
-    is_param = t.is_parameter
-    return tracer.constant(t, t._data, t.name if is_param else None, is_param, t.desc.dtype)
+    if t.is_parameter:
+        return tracer.state(t, t.name, t.desc)
+    return tracer.constant(t, t._data, None, False, t.desc.dtype)

@@ -288,19 +288,27 @@ class AvgPool(_Pool):
 
 
 class BatchNorm(Primitive):
-    """Inference BatchNorm; returns a tuple whose [0] is y (MindSpore returns 5 outputs; the other
-    four are training statistics, which the emulator does not produce)."""
+    """BatchNorm over NCHW (or (N, C)) channels. Inference: (y,) from the given statistics. Training
+    (``is_training=True``): y from the batch's statistics; the moving mean and variance Parameters are
+    updated in place with ``momentum`` (the primitive's convention: new = (1 - momentum) * moving +
+    momentum * batch), as MindSpore's primitive does. Returns (y, new moving mean, new moving variance,
+    saved mean, saved inverse std)."""
 
     def __init__(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1,
                  data_format: str = "NCHW"):
         super().__init__()
-        if is_training:
-            raise InvalidParamError("BatchNorm: is_training=True is not supported; only inference BatchNorm is")
         _check_format("BatchNorm", data_format)
-        self.epsilon = float(epsilon)
+        self.is_training, self.epsilon, self.momentum = bool(is_training), float(epsilon), float(momentum)
 
     def __call__(self, x: Any, scale: Any, bias: Any, mean: Any, variance: Any) -> tuple[Tensor, ...]:
-        return apply_op("BatchNorm", [x, scale, bias, mean, variance], {"epsilon": self.epsilon})
+        if not self.is_training:
+            return apply_op("BatchNorm", [x, scale, bias, mean, variance], {"epsilon": self.epsilon})
+        outs = apply_op("BatchNorm", [x, scale, bias, mean, variance],
+                        {"epsilon": self.epsilon, "is_training": True, "momentum": self.momentum})
+        for state, new in ((mean, outs[1]), (variance, outs[2])):
+            if getattr(state, "is_parameter", False):
+                assign(state, stop_gradient(new))
+        return outs
 
 
 class LayerNorm(Primitive):
@@ -469,6 +477,105 @@ def flatten(x: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) 
     return reshape(x, x.shape[:start_dim] + (merged,) + x.shape[end + 1:])
 
 
+def broadcast_to(input: Any, shape: Sequence[int]) -> Tensor:
+    return BroadcastTo(shape)(input)
+
+
+class BroadcastTo(Primitive):
+    def __init__(self, shape: Sequence[int]):
+        super().__init__()
+        self.shape = tuple(int(s) for s in shape)
+
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op("BroadcastTo", [x], {"shape": self.shape})[0]
+
+
+# ------------------------------------------------------------------------------ state and gradients
+
+class StopGradient(Primitive):
+    """The identity, except that no gradient flows back through it."""
+
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op("StopGradient", [x])[0]
+
+
+def stop_gradient(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return type(value)(stop_gradient(v) for v in value)
+    return StopGradient()(value) if isinstance(value, Tensor) else value
+
+
+class Depend(Primitive):
+    """``Depend()(value, expr)`` returns ``value``. It orders side effects in MindSpore's graphs; here a
+    graph's parameter updates always happen after everything that reads the old values."""
+
+    def __call__(self, value: Any, expr: Any) -> Any:
+        return value
+
+
+def depend(value: Any, expr: Any) -> Any:
+    return value
+
+
+class Assign(Primitive):
+    """``Assign()(variable, value)``: the Parameter holds ``value`` from here on (in a graph: later reads
+    see it and the parameter's device memory receives it when the graph has run)."""
+
+    def __call__(self, variable: Any, value: Any) -> Tensor:
+        from .tensor import Parameter
+        if not isinstance(variable, Parameter):
+            raise InvalidParamError(f"Assign: variable must be a Parameter, got {type(variable).__name__}")
+        value = _tensor(value)
+        if value.dtype != variable.dtype:
+            value = cast(value, variable.dtype)
+        if value.shape != variable.shape:
+            value = broadcast_to(value, variable.shape)
+        tracer = current_tracer()
+        if tracer is None:
+            variable.set_data(value)
+            return variable
+        vid = tracer_value(tracer, value)
+        tracer.assign(variable, variable.name, variable.desc, vid)
+        return Tensor._symbolic(tracer, vid)
+
+
+def assign(variable: Any, value: Any) -> Tensor:
+    return Assign()(variable, value)
+
+
+class Fill(Primitive):
+    def __call__(self, type: Any, shape: Sequence[int], value: Any) -> Tensor:
+        return broadcast_to(Tensor(value, mstype.to_type(type)), tuple(shape))
+
+
+def fill(type: Any, shape: Sequence[int], value: Any) -> Tensor:
+    return Fill()(type, shape, value)
+
+
+def ones_like(input: Any, dtype: Any = None) -> Tensor:
+    x = _tensor(input)
+    return fill(dtype or x.dtype, x.shape, 1)
+
+
+def zeros_like(input: Any, dtype: Any = None) -> Tensor:
+    x = _tensor(input)
+    return fill(dtype or x.dtype, x.shape, 0)
+
+
+class OnesLike(Primitive):
+    def __call__(self, x: Any) -> Tensor:
+        return ones_like(x)
+
+
+class ZerosLike(Primitive):
+    def __call__(self, x: Any) -> Tensor:
+        return zeros_like(x)
+
+
+from .grad import GradOperation, grad, value_and_grad  # noqa: E402  (these build on this module's ops)
+from .losses import (binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss,  # noqa: E402
+                     nll_loss)
+
 PRIMITIVES = tuple(name for name, obj in list(globals().items())
                    if isinstance(obj, type) and issubclass(obj, Primitive) and not name.startswith("_")
                    and obj is not Primitive)
@@ -477,10 +584,10 @@ FUNCTIONS = tuple(name for name, obj in list(globals().items())
                   and getattr(obj, "__module__", None) == __name__ and name != "apply_op")
 SUPPORTED = PRIMITIVES + FUNCTIONS
 
-# `from mindspore.ops import operations as P` and `functional as F` name this same module.
-operations = functional = sys.modules[__name__]
-sys.modules[__name__ + ".operations"] = operations
-sys.modules[__name__ + ".functional"] = functional
+# `from mindspore.ops import operations as P`, `functional as F` and `composite as C` name this module.
+operations = functional = composite = sys.modules[__name__]
+for _alias in ("operations", "functional", "composite"):
+    sys.modules[f"{__name__}.{_alias}"] = operations
 
 
 def __getattr__(name: str) -> Any:

@@ -283,13 +283,21 @@ class Tensor:
 
 
 class Parameter(Tensor):
-    """A named, trainable model weight; captured graphs take it as a constant with data."""
+    """A named, trainable model weight: mutable state that graphs read and update on the device.
+
+    The newest values may live in device memory (a training step updated them there): the host copy
+    is then fetched on first read, as MindSpore syncs a parameter back when Python asks for it.
+    ``version`` counts host-side writes, so the device copy knows when to upload again
+    (:class:`ascendemu.graph.ir.StateSource`).
+    """
 
     is_parameter = True
     DEFAULT_NAME = "Parameter"
 
     def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True):
+        self.version = 0
+        self._fetch = None
         if isinstance(default_input, Tensor):
             super().__init__(default_input.asnumpy(), dtype=default_input.dtype)
         elif isinstance(default_input, (numbers.Number, np.ndarray, list, tuple)):
@@ -302,17 +310,41 @@ class Parameter(Tensor):
         self.name = name or self.DEFAULT_NAME
         self.requires_grad = bool(requires_grad)
 
+    # -- the host copy, fetched lazily from the device after a graph updated it
+    @property
+    def _data(self) -> np.ndarray:
+        if self._fetch is not None:
+            fetch, self._fetch = self._fetch, None
+            self.__dict__["_host"] = fetch()
+        return self.__dict__["_host"]
+
+    @_data.setter
+    def _data(self, value: np.ndarray) -> None:
+        self.__dict__["_host"] = value
+        self._fetch = None
+        self.version += 1
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.__dict__["_host"].shape        # fixed for life: never fetches from the device
+
+    def host_data(self) -> np.ndarray:
+        return self._data
+
+    def device_updated(self, fetch: Any) -> None:
+        self._fetch = fetch
+
     @property
     def data(self) -> "Parameter":
         return self
 
     def set_data(self, data: Any) -> "Parameter":
-        """Replace the values (same shape; cast to this parameter's dtype). Graphs captured before keep
-        the old values; the next call captures the new ones."""
+        """Replace the values (same shape; cast to this parameter's dtype); the device copy is
+        uploaded again before the next graph that reads it."""
         new = np.asarray(data.asnumpy() if isinstance(data, Tensor) else data)
-        if new.shape != self._data.shape:
+        if new.shape != self.shape:
             raise InvalidParamError(f"Parameter {self.name}: set_data shape {new.shape} differs from "
-                                    f"{self._data.shape}")
+                                    f"{self.shape}")
         self._data = np.asarray(new.astype(self._dtype.np_type), order="C")
         return self
 

@@ -56,6 +56,7 @@ class Tracer:
         self.op_count = 0
         self._objects: dict[int, tuple[Any, int]] = {}   # id(tensor) -> (tensor kept alive, value id)
         self._literals: dict[tuple, int] = {}
+        self._states: dict[int, int] = {}                   # id(parameter) -> its constant's value id
         self._literal_count = 0
 
     @contextmanager
@@ -96,6 +97,39 @@ class Tracer:
         if key is not None:
             self._literals[key] = vid
         return vid
+
+    def state(self, obj: Any, name: str, desc: TensorDesc) -> int:
+        """The current value of parameter ``obj``: its constant, or what the graph last assigned to it."""
+        known = self._objects.get(id(obj))
+        if known is not None:
+            return known[1]
+        vid = self.graph.add_state(name, desc, obj)
+        self._objects[id(obj)] = (obj, vid)
+        self._states[id(obj)] = vid
+        return vid
+
+    def assign(self, obj: Any, name: str, desc: TensorDesc, value: int) -> None:
+        """Parameter ``obj`` holds ``value`` from here on: later reads in this graph see it, and the
+        parameter's own memory receives it when the graph has run."""
+        self.state(obj, name, desc)
+        self.graph.add_update(self._states[id(obj)], value)
+        self._objects[id(obj)] = (obj, value)
+
+    def keep_first_updates(self, before: dict[int, int]) -> None:
+        """Undo the state updates of a forward pass traced again (a gradient's own forward after
+        ``loss = net(x)``): a parameter already assigned before (``before``, a copy of
+        ``graph.updates``) keeps its first new value, so a training step moves BatchNorm's moving
+        statistics once, as MindSpore's does."""
+        owner = {vid: key for key, vid in self._states.items()}
+        for param, value in before.items():
+            if self.graph.updates.get(param) != value:
+                self.graph.updates[param] = value
+                obj = self._objects[owner[param]][0]
+                self._objects[owner[param]] = (obj, value)
+
+    def literal(self, data: np.ndarray, dtype: str) -> int:
+        """A literal constant made by the compiler itself (autodiff's ones and zeros, scalars)."""
+        return self.constant(data, data, None, False, dtype)
 
     def apply(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
         self.op_count += 1

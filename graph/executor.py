@@ -11,7 +11,9 @@ The executor is the front end's backend (``ascendemu.frontend.backend``): ``run_
 """
 from __future__ import annotations
 
+import functools
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -22,12 +24,13 @@ from ascendemu.errors import InvalidParamError
 from ascendemu.units import format_bytes
 from ascendemu.hal import steps as hal_steps
 from ascendemu.hal.kernel import KernelFunction
-from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime, get_runtime
+from ascendemu.hal.runtime import (MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime,
+                                   get_runtime)
 from ascendemu.kernels.library import KernelPlan, dry_run_function, plan_kernel
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .graph_cache import GraphCache
-from .ir import Graph
+from .ir import Graph, StateSource
 from .memory_plan import ALIGN
 from .plan import CompiledGraph, KernelTask, cache_name, compile_graph, default_max_streams
 
@@ -130,6 +133,15 @@ class DynamicBinding:
             self.rt.free(self.buffers.pop(v))
 
 
+@dataclass
+class _StateSlot:
+    """A parameter's device buffer: lives as long as the parameter; ``version`` = host version uploaded."""
+
+    source: weakref.ref
+    ptr: int
+    version: int
+
+
 def _dtype(desc: TensorDesc) -> np.dtype:
     return np.dtype(desc.dtype)
 
@@ -160,6 +172,7 @@ class DeviceExecutor:
         self.steps: deque[StepRecord] = deque(maxlen=STEP_HISTORY)
         self._totals: dict[tuple[str, str], _Totals] = {}
         self._prepared: dict[str, Prepared] = {}
+        self._states: dict[int, _StateSlot] = {}     # id(parameter) -> its device buffer
 
     # -- PyNative ---------------------------------------------------------------------------------
     def run_op(self, sig: OpSignature, inputs: list[np.ndarray], outputs: tuple[TensorDesc, ...]) -> list[np.ndarray]:
@@ -231,15 +244,60 @@ class DeviceExecutor:
         return self.kernel_cache.get_many(plans, progress=self.progress and len(plans) > 1)
 
     def _bind_constants(self, prepared: Prepared, graph: Graph) -> None:
-        """Upload parameters once; again only when the captured graph carries new arrays."""
-        for v, data in graph.constants.items():
-            root = prepared.compiled.root(v)
-            if v not in prepared.compiled.constants or prepared.constant_data.get(root) == id(data.data):
+        """Point the graph's constants at device memory: parameters at their state buffers (shared by
+        every graph, uploaded when the host changed them), literals at buffers of this graph
+        (uploaded once; again only when the captured graph carries new arrays). An O2 graph whose
+        addresses moved is lowered again."""
+        compiled = prepared.compiled
+        for v, const in graph.constants.items():
+            root = compiled.root(v)
+            if v not in compiled.constants:
                 continue
-            if root in prepared.constants:
-                self.rt.free(prepared.constants[root])
-            prepared.constants[root] = self._upload(data.data, prepared.compiled.values[root])
-            prepared.constant_data[root] = id(data.data)
+            if const.source is not None:
+                ptr = self._state_buffer(const.source, compiled.values[root])
+            elif prepared.constant_data.get(root) == id(const.value):
+                continue
+            else:
+                if root in prepared.constants:
+                    self.rt.free(prepared.constants[root])
+                ptr = self._upload(const.value, compiled.values[root])
+                prepared.constant_data[root] = id(const.value)
+            if prepared.constants.get(root) != ptr:
+                prepared.constants[root] = ptr
+                prepared.sunk = []
+
+    def _state_buffer(self, source: StateSource, desc: TensorDesc) -> int:
+        """The device buffer of a parameter, uploaded from the host when its version changed."""
+        slot = self._states.get(id(source))
+        if slot is None or slot.source() is not source:
+            slot = _StateSlot(weakref.ref(source), self.rt.malloc(max(desc.nbytes, 1)), -1)
+            self._states[id(source)] = slot
+            weakref.finalize(source, self._drop_state, id(source), slot.ptr)
+        if slot.version != source.version:
+            self._upload(source.host_data(), desc, slot.ptr)
+            slot.version = source.version
+        return slot.ptr
+
+    def _drop_state(self, key: int, ptr: int) -> None:
+        slot = self._states.get(key)
+        if slot is not None and slot.ptr == ptr:
+            del self._states[key]
+            if self.rt.node is not None and ptr in self.rt.node.devices[self.device_id].memory.allocations:
+                self.rt.free(ptr)
+
+    def _apply_updates(self, p: Prepared, buffers: dict[int, int]) -> None:
+        """Write each updated value into its parameter's buffer (device to device, after the graph),
+        and tell the parameter its newest values are on the device now."""
+        c = p.compiled
+        for param, value in c.updates.items():
+            root = c.root(param)
+            dst, src = p.constants[root], p.address(value, buffers)
+            desc = c.values[root]
+            if dst != src and desc.nbytes:
+                self.rt.memcpy(dst, desc.nbytes, src, desc.nbytes, MEMCPY_DEVICE_TO_DEVICE)
+            source = c.constant_refs[root].source
+            if source is not None:
+                source.device_updated(functools.partial(self._download, dst, desc))
 
     def _execute(self, p: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         rt, c = self.rt, p.compiled
@@ -264,10 +322,11 @@ class DeviceExecutor:
         results = []
         for v in c.outputs:
             r, desc = c.root(v), c.values[v]
-            if r in c.constants:
-                results.append(np.array(c.parameter_values[r]).reshape(desc.shape))
+            if r in c.constants and r not in c.updates:
+                results.append(np.array(c.constant_refs[r].data).reshape(desc.shape))
             else:
                 results.append(self._download(p.address(v, buffers), c.values[r]).reshape(desc.shape))
+        self._apply_updates(p, buffers)
         if c.memory != "static":
             for ptr in buffers.values():
                 rt.free(ptr)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -22,7 +22,8 @@ from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature, TensorDesc, jsonable
 
 # Ops that only reinterpret the shape of their input: no kernel, the output aliases the input's memory.
-NO_TASK_OPS = ("Reshape", "ExpandDims", "Squeeze", "Flatten")
+# StopGradient is the identity that autodiff does not look through.
+NO_TASK_OPS = ("Reshape", "ExpandDims", "Squeeze", "Flatten", "StopGradient")
 
 
 @dataclass
@@ -45,17 +46,39 @@ class Node:
                 "outputs": list(self.outputs), "full_name": self.full_name, "origins": list(self.origins)}
 
 
+class StateSource(Protocol):
+    """A model Parameter as graphs see it: mutable state whose newest copy may live on the device.
+
+    ``version`` changes whenever the host data changes (so a device copy knows it is stale);
+    ``host_data()`` reads the newest values (fetching them from the device if a graph updated them
+    there); ``device_updated(fetch)`` says a graph wrote new values on the device, which ``fetch``
+    copies back on the host's next read. Implemented by the front end's Parameter.
+    """
+
+    version: int
+
+    def host_data(self) -> np.ndarray: ...
+
+    def device_updated(self, fetch: Callable[[], np.ndarray]) -> None: ...
+
+
 @dataclass
 class Constant:
     """Data a graph carries: a model Parameter (``is_parameter``) or a literal tensor or scalar.
 
     Parameters are hashed by shape only (new weights reuse a compiled graph); literals are hashed by
-    value too, because fusion folds scalar literals into kernel programs.
+    value too, because fusion folds scalar literals into kernel programs. A parameter with a
+    ``source`` reads its data from it only when someone needs the bytes (capture never does).
     """
 
     name: str
-    data: np.ndarray
+    value: np.ndarray | None
     is_parameter: bool
+    source: StateSource | None = None
+
+    @property
+    def data(self) -> np.ndarray:
+        return self.value if self.source is None else self.source.host_data()
 
 
 @dataclass
@@ -68,6 +91,9 @@ class Graph:
     outputs: list[int] = field(default_factory=list)
     # value id -> the value whose memory it shares (filled by the no-task pass; always a root, never an alias)
     aliases: dict[int, int] = field(default_factory=dict)
+    # parameter constant -> the value that becomes its new contents when the graph has run (Assign,
+    # optimizer updates, BatchNorm moving statistics); reads inside the graph see the old contents
+    updates: dict[int, int] = field(default_factory=dict)
     _next_value: int = 0
     _next_node: int = 0
     _hash: str | None = field(default=None, repr=False, compare=False)
@@ -90,6 +116,23 @@ class Graph:
         vid = self.new_value(TensorDesc(arr.shape, dtype or str(arr.dtype)))
         self.constants[vid] = Constant(name, arr, is_parameter)
         return vid
+
+    def add_state(self, name: str, desc: TensorDesc, source: StateSource) -> int:
+        """A parameter constant whose data stays with ``source`` (read only when bytes are needed)."""
+        vid = self.new_value(desc)
+        self.constants[vid] = Constant(name, None, True, source)
+        return vid
+
+    def add_update(self, param: int, value: int) -> None:
+        """After the graph runs, parameter ``param`` holds ``value`` (same shape and dtype)."""
+        c = self.constants.get(param)
+        if c is None or not c.is_parameter:
+            raise InvalidParamError(f"graph {self.name!r}: only a Parameter can be assigned, not value {param}")
+        if self.values[value] != self.values[param]:
+            raise InvalidParamError(f"assigning {self.values[value]} to parameter {c.name} of "
+                                    f"{self.values[param]}: shape and dtype must match")
+        self._hash = None
+        self.updates[param] = value
 
     def new_node_id(self) -> int:
         nid = self._next_node
@@ -151,7 +194,7 @@ class Graph:
         g = Graph(self.name, dict(self.values), [Node(n.id, n.op, dict(n.attrs), n.inputs, n.outputs,
                                                        n.full_name, n.origins) for n in self.nodes],
                   list(self.inputs), dict(self.constants), list(self.outputs), dict(self.aliases),
-                  self._next_value, self._next_node)
+                  dict(self.updates), self._next_value, self._next_node)
         return g
 
     def validate(self) -> None:
@@ -165,7 +208,7 @@ class Graph:
                 if v in defined:
                     raise InvalidParamError(f"value {v} is defined twice (node {n.full_name})")
                 defined.add(v)
-        for v in self.outputs:
+        for v in self.outputs + list(self.updates.values()):
             if v not in defined and self.root(v) not in defined:
                 raise InvalidParamError(f"graph output {v} is never defined")
 
@@ -200,6 +243,7 @@ class Graph:
                         for n in self.nodes]
         doc["aliases"] = sorted([ren(a), ren(r), self.values[a].to_json()] for a, r in self.aliases.items())
         doc["outputs"] = [ren(v) for v in self.outputs]
+        doc["updates"] = sorted([ren(p), ren(v)] for p, v in self.updates.items())
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -254,6 +298,8 @@ def no_task_shape(op: str, shape: tuple[int, ...], attrs: dict[str, Any]) -> tup
                 raise InvalidParamError(f"Squeeze: axis {a} of shape {shape} is not a dimension of size 1")
             normed.add(a % len(shape))
         return tuple(s for d, s in enumerate(shape) if d not in normed)
+    if op == "StopGradient":
+        return shape
     if op == "Flatten":
         if not shape:
             raise InvalidParamError("Flatten: input must have rank >= 1, got a scalar")

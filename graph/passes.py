@@ -6,13 +6,14 @@ so a test can compare before and after. Memory planning lives in ``memory_plan.p
 """
 from __future__ import annotations
 
+import json
 from collections import deque
 from dataclasses import dataclass, field
 
 from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.ops.common import FLOAT
 from ascendemu.kernels.registry import lowerings
-from ascendemu.kernels.signature import TensorDesc
+from ascendemu.kernels.signature import TensorDesc, jsonable
 
 from .ir import NO_TASK_OPS, Graph, Node
 from .memory_plan import peak_memory  # noqa: F401  (part of this module's API: order + peak)
@@ -41,6 +42,38 @@ def remove_no_task(graph: Graph) -> Graph:
         else:
             kept.append(n)
     g.nodes = kept
+    return g
+
+
+# ------------------------------------------------------------------------------------------------ CSE
+
+def eliminate_common_subexpressions(graph: Graph) -> Graph:
+    """Merge nodes that apply the same op with the same attributes to the same values: the later one's
+    outputs become the earlier one's. A training step computes its forward twice (``loss =
+    net(x)`` then the gradient's own forward), so this halves its forward kernels, as MindSpore's CSE
+    does. Ops are pure (state changes are ``graph.updates``, applied after the run), so merging is
+    always safe."""
+    g = graph.copy()
+    seen: dict[tuple, Node] = {}
+    rename: dict[int, int] = {}
+    kept = []
+    for n in g.nodes:
+        inputs = tuple(rename.get(v, v) for v in n.inputs)
+        key = (n.op, json.dumps(jsonable(n.attrs), sort_keys=True), inputs)
+        first = seen.get(key)
+        if first is None:
+            n.inputs = inputs
+            seen[key] = n
+            kept.append(n)
+            continue
+        for old, new in zip(n.outputs, first.outputs):
+            rename[old] = new
+            del g.values[old]
+    if not rename:
+        return g
+    g.nodes = kept
+    g.outputs = [rename.get(v, v) for v in g.outputs]
+    g.updates = {p: rename.get(v, v) for p, v in g.updates.items()}
     return g
 
 
@@ -208,7 +241,7 @@ def fuse_epilogues(graph: Graph) -> Graph:
 
 def prune_constants(graph: Graph) -> None:
     """Remove constants (and their aliases) that no node and no output reads any more (in place)."""
-    used = {v for n in graph.nodes for v in n.inputs} | set(graph.outputs)
+    used = {v for n in graph.nodes for v in n.inputs} | set(graph.outputs) | set(graph.updates)
     used |= {graph.root(v) for v in used}
     for vid in [v for v in graph.constants if v not in used]:
         del graph.constants[vid]

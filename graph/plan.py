@@ -17,20 +17,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 
 from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.signature import OpSignature, TensorDesc, attrs_from_json
 
-from .ir import Graph
+from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
-from .passes import ORDER_POLICIES, assign_streams, fuse_elementwise, fuse_epilogues, order, remove_no_task
+from .passes import (ORDER_POLICIES, assign_streams, eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues,
+                     order, remove_no_task)
 from .schedule import Step, step_from_json
 
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 4     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule
+FORMAT_VERSION = 5     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,11 @@ class CompiledGraph:
       ``inputs``: graph input value ids, in argument order; the executor copies the user's arrays to
       device buffers of their own. ``outputs``: value ids to read back, in order; an output may be a
       graph input, a constant or an alias.
-      ``constants``: value id -> name of model parameters and literals (``parameter_values`` holds the
-      data, which never goes to JSON); persistent device buffers, uploaded once per graph.
+      ``constants``: value id -> name of model parameters and literals (``constant_refs`` holds the
+      graph's Constants, whose data never goes to JSON); persistent device buffers: literals uploaded
+      once per graph, parameters shared by every graph that reads them (the executor's state buffers).
+      ``updates``: parameter constant -> value id written into the parameter's buffer once the graph
+      has run (optimizer updates, Assign, moving statistics); those values live to the graph's end.
       ``aliases``: alias value -> root value. An alias (output of a removed Reshape/ExpandDims/Squeeze/
       Flatten, or a broadcast view of a bias in a fused kernel) has its own desc but lives at its
       root's address; the root may be a node output, a graph input or a constant. Resolve every value
@@ -116,7 +119,8 @@ class CompiledGraph:
     lower_bound: int = 0
     concurrent_bound: int | None = None
     release_after: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    parameter_values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    updates: dict[int, int] = field(default_factory=dict)
+    constant_refs: dict[int, Constant] = field(default_factory=dict, repr=False)
 
     @property
     def cache_name(self) -> str:
@@ -142,6 +146,7 @@ class CompiledGraph:
             "workspace_size": self.workspace_size, "lower_bound": self.lower_bound,
             "concurrent_bound": self.concurrent_bound,
             "release_after": {str(n): list(vs) for n, vs in self.release_after.items()},
+            "updates": {str(p): v for p, v in self.updates.items()},
         }
 
     @classmethod
@@ -160,14 +165,15 @@ class CompiledGraph:
             events=[tuple(e) for e in d["events"]], memory=d["memory"], offsets=ints(d["offsets"]),
             workspace_size=d["workspace_size"], lower_bound=d["lower_bound"],
             concurrent_bound=d["concurrent_bound"],
-            release_after={int(n): tuple(vs) for n, vs in d["release_after"].items()})
+            release_after={int(n): tuple(vs) for n, vs in d["release_after"].items()},
+            updates=ints(d["updates"]))
 
     def bind_constants(self, graph: Graph) -> "CompiledGraph":
         """Attach parameter data from a freshly captured ``graph`` of the same structure (in place)."""
         if graph.structure_hash() != self.graph_hash:
             raise InvalidParamError(f"graph {graph.name!r} (hash {graph.structure_hash()}) is not the graph "
                                     f"this plan was compiled from ({self.graph_hash})")
-        self.parameter_values = {v: graph.constants[v].data for v in self.constants}
+        self.constant_refs = {v: graph.constants[v] for v in self.constants}
         return self
 
 
@@ -191,7 +197,10 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
     if max_streams is None:
         max_streams = default_max_streams(jit_level)
     graph_hash = graph.structure_hash()
-    g = remove_no_task(graph)
+    g = graph.copy()
+    # updated values are read after the graph has run: for every pass they are outputs
+    g.outputs = g.outputs + [v for v in g.updates.values() if v not in g.outputs]
+    g = remove_no_task(eliminate_common_subexpressions(g))
     if jit_level in ("O1", "O2"):
         g = fuse_epilogues(fuse_elementwise(g))
     node_order = order(g, exec_order)
@@ -202,10 +211,11 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
                for nid in node_order]
     compiled = CompiledGraph(
         graph_hash=graph_hash, name=graph.name, jit_level=jit_level, exec_order=exec_order,
-        max_streams=max_streams, values=dict(g.values), inputs=tuple(g.inputs), outputs=tuple(g.outputs),
+        max_streams=max_streams, values=dict(g.values), inputs=tuple(g.inputs),
+        outputs=tuple(g.outputs[:len(graph.outputs)]),        # renamed by CSE; updated values excluded
         constants={v: c.name for v, c in g.constants.items()}, aliases=dict(g.aliases), kernels=kernels,
         schedule=streams.schedule, num_streams=streams.num_streams, events=streams.events, memory="dynamic",
-        parameter_values={v: c.data for v, c in g.constants.items()})
+        updates=dict(g.updates), constant_refs=dict(g.constants))
     if jit_level == "O2":
         plan = static_plan(g, node_order, streams.stream_of, ALIGN)
         compiled.memory, compiled.offsets = "static", plan.offsets

@@ -12,13 +12,13 @@ alone, and a warm start needs nothing but ``infer`` and ``plan``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Protocol
 
 from ascendemu.device.cost import KernelCost
 
 from .signature import OpSignature, TensorDesc
 
-__all__ = ["Plan", "Elementwise", "Exposure", "OpDef", "Infer", "PlanFn", "Emit"]
+__all__ = ["Plan", "Elementwise", "Exposure", "OpDef", "Infer", "PlanFn", "Emit", "GradBuilder", "GradCall", "Grad"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,49 @@ class Exposure:
     generated: bool = False
 
 
+class GradBuilder(Protocol):
+    """What a backward rule may do: emit ops into the backward graph and read value descs.
+
+    Values are opaque handles (the graph's value ids). Implemented by ``ascendemu.graph.autodiff``;
+    rules live with their ops here, in the kernels layer, and never import the graph.
+    """
+
+    def op(self, name: str, *inputs: int, **attrs: Any) -> int:
+        """Apply op ``name``; its first output (shape and dtype inferred, the op validated)."""
+
+    def ops(self, name: str, *inputs: int, **attrs: Any) -> tuple[int, ...]:
+        """Apply op ``name``; all its outputs."""
+
+    def desc(self, value: int) -> TensorDesc:
+        """Shape and dtype of a value."""
+
+    def scalar(self, value: float, dtype: str) -> int:
+        """A 0-d literal constant."""
+
+    def sum_to(self, value: int, shape: tuple[int, ...]) -> int:
+        """Reduce a broadcast gradient back to ``shape`` (sum over the broadcast axes, then reshape)."""
+
+    def broadcast(self, value: int, shape: tuple[int, ...]) -> int:
+        """``value`` broadcast to ``shape`` (numpy rules) as a tensor of its own."""
+
+
+@dataclass(frozen=True)
+class GradCall:
+    """One forward application a backward rule differentiates: its signature (input descs and
+    attrs), the handles of its inputs and outputs, the gradient flowing into each output (None: that
+    output does not reach the differentiated result) and which inputs need a gradient (a rule may
+    skip the others, e.g. Conv2D's input gradient for a network's first layer)."""
+
+    sig: OpSignature
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    douts: tuple[int | None, ...]
+    wants: tuple[bool, ...]
+
+
+# A backward rule: the gradient of each input (None: not differentiable, or no gradient).
+Grad = Callable[[GradBuilder, GradCall], tuple["int | None", ...]]
+
 Infer = Callable[[OpSignature], tuple[TensorDesc, ...]]
 PlanFn = Callable[[OpSignature, tuple[TensorDesc, ...]], Plan]
 Emit = Callable[[OpSignature, tuple[TensorDesc, ...], Plan], str]
@@ -75,7 +118,7 @@ class OpDef:
     plan: PlanFn
     emit: Emit
     elementwise: Elementwise | None = None
-    grad: Callable | None = None          # backward rule: filled by the training work
+    grad: Grad | None = None              # backward rule (None: not differentiable)
     frontend: Exposure | None = None
 
     @property

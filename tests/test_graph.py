@@ -676,11 +676,11 @@ def test_compiled_graph_json_round_trip(graphs, tmp_path):
         back = CompiledGraph.from_json(json.loads(path.read_text()))
         assert back.to_json() == c.to_json()
         assert back.kernels == c.kernels                          # signatures compare equal
-        assert back.parameter_values == {}
+        assert back.constant_refs == {}
         back.bind_constants(g)
-        assert set(back.parameter_values) == set(c.constants)
-        for v, arr in back.parameter_values.items():
-            np.testing.assert_array_equal(arr, c.parameter_values[v])
+        assert set(back.constant_refs) == set(c.constants)
+        for v, const in back.constant_refs.items():
+            np.testing.assert_array_equal(const.data, c.constant_refs[v].data)
     assert compile_graph(g, "O0").cache_name != compile_graph(g, "O2").cache_name
     other = _capture(LeNet5(), (4, 1, 32, 32))
     with pytest.raises(InvalidParamError, match="not the graph"):

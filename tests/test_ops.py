@@ -573,7 +573,7 @@ BAD = [
     (("Concat", [((2, 3), "float32"), ((3, 3), "float32")], {"axis": 1}), "input 1 shape (3, 3)"),
     (("Gather", [((4, 3), "float32"), ((2,), "float32")]), "input 1 (indices)"),
     (("LayerNorm", [((2, 4), "float32"), ((3,), "float32"), ((4,), "float32")]), "input 1 (gamma)"),
-    (("BatchNorm", [((2, 3), "float32")] + [((3,), "float32")] * 4, {"is_training": True}),
+    (("BatchNorm", [((1, 3), "float32")] + [((3,), "float32")] * 4, {"is_training": True}),
      "is_training"),
     (("BatchNorm", [((2, 3), "float32")] + [((3,), "float32")] * 3 + [((4,), "float32")]),
      "input 4 (variance)"),

@@ -1,15 +1,31 @@
-"""Conv2D (NCHW, groups, stride, dilation, explicit/same/valid padding) as direct loops.
+"""Conv2D (NCHW, groups, stride, dilation, explicit/same/valid padding) and its two backprops, as
+direct loops.
 
-Work unit = one output plane (batch image, output channel). For each input channel and kernel tap
-the kernel adds weight x a shifted, strided input row to the output plane; the valid output range of
-each tap is precomputed so the inner loop has no padding tests and vectorises for stride 1. float32
-outputs accumulate in place; float16 outputs accumulate in a float32 workspace plane per block.
+Conv2D's work unit = one output plane (batch image, output channel). For each input channel and
+kernel tap the kernel adds weight x a shifted, strided input row to the output plane; the valid
+output range of each tap is precomputed so the inner loop has no padding tests and vectorises for
+stride 1. float32 outputs accumulate in place; float16 outputs accumulate in a float32 workspace
+plane per block.
+
+The backprops (MindSpore's Conv2DBackpropInput / Conv2DBackpropFilter, built by Conv2D's backward
+rule) walk the same taps and the same valid output ranges, so they are the exact adjoints of the
+forward loops:
+
+* Conv2DBackpropInput(dout, weight), attrs as Conv2D plus ``input_size``: work unit = one input
+  plane (batch image, input channel); every tap scatters weight x a dout row into the strided input
+  row it was read from (float16: a float32 workspace plane per block, as the forward).
+* Conv2DBackpropFilter(dout, x), attrs as Conv2D plus ``filter_size``: work unit = one (output
+  channel, input channel of its group) pair, i.e. kh*kw weights; each tap sums dout x the shifted
+  input over batch and output rows into a float32 row of partial sums (a workspace row per block,
+  so the inner loop is an independent multiply-add per column and vectorises), then adds the row.
+
+Blocks split work units, so each block writes its own output planes (or filter slices) only.
 """
 from __future__ import annotations
 
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import check_int
-from ascendemu.kernels.opdef import Exposure, OpDef, Plan
+from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
@@ -18,10 +34,10 @@ from .common import FLOAT, check_arity, check_format, check_rank, fail, hw_pair,
 MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller convolutions use fewer blocks
 
 
-def conv_geometry(sig: OpSignature) -> dict:
-    """Validated Conv2D geometry: strides, dilations, explicit pads and output size."""
-    x = check_rank(sig, 0, 4, "x")
-    w = check_rank(sig, 1, 4, "weight")
+def conv_geometry(sig: OpSignature, x: tuple[int, ...], w: tuple[int, ...], x_name: str, w_name: str) -> dict:
+    """Validated geometry of a Conv2D of input shape ``x`` and weight shape ``w`` (named in errors as
+    ``x_name``/``w_name``: an input of ``sig`` or a backprop's shape attribute): strides, dilations,
+    explicit pads and output size."""
     check_format(sig)
     n, c, h, wd = x
     group = sig.attr("group", 1)
@@ -30,14 +46,14 @@ def conv_geometry(sig: OpSignature) -> dict:
         raise fail(sig, f"attr group={group!r} must divide the {c} input channels")
     out_channel = sig.attr("out_channel", w[0])
     if out_channel != w[0] or w[0] % group:
-        raise fail(sig, f"attr out_channel={out_channel!r} must equal weight dim 0 ({w[0]}) "
+        raise fail(sig, f"attr out_channel={out_channel!r} must equal {w_name} dim 0 ({w[0]}) "
                         f"and be divisible by group={group}")
     if w[1] * group != c:
-        raise fail(sig, f"input 1 (weight) shape {w} needs {w[1] * group} input channels "
-                        f"(group={group}) but x {x} has {c}")
+        raise fail(sig, f"{w_name} shape {w} needs {w[1] * group} input channels "
+                        f"(group={group}) but {x_name} shape {x} has {c}")
     kh, kw = hw_pair(sig, "kernel_size", sig.attr("kernel_size", (w[2], w[3])), 1)
     if (kh, kw) != (w[2], w[3]):
-        raise fail(sig, f"attr kernel_size={sig.attr('kernel_size')!r} disagrees with weight shape {w}")
+        raise fail(sig, f"attr kernel_size={sig.attr('kernel_size')!r} disagrees with {w_name} shape {w}")
     sh, sw = hw_pair(sig, "stride", sig.attr("stride", 1), 1)
     dh, dw = hw_pair(sig, "dilation", sig.attr("dilation", 1), 1)
     mode = sig.attr("pad_mode", "valid")
@@ -57,16 +73,57 @@ def conv_geometry(sig: OpSignature) -> dict:
     oh = (h + pad[0] + pad[1] - ekh) // sh + 1
     ow = (wd + pad[2] + pad[3] - ekw) // sw + 1
     if oh < 1 or ow < 1:
-        raise fail(sig, f"kernel {kh}x{kw} (dilation {dh}x{dw}) does not fit input {x} with pad {pad}")
+        raise fail(sig, f"kernel {kh}x{kw} (dilation {dh}x{dw}) does not fit {x_name} shape {x} with pad {pad}")
     return dict(n=n, c=c, h=h, w=wd, oc=w[0], kh=kh, kw=kw, sh=sh, sw=sw, dh=dh, dw=dw,
                 pt=pad[0], pl=pad[2], oh=oh, ow=ow, group=group)
+
+
+# backprop -> names of its two inputs
+BACKPROP_INPUTS = {"Conv2DBackpropInput": ("dout", "weight"), "Conv2DBackpropFilter": ("dout", "x")}
+
+
+def shape_attr(sig: OpSignature, name: str) -> tuple[int, ...]:
+    """A forward tensor's NCHW shape that a backward op takes as attribute ``name`` (Conv2DBackpropInput's
+    input_size, Conv2DBackpropFilter's filter_size, AvgPoolGrad's x_shape)."""
+    value = sig.attr(name)
+    if not (isinstance(value, tuple) and len(value) == 4
+            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in value)):
+        raise fail(sig, f"attr {name}={value!r} must be the forward op's shape: a tuple of 4 ints >= 1 (NCHW)")
+    return value
+
+
+def geometry(sig: OpSignature) -> dict:
+    """Validated geometry of the Conv2D that an op of this family computes (Conv2D) or differentiates
+    (the backprops, whose missing forward shape is an attribute)."""
+    if sig.op == "Conv2DBackpropInput":
+        return conv_geometry(sig, shape_attr(sig, "input_size"), check_rank(sig, 1, 4, "weight"),
+                             "attr input_size", "input 1 (weight)")
+    if sig.op == "Conv2DBackpropFilter":
+        return conv_geometry(sig, check_rank(sig, 1, 4, "x"), shape_attr(sig, "filter_size"),
+                             "input 1 (x)", "attr filter_size")
+    return conv_geometry(sig, check_rank(sig, 0, 4, "x"), check_rank(sig, 1, 4, "weight"),
+                         "x", "input 1 (weight)")
 
 
 def infer_conv2d(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 2, ("x", "weight"))
     dtype = same_dtype(sig, FLOAT)
-    g = conv_geometry(sig)
+    g = geometry(sig)
     return (TensorDesc((g["n"], g["oc"], g["oh"], g["ow"]), dtype),)
+
+
+def infer_backprop(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """Conv2DBackpropInput -> dx of shape input_size; Conv2DBackpropFilter -> dw of shape filter_size.
+    dout must be the forward Conv2D's output shape."""
+    check_arity(sig, 2, BACKPROP_INPUTS[sig.op])
+    dtype = same_dtype(sig, FLOAT)
+    g = geometry(sig)
+    dout = check_rank(sig, 0, 4, "dout")
+    forward = (g["n"], g["oc"], g["oh"], g["ow"])
+    if dout != forward:
+        raise fail(sig, f"input 0 (dout) has shape {dout} but the forward Conv2D's output has shape {forward}")
+    name = "input_size" if sig.op == "Conv2DBackpropInput" else "filter_size"
+    return (TensorDesc(sig.attr(name), dtype),)
 
 
 def tap_range_lines(lo: str, hi: str, tap: str, out: int, size: int, stride: int, pad: int,
@@ -80,16 +137,23 @@ def tap_range_lines(lo: str, hi: str, tap: str, out: int, size: int, stride: int
 
 
 def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    x_desc, w_desc = sig.inputs
-    g = conv_geometry(sig)
-    units = g["n"] * g["oc"]
-    plane = g["oh"] * g["ow"]
-    flops = 2 * units * plane * (g["c"] // g["group"]) * g["kh"] * g["kw"]
+    """Every op of the family is priced as the forward Conv2D's cube work (the backprops multiply
+    the same pairs); blocks split work units (see the module docstring)."""
+    dtype = sig.inputs[0].dtype
+    g = geometry(sig)
+    cg = g["c"] // g["group"]
+    flops = 2 * g["n"] * g["oc"] * g["oh"] * g["ow"] * cg * g["kh"] * g["kw"]
+    # work units, and the float32 scratch each block needs (an accumulator plane, or a row of sums)
+    if sig.op == "Conv2D":
+        units, scratch = g["n"] * g["oc"], (g["oh"] * g["ow"] if dtype == "float16" else 0)
+    elif sig.op == "Conv2DBackpropInput":
+        units, scratch = g["n"] * g["c"], (g["h"] * g["w"] if dtype == "float16" else 0)
+    else:
+        units, scratch = g["oc"] * cg, g["ow"]
     block_dim = max(1, min(src.MAX_BLOCKS, units, flops // MIN_FLOPS_PER_BLOCK))
-    # float16 outputs accumulate in a float32 workspace plane per block
-    workspace = (block_dim * plane * 4,) if x_desc.dtype == "float16" else ()
-    moved = x_desc.nbytes + w_desc.nbytes + outputs[0].nbytes
-    return Plan(block_dim, KernelCost(cube_flops=flops, bytes=moved, dtype=x_desc.dtype), workspace, g)
+    workspace = (block_dim * scratch * 4,) if scratch else ()
+    moved = sum(d.nbytes for d in sig.inputs) + outputs[0].nbytes
+    return Plan(block_dim, KernelCost(cube_flops=flops, bytes=moved, dtype=dtype), workspace, g)
 
 
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
@@ -132,6 +196,98 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     return src.finish(lines)
 
 
+def emit_backprop_input(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """dx: per input plane, every (output channel of its group, tap) scatters weight x dout rows back
+    to the input positions the forward loop read them from (the same valid ranges)."""
+    dtype = sig.inputs[0].dtype
+    g = plan.tiling
+    n, c, h, w, oc, kh, kw = g["n"], g["c"], g["h"], g["w"], g["oc"], g["kh"], g["kw"]
+    oh, ow, sh, sw, dh, dw = g["oh"], g["ow"], g["sh"], g["sw"], g["dh"], g["dw"]
+    cg, ocg = c // g["group"], oc // g["group"]
+    plane = h * w
+    acc_ws = dtype == "float16"
+
+    lines = src.HEADER + src.views(("dy", 0, dtype), ("wt", 1, dtype), ("dx", 2, dtype))
+    if acc_ws:
+        lines += ["    " + src.view("acc", 3, "float32"), f"    ab = block_idx * {plane}"]
+    else:
+        lines += ["    acc = dx"]
+    lines += src.indent(src.split_lines(str(n * c)))
+    body = [f"nn = u // {c}", f"ci = u % {c}", f"icg = ci % {cg}", f"ob = (ci // {cg}) * {ocg}"]
+    if not acc_ws:
+        body.append(f"ab = u * {plane}")
+    body += [f"for t in range({plane}):", "    acc[ab + t] = f32(0.0)",
+             f"for co in range(ob, ob + {ocg}):",
+             f"    db = (nn * {oc} + co) * {oh * ow}",
+             f"    wb = (co * {cg} + icg) * {kh * kw}",
+             f"    for r in range({kh}):",
+             *("        " + line for line in tap_range_lines("ohl", "ohh", "r", oh, h, sh, g["pt"], dh)),
+             f"        for s in range({kw}):",
+             f"            wv = {src.load(dtype, f'wt[wb + r * {kw} + s]')}",
+             *("            " + line for line in tap_range_lines("owl", "owh", "s", ow, w, sw, g["pl"], dw)),
+             "            for o in range(ohl, ohh):",
+             f"                xo = ab + (o * {sh} - {g['pt']} + r * {dh}) * {w} - {g['pl']} + s * {dw}",
+             f"                do = db + o * {ow}",
+             "                for q in range(owl, owh):",
+             f"                    acc[xo + q * {sw}] += wv * {src.load(dtype, 'dy[do + q]')}"]
+    if acc_ws:
+        body += [f"xb = u * {plane}", f"for t in range({plane}):",
+                 f"    dx[xb + t] = {src.store(dtype, 'acc[ab + t]')}"]
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def emit_backprop_filter(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """dw: per (output channel, input channel of its group), each tap's weight is the sum over batch
+    and output pixels of dout x the input pixel the forward loop multiplied it with."""
+    dtype = sig.inputs[0].dtype
+    g = plan.tiling
+    n, c, h, w, oc, kh, kw = g["n"], g["c"], g["h"], g["w"], g["oc"], g["kh"], g["kw"]
+    oh, ow, sh, sw, dh, dw = g["oh"], g["ow"], g["sh"], g["sw"], g["dh"], g["dw"]
+    cg, ocg = c // g["group"], oc // g["group"]
+
+    lines = src.HEADER + src.views(("dy", 0, dtype), ("x", 1, dtype), ("dwt", 2, dtype), ("part", 3, "float32"))
+    lines += [f"    pb = block_idx * {ow}"] + src.indent(src.split_lines(str(oc * cg)))
+    body = [f"co = u // {cg}", f"ci = (co // {ocg}) * {cg} + u % {cg}",
+            f"for r in range({kh}):",
+            *("    " + line for line in tap_range_lines("ohl", "ohh", "r", oh, h, sh, g["pt"], dh)),
+            f"    for s in range({kw}):",
+            *("        " + line for line in tap_range_lines("owl", "owh", "s", ow, w, sw, g["pl"], dw)),
+            "        for q in range(owl, owh):",
+            "            part[pb + q] = f32(0.0)",
+            f"        for nn in range({n}):",
+            f"            xb = (nn * {c} + ci) * {h * w} + (r * {dh} - {g['pt']}) * {w} + s * {dw} - {g['pl']}",
+            f"            db = (nn * {oc} + co) * {oh * ow}",
+            "            for o in range(ohl, ohh):",
+            f"                xo = xb + o * {sh * w}",
+            f"                do = db + o * {ow}",
+            "                for q in range(owl, owh):",
+            f"                    part[pb + q] += {src.load(dtype, 'dy[do + q]')} * "
+            f"{src.load(dtype, f'x[xo + q * {sw}]')}",
+            "        t = f32(0.0)",
+            "        for q in range(owl, owh):",
+            "            t += part[pb + q]",
+            f"        dwt[u * {kh * kw} + r * {kw} + s] = {src.store(dtype, 't')}"]
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def grad_conv2d(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
+    """dx = Conv2DBackpropInput(dout, w), dw = Conv2DBackpropFilter(dout, x), each only if wanted
+    (a network's first layer needs no dx). The backprops take the forward attrs plus its shapes."""
+    x, w = c.inputs
+    (dout,) = c.douts
+    attrs = dict(c.sig.attrs)
+    x_shape, w_shape = (d.shape for d in c.sig.inputs)
+    dx = b.op("Conv2DBackpropInput", dout, w, input_size=x_shape, **attrs) if c.wants[0] else None
+    dw = b.op("Conv2DBackpropFilter", dout, x, filter_size=w_shape, **attrs) if c.wants[1] else None
+    return dx, dw
+
+
 OPS: tuple[OpDef, ...] = (
-    OpDef("Conv2D", "conv2d", infer_conv2d, plan, emit, frontend=Exposure(("Conv2D",), ("conv2d",))),
+    OpDef("Conv2D", "conv2d", infer_conv2d, plan, emit, grad=grad_conv2d,
+          frontend=Exposure(("Conv2D",), ("conv2d",))),
+    # MindSpore's backward primitives (TBE kernels conv2d_backprop_*_d: shapes as attributes)
+    OpDef("Conv2DBackpropInput", "conv2d_backprop_input_d", infer_backprop, plan, emit_backprop_input),
+    OpDef("Conv2DBackpropFilter", "conv2d_backprop_filter_d", infer_backprop, plan, emit_backprop_filter),
 )

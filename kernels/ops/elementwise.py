@@ -18,9 +18,10 @@ the op has one, int32-on-int64 registers; an int lowering makes the op accept in
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from ascendemu.device.cost import KernelCost
-from ascendemu.kernels.opdef import Elementwise, Exposure, OpDef, Plan
+from ascendemu.kernels.opdef import Elementwise, Exposure, Grad, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import DTYPES, OpSignature, TensorDesc
 
 from . import src
@@ -59,6 +60,22 @@ def infer_bias_add(sig: OpSignature) -> tuple[TensorDesc, ...]:
     if bias[0] != channels:
         raise fail(sig, f"input 1 (bias) has shape {bias} but x {x} has {channels} channels ({fmt})")
     return (TensorDesc(x, dtype),)
+
+
+def infer_broadcast_to(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    dtype = check_dtype(sig, 0, ANY + ("bool",), "x")
+    target = sig.attr("shape")
+    x = sig.inputs[0].shape
+    if (not isinstance(target, tuple) or len(target) < len(x)
+            or not all(isinstance(d, int) and not isinstance(d, bool) and d >= -1 for d in target)):
+        raise fail(sig, f"attr shape={target!r} must be a tuple of ints (>= 0, or -1 to keep a dimension) "
+                        f"of rank >= {len(x)}")
+    lead = len(target) - len(x)
+    out = tuple(x[d - lead] if t == -1 and d >= lead else t for d, t in enumerate(target))
+    if -1 in out[:lead] or any(x[d] not in (1, out[lead + d]) for d in range(len(x))):
+        raise fail(sig, f"input 0 (x) shape {x} cannot be broadcast to {target}")
+    return (TensorDesc(out, dtype),)
 
 
 def fused_program(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
@@ -229,12 +246,43 @@ def program_steps(program: tuple, compute: str) -> list[str]:
     return lines
 
 
+# Ops defined by a fixed scalar program (optimizer updates): op name -> signature -> (steps, outputs)
+ProgramFn = Callable[[OpSignature], tuple[tuple, tuple[int, ...]]]
+PROGRAMS: dict[str, ProgramFn] = {}
+
+
+def program_op(name: str, func_name: str, operands: tuple[str, ...], program: ProgramFn,
+               frontend: Exposure | None = None) -> OpDef:
+    """An op whose kernel is one elementwise program over its (broadcast) float operands, with one
+    output per program output: a multi-output update such as ApplyMomentum's (var, accum) is one
+    pass over memory, like a fused kernel. ``program(sig)`` gives the steps (FusedElemwise's form)."""
+    PROGRAMS[name] = program
+
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, len(operands), operands)
+        for i, operand in enumerate(operands):
+            check_dtype(sig, i, FLOAT, operand)
+        shape = broadcast_shapes(sig, [d.shape for d in sig.inputs])
+        if shape != sig.inputs[0].shape:
+            raise fail(sig, f"operands broadcast to {shape}, larger than input 0 ({operands[0]}) "
+                            f"{sig.inputs[0].shape}")
+        _, outs = program(sig)
+        return tuple(TensorDesc(shape, sig.inputs[0].dtype) for _ in outs)
+
+    return OpDef(name, func_name, infer, plan, emit, frontend=frontend)
+
+
 def _program(sig: OpSignature) -> tuple[tuple[TensorDesc, ...], tuple, tuple[int, ...], str]:
     """(operand descs, program, output steps, compute) of any op of this family."""
     inputs = sig.inputs
     if sig.op == "FusedElemwise":
         program, out_steps = fused_program(sig)
         return inputs, program, out_steps, "f"
+    if sig.op in PROGRAMS:
+        program, out_steps = PROGRAMS[sig.op](sig)
+        return inputs, program, out_steps, "f"
+    if sig.op == "BroadcastTo":      # a bit copy through broadcast strides
+        return inputs, (("Cast", ("in", 0)),), (0,), "raw"
     compute = "i" if inputs[0].dtype == "int32" else "f"
     if sig.op == "BiasAdd":
         x = inputs[0].shape
@@ -245,7 +293,8 @@ def _program(sig: OpSignature) -> tuple[tuple[TensorDesc, ...], tuple, tuple[int
 
 
 def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    steps = len(sig.attr("program")) if sig.op == "FusedElemwise" else 1
+    steps = (len(sig.attr("program")) if sig.op == "FusedElemwise"
+             else len(PROGRAMS[sig.op](sig)[0]) if sig.op in PROGRAMS else 1)
     n = outputs[0].size
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     # priced at the rate of the dtype it computes in: a comparison's operands, else its output
@@ -264,7 +313,8 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
 # ------------------------------------------------------------------------------------------ stanzas
 
 def unary(name: str, func_name: str, float_expr: str, int_expr: str | None = None,
-          primitives: tuple[str, ...] | None = None, functions: tuple[str, ...] | None = None) -> OpDef:
+          primitives: tuple[str, ...] | None = None, functions: tuple[str, ...] | None = None,
+          grad: Grad | None = None) -> OpDef:
     """An elementwise op of one operand; int_expr given = it accepts int32 too."""
     lowering = Elementwise(1, float_expr, int_expr)
     dtypes = _dtypes(lowering)
@@ -274,11 +324,12 @@ def unary(name: str, func_name: str, float_expr: str, int_expr: str | None = Non
         return (TensorDesc(sig.inputs[0].shape, check_dtype(sig, 0, dtypes, "x")),)
 
     exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
-    return OpDef(name, func_name, infer, plan, emit, lowering, frontend=exposure)
+    return OpDef(name, func_name, infer, plan, emit, lowering, grad, exposure)
 
 
 def binary(name: str, func_name: str, float_expr: str, int_expr: str | None = None,
-           primitives: tuple[str, ...] | None = None, functions: tuple[str, ...] | None = None) -> OpDef:
+           primitives: tuple[str, ...] | None = None, functions: tuple[str, ...] | None = None,
+           grad: Grad | None = None) -> OpDef:
     """A broadcasting elementwise op of two operands of one dtype."""
     lowering = Elementwise(2, float_expr, int_expr)
     dtypes = _dtypes(lowering)
@@ -289,7 +340,7 @@ def binary(name: str, func_name: str, float_expr: str, int_expr: str | None = No
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), dtype),)
 
     exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
-    return OpDef(name, func_name, infer, plan, emit, lowering, frontend=exposure)
+    return OpDef(name, func_name, infer, plan, emit, lowering, grad, exposure)
 
 
 def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) -> OpDef:
@@ -302,38 +353,148 @@ def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) 
         same_dtype(sig, ANY)
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
 
-    return OpDef(name, func_name, infer, plan, emit, lowering,
+    return OpDef(name, func_name, infer, plan, emit, lowering, no_grad,
                  frontend=Exposure((name,), functions, generated=True))
 
 
+# ------------------------------------------------------------------------------------ backward rules
+# Each rule gets the forward call (inputs x, y; output out) and the output gradient dy, and emits
+# elementwise ops (which O1 fuses into one backward kernel). Broadcast operands sum their gradient
+# back to their own shape.
+
+def _k(b: GradBuilder, value: float, like: int) -> int:
+    """A scalar of ``like``'s dtype."""
+    return b.scalar(value, b.desc(like).dtype)
+
+
+def _mask(b: GradBuilder, compare_op: str, x: int, y: int) -> int:
+    """1.0 where ``x <compare_op> y``, else 0.0, in x's dtype."""
+    return b.op("Cast", b.op(compare_op, x, y), dst_type=b.desc(x).dtype)
+
+
+def no_grad(b: GradBuilder, c: GradCall) -> tuple[None, ...]:
+    """Comparisons and other piecewise-constant ops: no gradient flows."""
+    return (None,) * len(c.inputs)
+
+
+def _unary_rule(local):
+    """A rule dx = dy * local(b, x, out) for a one-operand op."""
+    def rule(b: GradBuilder, c: GradCall) -> tuple[int]:
+        return (b.op("Mul", c.douts[0], local(b, c.inputs[0], c.outputs[0])),)
+    return rule
+
+
+def _g_neg(b, c):
+    return (b.op("Neg", c.douts[0]),)
+
+
+def _g_sqrt(b, c):          # d sqrt(x) = 0.5 / sqrt(x)
+    return (b.op("Div", b.op("Mul", c.douts[0], _k(b, 0.5, c.outputs[0])), c.outputs[0]),)
+
+
+def _g_log(b, c):
+    return (b.op("Div", c.douts[0], c.inputs[0]),)
+
+
+def _gelu_local(b, x, out):
+    # tanh approximation: d/dx = 0.5(1 + t) + 0.5 x (1 - t^2) k (1 + 3a x^2), t = tanh(k(x + a x^3))
+    k, a = 0.7978845608028654, 0.044715
+    x2 = b.op("Mul", x, x)
+    inner = b.op("Mul", _k(b, k, x), b.op("Add", x, b.op("Mul", _k(b, a, x), b.op("Mul", x2, x))))
+    t = b.op("Tanh", inner)
+    left = b.op("Mul", _k(b, 0.5, x), b.op("Add", _k(b, 1.0, x), t))
+    sech2 = b.op("Sub", _k(b, 1.0, x), b.op("Mul", t, t))
+    slope = b.op("Mul", _k(b, k, x), b.op("Add", _k(b, 1.0, x), b.op("Mul", _k(b, 3 * a, x), x2)))
+    return b.op("Add", left, b.op("Mul", b.op("Mul", _k(b, 0.5, x), x), b.op("Mul", sech2, slope)))
+
+
+def _binary_rule(dx, dy_):
+    """A rule for a broadcasting two-operand op from its two partial gradients (None: no gradient)."""
+    def rule(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
+        x, y = c.inputs
+        g = c.douts[0]
+        gx = dx(b, g, x, y, c.outputs[0]) if dx else None
+        gy = dy_(b, g, x, y, c.outputs[0]) if dy_ else None
+        return (None if gx is None else b.sum_to(gx, b.desc(x).shape),
+                None if gy is None else b.sum_to(gy, b.desc(y).shape))
+    return rule
+
+
+def _g_pow_y(b, g, x, y, out):
+    # d x^y / dy = x^y ln x; MindSpore gives 0 where x <= 0
+    safe = b.op("Maximum", x, _k(b, 1e-38, x))
+    return b.op("Mul", _mask(b, "Greater", x, _k(b, 0.0, x)), b.op("Mul", g, b.op("Mul", out, b.op("Log", safe))))
+
+
+def _g_cast(b, c):
+    src = c.sig.inputs[0].dtype
+    if src not in FLOAT:
+        return (None,)
+    return (b.op("Cast", c.douts[0], dst_type=src),)
+
+
+def _g_bias_add(b, c):
+    (g,) = c.douts
+    x = c.sig.inputs[0].shape
+    channel = len(x) - 1 if c.sig.attr("data_format", c.sig.attr("format", "NCHW")) == "NHWC" else 1
+    axes = tuple(d for d in range(len(x)) if d != channel)
+    return (g, b.op("ReduceSum", g, axis=axes, keep_dims=False))
+
+
+def _g_broadcast_to(b, c):
+    return (b.sum_to(c.douts[0], c.sig.inputs[0].shape),)
+
+
 OPS: tuple[OpDef, ...] = (
-    unary("Square", "square", "{0} * {0}", "{0} * {0}"),
-    unary("Neg", "neg", "-{0}", "-{0}"),
-    unary("Abs", "abs", "abs({0})", "abs({0})"),
-    unary("Exp", "exp", "math.exp({0})"),
-    unary("Log", "log", "math.log({0})"),
-    unary("Sqrt", "sqrt", "math.sqrt({0})"),
-    unary("Rsqrt", "rsqrt", "fdiv(f32(1.0), math.sqrt({0}))"),
-    unary("ReLU", "relu", "f32(0.0) if {0} < f32(0.0) else {0}", "max({0}, i64(0))"),
-    unary("Sigmoid", "sigmoid", "fdiv(f32(1.0), f32(1.0) + math.exp(-{0}))"),
-    unary("Tanh", "tanh", "math.tanh({0})"),
+    unary("Square", "square", "{0} * {0}", "{0} * {0}",
+          grad=_unary_rule(lambda b, x, out: b.op("Mul", x, _k(b, 2.0, x)))),
+    unary("Neg", "neg", "-{0}", "-{0}", grad=_g_neg),
+    unary("Abs", "abs", "abs({0})", "abs({0})",
+          grad=_unary_rule(lambda b, x, out: b.op("Sub", _mask(b, "Greater", x, _k(b, 0.0, x)),
+                                                   _mask(b, "Less", x, _k(b, 0.0, x))))),
+    unary("Exp", "exp", "math.exp({0})", grad=_unary_rule(lambda b, x, out: out)),
+    unary("Log", "log", "math.log({0})", grad=_g_log),
+    unary("Sqrt", "sqrt", "math.sqrt({0})", grad=_g_sqrt),
+    unary("Rsqrt", "rsqrt", "fdiv(f32(1.0), math.sqrt({0}))",      # d x^-1/2 = -0.5 out^3
+          grad=_unary_rule(lambda b, x, out: b.op("Mul", _k(b, -0.5, x), b.op("Mul", out, b.op("Mul", out, out))))),
+    unary("ReLU", "relu", "f32(0.0) if {0} < f32(0.0) else {0}", "max({0}, i64(0))",
+          grad=_unary_rule(lambda b, x, out: _mask(b, "Greater", out, _k(b, 0.0, out)))),
+    unary("Sigmoid", "sigmoid", "fdiv(f32(1.0), f32(1.0) + math.exp(-{0}))",
+          grad=_unary_rule(lambda b, x, out: b.op("Mul", out, b.op("Sub", _k(b, 1.0, out), out)))),
+    unary("Tanh", "tanh", "math.tanh({0})",
+          grad=_unary_rule(lambda b, x, out: b.op("Sub", _k(b, 1.0, out), b.op("Mul", out, out)))),
     # MindSpore's GeLU: the tanh approximation, 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))).
     # ops.gelu takes an `approximate` argument, so the functional form is written by hand.
     unary("GeLU", "gelu", "f32(0.5) * {0} * (f32(1.0) + math.tanh(f32(0.7978845608028654) * "
-          "({0} + f32(0.044715) * {0} * {0} * {0})))", primitives=("GeLU", "GELU"), functions=()),
-    binary("Add", "add", "{0} + {1}", "{0} + {1}"),
-    binary("Sub", "sub", "{0} - {1}", "{0} - {1}"),
-    binary("Mul", "mul", "{0} * {1}", "{0} * {1}"),
+          "({0} + f32(0.044715) * {0} * {0} * {0})))", primitives=("GeLU", "GELU"), functions=(),
+          grad=_unary_rule(_gelu_local)),
+    binary("Add", "add", "{0} + {1}", "{0} + {1}",
+           grad=_binary_rule(lambda b, g, x, y, out: g, lambda b, g, x, y, out: g)),
+    binary("Sub", "sub", "{0} - {1}", "{0} - {1}",
+           grad=_binary_rule(lambda b, g, x, y, out: g, lambda b, g, x, y, out: b.op("Neg", g))),
+    binary("Mul", "mul", "{0} * {1}", "{0} * {1}",
+           grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, y), lambda b, g, x, y, out: b.op("Mul", g, x))),
     # int32 Div truncates toward zero and x / 0 = 0; float division is IEEE (x / 0 = inf or nan)
-    binary("Div", "div", "fdiv({0}, {1})", "sdiv({0}, {1})", primitives=("Div", "RealDiv")),
-    # NaN-propagating like numpy.maximum / numpy.minimum
-    binary("Maximum", "maximum", "{0} if ({0} > {1} or {0} != {0}) else {1}", "max({0}, {1})"),
-    binary("Minimum", "minimum", "{0} if ({0} < {1} or {0} != {0}) else {1}", "min({0}, {1})"),
-    binary("Pow", "pow", "math.pow({0}, {1})"),
+    binary("Div", "div", "fdiv({0}, {1})", "sdiv({0}, {1})", primitives=("Div", "RealDiv"),
+           grad=_binary_rule(lambda b, g, x, y, out: b.op("Div", g, y),
+                             lambda b, g, x, y, out: b.op("Neg", b.op("Div", b.op("Mul", g, out), y)))),
+    # NaN-propagating like numpy.maximum / numpy.minimum; ties send the gradient to x, as MindSpore does
+    binary("Maximum", "maximum", "{0} if ({0} > {1} or {0} != {0}) else {1}", "max({0}, {1})",
+           grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, _mask(b, "GreaterEqual", x, y)),
+                             lambda b, g, x, y, out: b.op("Mul", g, _mask(b, "Less", x, y)))),
+    binary("Minimum", "minimum", "{0} if ({0} < {1} or {0} != {0}) else {1}", "min({0}, {1})",
+           grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, _mask(b, "LessEqual", x, y)),
+                             lambda b, g, x, y, out: b.op("Mul", g, _mask(b, "Greater", x, y)))),
+    binary("Pow", "pow", "math.pow({0}, {1})",
+           grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, b.op("Mul", y, b.op(
+               "Pow", x, b.op("Sub", y, _k(b, 1.0, y))))), _g_pow_y)),
     # Cast is a no-op on registers: the store converts to the output dtype
-    OpDef("Cast", "cast", infer_cast, plan, emit, Elementwise(1, "{0}", "{0}"),
+    OpDef("Cast", "cast", infer_cast, plan, emit, Elementwise(1, "{0}", "{0}"), _g_cast,
           frontend=Exposure(("Cast",), ("cast",))),
-    OpDef("BiasAdd", "bias_add", infer_bias_add, plan, emit, frontend=Exposure(("BiasAdd",), ("bias_add",))),
+    OpDef("BiasAdd", "bias_add", infer_bias_add, plan, emit, grad=_g_bias_add,
+          frontend=Exposure(("BiasAdd",), ("bias_add",))),
+    OpDef("BroadcastTo", "broadcast_to", infer_broadcast_to, plan, emit, grad=_g_broadcast_to,
+          frontend=Exposure(("BroadcastTo",), ("broadcast_to",))),
     OpDef("FusedElemwise", "fused_elemwise", infer_fused, plan, emit),
     compare("Equal", "equal", "==", ("equal",)),
     compare("NotEqual", "not_equal", "!=", ("not_equal", "ne")),

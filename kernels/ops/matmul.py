@@ -13,7 +13,7 @@ import math
 
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import InvalidParamError
-from ascendemu.kernels.opdef import Exposure, OpDef, Plan
+from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
@@ -207,7 +207,30 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     return src.finish(lines)
 
 
+def grad(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
+    """y = op(a) @ op(b), op = transpose or not: each input's gradient is one more product of dy with
+    the other input (transposes chosen so no Transpose op is needed); batch-broadcast inputs sum
+    their gradient back to their own shape."""
+    if c.sig.attr("epilogue") is not None:
+        raise fail(c.sig, "a fused epilogue is never differentiated (autodiff runs before fusion)")
+    ta, tb = bool(c.sig.attr("transpose_a", False)), bool(c.sig.attr("transpose_b", False))
+    x1, x2 = c.inputs
+    dy = c.douts[0]
+    op = c.sig.op
+    da = db = None
+    if c.wants[0]:
+        da = (b.op(op, x2, dy, transpose_a=tb, transpose_b=True) if ta
+              else b.op(op, dy, x2, transpose_a=False, transpose_b=not tb))
+        da = b.sum_to(da, c.sig.inputs[0].shape)
+    if c.wants[1]:
+        db = (b.op(op, dy, x1, transpose_a=True, transpose_b=ta) if tb
+              else b.op(op, x1, dy, transpose_a=not ta, transpose_b=False))
+        db = b.sum_to(db, c.sig.inputs[1].shape)
+    return da, db
+
+
 OPS: tuple[OpDef, ...] = (
-    OpDef("MatMul", "mat_mul", infer_matmul, plan, emit, frontend=Exposure(("MatMul",), ("matmul",))),
-    OpDef("BatchMatMul", "batch_matmul", infer_matmul, plan, emit, frontend=Exposure(("BatchMatMul",), ("bmm",))),
+    OpDef("MatMul", "mat_mul", infer_matmul, plan, emit, grad=grad, frontend=Exposure(("MatMul",), ("matmul",))),
+    OpDef("BatchMatMul", "batch_matmul", infer_matmul, plan, emit, grad=grad,
+          frontend=Exposure(("BatchMatMul",), ("bmm",))),
 )

@@ -1,19 +1,36 @@
-"""Row-wise normalisations: Softmax, LogSoftmax, LayerNorm, and inference BatchNorm.
+"""Normalisations and their backward kernels: Softmax, LogSoftmax, LayerNorm (+ LayerNormGrad),
+BatchNorm in inference and training mode (+ BatchNormGrad), and the backward rules of all four.
 
 Softmax/LogSoftmax and LayerNorm split rows over blocks (a row is the reduced axis, strided when the
-softmax axis is not innermost); statistics accumulate in float64. BatchNorm splits the flat range
-like an elementwise op, with per-channel constants loaded once per contiguous spatial run.
+softmax axis is not innermost); statistics accumulate in float64. Inference BatchNorm splits the flat
+range like an elementwise op, with per-channel constants loaded once per contiguous spatial run.
+Training BatchNorm and BatchNormGrad split channels over blocks: a block reduces its channels over
+N, H, W (float64 sums) and then writes them, so no block reads another block's results.
+LayerNormGrad splits rows for dx and, in the same launch, gamma's elements for dgamma/dbeta
+(float64 accumulators in its workspace), again with no block depending on another.
 """
 from __future__ import annotations
 
 import math
 
 from ascendemu.device.cost import KernelCost
-from ascendemu.kernels.opdef import Exposure, OpDef, Plan
+from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
-from .common import FLOAT, check_arity, check_dtype, check_epsilon, check_format, fail, norm_axis, same_dtype
+from .common import (FLOAT, check_arity, check_bool, check_dtype, check_epsilon, check_format, fail, norm_axis,
+                     same_dtype)
+
+# BatchNorm's attr ``momentum`` is MindSpore's primitive convention (ops.BatchNorm, default 0.1): the
+# weight of the batch statistic, new_moving = (1 - momentum) * moving + momentum * batch.
+# nn.BatchNorm2d(momentum=m) means the opposite weighting and passes 1 - m to the primitive.
+BN_MOMENTUM = 0.1
+BN_EPSILON = 1e-5
+LN_EPSILON = 1e-7
+# Training BatchNorm's outputs, in order (inference mode has only y). The front end assigns
+# new_moving_mean/new_moving_variance to its moving-statistics parameters; BatchNormGrad takes
+# saved_mean/saved_invstd (always float32, as the chip's reserve spaces are).
+BN_TRAINING_OUTPUTS = ("y", "new_moving_mean", "new_moving_variance", "saved_mean", "saved_invstd")
 
 # ------------------------------------------------------------------------------------------- infer
 
@@ -37,22 +54,78 @@ def infer_softmax(sig: OpSignature) -> tuple[TensorDesc, ...]:
     return (TensorDesc(sig.inputs[0].shape, dtype),)
 
 
-def infer_batch_norm(sig: OpSignature) -> tuple[TensorDesc, ...]:
-    names = ("x", "scale", "bias", "mean", "variance")
-    check_arity(sig, 5, names)
-    dtype = check_dtype(sig, 0, FLOAT, "x")
-    if sig.attr("is_training", False):
-        raise fail(sig, "attr is_training=True is not supported; only inference BatchNorm is")
-    check_format(sig)
-    check_epsilon(sig, 1e-5)
+def bn_training(sig: OpSignature) -> bool:
+    return check_bool(sig, "is_training")
+
+
+def bn_momentum(sig: OpSignature) -> float:
+    value = sig.attr("momentum", BN_MOMENTUM)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise fail(sig, f"attr momentum={value!r} must be a number in [0, 1] (the weight of the batch "
+                        f"statistic: new = (1 - momentum) * moving + momentum * batch)")
+    return float(value)
+
+
+def bn_layout(sig: OpSignature) -> tuple[int, int, int]:
+    """(batch, channels, spatial) of an NCHW (or (N, C)) input 0; rank >= 2 is checked."""
+    x = sig.inputs[0].shape
+    return x[0], x[1], math.prod(x[2:])
+
+
+def check_channel_params(sig: OpSignature, names: tuple[str, ...], first: int) -> None:
+    """Inputs ``first``.. are float per-channel vectors of shape (C,), C = dim 1 of input 0."""
     x = sig.inputs[0].shape
     if len(x) < 2:
-        raise fail(sig, f"input 0 (x) must have rank >= 2, got shape {x}")
-    for i in range(1, 5):
+        raise fail(sig, f"input 0 ({names[0]}) must have rank >= 2, got shape {x}")
+    for i in range(first, len(names)):
         check_dtype(sig, i, FLOAT, names[i])
         if sig.inputs[i].shape != (x[1],):
             raise fail(sig, f"input {i} ({names[i]}) must have shape ({x[1]},), got {sig.inputs[i].shape}")
-    return (TensorDesc(x, dtype),)
+
+
+def infer_batch_norm(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """Inference: y from the given statistics. Training (is_training=True): y from the batch's own
+    mean and biased variance over N, H, W, plus the outputs of BN_TRAINING_OUTPUTS; the moving
+    variance is updated with the unbiased batch variance (times n / (n - 1)), as MindSpore and
+    PyTorch do, so a channel needs n = N*H*W >= 2 values."""
+    names = ("x", "scale", "bias", "mean", "variance")
+    check_arity(sig, 5, names)
+    dtype = check_dtype(sig, 0, FLOAT, "x")
+    check_format(sig)
+    check_epsilon(sig, BN_EPSILON)
+    check_channel_params(sig, names, 1)
+    x = sig.inputs[0].shape
+    if not bn_training(sig):
+        return (TensorDesc(x, dtype),)
+    bn_momentum(sig)
+    batch, channels, spatial = bn_layout(sig)
+    if batch * spatial < 2:
+        raise fail(sig, f"attr is_training=True needs at least 2 values per channel for the unbiased "
+                        f"variance, but x {x} has {batch * spatial}")
+    stats = TensorDesc((channels,), "float32")
+    return (TensorDesc(x, dtype), TensorDesc((channels,), sig.inputs[3].dtype),
+            TensorDesc((channels,), sig.inputs[4].dtype), stats, stats)
+
+
+def bn_grad_names(sig: OpSignature) -> tuple[str, ...]:
+    """BatchNormGrad's inputs: the saved batch statistics in training mode, else the moving ones."""
+    if bn_training(sig):
+        return "dy", "x", "scale", "saved_mean", "saved_invstd"
+    return "dy", "x", "scale", "mean", "variance"
+
+
+def infer_batch_norm_grad(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(dx, dscale, dbias) of BatchNorm; dscale and dbias in scale's dtype."""
+    names = bn_grad_names(sig)
+    check_arity(sig, 5, names)
+    dtype = check_dtype(sig, 1, FLOAT, "x")
+    if sig.inputs[0] != sig.inputs[1]:
+        raise fail(sig, f"input 0 (dy) must match x {sig.inputs[1]}, got {sig.inputs[0]}")
+    check_format(sig)
+    check_epsilon(sig, BN_EPSILON)
+    check_channel_params(sig, names, 2)
+    channels = TensorDesc((sig.inputs[1].shape[1],), sig.inputs[2].dtype)
+    return TensorDesc(sig.inputs[1].shape, dtype), channels, channels
 
 
 def layer_norm_axes(sig: OpSignature) -> tuple[int, int]:
@@ -67,7 +140,7 @@ def layer_norm_axes(sig: OpSignature) -> tuple[int, int]:
 def infer_layer_norm(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 3, ("x", "gamma", "beta"))
     dtype = same_dtype(sig, FLOAT)
-    check_epsilon(sig, 1e-7)
+    check_epsilon(sig, LN_EPSILON)
     norm, params = layer_norm_axes(sig)
     x = sig.inputs[0].shape
     for i, name in ((1, "gamma"), (2, "beta")):
@@ -76,6 +149,22 @@ def infer_layer_norm(sig: OpSignature) -> tuple[TensorDesc, ...]:
                             f"begin_params_axis={params}), got {sig.inputs[i].shape}")
     stats = x[:norm] + (1,) * (len(x) - norm)
     return TensorDesc(x, dtype), TensorDesc(stats, dtype), TensorDesc(stats, dtype)
+
+
+def infer_layer_norm_grad(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(dx, dgamma, dbeta) of LayerNorm from its saved mean and variance (LayerNorm's outputs 1, 2)."""
+    check_arity(sig, 5, ("dy", "x", "gamma", "mean", "variance"))
+    dtype = same_dtype(sig, FLOAT)
+    check_epsilon(sig, LN_EPSILON)
+    x = sig.inputs[1].shape
+    if sig.inputs[0].shape != x:
+        raise fail(sig, f"input 0 (dy) must have x's shape {x}, got {sig.inputs[0].shape}")
+    norm, params = layer_norm_axes(sig)
+    stats = x[:norm] + (1,) * (len(x) - norm)
+    for i, name, want in ((2, "gamma", x[params:]), (3, "mean", stats), (4, "variance", stats)):
+        if sig.inputs[i].shape != want:
+            raise fail(sig, f"input {i} ({name}) must have shape {want}, got {sig.inputs[i].shape}")
+    return TensorDesc(x, dtype), TensorDesc(x[params:], dtype), TensorDesc(x[params:], dtype)
 
 
 # -------------------------------------------------------------------------------------- plan, emit
@@ -125,24 +214,50 @@ def emit_softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
     return src.finish(lines)
 
 
+def row_elements(length: int, params: int, body) -> list[str]:
+    """Lines visiting every element of LayerNorm row ``u`` (``base = u * length`` set by the caller):
+    ``body(j, p)`` gives the lines for element ``base + j``, whose gamma/beta index is ``p``
+    (gamma covers x's dims from begin_params_axis, so p = (base + j) % params)."""
+    if length == 0:
+        return []
+    if params == length:
+        return [f"for j in range({length}):"] + src.indent(body("j", "j"))
+    if params > length:         # gamma spans some normalised rows too: offset by the row
+        return [f"pb = (u % {params // length}) * {length}",
+                f"for j in range({length}):"] + src.indent(body("j", "pb + j"))
+    # gamma repeats within a row
+    return [f"for q in range({length // params}):", f"    for p in range({params}):"] + src.indent(
+        body(f"q * {params} + p", "p"), 2)
+
+
+def layer_norm_stats(dtype: str, eps: float) -> list[str]:
+    """Lines reading row ``u``'s saved mean and variance as float64 ``mean`` and ``rstd``."""
+    return [f"mean = f64({src.load(dtype, 'mo[u]')})",
+            f"rstd = fdiv(f64(1.0), math.sqrt(f64({src.load(dtype, 'vo[u]')}) + f64({eps!r})))"]
+
+
 def plan_layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """LayerNorm and LayerNormGrad; the grad adds 2 float64 accumulators per gamma element."""
     x = sig.inputs[0]
     norm, _ = layer_norm_axes(sig)
     rows = math.prod(x.shape[:norm])
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
-    cost = KernelCost(vector_ops=8 * x.size, bytes=moved, dtype=x.dtype)
-    return Plan(row_blocks(rows, x.size), cost, (), dict(rows=rows, length=math.prod(x.shape[norm:])))
+    grad = sig.op == "LayerNormGrad"
+    cost = KernelCost(vector_ops=(12 if grad else 8) * x.size, bytes=moved, dtype=x.dtype)
+    workspace = (max(2 * outputs[1].size, 1) * 8,) if grad else ()
+    return Plan(row_blocks(rows, x.size), cost, workspace, dict(rows=rows, length=math.prod(x.shape[norm:])))
 
 
 def emit_layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     x, gamma, _ = sig.inputs
     dtype = x.dtype
-    eps = float(sig.attr("epsilon", 1e-7))
+    eps = float(sig.attr("epsilon", LN_EPSILON))
     rows, length, params = plan.tiling["rows"], plan.tiling["length"], gamma.size
 
-    def scaled(j: str, p: str) -> str:
+    def scaled(j: str, p: str) -> list[str]:
         value = f"f32((({src.load(dtype, f'x[base + {j}]')} - mean) * rstd))"
-        return src.store(dtype, f"{value} * {src.load(dtype, f'g[{p}]')} + {src.load(dtype, f'b[{p}]')}")
+        return [f"y[base + {j}] = " + src.store(dtype, f"{value} * {src.load(dtype, f'g[{p}]')} + "
+                                                      f"{src.load(dtype, f'b[{p}]')}")]
 
     body = [f"base = u * {length}", "s = f64(0.0)",
             f"for j in range({length}):", f"    s += {src.load(dtype, 'x[base + j]')}",
@@ -151,14 +266,7 @@ def emit_layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pla
             "    ss += d * d",
             f"var = fdiv(ss, f64({float(max(length, 1))!r}))",
             f"rstd = fdiv(f64(1.0), math.sqrt(var + f64({eps!r})))"]
-    if params == length:
-        body += [f"for j in range({length}):", f"    y[base + j] = {scaled('j', 'j')}"]
-    elif params > length:       # gamma spans some normalised rows too: offset by the row
-        body += [f"pb = (u % {params // length}) * {length}",
-                 f"for j in range({length}):", f"    y[base + j] = {scaled('j', 'pb + j')}"]
-    else:                       # gamma repeats within a row
-        body += [f"for q in range({length // params}):", f"    for p in range({params}):",
-                 f"        y[base + q * {params} + p] = {scaled(f'q * {params} + p', 'p')}"]
+    body += row_elements(length, params, scaled)
     body += [f"mo[u] = {src.store(dtype, 'mean')}", f"vo[u] = {src.store(dtype, 'var')}"]
     lines = src.HEADER + ["    " + src.view(name, i, dtype)
                           for i, name in enumerate(("x", "g", "b", "y", "mo", "vo"))]
@@ -167,18 +275,80 @@ def emit_layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pla
     return src.finish(lines)
 
 
+def emit_layer_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """dx row by row: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma. dgamma =
+    sum(dy * xhat), dbeta = sum(dy) over the rows, each block owning a slice of gamma's elements."""
+    dtype = sig.inputs[0].dtype
+    eps = float(sig.attr("epsilon", LN_EPSILON))
+    rows, length, params = plan.tiling["rows"], plan.tiling["length"], sig.inputs[2].size
+    n = float(max(length, 1))
+
+    def terms(j: str, p: str) -> list[str]:
+        return [f"g = f64({src.load(dtype, f'dy[base + {j}]')}) * {src.load(dtype, f'ga[{p}]')}",
+                f"xh = ({src.load(dtype, f'x[base + {j}]')} - mean) * rstd"]
+
+    def sums(j: str, p: str) -> list[str]:
+        return terms(j, p) + ["sg += g", "sgx += g * xh"]
+
+    def write(j: str, p: str) -> list[str]:
+        return terms(j, p) + [f"dx[base + {j}] = " + src.store(dtype, "rstd * (g - a1 - xh * a2)")]
+
+    row = [f"base = u * {length}"] + layer_norm_stats(dtype, eps) + ["sg = f64(0.0)", "sgx = f64(0.0)"]
+    row += row_elements(length, params, sums)
+    row += [f"a1 = fdiv(sg, f64({n!r}))", f"a2 = fdiv(sgx, f64({n!r}))"]
+    row += row_elements(length, params, write)
+
+    def acc(e: str, k: str) -> list[str]:
+        return [f"d = {src.load(dtype, f'dy[{e}]')}",
+                f"w[{k}] += d * (({src.load(dtype, f'x[{e}]')} - mean) * rstd)", f"w[{params} + {k}] += d"]
+
+    # the parameter pass: every row, only this block's gamma elements [lo, hi)
+    par = [f"base = u * {length}"] + layer_norm_stats(dtype, eps)
+    if params <= length:
+        par += [f"for q in range({length // max(params, 1)}):", "    for k in range(lo, hi):"]
+        par += src.indent(acc(f"base + q * {params} + k", "k"), 2)
+    else:
+        par += [f"pb = (u % {params // max(length, 1)}) * {length}",
+                f"for k in range(max(lo, pb), min(hi, pb + {length})):"]
+        par += src.indent(acc("base + k - pb", "k"))
+    names = ("dy", "x", "ga", "mo", "vo", "dx", "dg", "db")
+    lines = src.HEADER + ["    " + src.view(name, i, dtype) for i, name in enumerate(names)]
+    lines += src.views(("w", len(names), "float64"))
+    lines += src.indent(src.split_lines(str(rows)))
+    lines += ["    for u in range(lo, hi):"] + src.indent(row, 2)
+    lines += src.indent(src.split_lines(str(params)))
+    lines += ["    for k in range(lo, hi):", "        w[k] = f64(0.0)", f"        w[{params} + k] = f64(0.0)"]
+    lines += [f"    for u in range({rows}):"] + src.indent(par, 2)
+    lines += ["    for k in range(lo, hi):", "        dg[k] = " + src.store(dtype, "w[k]"),
+              "        db[k] = " + src.store(dtype, f"w[{params} + k]")]
+    return src.finish(lines)
+
+
 def plan_batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    x = sig.inputs[0]
-    moved = sum(d.nbytes for d in sig.inputs) + outputs[0].nbytes
-    cost = KernelCost(vector_ops=2 * x.size, bytes=moved, dtype=x.dtype)
-    return Plan(src.elementwise_blocks(x.size), cost)
+    """BatchNorm and BatchNormGrad. Inference is elementwise; training and the grad split channels."""
+    x = sig.inputs[1] if sig.op == "BatchNormGrad" else sig.inputs[0]
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    if sig.op == "BatchNorm" and not bn_training(sig):
+        return Plan(src.elementwise_blocks(x.size), KernelCost(vector_ops=2 * x.size, bytes=moved, dtype=x.dtype))
+    batch, channels, spatial = bn_layout(sig)
+    cost = KernelCost(vector_ops=8 * x.size, bytes=moved, dtype=x.dtype)
+    return Plan(row_blocks(channels, x.size), cost, (), dict(batch=batch, channels=channels, spatial=spatial))
+
+
+def channel_loop(plan: Plan, body: list[str]) -> list[str]:
+    """Lines visiting every element of channel ``c``: ``body`` reads and writes index ``base + j``."""
+    batch, channels, spatial = plan.tiling["batch"], plan.tiling["channels"], plan.tiling["spatial"]
+    return [f"for n in range({batch}):", f"    base = n * {channels * spatial} + c * {spatial}",
+            f"    for j in range({spatial}):"] + src.indent(body, 2)
 
 
 def emit_batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    if bn_training(sig):
+        return emit_batch_norm_training(sig, outputs, plan)
     x = sig.inputs[0]
     dtype = x.dtype
     channels, spatial = x.shape[1], math.prod(x.shape[2:])
-    eps = float(sig.attr("epsilon", 1e-5))
+    eps = float(sig.attr("epsilon", BN_EPSILON))
     names = ("x", "scale", "bias", "mean", "var")
     p = {name: sig.inputs[i].dtype for i, name in enumerate(names)}
     lines = src.HEADER + src.views(*[(name, i, sig.inputs[i].dtype) for i, name in enumerate(names)],
@@ -197,13 +367,135 @@ def emit_batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pla
     return src.finish(lines)
 
 
+def emit_batch_norm_training(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Per channel: mean and biased variance over N, H, W (two float64 passes), y with them, then the
+    saved statistics and the moving averages (the variance's with the unbiased batch variance)."""
+    dtype = sig.inputs[0].dtype
+    eps = float(sig.attr("epsilon", BN_EPSILON))
+    mom = bn_momentum(sig)
+    count = plan.tiling["batch"] * plan.tiling["spatial"]
+    names = ("x", "scale", "bias", "mean", "var")
+    p = {name: sig.inputs[i].dtype for i, name in enumerate(names)}
+    x = src.load(dtype, "x[base + j]")
+    body = ["s = f64(0.0)"] + channel_loop(plan, [f"s += {x}"])
+    body += [f"mu = fdiv(s, f64({float(count)!r}))", "ss = f64(0.0)"]
+    body += channel_loop(plan, [f"d = {x} - mu", "ss += d * d"])
+    body += [f"v = fdiv(ss, f64({float(count)!r}))",
+             f"invstd = fdiv(f64(1.0), math.sqrt(v + f64({eps!r})))",
+             "m = f32(mu)",
+             f"a = f32({src.load(p['scale'], 'scale[c]')} * invstd)",
+             f"bb = {src.load(p['bias'], 'bias[c]')}"]
+    body += channel_loop(plan, ["y[base + j] = " + src.store(dtype, f"({x} - m) * a + bb")])
+    keep, unbiased = 1.0 - mom, count / (count - 1)
+    body += ["sm[c] = f32(mu)", "si[c] = f32(invstd)",
+             "nm[c] = " + src.store(p["mean"], f"f64({keep!r}) * {src.load(p['mean'], 'mean[c]')} + "
+                                               f"f64({mom!r}) * mu"),
+             "nv[c] = " + src.store(p["var"], f"f64({keep!r}) * {src.load(p['var'], 'var[c]')} + "
+                                              f"f64({mom!r}) * v * f64({unbiased!r})")]
+    lines = src.HEADER + src.views(*[(name, i, p[name]) for i, name in enumerate(names)],
+                                   ("y", 5, dtype), ("nm", 6, p["mean"]), ("nv", 7, p["var"]),
+                                   ("sm", 8, "float32"), ("si", 9, "float32"))
+    lines += src.indent(src.split_lines(str(plan.tiling["channels"])))
+    lines += ["    for c in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def emit_batch_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Per channel, with xhat = (x - mean) * invstd and n = N*H*W: dbias = sum(dy), dscale =
+    sum(dy * xhat). Training (saved batch statistics): dx = scale * invstd * (dy - dbias / n - xhat *
+    dscale / n). Inference (moving statistics, invstd = rsqrt(variance + epsilon) as the forward
+    computes it): y is affine in x, dx = scale * invstd * dy."""
+    dy, x, scale, mean, stat = sig.inputs
+    training = bn_training(sig)
+    count = float(plan.tiling["batch"] * plan.tiling["spatial"])
+    stat_value = src.load(stat.dtype, "st[c]")
+    if training:
+        invstd = f"f32({stat_value})"
+    else:
+        invstd = f"fdiv(f32(1.0), math.sqrt({stat_value} + f32({check_epsilon(sig, BN_EPSILON)!r})))"
+    grad = src.load(dy.dtype, "dy[base + j]")
+    terms = [f"d = {grad}", f"xh = ({src.load(x.dtype, 'x[base + j]')} - m) * r"]
+    body = [f"m = f32({src.load(mean.dtype, 'mean[c]')})", f"r = {invstd}", "sdy = f64(0.0)", "sdx = f64(0.0)"]
+    body += channel_loop(plan, terms + ["sdy += d", "sdx += d * xh"])
+    body += [f"db[c] = {src.store(scale.dtype, 'sdy')}", f"ds[c] = {src.store(scale.dtype, 'sdx')}",
+             f"g = f32({src.load(scale.dtype, 'scale[c]')} * r)"]
+    if training:
+        body += [f"a1 = f32(fdiv(sdy, f64({count!r})))", f"a2 = f32(fdiv(sdx, f64({count!r})))"]
+        body += channel_loop(plan, terms + ["dx[base + j] = " + src.store(x.dtype, "g * (d - a1 - xh * a2)")])
+    else:
+        body += channel_loop(plan, ["dx[base + j] = " + src.store(x.dtype, f"g * {grad}")])
+    lines = src.HEADER + src.views(("dy", 0, dy.dtype), ("x", 1, x.dtype), ("scale", 2, scale.dtype),
+                                   ("mean", 3, mean.dtype), ("st", 4, stat.dtype), ("dx", 5, x.dtype),
+                                   ("ds", 6, scale.dtype), ("db", 7, scale.dtype))
+    lines += src.indent(src.split_lines(str(plan.tiling["channels"])))
+    lines += ["    for c in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+# ------------------------------------------------------------------------------------ backward rules
+# Only the gradient of each op's first output (y) flows back: LayerNorm's and BatchNorm's statistics
+# outputs and BatchNorm's moving averages are not differentiated, as in MindSpore.
+
+def _as(b: GradBuilder, value: int, dtype: str) -> int:
+    """``value`` in ``dtype`` (a Cast only when it differs)."""
+    return value if b.desc(value).dtype == dtype else b.op("Cast", value, dst_type=dtype)
+
+
+def _g_softmax(b: GradBuilder, c: GradCall) -> tuple[int]:
+    """dx = y * (dy - sum(dy * y)) along the softmax axis."""
+    (dy,), (y,) = c.douts, c.outputs
+    dot = b.op("ReduceSum", b.op("Mul", dy, y), axis=(softmax_axis(c.sig),), keep_dims=True)
+    return (b.op("Mul", y, b.op("Sub", dy, dot)),)
+
+
+def _g_log_softmax(b: GradBuilder, c: GradCall) -> tuple[int]:
+    """dx = dy - exp(y) * sum(dy) along the axis."""
+    (dy,), (y,) = c.douts, c.outputs
+    total = b.op("ReduceSum", dy, axis=(softmax_axis(c.sig),), keep_dims=True)
+    return (b.op("Sub", dy, b.op("Mul", b.op("Exp", y), total)),)
+
+
+def _g_layer_norm(b: GradBuilder, c: GradCall) -> tuple[int | None, ...]:
+    dy = c.douts[0]
+    if dy is None:
+        return (None,) * 3
+    norm, params = layer_norm_axes(c.sig)
+    _, mean, var = c.outputs
+    return b.ops("LayerNormGrad", dy, c.inputs[0], c.inputs[1], mean, var, begin_norm_axis=norm,
+                 begin_params_axis=params, epsilon=check_epsilon(c.sig, LN_EPSILON))
+
+
+def _g_batch_norm(b: GradBuilder, c: GradCall) -> tuple[int | None, ...]:
+    """(dx, dscale, dbias, None, None): the statistics inputs get no gradient (moving statistics are
+    state, not trainable; in training mode y does not even read them)."""
+    dy = c.douts[0]
+    if dy is None:
+        return (None,) * 5
+    x, scale, bias, mean, var = c.inputs
+    training = bn_training(c.sig)
+    if training:
+        saved = [c.outputs[BN_TRAINING_OUTPUTS.index(name)] for name in ("saved_mean", "saved_invstd")]
+        dx, dscale, dbias = b.ops("BatchNormGrad", dy, x, scale, *saved, is_training=True)
+    else:
+        dx, dscale, dbias = b.ops("BatchNormGrad", dy, x, scale, mean, var, is_training=False,
+                                  epsilon=check_epsilon(c.sig, BN_EPSILON))
+    return dx, dscale, _as(b, dbias, b.desc(bias).dtype), None, None
+
+
 OPS: tuple[OpDef, ...] = (
-    OpDef("Softmax", "softmax", infer_softmax, plan_softmax, emit_softmax,
+    OpDef("Softmax", "softmax", infer_softmax, plan_softmax, emit_softmax, grad=_g_softmax,
           frontend=Exposure(("Softmax",), ("softmax",))),
-    OpDef("LogSoftmax", "log_softmax", infer_softmax, plan_softmax, emit_softmax,
+    OpDef("LogSoftmax", "log_softmax", infer_softmax, plan_softmax, emit_softmax, grad=_g_log_softmax,
           frontend=Exposure(("LogSoftmax",), ("log_softmax",))),
-    OpDef("BatchNorm", "batch_norm", infer_batch_norm, plan_batch_norm, emit_batch_norm,
+    # attrs: epsilon; is_training (False: y only; True: BN_TRAINING_OUTPUTS); momentum (see BN_MOMENTUM)
+    OpDef("BatchNorm", "batch_norm", infer_batch_norm, plan_batch_norm, emit_batch_norm, grad=_g_batch_norm,
           frontend=Exposure(("BatchNorm",))),
-    OpDef("LayerNorm", "layer_norm", infer_layer_norm, plan_layer_norm, emit_layer_norm,
+    # (dy, x, scale, saved_mean, saved_invstd) -> (dx, dscale, dbias) with is_training=True; with
+    # is_training=False (the default, as BatchNorm's) the statistics are (mean, variance) and epsilon applies
+    OpDef("BatchNormGrad", "batch_norm_grad", infer_batch_norm_grad, plan_batch_norm, emit_batch_norm_grad),
+    OpDef("LayerNorm", "layer_norm", infer_layer_norm, plan_layer_norm, emit_layer_norm, grad=_g_layer_norm,
           frontend=Exposure(("LayerNorm",))),
+    # (dy, x, gamma, mean, variance) -> (dx, dgamma, dbeta); attrs as LayerNorm's. It takes the
+    # variance LayerNorm outputs (as MindSpore's LayerNormGrad did before rstd) and applies epsilon.
+    OpDef("LayerNormGrad", "layer_norm_grad", infer_layer_norm_grad, plan_layer_norm, emit_layer_norm_grad),
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ascendemu.device.cost import KernelCost
-from ascendemu.kernels.opdef import Exposure, OpDef, Plan
+from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
@@ -168,8 +168,47 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     return src.finish(lines)
 
 
+# ------------------------------------------------------------------------------------ backward rules
+
+def _spread(b: GradBuilder, c: GradCall, value: int) -> int:
+    """An output-shaped value put back on the input's shape: reduced axes restored as size 1, then
+    broadcast."""
+    x = c.sig.inputs[0].shape
+    axes = reduce_axes(c.sig)
+    kept = tuple(1 if d in axes else s for d, s in enumerate(x))
+    if b.desc(value).shape != kept:
+        value = b.op("Reshape", value, shape=kept)
+    return b.broadcast(value, x)
+
+
+def grad_sum(b: GradBuilder, c: GradCall) -> tuple[int]:
+    return (_spread(b, c, c.douts[0]),)
+
+
+def grad_mean(b: GradBuilder, c: GradCall) -> tuple[int]:
+    x = c.sig.inputs[0]
+    count = math.prod(x.shape[a] for a in reduce_axes(c.sig))
+    scaled = b.op("Div", c.douts[0], b.scalar(float(max(count, 1)), b.desc(c.douts[0]).dtype))
+    return (_spread(b, c, scaled),)
+
+
+def grad_max(b: GradBuilder, c: GradCall) -> tuple[int | None]:
+    """The gradient goes to the maxima, split evenly between ties (as MindSpore's ReduceMax grad)."""
+    x = c.inputs[0]
+    dtype = c.sig.inputs[0].dtype
+    if dtype not in FLOAT:
+        return (None,)
+    hits = b.op("Cast", b.op("Equal", x, _spread(b, c, c.outputs[0])), dst_type=dtype)
+    ties = b.op("ReduceSum", hits, axis=reduce_axes(c.sig), keep_dims=True)
+    share = b.op("Div", _spread(b, c, c.douts[0]), b.broadcast(ties, c.sig.inputs[0].shape))
+    return (b.op("Mul", hits, share),)
+
+
 OPS: tuple[OpDef, ...] = (
-    OpDef("ReduceSum", "reduce_sum", infer_reduce, plan, emit, frontend=Exposure(("ReduceSum",), ("sum",))),
-    OpDef("ReduceMean", "reduce_mean", infer_reduce, plan, emit, frontend=Exposure(("ReduceMean",), ("mean",))),
-    OpDef("ReduceMax", "reduce_max", infer_reduce, plan, emit, frontend=Exposure(("ReduceMax",), ("amax",))),
+    OpDef("ReduceSum", "reduce_sum", infer_reduce, plan, emit, grad=grad_sum,
+          frontend=Exposure(("ReduceSum",), ("sum",))),
+    OpDef("ReduceMean", "reduce_mean", infer_reduce, plan, emit, grad=grad_mean,
+          frontend=Exposure(("ReduceMean",), ("mean",))),
+    OpDef("ReduceMax", "reduce_max", infer_reduce, plan, emit, grad=grad_max,
+          frontend=Exposure(("ReduceMax",), ("amax",))),
 )

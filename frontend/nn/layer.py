@@ -1,8 +1,5 @@
-"""``mindspore.nn``: Cell and the layers of the supported subset (inference semantics).
-
-Calling a Cell runs ``construct``: directly in PyNative mode, or captured as one graph in GRAPH_MODE.
-Sub-cells called inside a capture add a name scope ``<attr>-<Class>`` to the ops they record, so
-full names read like MindSpore's ``Default/fc1-Dense/MatMul-op1``.
+"""``mindspore.nn`` layers of the supported subset: Dense, Conv2d, pooling, normalisation, activations,
+containers.
 """
 from __future__ import annotations
 
@@ -13,141 +10,12 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ascendemu.errors import InvalidParamError
-from ascendemu.graph.capture import current_tracer
 
-from . import ops
-from .common import dtype as mstype
-from .common.api import run_graph
-from .common.initializer import HeUniform, Uniform, initializer
-from .context import GRAPH_MODE, get_context
-from .tensor import Parameter, Tensor
-from .unsupported import unsupported
-
-
-class Cell:
-    """Base of every network: register Parameters and sub-cells as attributes, define ``construct``."""
-
-    def __init__(self, auto_prefix: bool = True, flags: dict | None = None):
-        object.__setattr__(self, "_params", OrderedDict())
-        object.__setattr__(self, "_cells", OrderedDict())
-        object.__setattr__(self, "_attr_name", None)
-        object.__setattr__(self, "_auto_prefix", auto_prefix)
-        object.__setattr__(self, "training", False)
-
-    # ------------------------------------------------------------------ registration
-    def __setattr__(self, name: str, value: Any) -> None:
-        registry = self.__dict__.get("_params")
-        if registry is None:
-            if isinstance(value, (Parameter, Cell)):
-                raise InvalidParamError(f"{type(self).__name__}: call super().__init__() in __init__ before "
-                                        f"assigning parameters or cells (assigning {name!r})")
-            object.__setattr__(self, name, value)
-            return
-        self._params.pop(name, None)
-        self._cells.pop(name, None)
-        if isinstance(value, Parameter):
-            if value.name == Parameter.DEFAULT_NAME:
-                value.name = name
-            self._params[name] = value
-        elif isinstance(value, Cell):
-            self._adopt(name, value)
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        self._params.pop(name, None)
-        self._cells.pop(name, None)
-        object.__delattr__(self, name)
-
-    def _adopt(self, name: str, cell: "Cell") -> None:
-        object.__setattr__(cell, "_attr_name", name)
-        if self._auto_prefix:
-            for _, p in cell.parameters_and_names():
-                p.name = f"{name}.{p.name}"
-        self._cells[name] = cell
-
-    def insert_child_to_cell(self, child_name: str, child_cell: "Cell") -> None:
-        if not isinstance(child_cell, Cell):
-            raise InvalidParamError(f"insert_child_to_cell: {child_name!r} must be a Cell, "
-                                    f"got {type(child_cell).__name__}")
-        self._adopt(child_name, child_cell)
-        object.__setattr__(self, child_name, child_cell)
-
-    # ------------------------------------------------------------------ queries
-    def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
-        seen: set[int] = set()
-        for cell in [self] + ([c for _, c in self.cells_and_names()][1:] if expand else []):
-            for p in cell._params.values():
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    yield p.name, p
-
-    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
-        for _, p in self.parameters_and_names(expand=expand):
-            yield p
-
-    def parameters_dict(self, recurse: bool = True) -> "OrderedDict[str, Parameter]":
-        return OrderedDict(self.parameters_and_names(expand=recurse))
-
-    def trainable_params(self, recurse: bool = True) -> list[Parameter]:
-        return [p for p in self.get_parameters(recurse) if p.requires_grad]
-
-    def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
-        return [p for p in self.get_parameters(recurse) if not p.requires_grad]
-
-    def cells_and_names(self, cells: set | None = None, name_prefix: str = "") -> Iterator[tuple[str, "Cell"]]:
-        seen = cells if cells is not None else set()
-        if id(self) in seen:
-            return
-        seen.add(id(self))
-        yield name_prefix, self
-        for name, cell in self._cells.items():
-            yield from cell.cells_and_names(seen, f"{name_prefix}.{name}" if name_prefix else name)
-
-    def name_cells(self) -> "OrderedDict[str, Cell]":
-        return OrderedDict(self._cells)
-
-    def cells(self) -> Iterable["Cell"]:
-        return self._cells.values()
-
-    def set_train(self, mode: bool = True) -> "Cell":
-        for _, cell in self.cells_and_names():
-            object.__setattr__(cell, "training", bool(mode))
-        return self
-
-    # ------------------------------------------------------------------ running
-    def construct(self, *args: Any, **kwargs: Any) -> Any:
-        raise InvalidParamError(f"{type(self).__name__} does not define construct(); every Cell must")
-
-    def scope_label(self) -> str:
-        name = self._attr_name
-        return f"{name}-{type(self).__name__}" if name is not None else type(self).__name__
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        tracer = current_tracer()
-        if tracer is not None:
-            with tracer.scope(self.scope_label()):
-                return self.construct(*args, **kwargs)
-        if get_context("mode") == GRAPH_MODE:
-            if any(isinstance(v, Tensor) for v in kwargs.values()):
-                raise InvalidParamError(f"{type(self).__name__}: pass tensors positionally in GRAPH_MODE")
-            construct = self.construct
-            if kwargs:
-                def construct(*a: Any) -> Any:
-                    return self.construct(*a, **kwargs)
-            return run_graph(construct, args, type(self).__name__)
-        return self.construct(*args, **kwargs)
-
-    # ------------------------------------------------------------------ printing
-    def extend_repr(self) -> str:
-        return ""
-
-    def __repr__(self) -> str:
-        head = f"{type(self).__name__}<{self.extend_repr()}"
-        if not self._cells:
-            return head + ">"
-        body = "".join(f"\n  ({n}): " + repr(c).replace("\n", "\n  ") for n, c in self._cells.items())
-        return head + body + "\n  >"
-
+from .. import ops
+from ..common import dtype as mstype
+from ..common.initializer import HeUniform, Uniform, initializer
+from ..tensor import Parameter, Tensor
+from .cell import Cell
 
 # ------------------------------------------------------------------------------------------- layers
 
@@ -260,32 +128,49 @@ class AvgPool2d(_Pool2d):
     prim = ops.AvgPool
 
 
-class BatchNorm2d(Cell):
-    """Inference batch norm over NCHW channels with the moving statistics."""
+class _BatchNorm(Cell):
+    """Batch norm over channel dim 1. Training mode (``set_train()``, or ``use_batch_statistics=True``)
+    normalises with the batch's statistics and updates the moving ones with ``momentum`` (MindSpore's
+    nn convention: moving = momentum * moving + (1 - momentum) * batch); eval mode uses the moving ones.
+    """
+
+    rank = 4
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
                  gamma_init: Any = "ones", beta_init: Any = "zeros", moving_mean_init: Any = "zeros",
                  moving_var_init: Any = "ones", use_batch_statistics: Any = None, data_format: str = "NCHW",
                  dtype: Any = mstype.float32):
         super().__init__()
-        if use_batch_statistics:
-            raise InvalidParamError("BatchNorm2d: use_batch_statistics=True (training statistics) is not supported")
-        self.num_features, self.eps = int(num_features), float(eps)
+        if not 0.0 <= momentum <= 1.0:
+            raise InvalidParamError(f"{type(self).__name__}: momentum={momentum!r} must be in [0, 1]")
+        self.num_features, self.eps, self.momentum = int(num_features), float(eps), float(momentum)
+        self.use_batch_statistics = use_batch_statistics
         self.gamma = Parameter(initializer(gamma_init, num_features, dtype), name="gamma", requires_grad=affine)
         self.beta = Parameter(initializer(beta_init, num_features, dtype), name="beta", requires_grad=affine)
         self.moving_mean = Parameter(initializer(moving_mean_init, num_features, dtype), name="moving_mean",
                                      requires_grad=False)
         self.moving_variance = Parameter(initializer(moving_var_init, num_features, dtype),
                                          name="moving_variance", requires_grad=False)
+        self.bn_train = ops.BatchNorm(is_training=True, epsilon=eps, momentum=1.0 - momentum, data_format=data_format)
         self.bn_infer = ops.BatchNorm(is_training=False, epsilon=eps, data_format=data_format)
 
     def construct(self, x: Tensor) -> Tensor:
-        if self.training:
-            raise InvalidParamError("BatchNorm2d: training mode is not supported; call set_train(False)")
-        return self.bn_infer(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
+        if x.ndim != self.rank:
+            raise InvalidParamError(f"{type(self).__name__}: input must have rank {self.rank}, got shape {x.shape}")
+        batch_stats = self.training if self.use_batch_statistics is None else bool(self.use_batch_statistics)
+        bn = self.bn_train if batch_stats else self.bn_infer
+        return bn(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
 
     def extend_repr(self) -> str:
-        return f"num_features={self.num_features}, eps={self.eps}"
+        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class BatchNorm2d(_BatchNorm):
+    rank = 4
+
+
+class BatchNorm1d(_BatchNorm):
+    rank = 2
 
 
 class LayerNorm(Cell):
@@ -421,11 +306,3 @@ class CellList(Cell):
 
     def construct(self, *args: Any) -> Any:
         raise InvalidParamError("CellList is a container and cannot be called; call its cells")
-
-
-SUPPORTED = ("Cell", "Dense", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU",
-             "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "SequentialCell", "CellList", "get_activation")
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("nn", name, SUPPORTED)

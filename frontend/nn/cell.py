@@ -1,0 +1,175 @@
+"""``mindspore.nn.Cell``: the base of every network.
+
+Calling a Cell runs ``construct``: directly in PyNative mode, or captured as one graph in GRAPH_MODE.
+Sub-cells called inside a capture add a name scope ``<attr>-<Class>`` to the ops they record, so
+full names read like MindSpore's ``Default/fc1-Dense/MatMul-op1``.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Iterable, Iterator
+
+from ascendemu.errors import InvalidParamError
+from ascendemu.graph.capture import current_tracer
+
+from ..common.api import run_graph
+from ..context import GRAPH_MODE, get_context
+from ..tensor import Parameter, Tensor
+
+__all__ = ["Cell", "ParameterTuple"]
+
+
+class ParameterTuple(tuple):
+    """``mindspore.ParameterTuple``: a tuple of Parameters; ``clone(prefix, init)`` makes optimizer
+    state named ``<prefix>.<name>`` (``moments.fc1.weight``)."""
+
+    def __new__(cls, iterable: Iterable[Parameter] = ()) -> "ParameterTuple":
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise InvalidParamError(f"ParameterTuple holds Parameters only, got {type(p).__name__}")
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init: Any = "same") -> "ParameterTuple":
+        from ..common.initializer import initializer
+        out = []
+        for p in self:
+            data = p.asnumpy() if init == "same" else initializer(init, p.shape, p.dtype).asnumpy()
+            out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
+        return ParameterTuple(out)
+
+
+class Cell:
+    """Base of every network: register Parameters and sub-cells as attributes, define ``construct``."""
+
+    def __init__(self, auto_prefix: bool = True, flags: dict | None = None):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_attr_name", None)
+        object.__setattr__(self, "_auto_prefix", auto_prefix)
+        object.__setattr__(self, "training", False)
+
+    # ------------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        registry = self.__dict__.get("_params")
+        if registry is None:
+            if isinstance(value, (Parameter, Cell)):
+                raise InvalidParamError(f"{type(self).__name__}: call super().__init__() in __init__ before "
+                                        f"assigning parameters or cells (assigning {name!r})")
+            object.__setattr__(self, name, value)
+            return
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        for key in [k for k in self._params if k.startswith(f"{name}.")]:
+            del self._params[key]
+        if isinstance(value, Parameter):
+            if value.name == Parameter.DEFAULT_NAME:
+                value.name = name
+            self._params[name] = value
+        elif isinstance(value, ParameterTuple):
+            # a ParameterTuple's members belong to this cell too, under their own names (as in
+            # MindSpore, where TrainOneStepCell's weights come first in its checkpoint)
+            for i, p in enumerate(value):
+                self._params[f"{name}.{i}"] = p
+        elif isinstance(value, Cell):
+            self._adopt(name, value)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        object.__delattr__(self, name)
+
+    def _adopt(self, name: str, cell: "Cell") -> None:
+        object.__setattr__(cell, "_attr_name", name)
+        if self._auto_prefix:
+            for _, p in cell.parameters_and_names():
+                p.name = f"{name}.{p.name}"
+        self._cells[name] = cell
+
+    def insert_child_to_cell(self, child_name: str, child_cell: "Cell") -> None:
+        if not isinstance(child_cell, Cell):
+            raise InvalidParamError(f"insert_child_to_cell: {child_name!r} must be a Cell, "
+                                    f"got {type(child_cell).__name__}")
+        self._adopt(child_name, child_cell)
+        object.__setattr__(self, child_name, child_cell)
+
+    # ------------------------------------------------------------------ queries
+    def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+        seen: set[int] = set()
+        for cell in [self] + ([c for _, c in self.cells_and_names()][1:] if expand else []):
+            for p in cell._params.values():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield p.name, p
+
+    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def parameters_dict(self, recurse: bool = True) -> "OrderedDict[str, Parameter]":
+        return OrderedDict(self.parameters_and_names(expand=recurse))
+
+    def trainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(recurse) if not p.requires_grad]
+
+    def cells_and_names(self, cells: set | None = None, name_prefix: str = "") -> Iterator[tuple[str, "Cell"]]:
+        seen = cells if cells is not None else set()
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
+        for name, cell in self._cells.items():
+            yield from cell.cells_and_names(seen, f"{name_prefix}.{name}" if name_prefix else name)
+
+    def name_cells(self) -> "OrderedDict[str, Cell]":
+        return OrderedDict(self._cells)
+
+    def cells(self) -> Iterable["Cell"]:
+        return self._cells.values()
+
+    def set_grad(self, requires_grad: bool = True) -> "Cell":
+        """Accepted for compatibility: gradients are built on demand by GradOperation / grad."""
+        return self
+
+    def set_train(self, mode: bool = True) -> "Cell":
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "training", bool(mode))
+        return self
+
+    # ------------------------------------------------------------------ running
+    def construct(self, *args: Any, **kwargs: Any) -> Any:
+        raise InvalidParamError(f"{type(self).__name__} does not define construct(); every Cell must")
+
+    def scope_label(self) -> str:
+        name = self._attr_name
+        return f"{name}-{type(self).__name__}" if name is not None else type(self).__name__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        tracer = current_tracer()
+        if tracer is not None:
+            with tracer.scope(self.scope_label()):
+                return self.construct(*args, **kwargs)
+        if get_context("mode") == GRAPH_MODE:
+            if any(isinstance(v, Tensor) for v in kwargs.values()):
+                raise InvalidParamError(f"{type(self).__name__}: pass tensors positionally in GRAPH_MODE")
+            construct = self.construct
+            if kwargs:
+                def construct(*a: Any) -> Any:
+                    return self.construct(*a, **kwargs)
+            return run_graph(construct, args, type(self).__name__)
+        return self.construct(*args, **kwargs)
+
+    # ------------------------------------------------------------------ printing
+    def extend_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        head = f"{type(self).__name__}<{self.extend_repr()}"
+        if not self._cells:
+            return head + ">"
+        body = "".join(f"\n  ({n}): " + repr(c).replace("\n", "\n  ") for n, c in self._cells.items())
+        return head + body + "\n  >"

@@ -1,0 +1,286 @@
+"""``mindspore.nn`` optimizers: Momentum, SGD, Adam, AdamWeightDecay, and the learning-rate lists.
+
+An optimizer is a Cell whose ``construct(gradients)`` emits one device update kernel per parameter
+(``kernels/ops/optim.py``) and assigns the results back to the parameter and its state, so inside a
+training step graph the weights are updated in device memory. State Parameters are named as MindSpore
+names them (``global_step``, ``learning_rate``, ``momentum``, ``moments.<param>``, ``beta1_power``,
+``moment1.<param>`` ...), so checkpoints carry the same entries in the same order.
+
+Rules kept from MindSpore: weight decay applies to parameters whose names contain neither ``beta`` nor
+``gamma`` (it is added to the gradient, before the loss scale divides it); ``global_step`` counts
+optimizer calls; a list learning rate is indexed by ``global_step`` before the increment.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError
+
+from .. import ops
+from ..tensor import Parameter, Tensor
+from .cell import Cell, ParameterTuple
+
+__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "piecewise_constant_lr",
+           "exponential_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"]
+
+
+def _decays(param: Parameter) -> bool:
+    """MindSpore's default decay filter: no weight decay on BatchNorm/LayerNorm gamma and beta."""
+    return "beta" not in param.name and "gamma" not in param.name
+
+
+def _number(name: str, value: Any, minimum: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or value < minimum:
+        raise InvalidParamError(f"{name}={value!r} must be a number >= {minimum}")
+    return float(value)
+
+
+class Optimizer(Cell):
+    """Base of the optimizers: parameters (or parameter groups), learning rate, weight decay, loss scale.
+
+    ``parameters``: Parameters, or dicts ``{"params": [...], "weight_decay": wd, "lr": lr}`` plus an
+    optional ``{"order_params": [...]}`` fixing the order. ``learning_rate``: a number, a list/array (one
+    value per step), or a 0-/1-d Tensor.
+    """
+
+    def __init__(self, learning_rate: Any, parameters: Any, weight_decay: float = 0.0, loss_scale: float = 1.0):
+        super().__init__(auto_prefix=False)
+        params, decay, order = self._groups(parameters, weight_decay)
+        self.loss_scale = _number("loss_scale", loss_scale, 1e-30)
+        self.parameters = ParameterTuple(order or params)
+        index = {id(p): i for i, p in enumerate(params)}
+        self._weight_decay = [decay[index[id(p)]] for p in self.parameters]
+        self.global_step = Parameter(np.zeros((1,), np.int32), name="global_step", requires_grad=False)
+        self.dynamic_lr = False
+        self.learning_rate = self._lr_parameter(learning_rate)
+
+    @staticmethod
+    def _groups(parameters: Any, weight_decay: float) -> tuple[list[Parameter], list[float], list[Parameter]]:
+        items = list(parameters) if parameters is not None else []
+        if not items:
+            raise InvalidParamError("optimizer: parameters is empty; pass net.trainable_params()")
+        params, decay, order = [], [], []
+        for item in items:
+            if isinstance(item, Parameter):
+                params.append(item)
+                decay.append(_number("weight_decay", weight_decay) if _decays(item) else 0.0)
+            elif isinstance(item, dict) and "order_params" in item:
+                order = list(item["order_params"])
+            elif isinstance(item, dict) and "params" in item:
+                wd = _number("weight_decay", item.get("weight_decay", weight_decay))
+                for p in item["params"]:
+                    params.append(p)
+                    decay.append(wd if _decays(p) else 0.0)
+            else:
+                raise InvalidParamError(f"optimizer: parameters must be Parameters or group dicts with 'params', "
+                                        f"got {type(item).__name__}")
+        for p in params:
+            if not isinstance(p, Parameter):
+                raise InvalidParamError(f"optimizer: {type(p).__name__} is not a Parameter")
+        return params, decay, order
+
+    def _lr_parameter(self, learning_rate: Any) -> Parameter:
+        if isinstance(learning_rate, Tensor):
+            learning_rate = learning_rate.asnumpy()
+        if isinstance(learning_rate, (list, tuple, np.ndarray)) and np.ndim(learning_rate) == 1:
+            values = np.asarray(learning_rate, np.float32)
+            if values.size == 0 or (values < 0).any():
+                raise InvalidParamError("learning_rate: a list of learning rates must be non-empty and >= 0")
+            self.dynamic_lr = True
+            return Parameter(values, name="learning_rate", requires_grad=False)
+        return Parameter(np.float32(_number("learning_rate", float(np.asarray(learning_rate)))),
+                         name="learning_rate", requires_grad=False)
+
+    def get_lr(self) -> Tensor:
+        """The learning rate of this step (a list is indexed by global_step), then global_step += 1."""
+        lr = self.learning_rate
+        if self.dynamic_lr:
+            last = self.learning_rate.shape[0] - 1
+            step = ops.minimum(self.global_step, last)
+            lr = ops.gather(self.learning_rate, step, 0)
+        ops.assign(self.global_step, self.global_step + 1)
+        return lr
+
+    def prepare_gradients(self, gradients: Sequence[Any], decay_in_kernel: bool) -> list[Any]:
+        """Weight decay (unless the update kernel adds it) and the loss scale, in MindSpore's order."""
+        grads = list(gradients)
+        if len(grads) != len(self.parameters):
+            raise InvalidParamError(f"{type(self).__name__}: got {len(grads)} gradients for "
+                                    f"{len(self.parameters)} parameters")
+        out = []
+        for p, g, wd in zip(self.parameters, grads, self._weight_decay):
+            if wd and not decay_in_kernel:
+                g = g + p * wd
+            if self.loss_scale != 1.0:
+                g = g / self.loss_scale
+            out.append(g)
+        return out
+
+    def _scalar(self, value: float) -> Tensor:
+        return Tensor(np.float32(value))
+
+
+class Momentum(Optimizer):
+    """v = v * momentum + g; p -= lr * v (nesterov: p -= lr * g + lr * momentum * v)."""
+
+    def __init__(self, params: Any, learning_rate: Any, momentum: float, weight_decay: float = 0.0,
+                 loss_scale: float = 1.0, use_nesterov: bool = False):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.momentum = Parameter(np.float32(_number("momentum", momentum)), name="momentum", requires_grad=False)
+        self.moments = self.parameters.clone(prefix="moments", init="zeros")
+        self.use_nesterov = bool(use_nesterov)
+
+    def construct(self, gradients: Sequence[Any]) -> Any:
+        in_kernel = self.loss_scale == 1.0
+        grads = self.prepare_gradients(gradients, in_kernel)
+        lr = self.get_lr()
+        for p, m, g, wd in zip(self.parameters, self.moments, grads, self._weight_decay):
+            new_p, new_m = ops.apply_op("ApplyMomentum", [p, m, lr, g, self.momentum],
+                                        {"use_nesterov": self.use_nesterov, "weight_decay": wd if in_kernel else 0.0})
+            ops.assign(p, new_p)
+            ops.assign(m, new_m)
+        return True
+
+
+class SGD(Optimizer):
+    """MindSpore's SGD: the first step takes v = g; later v = momentum * v + (1 - dampening) * g."""
+
+    def __init__(self, params: Any, learning_rate: Any = 0.1, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, loss_scale: float = 1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise InvalidParamError("SGD: nesterov needs momentum > 0 and dampening = 0")
+        self.momentum = Parameter(np.float32(_number("momentum", momentum)), name="momentum", requires_grad=False)
+        self.dampening, self.nesterov = _number("dampening", dampening), bool(nesterov)
+        self.accum = self.parameters.clone(prefix="accum", init="zeros")
+        self.stat = self.parameters.clone(prefix="stat", init="ones")
+
+    def construct(self, gradients: Sequence[Any]) -> Any:
+        in_kernel = self.loss_scale == 1.0
+        grads = self.prepare_gradients(gradients, in_kernel)
+        lr = self.get_lr()
+        for p, a, s, g, wd in zip(self.parameters, self.accum, self.stat, grads, self._weight_decay):
+            new_p, new_a, new_s = ops.apply_op("SGD", [p, a, s, lr, g, self.momentum],
+                                               {"dampening": self.dampening, "nesterov": self.nesterov,
+                                                "weight_decay": wd if in_kernel else 0.0})
+            ops.assign(p, new_p)
+            ops.assign(a, new_a)
+            ops.assign(s, new_s)
+        return True
+
+
+class Adam(Optimizer):
+    """MindSpore's Adam (ApplyAdam): epsilon outside the bias correction; beta powers kept as state."""
+
+    def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
+                 eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False, weight_decay: float = 0.0,
+                 loss_scale: float = 1.0, use_amsgrad: bool = False, **kwargs: Any):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        if use_amsgrad:
+            raise InvalidParamError("Adam: use_amsgrad=True is not supported; use use_amsgrad=False")
+        self.beta1, self.beta2 = _number("beta1", beta1), _number("beta2", beta2)
+        self.eps, self.use_nesterov = _number("eps", eps), bool(use_nesterov)
+        self.beta1_power = Parameter(np.float32(1.0), name="beta1_power", requires_grad=False)
+        self.beta2_power = Parameter(np.float32(1.0), name="beta2_power", requires_grad=False)
+        self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
+        self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
+
+    def construct(self, gradients: Sequence[Any]) -> Any:
+        grads = self.prepare_gradients(gradients, False)
+        lr = self.get_lr()
+        b1p = ops.assign(self.beta1_power, self.beta1_power * self.beta1)
+        b2p = ops.assign(self.beta2_power, self.beta2_power * self.beta2)
+        b1, b2, eps = self._scalar(self.beta1), self._scalar(self.beta2), self._scalar(self.eps)
+        for p, m, v, g in zip(self.parameters, self.moment1, self.moment2, grads):
+            new_p, new_m, new_v = ops.apply_op("Adam", [p, m, v, b1p, b2p, lr, b1, b2, eps, g],
+                                               {"use_nesterov": self.use_nesterov})
+            ops.assign(p, new_p)
+            ops.assign(m, new_m)
+            ops.assign(v, new_v)
+        return True
+
+
+class AdamWeightDecay(Optimizer):
+    """Adam without bias correction and with decoupled weight decay: p -= lr * (m / (sqrt(v) + eps) + wd p)."""
+
+    def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
+                 eps: float = 1e-6, weight_decay: float = 0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        self.beta1, self.beta2, self.eps = _number("beta1", beta1), _number("beta2", beta2), _number("eps", eps)
+        self.moments1 = self.parameters.clone(prefix="adam_m", init="zeros")
+        self.moments2 = self.parameters.clone(prefix="adam_v", init="zeros")
+
+    def construct(self, gradients: Sequence[Any]) -> Any:
+        grads = self.prepare_gradients(gradients, True)
+        lr = self.get_lr()
+        b1, b2, eps = self._scalar(self.beta1), self._scalar(self.beta2), self._scalar(self.eps)
+        for p, m, v, g, wd in zip(self.parameters, self.moments1, self.moments2, grads, self._weight_decay):
+            new_p, new_m, new_v = ops.apply_op("AdamWeightDecay", [p, m, v, lr, b1, b2, eps, self._scalar(wd), g])
+            ops.assign(p, new_p)
+            ops.assign(m, new_m)
+            ops.assign(v, new_v)
+        return True
+
+
+# ------------------------------------------------------------------------------ learning-rate lists
+
+def piecewise_constant_lr(milestone: Sequence[int], learning_rates: Sequence[float]) -> list[float]:
+    """lr[i] = learning_rates[k] for milestone[k-1] <= i < milestone[k]."""
+    if len(milestone) != len(learning_rates) or list(milestone) != sorted(milestone):
+        raise InvalidParamError("piecewise_constant_lr: milestone must be increasing and as long as learning_rates")
+    out, last = [], 0
+    for m, lr in zip(milestone, learning_rates):
+        out += [float(lr)] * (int(m) - last)
+        last = int(m)
+    return out
+
+
+def _steps(total_step: int, step_per_epoch: int, decay_epoch: int) -> None:
+    for name, v in (("total_step", total_step), ("step_per_epoch", step_per_epoch), ("decay_epoch", decay_epoch)):
+        if not isinstance(v, int) or v <= 0:
+            raise InvalidParamError(f"{name}={v!r} must be a positive int")
+
+
+def exponential_decay_lr(learning_rate: float, decay_rate: float, total_step: int, step_per_epoch: int,
+                         decay_epoch: int, is_stair: bool = False) -> list[float]:
+    _steps(total_step, step_per_epoch, decay_epoch)
+    out = []
+    for i in range(total_step):
+        p = (i // step_per_epoch) / decay_epoch
+        out.append(learning_rate * decay_rate ** (math.floor(p) if is_stair else p))
+    return out
+
+
+def cosine_decay_lr(min_lr: float, max_lr: float, total_step: int, step_per_epoch: int,
+                    decay_epoch: int) -> list[float]:
+    _steps(total_step, step_per_epoch, decay_epoch)
+    out = []
+    for i in range(total_step):
+        epoch = min(i // step_per_epoch, decay_epoch)
+        out.append(min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * epoch / decay_epoch)))
+    return out
+
+
+def polynomial_decay_lr(learning_rate: float, end_learning_rate: float, total_step: int, step_per_epoch: int,
+                        decay_epoch: int, power: float, update_decay_epoch: bool = False) -> list[float]:
+    _steps(total_step, step_per_epoch, decay_epoch)
+    out = []
+    for i in range(total_step):
+        epoch = i // step_per_epoch
+        span = decay_epoch
+        if update_decay_epoch:
+            span = decay_epoch * max(math.ceil(epoch / decay_epoch), 1)
+        else:
+            epoch = min(epoch, decay_epoch)
+        out.append((learning_rate - end_learning_rate) * (1 - epoch / span) ** power + end_learning_rate)
+    return out
+
+
+def warmup_lr(learning_rate: float, total_step: int, step_per_epoch: int, warmup_epoch: int) -> list[float]:
+    _steps(total_step, step_per_epoch, warmup_epoch)
+    return [learning_rate * min(i // step_per_epoch, warmup_epoch) / warmup_epoch for i in range(total_step)]
+
+

@@ -1,0 +1,165 @@
+"""Reverse-mode automatic differentiation of a captured graph, from each op's backward rule.
+
+``differentiate`` appends the backward graph of one output to the graph being captured: it walks the
+nodes between the differentiated values (``wrt``) and the output in reverse capture order and calls
+each op's ``grad`` rule (its :class:`~ascendemu.kernels.opdef.OpDef` stanza), which emits ordinary
+ops of the kernel library through a :class:`Builder`. Backward ops are therefore graph nodes like any
+other: O0 launches each as its own kernel, O1 fuses elementwise backward chains, O2 sinks forward,
+backward and update together under one static memory plan. Names follow MindSpore's
+``Gradients/<forward scope>/grad<Op>/<Op>-op<N>``.
+
+Gradients of one value from several consumers are summed (Add); a value the output does not depend
+on gets zeros; integer and bool values carry no gradient. The no-task ops (Reshape, ExpandDims,
+Squeeze, Flatten) differentiate to a Reshape back to their input's shape; StopGradient blocks.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.kernels.opdef import GradCall
+from ascendemu.kernels.registry import REGISTRY
+from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+from .capture import Tracer
+from .ir import NO_TASK_OPS, Node
+
+__all__ = ["Builder", "differentiate", "DIFFERENTIABLE_DTYPES", "GRADIENTS_SCOPE"]
+
+# Only floating values carry gradients (as in MindSpore: an int tensor's gradient is zeros).
+DIFFERENTIABLE_DTYPES = ("float32", "float16")
+GRADIENTS_SCOPE = "Gradients"
+
+
+class Builder:
+    """The :class:`~ascendemu.kernels.opdef.GradBuilder` over a Tracer: rules' ops become nodes of
+    the graph being captured, named in the backward scope of the forward node they differentiate."""
+
+    def __init__(self, tracer: Tracer):
+        self.tracer = tracer
+        self.graph = tracer.graph
+
+    def op(self, name: str, *inputs: int, **attrs: Any) -> int:
+        return self.ops(name, *inputs, **attrs)[0]
+
+    def ops(self, name: str, *inputs: int, **attrs: Any) -> tuple[int, ...]:
+        return self.tracer.apply(name, list(inputs), attrs)
+
+    def desc(self, value: int) -> TensorDesc:
+        return self.graph.values[value]
+
+    def scalar(self, value: float, dtype: str) -> int:
+        return self.tracer.literal(np.asarray(value, dtype=dtype), dtype)
+
+    def broadcast(self, value: int, shape: tuple[int, ...]) -> int:
+        if self.desc(value).shape == tuple(shape):
+            return value
+        return self.op("BroadcastTo", value, shape=tuple(shape))
+
+    def sum_to(self, value: int, shape: tuple[int, ...]) -> int:
+        have = self.desc(value).shape
+        shape = tuple(shape)
+        if have == shape:
+            return value
+        lead = len(have) - len(shape)
+        axes = tuple(range(lead)) + tuple(lead + d for d, s in enumerate(shape) if s == 1 and have[lead + d] != 1)
+        if axes:
+            value = self.op("ReduceSum", value, axis=axes, keep_dims=False)
+        if self.desc(value).shape != shape:
+            value = self.op("Reshape", value, shape=shape)
+        return value
+
+    def zeros(self, desc: TensorDesc) -> int:
+        return self.broadcast(self.scalar(0, desc.dtype), desc.shape)
+
+    @contextmanager
+    def scope_of(self, node: Node) -> Iterator[None]:
+        """Name the ops emitted inside as the backward of ``node``: Gradients/<its scope>/grad<Op>."""
+        saved = self.tracer.scopes
+        forward_scope = node.full_name.split("/")[:-1]
+        self.tracer.scopes = [GRADIENTS_SCOPE, *forward_scope, f"grad{node.op}"]
+        try:
+            yield
+        finally:
+            self.tracer.scopes = saved
+
+
+def _no_task_grad(b: Builder, call: GradCall) -> tuple[int | None, ...]:
+    (dy,) = call.douts
+    return (b.op("Reshape", dy, shape=call.sig.inputs[0].shape),)
+
+
+def _rule(node: Node):
+    if node.op in NO_TASK_OPS:
+        return _no_task_grad
+    op = REGISTRY.get(node.op)
+    if op is None or op.grad is None:
+        raise FeatureNotSupportedError(
+            f"cannot differentiate {node.full_name}: op {node.op} has no backward rule; wrap the input in "
+            f"ops.stop_gradient if no gradient should flow through it")
+    return op.grad
+
+
+def differentiate(tracer: Tracer, outputs: int | Sequence[int], wrt: Sequence[int],
+                  sens: int | None | Sequence[int | None] = None) -> list[int]:
+    """Append the gradients of ``outputs`` with respect to each ``wrt`` value to the graph being
+    captured; one gradient value per ``wrt`` entry.
+
+    ``sens`` is the gradient flowing into each output (MindSpore's sens; default ones): several
+    outputs differentiate their weighted sum. Only nodes on a path from some ``wrt`` value to an
+    output are differentiated.
+    """
+    graph = tracer.graph
+    b = Builder(tracer)
+    outputs = [outputs] if isinstance(outputs, int) else list(outputs)
+    senses = [sens] * len(outputs) if sens is None or isinstance(sens, int) else list(sens)
+    if len(senses) != len(outputs):
+        raise InvalidParamError(f"differentiate: {len(senses)} sens values for {len(outputs)} outputs")
+    grads: dict[int, int] = {}
+    for output, s in zip(outputs, senses):
+        out_desc = graph.values[output]
+        if out_desc.dtype not in DIFFERENTIABLE_DTYPES:
+            raise InvalidParamError(f"cannot differentiate a {out_desc.dtype} output; gradients need float32 "
+                                    f"or float16 outputs")
+        if s is None:
+            s = b.broadcast(b.scalar(1.0, out_desc.dtype), out_desc.shape)
+        elif graph.values[s] != out_desc:
+            if graph.values[s].dtype != out_desc.dtype:
+                s = b.op("Cast", s, dst_type=out_desc.dtype)
+            s = b.broadcast(s, out_desc.shape)
+        grads[output] = s if output not in grads else b.op("Add", grads[output], s)
+    nodes = list(graph.nodes)
+    # values that depend on a wrt value; only nodes reading one are differentiated
+    live = {v for v in wrt if graph.values[v].dtype in DIFFERENTIABLE_DTYPES}
+    for n in nodes:
+        if n.op != "StopGradient" and any(v in live for v in n.inputs):
+            live.update(v for v in n.outputs if graph.values[v].dtype in DIFFERENTIABLE_DTYPES)
+    for n in reversed(nodes):
+        douts = tuple(grads.get(v) for v in n.outputs)
+        if all(d is None for d in douts) or not any(v in live for v in n.inputs):
+            continue
+        if n.op == "StopGradient":
+            continue
+        rule = _rule(n)
+        call = GradCall(OpSignature.make(n.op, [graph.values[v] for v in n.inputs], **n.attrs),
+                        n.inputs, n.outputs, douts, tuple(v in live for v in n.inputs))
+        with b.scope_of(n):
+            din = rule(b, call)
+            if len(din) != len(n.inputs):
+                raise InvalidParamError(f"backward rule of {n.op} returned {len(din)} gradients for "
+                                        f"{len(n.inputs)} inputs")
+            for v, g in zip(n.inputs, din):
+                if g is None or v not in live:
+                    continue
+                if b.desc(g) != graph.values[v]:
+                    raise InvalidParamError(
+                        f"backward rule of {n.op} gave a {b.desc(g)} gradient for input {graph.values[v]}")
+                grads[v] = g if v not in grads else b.op("Add", grads[v], g)
+    result = []
+    for v in wrt:
+        g = grads.get(v)
+        result.append(g if g is not None else b.zeros(graph.values[v]))
+    return result
