@@ -7,6 +7,10 @@ package raises the same error class, code and message shape for a bad size, coun
 """
 from __future__ import annotations
 
+import reprlib
+
+import numpy as np
+
 ACL_SUCCESS = 0
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_BAD_ALLOC = 200000
@@ -110,27 +114,40 @@ class RaceError(AclError):
 
 def check_int(value: object, name: str, *, minimum: int | None = None, maximum: int | None = None,
               error: type[AclError] = InvalidParamError, hint: str = "") -> int:
-    """Return ``value`` if it is an int within [minimum, maximum], else raise ``error`` naming it.
+    """Return ``value`` as a plain int if it is an int within [minimum, maximum], else raise ``error`` naming it.
 
-    The one validator for integer arguments (sizes, counts, ids, flags) at the runtime's boundary.
-    ``bool`` is rejected although it subclasses ``int``: ``malloc(True)`` or ``block_dim=False`` is a
-    bug in the caller (a flag passed where a number belongs), never a deliberate 1 or 0. Other int
-    subclasses (an ``IntEnum``, say) are accepted; floats and numpy scalars are not. The message names
-    the argument, the value and the valid range; ``hint`` adds what to do about it.
+    The one validator for integer arguments (sizes, counts, ids, flags, handles) at the runtime's boundary.
+    ``bool`` (and ``numpy.bool``) is rejected although it subclasses ``int``: ``malloc(True)`` or
+    ``block_dim=False`` is a bug in the caller (a flag passed where a number belongs), never a deliberate
+    1 or 0. numpy integers are accepted and returned as ``int`` (a size read from an array's shape or a
+    handle kept in an int64 array is a number), as are other int subclasses (an ``IntEnum``); floats,
+    numpy floats and strings are not, even when integral: ``malloc(1.0)`` is a type confusion. The
+    message names the argument, the value and the valid range; ``hint`` adds what to do about it.
     """
-    if isinstance(value, int) and value is not True and value is not False \
+    if (type(value) is int or (isinstance(value, (int, np.integer)) and not isinstance(value, bool))) \
             and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
-        return value
+        return int(value)
     if minimum is not None and maximum is not None:
-        valid = f"an int in {minimum}..{maximum}"
+        valid = f"an int in {_bound(minimum)}..{_bound(maximum)}"
     elif minimum == 0:
         valid = "a non-negative int"
     elif minimum == 1:
         valid = "a positive int"
     elif minimum is not None:
-        valid = f"an int >= {minimum}"
+        valid = f"an int >= {_bound(minimum)}"
     elif maximum is not None:
-        valid = f"an int <= {maximum}"
+        valid = f"an int <= {_bound(maximum)}"
     else:
         valid = "an int"
-    raise error(f"invalid {name} {value!r}: must be {valid}" + (f"; {hint}" if hint else ""))
+    raise error(f"invalid {name} {short_repr(value)}: must be {valid}" + (f"; {hint}" if hint else ""))
+
+
+def short_repr(value: object) -> str:
+    """``repr`` cut to a readable length: an error message quotes the bad argument, which may be a list of
+    a million items or a large array."""
+    return reprlib.repr(value)
+
+
+def _bound(n: int) -> str:
+    """A range bound as people write it: decimal, or hex from 2**32 on (``0xffffffffffffffff`` for size_t)."""
+    return f"{n:#x}" if abs(n) >= 1 << 32 else str(n)

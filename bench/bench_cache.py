@@ -12,6 +12,9 @@ numba), their sum, and the wall time of the whole process for reference.
    is hot (cache_hits == 1 is checked).
 3. The cold build with default jobs against jobs=1 (in-process, no worker pool), interleaved, best of
    two each: other jobs on the machine make single cold runs vary by up to 2x.
+4. What authentication costs the warm start: the 30-kernel warm start with the MAC check switched off
+   in the child (bench only; there is no such switch in the product), interleaved with the normal one,
+   and the MAC checks alone over the same 30 entries already in memory (best of MAC_LOOPS).
 
 Run: python bench/bench_cache.py [--repeats N]   (about 2 minutes on 2 cores)
 """
@@ -89,6 +92,9 @@ BUILD_CHILD = textwrap.dedent("""
     from ascendemu.cache import KernelCache
     sigs = net_sigs()
     jobs = None if sys.argv[2] == "default" else int(sys.argv[2])
+    if sys.argv[4:] == ["nomac"]:          # bench only: the same warm path without the MAC check
+        import ascendemu.cache.entry as entry
+        entry.entry_auth_problem = lambda binary, key: None
     t1 = time.perf_counter()
     cache = KernelCache(sys.argv[1], rank=0)
     cache.get_many(sigs, jobs=jobs, progress=False)
@@ -98,6 +104,28 @@ BUILD_CHILD = textwrap.dedent("""
                                     for f in ("ru_utime", "ru_stime"))
     print(json.dumps({"imports": t1 - t0, "internal": t2 - t0, "cpu": cpu, "built": cache.stats.built,
                       "reused": cache.stats.reused, "numba": "numba" in sys.modules}))
+""")
+
+MAC_LOOPS = 20
+# The MAC checks of a warm start alone: every entry read once, then checked MAC_LOOPS times.
+MAC_COST_CHILD = textwrap.dedent("""
+    import json, sys, time
+    from pathlib import Path
+    from ascendemu.cache.auth import entry_auth_problem, load_key
+    from ascendemu.cache.cli import scan
+    from ascendemu.cache.entry import read_entry
+    directory = Path(sys.argv[1]) / "rank_0" / "kernel_meta"
+    t0 = time.perf_counter()
+    key = load_key()
+    t1 = time.perf_counter()
+    binaries = [read_entry(directory, name).binary for name in scan(directory).committed]
+    best = float("inf")
+    for _ in range(int(sys.argv[2])):
+        start = time.perf_counter()
+        assert not any(entry_auth_problem(b, key) for b in binaries)
+        best = min(best, time.perf_counter() - start)
+    print(json.dumps({"entries": len(binaries), "mac_s": best, "key_s": t1 - t0,
+                      "obj_bytes": sum(len(b.obj) for b in binaries)}))
 """)
 
 CACHE_ONE_CHILD = textwrap.dedent("""
@@ -175,8 +203,8 @@ def run_child(argv: list[str], env: dict) -> dict:
     return report
 
 
-def build(root: Path, jobs: str, env: dict) -> dict:
-    return run_child(["-c", BUILD_CHILD, str(root), jobs, str(Path(__file__).parent)], env)
+def build(root: Path, jobs: str, env: dict, *mode: str) -> dict:
+    return run_child(["-c", BUILD_CHILD, str(root), jobs, str(Path(__file__).parent), *mode], env)
 
 
 def median_of(reports: list[dict], key: str) -> float:
@@ -202,8 +230,13 @@ def main() -> None:
             cold2.append(build(tmp / f"jobs2_{i}", "default", env))
         assert all(r["built"] == n_sigs for r in cold1 + cold2), (cold1, cold2)
         cold1, cold2 = min(cold1, key=lambda r: r["internal"]), min(cold2, key=lambda r: r["internal"])
-        warm = [build(tmp / "jobs2_0", "default", env) for _ in range(args.repeats)]
-        assert all(w["reused"] == n_sigs and w["built"] == 0 and not w["numba"] for w in warm), warm
+        warm, warm_nomac = [], []
+        for _ in range(args.repeats):            # 4: with and without the MAC check, interleaved
+            warm.append(build(tmp / "jobs2_0", "default", env))
+            warm_nomac.append(build(tmp / "jobs2_0", "default", env, "nomac"))
+        assert all(w["reused"] == n_sigs and w["built"] == 0 and not w["numba"] for w in warm + warm_nomac), warm
+        mac = run_child(["-c", MAC_COST_CHILD, str(tmp / "jobs2_0"), str(MAC_LOOPS)], env)
+        assert mac["entries"] == n_sigs, mac
 
         # 2: one kernel, warm cache vs numba cache=True hit.
         ours_script = tmp / "cache_one.py"
@@ -223,6 +256,7 @@ def main() -> None:
          [cold2]),
         (f"{n_sigs}-kernel CNN set: cold, jobs=1 (in-process; best of {COLD_REPEATS})", [cold1]),
         (f"{n_sigs}-kernel CNN set: warm, all reused (median of {args.repeats})", warm),
+        (f"{n_sigs}-kernel CNN set: warm, MAC check switched off (median of {args.repeats}, same run)", warm_nomac),
         (f"1 kernel: warm load from kernel_meta + 1 call (median of {args.repeats})", ours),
         (f"1 kernel: numba cfunc(cache=True) hit + 1 call (median of {args.repeats})", peer),
     ]
@@ -239,6 +273,11 @@ def main() -> None:
         print(f"- cold / warm ({label}): {median_of([cold2], what) / median_of(warm, what):.0f}x (goal >= 100x)")
         print(f"- warm load / numba cache hit ({label}): "
               f"{median_of(ours, what) / median_of(peer, what):.2f}x (goal <= 0.25x)")
+    print(f"- authentication on the warm start: work with / without the MAC check "
+          f"{median_of(warm, 'work') / median_of(warm_nomac, 'work'):.3f}x; the MAC checks alone take "
+          f"{mac['mac_s'] * 1e3:.2f} ms for {mac['entries']} entries ({mac['mac_s'] / mac['entries'] * 1e6:.0f} us "
+          f"each, {mac['obj_bytes'] / 1024:.0f} KiB of objects; best of {MAC_LOOPS}), reading the key "
+          f"{mac['key_s'] * 1e3:.2f} ms")
     print(f"- parallel cold build, jobs=1 / default jobs (in-process total): "
           f"{median_of([cold1], 'internal') / median_of([cold2], 'internal'):.2f}x (goal >= 1.6x)")
     print(f"- CPU seconds of the cold builds (process and its workers): jobs=1 {cold1['cpu']:.1f}, "

@@ -1,32 +1,42 @@
-"""``ascendemu cache ls | verify | clear | stats``: look after the rank_N/kernel_meta directories.
+"""``ascendemu cache ls | verify | clear | stats | export | import``: look after the rank_N/kernel_meta directories.
 
 Without ``--rank`` every ``rank_N/kernel_meta`` under the root is handled. ``verify`` checks each
-entry as a run would (the files agree, the object is intact and loadable on this host) and tells
-STALE entries apart: intact, but built by another toolchain, host or SoC, so no build of this
-version will ever reuse them (``clear`` reclaims the space). Nothing here loads or runs kernel code.
+entry as a run would (the files agree, the object is intact and loadable on this host, the launch
+facts are the plan's, this user's key made its MAC) and tells STALE entries apart: intact, but built
+by another toolchain, host or SoC, so no build of this version will ever reuse them (``clear``
+reclaims the space). A foreign entry (no valid MAC) is BAD. ``export ARCHIVE`` writes the OK entries
+into a tar archive; ``import ARCHIVE`` (into ``--rank``, default ``$RANK_ID`` or 0) re-verifies every
+entry in full as ``verify`` does and signs it with this user's key, or refuses it with the reason; an
+archive holding anything but plain entry files (paths, links, devices) is refused whole. Nothing
+here loads or runs kernel code.
 """
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import re
 import shutil
 import sys
+import tarfile
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ascendemu.errors import AclError
+from ascendemu.errors import AclError, InvalidParamError
+from ascendemu.hal.binary import FILE_SUFFIXES, MAX_FILE_BYTES, KernelBinary
 from ascendemu.hal.identity import first_difference, identity
 from ascendemu.kernels.binary import build_info
 from ascendemu.kernels.library import plan_kernel
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 from ascendemu.units import format_bytes
 
-from .atomic import temp_target
-from .entry import SUFFIXES, entry_path, lock_path, read_entry, verify_problem
-from .kernel_meta import json_mismatch
-from .layout import (BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, make_private_dir,
-                     resolve_root)
+from .atomic import temp_target, write_atomic
+from .auth import CacheKey, entry_auth_problem, load_key
+from .entry import SUFFIXES, entry_path, install_entry, json_mismatch, lock_path, read_entry, verify_problem
+from .layout import (BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, kernel_meta_dir,
+                     make_private_dir, prepare, resolve_root)
 from .locks import EntryLock
 
 USAGE_EXIT = 2
@@ -56,7 +66,7 @@ def scan(directory: Path) -> Listing:
     for name, suffixes in sorted(names.items()):
         (listing.committed if ".json" in suffixes else listing.incomplete).append(name)
     quarantine = directory / QUARANTINE_DIR
-    if quarantine.is_dir():
+    if quarantine.is_dir() and not quarantine.is_symlink():      # verify reports a symlink; never follow it
         listing.quarantined = sorted(e.name for e in os.scandir(quarantine) if e.is_dir())
     listing.temps.sort()
     return listing
@@ -94,18 +104,21 @@ def _tree_bytes(path: Path) -> int:
 
 
 def cmd_ls(directory: Path, out) -> int:
-    """One line per entry with each file's size in bytes; the header line totals them in units."""
+    """One line per entry with each file's size in bytes and whether this user's key made it (AUTH:
+    ok, or FOREIGN: never loaded, rebuilt when needed); the header line totals the sizes in units."""
+    key = load_key()
     listing = scan(directory)
     total = sum(_size(directory, n, s) or 0 for n in listing.committed for s in SUFFIXES)
     print(f"{directory}: {len(listing.committed)} entries, {format_bytes(total)}", file=out)
     if listing.committed:
         width = max(len(n) for n in listing.committed)
-        print(f"  {'NAME':<{width}}  {'OP':<14} {'.o':>8} {'.info':>8} {'.json':>8}  MTIME   (sizes in bytes)",
-              file=out)
+        print(f"  {'NAME':<{width}}  {'OP':<14} {'AUTH':<7} {'.o':>8} {'.info':>8} {'.json':>8}  MTIME   "
+              f"(sizes in bytes)", file=out)
     for name in listing.committed:
         found = read_entry(directory, name)
-        op = "?"
+        op, auth = "?", "-"
         if found.binary is not None:
+            auth = "FOREIGN" if entry_auth_problem(found.binary, key) else "ok"
             try:
                 op = str(found.binary.info["job_content"]["op_list"][-1]["type"])
             except (KeyError, IndexError, TypeError):
@@ -117,7 +130,7 @@ def cmd_ls(directory: Path, out) -> int:
         except FileNotFoundError:
             mtime = "-"
         shown = " ".join(f"{'-' if s is None else s:>8}" for s in sizes)
-        print(f"  {name:<{width}}  {op:<14} {shown}  {mtime}", file=out)
+        print(f"  {name:<{width}}  {op:<14} {auth:<7} {shown}  {mtime}", file=out)
     for name in listing.incomplete:
         print(f"  {name}: interrupted build (no .json); rebuilt when next needed", file=out)
     if listing.temps:
@@ -135,15 +148,15 @@ def signature_from_info(info: dict) -> OpSignature:
     return OpSignature(op["type"], inputs, tuple((a["name"], a["value"]) for a in op["attrs"]))
 
 
-def verdict(directory: Path, name: str) -> tuple[str, str]:
-    """("OK" | "BAD" | "STALE", reason) for one committed entry."""
-    found = read_entry(directory, name)
-    if found.binary is None:
-        return "BAD", found.problem or f"{name}.json disappeared"
-    problem = verify_problem(found.binary)
+def content_verdict(binary: KernelBinary) -> tuple[str, str]:
+    """("OK" | "BAD" | "STALE", reason) for an entry's content, its MAC aside: intact and loadable on
+    this host, what this version would build for the kernel its .info describes (else STALE), and
+    launch facts that are that kernel's plan."""
+    name = binary.bin_file_name
+    problem = verify_problem(binary)
     if problem:
         return "BAD", problem
-    info = found.binary.info
+    info = binary.info
     try:
         soc = info["job_content"]["SocInfo"]
         want = build_info(signature_from_info(info), int(soc["deviceId"]), soc=soc["socVersion"])
@@ -155,24 +168,58 @@ def verdict(directory: Path, name: str) -> tuple[str, str]:
     diff = first_difference(identity(info), identity(want))
     if diff:
         return "STALE", f"intact but built with another toolchain/host: {diff}; never reused, `clear` removes it"
-    mismatch = json_mismatch(found.binary, plan_kernel(signature_from_info(info)))
+    mismatch = json_mismatch(binary, plan_kernel(signature_from_info(info)))
     if mismatch:         # a .json edited after the build: arguments, block dim, workspace or cost
         return "BAD", mismatch
     return "OK", ""
 
 
-def cmd_verify(directory: Path, out) -> int:
-    bad = 0
-    print(f"{directory}:", file=out)
-    for path in (directory.parent, directory):
-        problem = insecurity(path)
+def binary_verdict(binary: KernelBinary, key: CacheKey) -> tuple[str, str]:
+    """:func:`content_verdict`, and BAD when ``key`` did not make the entry's MAC (a foreign entry)."""
+    status, reason = content_verdict(binary)
+    if status == "OK":
+        problem = entry_auth_problem(binary, key)
         if problem:
-            bad += 1
-            print(f"  INSECURE {problem}", file=out)
+            return "BAD", problem
+    return status, reason
+
+
+def judge(directory: Path, name: str, key: CacheKey) -> tuple[KernelBinary | None, str, str]:
+    """One committed entry as read (None if unreadable) with its verdict and reason."""
+    found = read_entry(directory, name)
+    if found.binary is None:
+        return None, "BAD", found.problem or f"{name}.json disappeared"
+    return found.binary, *binary_verdict(found.binary, key)
+
+
+def verdict(directory: Path, name: str, key: CacheKey | None = None) -> tuple[str, str]:
+    """("OK" | "BAD" | "STALE", reason) for one committed entry; ``key`` defaults to this user's."""
+    _, status, reason = judge(directory, name, key or load_key())
+    return status, reason
+
+
+def _unsafe_subdirs(directory: Path) -> list[str]:
+    """The cache's own subdirectories that are symlinks or writable by others (a run refuses them)."""
+    problems = []
+    for path in (directory / LOCKS_DIR, directory / QUARANTINE_DIR):
+        if path.is_symlink():
+            problems.append(f"{path} is a symbolic link; the cache writes only into real directories: "
+                            f"remove the link (the next run recreates the directory)")
+        elif path.is_dir():
+            problems.append(insecurity(path))
+    return [p for p in problems if p]
+
+
+def cmd_verify(directory: Path, out) -> int:
+    key = load_key()
+    print(f"{directory}:", file=out)
+    problems = [p for p in map(insecurity, (directory.parent, directory)) if p] + _unsafe_subdirs(directory)
+    for problem in problems:
+        print(f"  INSECURE {problem}", file=out)
     listing = scan(directory)
     counts = {"OK": 0, "BAD": 0, "STALE": 0}
     for name in listing.committed:
-        status, reason = verdict(directory, name)
+        status, reason = verdict(directory, name, key)
         counts[status] += 1
         print(f"  {status:<5} {name}" + (f": {reason}" if reason else ""), file=out)
     for name in listing.incomplete:
@@ -180,7 +227,7 @@ def cmd_verify(directory: Path, out) -> int:
               file=out)
     print(f"  {len(listing.committed)} entries: {counts['OK']} OK, {counts['BAD']} BAD, {counts['STALE']} STALE",
           file=out)
-    return 1 if bad or counts["BAD"] else 0
+    return 1 if problems or counts["BAD"] else 0
 
 
 def cmd_stats(directory: Path, out) -> int:
@@ -238,15 +285,143 @@ def cmd_clear(directory: Path, out) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------- export / import
+
+# A member of an export archive: a plain entry file name, so no directory part and no path traversal.
+ARCHIVE_MEMBER = re.compile(r"[A-Za-z0-9_]+\.(o|json|info)")
+# An archive with more files than this is no export of a kernel cache (a small CNN needs ~100).
+MAX_ARCHIVE_FILES = 3 * 20_000
+MEMBER_KINDS = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.DIRTYPE: "a directory",
+                tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device", tarfile.FIFOTYPE: "a FIFO"}
+GZIP_SUFFIXES = (".tar.gz", ".tgz")
+
+
+def cmd_export(directories: list[Path], archive: Path, out) -> int:
+    """Write the OK entries (verified and made by this user's key) of ``directories`` into ``archive``
+    (a tar file, gzip-compressed if it is named .tar.gz/.tgz), one entry per name; returns 0."""
+    key = load_key()
+    chosen: dict[str, KernelBinary] = {}
+    for directory in directories:
+        for name in scan(directory).committed:
+            if name in chosen:
+                continue
+            binary, status, reason = judge(directory, name, key)
+            if status != "OK":
+                print(f"  skipped {name}: {status} {reason}", file=out)
+                continue
+            chosen[name] = binary
+    buffer = io.BytesIO()
+    mode = "w:gz" if archive.name.endswith(GZIP_SUFFIXES) else "w"
+    with tarfile.open(fileobj=buffer, mode=mode) as tar:
+        for name, binary in sorted(chosen.items()):
+            for suffix, data in binary.files().items():
+                member = tarfile.TarInfo(f"{name}{suffix}")
+                member.size, member.mode, member.mtime = len(data), 0o600, int(time.time())
+                tar.addfile(member, io.BytesIO(data))
+    write_atomic(archive, buffer.getvalue())
+    print(f"{archive}: exported {len(chosen)} entries", file=out)
+    return 0
+
+
+def read_archive(archive: Path) -> dict[str, bytes]:
+    """File name -> bytes of an export archive. The archive is refused whole (InvalidParamError) unless
+    every member is a regular file with a plain entry file name within the reader's size limits."""
+    if not archive.is_file():
+        raise InvalidParamError(f"{archive} is not a regular file")
+    files: dict[str, bytes] = {}
+    try:
+        with tarfile.open(archive, "r:*") as tar:
+            for member in tar:
+                name = member.name
+                if not member.isfile():
+                    kind = MEMBER_KINDS.get(member.type, f"of tar type {member.type!r}")
+                    raise InvalidParamError(f"member {name!r} is {kind}; an export holds regular files only")
+                if not ARCHIVE_MEMBER.fullmatch(name):
+                    raise InvalidParamError(f"member {name!r} is not an entry file name (<name>.o/.json/.info, "
+                                            f"no directories)")
+                limit = MAX_FILE_BYTES[os.path.splitext(name)[1]]
+                if member.size > limit:
+                    raise InvalidParamError(f"member {name!r} has {member.size} bytes, over the {limit}-byte limit")
+                if name in files:
+                    raise InvalidParamError(f"member {name!r} appears twice")
+                if len(files) == MAX_ARCHIVE_FILES:
+                    raise InvalidParamError(f"it holds more than {MAX_ARCHIVE_FILES} files")
+                files[name] = tar.extractfile(member).read()
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise InvalidParamError(f"it is not a readable tar archive ({type(exc).__name__}: {exc})") from None
+    return files
+
+
+def check_import(staging: Path, name: str, parts: dict[str, bytes], key: CacheKey) -> tuple[KernelBinary | None, str]:
+    """(binary, how it was accepted) for one archived entry, or (None, why it is refused). The entry is
+    written to ``staging`` and read back by the one careful reader, then checked as ``verify`` does."""
+    missing = [suffix for suffix in FILE_SUFFIXES if suffix not in parts]
+    if missing:
+        return None, f"the archive lacks {', '.join(name + s for s in missing)}"
+    for suffix, data in parts.items():
+        fd = os.open(staging / f"{name}{suffix}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+    found = read_entry(staging, name)
+    if found.binary is None:
+        return None, found.problem or "unreadable"
+    status, reason = content_verdict(found.binary)
+    if status != "OK":
+        return None, f"{status}: {reason}"
+    if entry_auth_problem(found.binary, key) is None:
+        return found.binary, "authenticated by this user's key"
+    return found.binary, "made with another key: re-verified in full and signed with this user's key"
+
+
+def cmd_import(archive: Path, directory: Path, same_key_only: bool, out) -> int:
+    """Install the entries of ``archive`` into ``directory`` (see the module docstring); 1 if any
+    entry (or the whole archive) was refused."""
+    key = load_key()
+    try:
+        files = read_archive(archive)
+    except InvalidParamError as exc:
+        print(f"refused {archive}: {exc.message}; nothing imported", file=out)
+        return 1
+    prepare(directory)
+    entries: dict[str, dict[str, bytes]] = {}
+    for member, data in files.items():
+        stem, suffix = os.path.splitext(member)
+        entries.setdefault(stem, {})[suffix] = data
+    counts = {"imported": 0, "kept": 0, "refused": 0}
+    with tempfile.TemporaryDirectory(prefix="ascendemu_import_") as staging:
+        for name, parts in sorted(entries.items()):
+            binary, how = check_import(Path(staging), name, parts, key)
+            if binary is not None and same_key_only and entry_auth_problem(binary, key):
+                binary, how = None, "not made with this user's key (--same-key-only)"
+            if binary is None:
+                counts["refused"] += 1
+                print(f"  refused {name}: {how}", file=out)
+                continue
+            status = install_entry(directory, binary, key)
+            counts[status] += 1
+            print(f"  {status} {name}" + (f" ({how})" if status == "imported" else ": already in the cache"),
+                  file=out)
+    print(f"{directory}: {counts['imported']} imported, {counts['kept']} already present, "
+          f"{counts['refused']} refused", file=out)
+    return 1 if counts["refused"] else 0
+
+
 COMMANDS = {"ls": cmd_ls, "verify": cmd_verify, "clear": cmd_clear, "stats": cmd_stats}
+ARCHIVE_COMMANDS = ("export", "import")
 
 
 def main(argv: list[str]) -> int:
     """Run ``ascendemu cache <command>``; returns the exit status."""
     parser = argparse.ArgumentParser(prog="ascendemu cache", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=sorted(COMMANDS))
+    parser.add_argument("command", choices=sorted([*COMMANDS, *ARCHIVE_COMMANDS]))
+    parser.add_argument("archive", nargs="?", help="export/import: the tar archive")
     parser.add_argument("--root", help="cache root (default: $MS_COMPILER_CACHE_PATH, else .)")
-    parser.add_argument("--rank", help="one rank (default: every rank_N under the root)")
+    parser.add_argument("--rank", help="one rank (default: every rank_N under the root; import: $RANK_ID, else 0)")
+    parser.add_argument("--same-key-only", action="store_true",
+                        help="import: refuse entries this user's key did not make (share the key file "
+                             "between machines instead of trusting the archive)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -255,9 +430,17 @@ def main(argv: list[str]) -> int:
     if args.rank is not None and not args.rank.isdigit():
         print(f"ascendemu cache: --rank {args.rank!r} is not a non-negative integer", file=sys.stderr)
         return USAGE_EXIT
+    if (args.command in ARCHIVE_COMMANDS) != (args.archive is not None):
+        print(f"ascendemu cache: export and import take an archive path, {args.command} takes none",
+              file=sys.stderr)
+        return USAGE_EXIT
     rank = None if args.rank is None else int(args.rank)
     root = resolve_root(args.root)
+    if args.command == "import":
+        return cmd_import(Path(args.archive), kernel_meta_dir(root, rank), args.same_key_only, out)
     directories = find_ranks(root, rank)
+    if args.command == "export":
+        return cmd_export([d for d in directories if d.is_dir()], Path(args.archive), out)
     status = 0
     if not directories:
         print(f"no kernel cache under {root} (looked for rank_N/{KERNEL_META})", file=out)

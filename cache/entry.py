@@ -3,7 +3,8 @@
 Protocol (every writer holds the entry's lock):
 
 * write: ``.o``, then ``.info``, then ``.json``, each atomically; so a committed ``.json`` always
-  follows a complete ``.o`` and ``.info`` from the same writer;
+  follows a complete ``.o`` and ``.info`` from the same writer. The ``.json`` carries the entry's MAC
+  (``auth.py``): an entry is used only if it verifies *and* this user's key made it;
 * replace a bad entry: move ``.json`` away first (uncommit), then the rest, into ``.quarantine``.
 
 Readers take no lock. They open ``.json`` first, then ``.o`` and ``.info``, then check that the
@@ -26,10 +27,12 @@ from ascendemu.kernels.binary import build_binary, build_info
 from ascendemu.kernels.library import KernelPlan
 
 from .atomic import fsync_dir, remove_stale_temps, write_atomic
-from .layout import BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, make_private_dir
+from .auth import CacheKey, entry_auth_problem, sign_entry
+from .layout import BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, CacheSecurityError, make_private_dir
 from .locks import EntryLock
 
 SUFFIXES = (".o", ".info", ".json")      # write order: .json last commits the entry
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
 @dataclass(frozen=True)
@@ -70,13 +73,32 @@ def read_entry(directory: Path, name: str) -> Probe:
         return Probe(None, exc.message)
 
 
-def entry_problem(binary: KernelBinary, want_info: dict) -> str | None:
-    """Why a read entry must not be used for ``want_info`` (a different .info, or a binary that does
-    not verify), or None. The .info comparison ties the entry to its name, so the name is not hashed again."""
+def entry_problem(binary: KernelBinary, kernel: KernelPlan, want_info: dict, key: CacheKey) -> str | None:
+    """Why a read entry must not be used as ``kernel`` (whose .info is ``want_info``), or None: a
+    different .info, a binary that does not verify, a .json whose launch facts are not the plan's, or
+    no valid MAC of ``key`` (a foreign entry). The .info comparison ties the entry to its name, so the
+    name is not hashed again. The MAC comes last so that a damaged entry is reported as what it is."""
     mismatch = info_mismatch(binary.info, want_info)
     if mismatch:
         return f"{binary.bin_file_name}.info {mismatch}"
-    return verify_problem(binary, named=True)
+    return (verify_problem(binary, named=True) or json_mismatch(binary, kernel)
+            or entry_auth_problem(binary, key))
+
+
+def json_mismatch(binary: KernelBinary, kernel: KernelPlan) -> str | None:
+    """Why ``binary``'s .json does not describe ``kernel``'s plan (block dim, arguments, zero flags,
+    workspaces, cost), or None. The runtime takes these facts from the plan, never from the file."""
+    doc = binary.json
+    want = {"blockDim": kernel.block_dim,
+            "args": [{"nbytes": a.nbytes, "role": a.role} for a in kernel.args],
+            "parameters": [int(a.zero_init) for a in kernel.args],
+            "workspace": {"num": len(kernel.workspace_sizes), "size": list(kernel.workspace_sizes)},
+            "cost": kernel.cost.to_json()}
+    for name, value in want.items():
+        if doc.get(name) != value:
+            return (f"{binary.bin_file_name}.json field {name!r} is {str(doc.get(name))[:80]}, but the "
+                    f"kernel's plan says {str(value)[:80]}; the entry is not this kernel's")
+    return None
 
 
 def verify_problem(binary: KernelBinary, named: bool = False) -> str | None:
@@ -90,39 +112,84 @@ def verify_problem(binary: KernelBinary, named: bool = False) -> str | None:
     return None
 
 
-def probe(directory: Path, name: str, want_info: dict) -> Probe:
-    """A verified binary equal to what this build would write, or why not (None: not committed)."""
+def probe(directory: Path, name: str, kernel: KernelPlan, want_info: dict, key: CacheKey) -> Probe:
+    """A verified, authenticated binary equal to what this build would write, or why not (None: not
+    committed)."""
     found = read_entry(directory, name)
     if found.binary is None:
         return found
-    problem = entry_problem(found.binary, want_info)
+    problem = entry_problem(found.binary, kernel, want_info, key)
     return Probe(None, problem) if problem else found
 
 
 def quarantine(directory: Path, name: str, reason: str) -> str:
-    """Move an entry's files to ``.quarantine/<name>.<timestamp>/`` with a reason.txt; returns that dir."""
+    """Move an entry's files to ``.quarantine/<name>.<timestamp>/`` with a reason.txt; returns that dir.
+
+    Everything below ``.quarantine`` is reached through directory descriptors opened with O_NOFOLLOW,
+    so a ``.quarantine`` swapped for a symlink after the check is refused, never followed.
+    """
     stamp = time.strftime("%Y%m%dT%H%M%S") + f".{time.time_ns() % 1_000_000_000:09d}"
-    make_private_dir(directory / QUARANTINE_DIR)      # `cache clear` may have removed it meanwhile
-    target = directory / QUARANTINE_DIR / f"{name}.{stamp}"
-    os.mkdir(target, 0o700)
-    for suffix in (".json", ".o", ".info"):      # .json first: the entry is uncommitted from here on
+    quarantine_dir = directory / QUARANTINE_DIR
+    make_private_dir(quarantine_dir)      # `cache clear` may have removed it meanwhile; refuses a symlink
+    target = f"{name}.{stamp}"
+    try:
+        parent = os.open(quarantine_dir, DIR_FLAGS)
+    except OSError as exc:
+        raise CacheSecurityError(f"cannot open {quarantine_dir} as a real directory ({exc.strerror or exc}); "
+                                 f"remove whatever is there so the cache can recreate it") from None
+    try:
+        os.mkdir(target, 0o700, dir_fd=parent)
+        fd = os.open(target, DIR_FLAGS, dir_fd=parent)
+    finally:
+        os.close(parent)
+    try:
+        for suffix in (".json", ".o", ".info"):      # .json first: the entry is uncommitted from here on
+            try:
+                os.replace(entry_path(directory, name, suffix), f"{name}{suffix}", dst_dir_fd=fd)
+            except FileNotFoundError:
+                pass
+        note = os.open("reason.txt", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
         try:
-            os.replace(entry_path(directory, name, suffix), target / f"{name}{suffix}")
-        except FileNotFoundError:
-            pass
-    (target / "reason.txt").write_text(reason + "\n")
+            os.write(note, (reason + "\n").encode())
+        finally:
+            os.close(note)
+    finally:
+        os.close(fd)
     fsync_dir(directory)
-    return str(target)
+    return str(quarantine_dir / target)
 
 
-def write_entry(directory: Path, binary: KernelBinary) -> None:
-    """Write the three files in commit order (.json last), fsyncing the directory around the commit."""
+def write_entry(directory: Path, binary: KernelBinary, key: CacheKey) -> KernelBinary:
+    """Sign ``binary`` with ``key`` and write its three files in commit order (.json last), fsyncing
+    the directory around the commit; returns the signed binary (as a reader will find it)."""
+    binary = sign_entry(binary, key)
     files = binary.files()
     for suffix in (".o", ".info"):
         write_atomic(entry_path(directory, binary.bin_file_name, suffix), files[suffix])
     fsync_dir(directory)
     write_atomic(entry_path(directory, binary.bin_file_name, ".json"), files[".json"])
     fsync_dir(directory)
+    return binary
+
+
+def install_entry(directory: Path, binary: KernelBinary, key: CacheKey) -> str:
+    """Write an imported entry, already verified by the caller, under its lock and signed with ``key``.
+    Returns "kept" when an entry this key made is already there, else "imported" (whatever was in
+    the way, bad, foreign or half-written, is quarantined first)."""
+    name = binary.bin_file_name
+    with EntryLock(lock_path(directory, name)):
+        remove_stale_temps(directory, {f"{name}{s}" for s in SUFFIXES})
+        found = read_entry(directory, name)
+        if found.binary is not None:
+            problem = entry_auth_problem(found.binary, key)
+            if problem is None:
+                return "kept"
+        else:
+            problem = found.problem or "an interrupted build"
+        if any(entry_path(directory, name, s).exists() for s in SUFFIXES):
+            quarantine(directory, name, f"replaced by an imported entry: {problem}")
+        write_entry(directory, binary, key)
+        return "imported"
 
 
 def log_build(directory: Path, outcome: Outcome) -> None:
@@ -137,20 +204,21 @@ def log_build(directory: Path, outcome: Outcome) -> None:
         os.close(fd)
 
 
-def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str,
+def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str, key: CacheKey,
                  distrust: str | None = None) -> Outcome:
     """Check, lock, re-check, build, write, unlock: one compile per entry across processes.
 
     The entry is named here, in the process that builds it, so that name and binary always come
     from the same view of the kernel sources. ``distrust``: why the caller could not use the
     committed entry although it verifies (a failed load); that entry is then replaced. A built
-    binary is verified here, once; the caller links it without verifying it again.
+    binary is verified here, once, and signed with ``key``; the caller links it without verifying it
+    again.
     """
     info = build_info(kernel, device_id, soc)
     name = info["job_content"]["fusion_op_name"]
     with EntryLock(lock_path(directory, name)):
         cleaned = tuple(remove_stale_temps(directory, {f"{name}{s}" for s in SUFFIXES}))
-        found = probe(directory, name, info)
+        found = probe(directory, name, kernel, info, key)
         problem = found.problem
         if found.binary is not None:
             if distrust is None:
@@ -162,7 +230,7 @@ def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str,
             raise InternalError(f"build_binary named the kernel {binary.bin_file_name!r}, the cache "
                                 f"expected {name!r}; kernel_name and build_binary disagree")
         verify_binary(binary, named=True)
-        write_entry(directory, binary)
+        binary = write_entry(directory, binary, key)
         outcome = Outcome(name, "rebuilt" if problem else "built", binary, problem, moved, cleaned)
         log_build(directory, outcome)
         return outcome

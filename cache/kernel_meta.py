@@ -2,9 +2,9 @@
 
 Unlike MindSpore (reuse decided by the name alone, ``.info`` never compared, a half-written cache
 breaks the next run), an entry is reused only when its ``.info`` equals what this build would
-write and its ``.json``/``.o`` verify; anything else is quarantined with its reason and rebuilt,
-never fatal and never loaded. The warm path (every kernel found) reads, verifies and links objects
-and never imports numba.
+write, its ``.json``/``.o`` verify, its launch facts are the plan's and this user's key made its MAC
+(``auth.py``); anything else is quarantined with its reason and rebuilt, never fatal and never
+loaded. The warm path (every kernel found) reads, verifies and links objects and never imports numba.
 """
 from __future__ import annotations
 
@@ -24,13 +24,14 @@ from ascendemu.kernels.binary import build_info
 from ascendemu.kernels.library import KernelPlan, plan_kernel
 from ascendemu.kernels.signature import OpSignature
 
+from .auth import load_key
 from .entry import Outcome, entry_path, entry_problem, read_entry
 from .layout import QUARANTINE_DIR, kernel_meta_dir, prepare
 from .parallel import Request, settle
 
 
 class CacheWarning(UserWarning):
-    """A cache entry was bad (corrupt, stale, foreign); it was quarantined and rebuilt."""
+    """A cache entry was bad (corrupt, stale, foreign/unauthenticated); it was quarantined and rebuilt."""
 
 
 @dataclass
@@ -51,7 +52,8 @@ class KernelCache:
 
     ``root`` defaults to ``MS_COMPILER_CACHE_PATH`` (else the current directory), ``rank`` to
     ``RANK_ID`` (else 0) and ``soc`` to the default device preset's SoC; the SoC is part of every
-    kernel's identity, so kernels built for one chip are never reused for another. Thread-safe;
+    kernel's identity, so kernels built for one chip are never reused for another. Entries are
+    signed and checked with this user's cache key (``auth.load_key``, read once here). Thread-safe;
     several processes may share one directory.
     """
 
@@ -64,6 +66,7 @@ class KernelCache:
             raise InvalidParamError(f"soc {soc!r} is not a SoC name such as {get_spec().soc_version!r}")
         self.directory: Path = kernel_meta_dir(root, rank)
         prepare(self.directory)
+        self.key = load_key()
         self.device_id = device_id
         self.soc = soc
         self.stats = CacheStats(str(self.directory))
@@ -103,7 +106,7 @@ class KernelCache:
                 name = info["job_content"]["fusion_op_name"]
                 found = read_entry(self.directory, name)
                 distrust = None
-                if found.binary is not None and entry_problem(found.binary, info) is None:
+                if found.binary is not None and entry_problem(found.binary, kernel, info, self.key) is None:
                     try:
                         self._link(kernel, found.binary)
                         self.stats.reused += 1
@@ -111,7 +114,8 @@ class KernelCache:
                     except CorruptKernelError as exc:      # settled (quarantined) under the lock
                         distrust = exc.message
                 misses.append(Request(kernel, distrust))
-            for req, outcome in settle(self.directory, misses, self.device_id, self.soc, jobs, progress):
+            for req, outcome in settle(self.directory, misses, self.device_id, self.soc, self.key, jobs,
+                                       progress):
                 self._record(outcome)
                 self._link(req.kernel, outcome.binary)
             return [self._kernels[k.sig] for k in kernels]
@@ -138,29 +142,9 @@ class KernelCache:
         self.stats.cleaned += len(outcome.cleaned)
 
     def _link(self, kernel: KernelPlan, binary: KernelBinary) -> None:
-        """Link a verified binary; its launch facts come from the kernel's plan, never from its .json
-        alone (a .json that disagrees with the plan is a corrupt entry)."""
-        problem = json_mismatch(binary, kernel)
-        if problem:
-            raise CorruptKernelError(problem)
+        """Link a binary that verified against ``kernel``; its launch facts come from the kernel's plan."""
         entry, keepalive = link(binary)
         self._kernels[kernel.sig] = KernelFunction(name=binary.bin_file_name, entry=entry,
                                                    block_dim=kernel.block_dim, args=kernel.args,
                                                    cost=kernel.cost, keepalive=keepalive)
         self.stats.loaded += 1
-
-
-def json_mismatch(binary: KernelBinary, kernel: KernelPlan) -> str | None:
-    """Why ``binary``'s .json does not describe ``kernel``'s plan (block dim, arguments, zero flags,
-    workspaces, cost), or None."""
-    doc = binary.json
-    want = {"blockDim": kernel.block_dim,
-            "args": [{"nbytes": a.nbytes, "role": a.role} for a in kernel.args],
-            "parameters": [int(a.zero_init) for a in kernel.args],
-            "workspace": {"num": len(kernel.workspace_sizes), "size": list(kernel.workspace_sizes)},
-            "cost": kernel.cost.to_json()}
-    for key, value in want.items():
-        if doc.get(key) != value:
-            return (f"{binary.bin_file_name}.json field {key!r} is {str(doc.get(key))[:80]}, but the "
-                    f"kernel's plan says {str(value)[:80]}; the entry is not this kernel's")
-    return None

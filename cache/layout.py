@@ -11,7 +11,8 @@ import stat
 from pathlib import Path
 
 from ascendemu.errors import ACL_ERROR_RT_PARAM_INVALID, AclError, InvalidParamError, check_int
-from ascendemu.hal.binary import UNSAFE_WRITE_BITS
+from ascendemu.hal.binary import READ_FLAGS, UNSAFE_WRITE_BITS, _read_all, _untrusted
+from ascendemu.hal.kernel import CorruptKernelError
 
 CACHE_PATH_ENV = "MS_COMPILER_CACHE_PATH"
 RANK_ENV = "RANK_ID"
@@ -68,6 +69,34 @@ def insecurity(path: Path) -> str | None:
         return (f"directory {path} is writable by group/other (mode {stat.S_IMODE(st.st_mode):o}); "
                 f"run `chmod go-w {path}` or use a private {CACHE_PATH_ENV}")
     return None
+
+
+def read_private(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """The bytes (at most ``limit``) and status of ``path``, a regular file of this user nobody else may write.
+
+    ``lstat`` first, so a symlink, FIFO or device file is refused without being opened (opening some
+    devices has side effects); then ``open(O_NOFOLLOW | O_NONBLOCK)`` and the same checks on what was
+    opened, which must be the inode ``lstat`` saw. Missing: FileNotFoundError; anything else wrong:
+    CorruptKernelError saying why (the error of the one careful reader, ``hal.binary``).
+    """
+    st = os.lstat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise CorruptKernelError(f"{path} is not a regular file (mode {stat.filemode(st.st_mode)})")
+    try:
+        fd = os.open(path, READ_FLAGS)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:          # a symlink swapped in since lstat (O_NOFOLLOW: ELOOP), no permission
+        raise CorruptKernelError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        opened = os.fstat(fd)
+        why = "replaced while it was opened" if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino) \
+            else _untrusted(fd, limit)
+        if why:
+            raise CorruptKernelError(f"{path} is {why}")
+        return _read_all(fd, limit), opened
+    finally:
+        os.close(fd)
 
 
 def check_secure(kernel_meta: Path) -> None:

@@ -22,6 +22,7 @@ from typing import Iterator
 
 from ascendemu.kernels.library import KernelPlan
 
+from .auth import CacheKey
 from .entry import Outcome, ensure_entry
 
 START_METHOD = "spawn"
@@ -39,9 +40,12 @@ def worker_count(jobs: int | None, misses: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, misses))
 
 
-def settle(directory: Path, requests: list[Request], device_id: int, soc: str, jobs: int | None,
+def settle(directory: Path, requests: list[Request], device_id: int, soc: str, key: CacheKey, jobs: int | None,
            progress: bool) -> Iterator[tuple[Request, Outcome]]:
     """Yield each request with its outcome, in completion order; in this process when one worker suffices.
+
+    ``key`` signs what the workers build; it reaches them through the pool's private pipe, so a
+    worker never looks for a key file of its own (and parent and workers always agree on the key).
 
     A failing build does not stop the others (their entries are still worth keeping); the first
     failure is raised once all are done.
@@ -53,7 +57,7 @@ def settle(directory: Path, requests: list[Request], device_id: int, soc: str, j
         if workers == 1:
             for req in requests:
                 try:
-                    outcome = ensure_entry(directory, req.kernel, device_id, soc, req.distrust)
+                    outcome = ensure_entry(directory, req.kernel, device_id, soc, key, req.distrust)
                 except Exception as exc:       # as in a worker: keep building the others
                     failure = failure or exc
                     continue
@@ -71,7 +75,7 @@ def settle(directory: Path, requests: list[Request], device_id: int, soc: str, j
                                      initargs=(os.getpid(),)) as pool:
                 with _main_hidden():       # workers are spawned by submit()
                     futures = {
-                        pool.submit(ensure_entry, directory, req.kernel, device_id, soc, req.distrust): req
+                        pool.submit(ensure_entry, directory, req.kernel, device_id, soc, key, req.distrust): req
                         for req in requests}
                 for future in as_completed(futures):
                     if bar is not None:

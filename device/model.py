@@ -4,8 +4,14 @@ Streams are FIFO task queues, each drained by one SimPy process. A task runs in 
 kernel blocks occupy AI cores (blocks beyond the core count wait, i.e. run in waves), copies occupy a
 DMA engine, event records release waits. A kernel's numerics run natively when its last block ends in
 simulated time, and a copy moves bytes when it ends, so results are right exactly when the program's
-stream/event synchronisation is right, as on hardware. Errors inside a task (a freed buffer, a kernel
-fault) are kept on the stream and raised at the host's next synchronisation, as ACL reports them.
+stream/event synchronisation is right, as on hardware. Errors inside a task (a kernel fault, a kernel
+with native code on a device without backing) are kept on the stream and raised at the host's next
+synchronisation, as ACL reports them.
+
+Tasks are numbered per stream in enqueue order. Enqueuing a task records the allocations it touches
+with its number (:meth:`DeviceMemory.note_use`), and :meth:`Stream.unfinished` tells from the number
+alone whether it is still queued or running, so the runtime's free can wait for exactly the tasks
+that still use a buffer (:meth:`Stream.finished`), and a buffer is never reused under them.
 
 What a task does is defined by its class in :mod:`.tasks`; this module only queues and runs tasks
 (``task.enqueued()`` when the host issues one, ``task.run(device, stream)`` when it reaches the head
@@ -96,21 +102,27 @@ class Stream:
         self.internal = internal
         self.destroyed = False
         self.queue: deque[Task] = deque()
-        self.busy = False
+        self.current: Task | None = None     # the task running now
+        self.issued = 0                      # number of the last task enqueued (tasks are numbered from 1)
         self.blocked_on: Event | None = None
         self.errors: list[AclError] = []
         self._wake: simpy.Event | None = None
         self._drain_waiters: list[simpy.Event] = []
         self._room_waiters: list[simpy.Event] = []
+        self._finish_waiters: list[tuple[int, simpy.Event]] = []
         device.env.process(self._loop())
 
     @property
     def idle(self) -> bool:
-        return not self.queue and not self.busy
+        return not self.queue and self.current is None
 
     def enqueue(self, task: Task) -> None:
         task.enqueued()
         self.queue.append(task)
+        self.issued = task.seq = self.issued + 1
+        buffers = task.buffers()
+        if buffers:
+            self.device.memory.note_use(buffers, self, task.seq)
         if self.device.strict and (task.writes or task.reads):
             self.device.pending[id(task)] = (self, task)
         if self._wake is not None and not self._wake.triggered:
@@ -121,6 +133,26 @@ class Stream:
         host resumes in batches, so the simulation is not restarted for every single launch)."""
         ev = self.device.env.event()
         self._room_waiters.append(ev)
+        return ev
+
+    def unfinished(self, seq: int) -> bool:
+        """Is task number ``seq`` still queued or running? (Tasks dropped from the queue, as reset_device
+        does, are not: they will never run.)"""
+        return seq > self.issued - len(self.queue) or (self.current is not None and self.current.seq == seq)
+
+    def task_at(self, seq: int) -> Task:
+        """The unfinished task number ``seq`` (for messages)."""
+        if self.current is not None and self.current.seq == seq:
+            return self.current
+        return self.queue[seq - (self.issued - len(self.queue)) - 1]
+
+    def finished(self, seq: int) -> simpy.Event:
+        """An event that triggers once task number ``seq`` has finished."""
+        ev = self.device.env.event()
+        if self.unfinished(seq):
+            self._finish_waiters.append((seq, ev))
+        else:
+            ev.succeed()
         return ev
 
     def drained(self) -> simpy.Event:
@@ -150,7 +182,7 @@ class Stream:
                 for ev in self._room_waiters:
                     ev.succeed()
                 self._room_waiters = []
-            self.busy = True
+            self.current = task
             if task.submit_time > env.now:
                 yield env.timeout(task.submit_time - env.now)
             tracked = device.strict and (task.writes or task.reads)
@@ -165,13 +197,26 @@ class Stream:
                 if tracked:
                     device.pending.pop(id(task), None)
                     device.running.pop(id(task), None)
-            self.busy = False
+            self.current = None
+            if self._finish_waiters:
+                self._release_finish_waiters(task.seq)
+            task = None      # a finished task (and the views a copy holds) must not outlive its run
+
+    def _release_finish_waiters(self, done: int) -> None:
+        """Trigger the waits for task ``done`` and earlier ones (the stream runs its tasks in order)."""
+        waiting = []
+        for seq, ev in self._finish_waiters:
+            if seq <= done:
+                ev.succeed()
+            else:
+                waiting.append((seq, ev))
+        self._finish_waiters = waiting
 
 
 class Device:
     """One emulated chip: cores and DMA engines as SimPy resources, memory, streams and events."""
 
-    def __init__(self, node: "Node", device_id: int, spec: DeviceSpec, defrag: bool = True):
+    def __init__(self, node: "Node", device_id: int, spec: DeviceSpec, defrag: bool = True, backing: bool = True):
         self.node = node
         self.env: simpy.Environment = node.env
         self.id = device_id
@@ -181,7 +226,7 @@ class Device:
         self.cores = Units(self.env, spec.ai_cores)
         self.dma = Units(self.env, spec.dma_engines)
         self.block_times: dict = {}     # (KernelCost, block_dim) -> seconds per block, for KernelTask
-        self.memory = DeviceMemory(spec, device_id, defrag=defrag)
+        self.memory = DeviceMemory(spec, device_id, defrag=defrag, backing=backing)
         self.streams: dict[int, Stream] = {}
         self.events: dict[int, Event] = {}
         # strict mode: tasks touching memory that the host enqueued / a stream started, not yet finished

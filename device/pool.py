@@ -13,10 +13,18 @@ PyTorch's caching allocator with expandable segments:
 * defragmentation never moves a live block: when nothing fits and the capacity cannot grow a large
   enough segment, the physical pages (``PAGE`` bytes) lying wholly inside free blocks are unmapped and
   the same amount of physical memory is mapped again behind a fresh VA range - the virtual-memory
-  remapping of MindSpore's ``enable_vmm`` and PyTorch's expandable segments. The unmapped holes are
-  never handed out again; the VA space spans ``VA_RESERVE_FACTOR`` times the capacity, and a pool whose
-  remapping has used it up fails allocations that need a new segment (the error says so).
-  ``defrag=False`` turns this off, to show what fragmentation costs.
+  remapping of MindSpore's ``enable_vmm`` and PyTorch's expandable segments. The VA space spans
+  ``VA_RESERVE_FACTOR`` times the capacity. A new segment takes never-used VA above every segment
+  mapped so far while there is room; once that is used up it takes the lowest gap between the mapped
+  segments, so unmapped holes are recycled and repeated defragmentation never exhausts the VA space
+  (a gap is reused only after everything in it was freed and unmapped, so no live pointer changes
+  meaning). Only when live blocks keep segments scattered so that no gap fits does an allocation that
+  needs a new segment fail (the error says so). ``defrag=False`` turns this off, to show what
+  fragmentation costs.
+* ``on_map(start, end)`` / ``on_unmap(start, end)`` tell the layer above which VA ranges become mapped
+  (called before the pool commits: raising there leaves the pool unchanged) and unmapped (called once
+  the pool is consistent again): the device memory backs the first with host pages and returns the
+  second to the host.
 
 ``snapshot()`` / ``dump_snapshot()`` export the state in the format of ``torch.cuda.memory._snapshot()``,
 so the pickle opens in PyTorch's memory_viz page (https://pytorch.org/memory_viz).
@@ -31,8 +39,9 @@ import pickle
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from ascendemu.errors import InvalidParamError, MemoryAllocationError, MemoryFreeError
+from ascendemu.errors import InvalidParamError, MemoryAllocationError, MemoryFreeError, check_int
 
 from .spec import DeviceSpec
 
@@ -47,6 +56,8 @@ DEFAULT_EXPAND_UNIT = DeviceSpec().pool_expand_unit
 ADDR_BITS = 48                    # free-list key = size << ADDR_BITS | address (one int compares fast)
 ADDR_MASK = (1 << ADDR_BITS) - 1
 FREED_HISTORY = 1 << 16           # freed addresses remembered (per generation) to name double frees
+
+RangeHook = Callable[[int, int], None]      # on_map / on_unmap: (start, end) of a VA range
 
 
 @dataclass(frozen=True)
@@ -87,36 +98,28 @@ def _fmt(n: int) -> str:
     return f"{n:.2f} GiB"
 
 
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _plain_int(x: object, what: str) -> int:
-    """Accept int subclasses (an IntEnum, say) as plain ints; reject bools, floats and the rest."""
-    if not _is_int(x):
-        raise InvalidParamError(f"{what} must be an int, got {type(x).__name__} {x!r}")
-    return int(x)
-
-
-def _check_page_multiple(name: str, value: object) -> None:
-    if not _is_int(value) or value <= 0 or value % PAGE:
-        raise InvalidParamError(f"BestFitPool {name} must be a positive multiple of the {PAGE >> 20} MiB page, "
-                                f"got {value!r}")
+def _page_multiple(name: str, value: object, minimum: int) -> int:
+    """``value`` as a plain int (never a numpy int: free-list keys shift sizes left by ADDR_BITS)."""
+    hint = f"give a multiple of the {PAGE >> 20} MiB page"
+    value = check_int(value, f"BestFitPool {name}", minimum=minimum, hint=hint)
+    if value % PAGE:
+        raise InvalidParamError(f"invalid BestFitPool {name} {value!r}: not a multiple of {PAGE} bytes; {hint}")
+    return value
 
 
 class BestFitPool:
     """Best-fit allocator of device addresses with segment expansion and VA-remapping defragmentation."""
 
-    __slots__ = ("capacity", "expand_unit", "defrag", "_va_next", "_va_end", "_seg_starts", "_seg_end",
-                 "_seg_start_by_end", "_free_keys", "_free", "_free_by_end", "_live", "_live_starts", "_freed",
-                 "_freed_old", "_reserved", "_used", "_peak_used", "_tail_free", "_actual_peak", "_defrag_count")
+    __slots__ = ("capacity", "expand_unit", "defrag", "_on_map", "_on_unmap", "_va_base", "_va_next", "_va_end",
+                 "_seg_starts", "_seg_end", "_seg_start_by_end", "_free_keys", "_free", "_free_by_end", "_live",
+                 "_live_starts", "_freed", "_freed_old", "_reserved", "_used", "_peak_used", "_tail_free",
+                 "_actual_peak", "_defrag_count")
 
     def __init__(self, capacity: int, *, base: int = DEFAULT_BASE, expand_unit: int = DEFAULT_EXPAND_UNIT,
-                 defrag: bool = True):
-        _check_page_multiple("capacity", capacity)
-        _check_page_multiple("expand_unit", expand_unit)
-        if not _is_int(base) or base < 0 or base % PAGE:
-            raise InvalidParamError(f"BestFitPool base must be a non-negative multiple of {PAGE} bytes, got {base!r}")
+                 defrag: bool = True, on_map: RangeHook | None = None, on_unmap: RangeHook | None = None):
+        capacity = _page_multiple("capacity", capacity, minimum=PAGE)
+        expand_unit = _page_multiple("expand_unit", expand_unit, minimum=PAGE)
+        base = _page_multiple("base", base, minimum=0)
         va_end = base + VA_RESERVE_FACTOR * capacity
         if va_end > ADDR_MASK:
             raise InvalidParamError(f"BestFitPool address space [{base:#x}, {va_end:#x}) exceeds {ADDR_BITS} bits; "
@@ -124,7 +127,10 @@ class BestFitPool:
         self.capacity = capacity
         self.expand_unit = expand_unit
         self.defrag = bool(defrag)
-        self._va_next = base
+        self._on_map = on_map
+        self._on_unmap = on_unmap
+        self._va_base = base
+        self._va_next = base                        # never-used VA starts here
         self._va_end = va_end
         self._seg_starts: list[int] = []            # sorted starts of mapped segments
         self._seg_end: dict[int, int] = {}          # segment start -> end
@@ -151,10 +157,8 @@ class BestFitPool:
         Raises InvalidParamError for a size that is not a positive int, MemoryAllocationError (with the
         pool's stats and a hint) when neither a free block, a new segment nor defragmentation can serve it.
         """
-        if type(size) is not int:
-            size = _plain_int(size, "malloc size")
-        if size <= 0:
-            raise InvalidParamError(f"malloc size must be a positive number of bytes, got {size!r}")
+        if type(size) is not int or size <= 0:
+            size = check_int(size, "malloc size", minimum=1, hint="give a positive number of bytes")
         need = (size + ALIGN - 1) & -ALIGN
         keys = self._free_keys
         i = bisect_left(keys, need << ADDR_BITS)
@@ -197,7 +201,7 @@ class BestFitPool:
         that block's start), already freed, never allocated, or outside the pool.
         """
         if type(addr) is not int:
-            addr = _plain_int(addr, "free address")
+            addr = check_int(addr, "free address", hint="pass the address malloc returned")
         entry = self._live.pop(addr, None)
         if entry is None:
             raise self._free_error(addr)
@@ -313,11 +317,12 @@ class BestFitPool:
 
     # ------------------------------------------------------------------ segments
     def _grow(self, size: int, need: int) -> None:
-        """Make a free block of at least ``need`` bytes exist, by expansion or else defragmentation."""
+        """Make a free block of at least ``need`` bytes exist, by expansion or else defragmentation
+        (only when the defragmented pool will have both the memory and a VA range for it)."""
         if self._map_segment(need):
             return
-        if (self.defrag and self._va_end - self._va_next >= need
-                and self.capacity - self._reserved + self._reclaimable() >= need):
+        if (self.defrag and self.capacity - self._reserved + self._reclaimable() >= need
+                and self._va_range(need, need, self._ranges_after_defrag()) is not None):
             self._unmap_free_pages()
             self._defrag_count += 1
             if self._map_segment(need):
@@ -328,15 +333,54 @@ class BestFitPool:
         seg = self.expand_unit
         while seg < need:
             seg *= 2
-        start = self._va_next
-        seg = min(seg, self.capacity - self._reserved, self._va_end - start)
+        seg = min(seg, self.capacity - self._reserved)
         if seg < need:
             return False
-        self._va_next = start + seg + SEGMENT_GUARD
+        found = self._va_range(need, seg)
+        if found is None:
+            return False
+        start, seg = found
+        if self._on_map is not None:
+            self._on_map(start, start + seg)        # may refuse (raise): nothing has changed yet
+        self._va_next = max(self._va_next, start + seg + SEGMENT_GUARD)
         self._add_segment(start, start + seg)
         self._reserved += seg
         self._insert_free(start, seg)
         return True
+
+    def _va_range(self, need: int, want: int, mapped: list[tuple[int, int]] | None = None) -> tuple[int, int] | None:
+        """(start, size) of the VA for a new segment of ``want`` bytes, at least ``need``: never-used VA
+        while it has room, else the lowest gap between the ``mapped`` ranges (default: the segments)
+        leaving ``SEGMENT_GUARD`` to each neighbour; a place for all of ``want`` first. None if none fits."""
+        places = [(self._va_next, self._va_end - self._va_next)]
+        if places[0][1] < want:
+            if mapped is None:
+                mapped = [(start, self._seg_end[start]) for start in self._seg_starts]
+            lo = self._va_base
+            for start, end in mapped + [(self._va_end + SEGMENT_GUARD, self._va_end)]:
+                places.append((lo, start - SEGMENT_GUARD - lo))
+                lo = max(lo, end + SEGMENT_GUARD)
+        for enough in (want, need):
+            for start, size in places:
+                if size >= enough:
+                    return start, min(want, size)
+        return None
+
+    def _ranges_after_defrag(self) -> list[tuple[int, int]]:
+        """The mapped ranges, in address order, that unmapping every whole free page would leave."""
+        holes = sorted(span for span in map(self._page_span, self._free, self._free.values()) if span[1] > span[0])
+        ranges, i = [], 0
+        for start in self._seg_starts:
+            end = self._seg_end[start]
+            while i < len(holes) and holes[i][0] < end:
+                lo, hi = holes[i]
+                if lo > start:
+                    ranges.append((start, lo))
+                start = hi
+                i += 1
+            if end > start:
+                ranges.append((start, end))
+        return ranges
 
     def _add_segment(self, start: int, end: int) -> None:
         insort(self._seg_starts, start)
@@ -362,6 +406,7 @@ class BestFitPool:
 
     def _unmap_free_pages(self) -> None:
         """Unmap every whole page inside a free block; live blocks keep their addresses."""
+        unmapped = []
         for addr, size in list(self._free.items()):
             lo, hi = self._page_span(addr, size)
             if hi <= lo:
@@ -379,9 +424,13 @@ class BestFitPool:
             if seg_end > hi:
                 self._add_segment(hi, seg_end)
             self._reserved -= hi - lo
+            unmapped.append((lo, hi))
         # Segment ends moved: recount the free blocks that now end a segment.
         self._tail_free = sum(end - self._free_by_end[end] for end in self._seg_start_by_end
                               if end in self._free_by_end)
+        if self._on_unmap is not None:
+            for lo, hi in unmapped:
+                self._on_unmap(lo, hi)
 
     # ------------------------------------------------------------------ errors
     def _oom_message(self, size: int, need: int) -> str:
@@ -392,9 +441,10 @@ class BestFitPool:
         elif not self.defrag:
             hint = ("enough memory is free in total but it is fragmented; enable defragmentation "
                     "(BestFitPool(..., defrag=True))")
-        elif self._va_next + need > self._va_end:
-            hint = (f"the device virtual address space [{self._va_end - VA_RESERVE_FACTOR * self.capacity:#x}, "
-                    f"{self._va_end:#x}) is used up by remapping; free tensors earlier or restart the device")
+        elif self._va_range(need, need, self._ranges_after_defrag()) is None:
+            hint = (f"no gap of the device virtual address space [{self._va_base:#x}, {self._va_end:#x}) fits a "
+                    f"new segment: live blocks keep {len(self._seg_starts)} segments scattered over it; free "
+                    "long-lived tensors earlier or restart the device")
         else:
             hint = ("the free memory lies in pieces smaller than a page between live blocks; free long-lived "
                     "tensors or allocate them first")

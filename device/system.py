@@ -33,14 +33,16 @@ class DeadlockError(Exception):
 
 class Node:
     def __init__(self, spec: DeviceSpec | None = None, device_count: int = DEFAULT_DEVICE_COUNT,
-                 strict: bool = False, defrag: bool = True, trace=None):
+                 strict: bool = False, defrag: bool = True, trace=None, backing: bool = True):
+        """``backing=False`` gives the devices no host memory (DryRun): allocation, checks and time as
+        usual, but no bytes; see :mod:`.memory`."""
         check_int(device_count, "device_count", minimum=1)
         self.spec = spec or get_spec()
         self.env = simpy.Environment()
         self.host_time = 0.0
         self.strict = strict
         self.trace = trace
-        self.devices = [Device(self, i, self.spec, defrag=defrag) for i in range(device_count)]
+        self.devices = [Device(self, i, self.spec, defrag=defrag, backing=backing) for i in range(device_count)]
 
     def host_advance(self, seconds: float) -> float:
         """Charge a host-side cost on the simulated host timeline; returns the call's start time."""

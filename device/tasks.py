@@ -11,6 +11,8 @@ which it was issued (it never starts earlier), and the device memory ranges it r
 * ``run(device, stream)`` is always a SimPy generator performing the task in simulated time: holding
   AI cores or a DMA engine, moving bytes when it ends, triggering or awaiting events, writing its
   trace spans. Instantaneous kinds are generators that yield nothing.
+* ``buffers()`` lists device addresses inside every allocation the task touches; the stream records
+  them when it enqueues the task, so those allocations are not freed under it (:mod:`.memory`).
 
 Why classes rather than a ``kind`` string: the stream loop and the device know no kinds, they call
 ``task.run``; a new kind (a collective, say) is one new subclass here and nothing else. The classes
@@ -48,6 +50,7 @@ class Kernel(Protocol):
     layer does not import the HAL above it)."""
 
     name: str
+    entry: int                     # native entry point; 0: none (a DryRun kernel: checked, priced, not run)
     cost: KernelCost
     args: Sequence[Any]            # argument specs: ``nbytes``, ``zero_init``
 
@@ -63,9 +66,14 @@ class Task:
     submit_time: float
     reads: Ranges = field(default=(), kw_only=True)
     writes: Ranges = field(default=(), kw_only=True)
+    seq: int = field(default=0, init=False, repr=False, compare=False)   # number on its stream, set at enqueue
 
     def enqueued(self) -> None:
         """The host has just enqueued this task (host order). Nothing to do for most kinds."""
+
+    def buffers(self) -> Sequence[int]:
+        """Device addresses inside each allocation the task reads or writes."""
+        return [start for start, _ in (*self.reads, *self.writes)]
 
     def run(self, device: Device, stream: Stream) -> Generator:
         """Perform the task in simulated time on ``device`` for ``stream`` (a SimPy generator)."""
@@ -81,6 +89,9 @@ class KernelTask(Task):
     block_dim: int
     args: tuple[int, ...]          # device addresses: inputs, outputs, workspaces
     host_args: tuple[int, ...]     # their host addresses, checked at launch
+
+    def buffers(self) -> Sequence[int]:
+        return self.args
 
     def run(self, device: Device, stream: Stream) -> Generator:
         env, func, spec = device.env, self.kernel, device.spec
@@ -118,8 +129,13 @@ class KernelTask(Task):
                                   {"block": b})
 
     def _compute(self, device: Device) -> None:
-        """Run the kernel's blocks natively on the host backing of its (re-checked) arguments."""
+        """Run the kernel's blocks natively on the host backing of its arguments (live until the task
+        ends: their allocations cannot be freed before). A device without backing computes nothing."""
         func = self.kernel
+        if not device.memory.backed:
+            if func.entry:
+                raise device.memory.no_backing(f"kernel {func.name!r}, which has native code,")
+            return
         host = self.host_args
         for spec_, addr in zip(func.args, self.args):
             if spec_.zero_init:

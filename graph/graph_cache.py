@@ -1,9 +1,13 @@
 """The per-rank graph compile cache: ``<root>/rank_<N>/graph_cache/<cache name>.json``.
 
 Like MindSpore's compilation cache, the second run of a script skips graph compilation. An entry is
-a CompiledGraph's JSON (structure only, never weights); it is named by the graph's structure hash and
-the compile options, written atomically, and a corrupt entry is dropped with a warning and rebuilt.
-The JSON holds no code, so it needs none of the kernel cache's ownership checks.
+a CompiledGraph's JSON (structure only, never weights) plus ``hmacSha256``, the MAC of this user's
+cache key over it (``ascendemu.cache.auth``); it is named by the graph's structure hash and the compile
+options and written atomically. The executor trusts a compiled graph for memory addresses and launch
+order, so an entry is used only when it is authentic *and* :func:`check_compiled` finds it safe to run;
+anything else (unreadable, foreign, inconsistent) is removed with a GraphCacheWarning naming the file
+and the reason, and the graph is recompiled. Files are read as the kernel cache reads its own: lstat
+first, O_NOFOLLOW|O_NONBLOCK, a regular file of this user, at most MAX_ENTRY_BYTES.
 """
 from __future__ import annotations
 
@@ -13,21 +17,33 @@ import warnings
 from pathlib import Path
 
 from ascendemu.cache.atomic import write_atomic
-from ascendemu.cache.layout import make_private_dir, rank_dir, resolve_rank, resolve_root
-from ascendemu.errors import AclError
+from ascendemu.cache.auth import MAC_FIELD, load_key
+from ascendemu.cache.layout import (CacheSecurityError, make_private_dir, rank_dir, read_private, resolve_rank,
+                                    resolve_root)
+from ascendemu.errors import AclError, InvalidParamError
+from ascendemu.kernels.library import infer_outputs
 
-from .plan import CompiledGraph
+from .memory_plan import ALIGN
+from .plan import JIT_LEVELS, CompiledGraph
+from .schedule import Record, Run, Wait
 
 GRAPH_CACHE = "graph_cache"
+# Largest entry read: the compiled JSON of a large network is a few MiB.
+MAX_ENTRY_BYTES = 64 << 20
+# What a malformed entry can raise while it is parsed and checked (besides AclError).
+MALFORMED = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)
 
 
 class GraphCacheWarning(UserWarning):
-    """A graph cache entry could not be read; it was removed and the graph recompiled."""
+    """A graph cache entry was unreadable, foreign or unsafe to run; it was removed and the graph recompiled."""
 
 
 class GraphCache:
+    """Compiled graphs for one rank, signed and checked with this user's cache key (read once here)."""
+
     def __init__(self, root: str | os.PathLike | None = None, rank: int | None = None):
         self.directory: Path = rank_dir(resolve_root(root), resolve_rank(rank)) / GRAPH_CACHE
+        self.key = load_key()
         self.hits = 0
         self.misses = 0
 
@@ -35,17 +51,32 @@ class GraphCache:
         return self.directory / f"{name}.json"
 
     def load(self, name: str) -> CompiledGraph | None:
+        """The checked entry ``name``, or None (a miss; a bad entry is removed with a warning)."""
+        if self.directory.is_symlink():
+            raise CacheSecurityError(f"{self.directory} is a symbolic link; the graph cache reads and writes only "
+                                     f"real directories: remove the link")
         path = self.path(name)
         try:
-            data = json.loads(path.read_bytes())
-            compiled = CompiledGraph.from_json(data)
+            data, _ = read_private(path, MAX_ENTRY_BYTES)
+            doc = json.loads(data)
+            if not isinstance(doc, dict):
+                raise InvalidParamError(f"it holds a {type(doc).__name__}, not an object")
+            problem = self.key.check(doc.get(MAC_FIELD), self.key.graph_mac(name, doc), path.name)
+            if problem:
+                raise InvalidParamError(problem)
+            compiled = CompiledGraph.from_json(doc)
+            check_compiled(compiled, name)
         except FileNotFoundError:
             self.misses += 1
             return None
-        except (ValueError, KeyError, TypeError, AclError) as e:
-            warnings.warn(GraphCacheWarning(f"graph cache entry {path} is unreadable or from another "
-                                            f"version ({e}); recompiling"), stacklevel=2)
-            path.unlink(missing_ok=True)
+        except (AclError, OSError, *MALFORMED) as e:     # OSError: e.g. no permission to read it
+            reason = e.message if isinstance(e, AclError) else f"{type(e).__name__}: {e}"
+            warnings.warn(GraphCacheWarning(f"graph cache entry {path} is unreadable or unsafe to use "
+                                            f"({reason[:400]}); removed, recompiling the graph"), stacklevel=2)
+            try:
+                os.unlink(path)
+            except OSError:         # gone already, or a directory: the store after the compile says so
+                pass
             self.misses += 1
             return None
         self.hits += 1
@@ -54,6 +85,148 @@ class GraphCache:
     def store(self, compiled: CompiledGraph) -> Path:
         self.directory.parent.mkdir(parents=True, exist_ok=True)
         make_private_dir(self.directory)
-        path = self.path(compiled.cache_name)
-        write_atomic(path, json.dumps(compiled.to_json(), sort_keys=True).encode())
+        name = compiled.cache_name
+        doc = json.loads(json.dumps(compiled.to_json()))     # as a reader will parse it: the MAC covers that
+        doc[MAC_FIELD] = self.key.graph_mac(name, doc)
+        path = self.path(name)
+        write_atomic(path, json.dumps(doc, sort_keys=True).encode())
         return path
+
+
+def check_compiled(c: CompiledGraph, name: str) -> None:
+    """Raise InvalidParamError unless executing ``c`` (cache entry ``name``) is safe and computes the
+    graph: it is the entry the name promises; every value has a shape; every kernel reads only values
+    that exist when it runs (graph inputs, constants, outputs of earlier kernels: so every value the
+    graph needs has a kernel) with the input descs of its signature, and writes what its signature
+    infers; the schedule runs the kernels in order and orders each data edge between streams by an
+    event recorded before it is waited for; the static memory plan gives every kernel output room in
+    the workspace and never lets two values that may be alive together share bytes; the dynamic plan
+    frees a value only after its last reader. This re-derives facts; it never recompiles.
+    """
+    def fail(why: str) -> None:
+        raise InvalidParamError(why)
+
+    if c.cache_name != name:
+        fail(f"it holds the entry {c.cache_name}")
+    if c.jit_level not in JIT_LEVELS or c.memory != ("static" if c.jit_level == "O2" else "dynamic"):
+        fail(f"jit level {c.jit_level!r} with {c.memory!r} memory is no plan this compiler makes")
+    if not 1 <= c.num_streams <= c.max_streams:
+        fail(f"it uses {c.num_streams} streams, allowed 1..{c.max_streams}")
+    shaped = set(c.values)
+    ends = [*c.outputs, *c.updates.values()]      # read after the graph has run
+    named = [*c.inputs, *c.constants, *c.aliases, *c.aliases.values(), *ends, *c.updates]
+    unknown = [v for v in named + [v for k in c.kernels for v in (*k.inputs, *k.outputs)] if v not in shaped]
+    if unknown:
+        fail(f"values {sorted(set(map(str, unknown)))[:5]} have no shape")
+    if any(r in c.aliases for r in c.aliases.values()):
+        fail("an alias points at another alias")
+    for param, value in c.updates.items():
+        if param not in c.constants or c.values[c.root(value)].nbytes != c.values[param].nbytes:
+            fail(f"update of value {param} by value {value} is not a parameter update of the same size")
+
+    # Data flow: bit i of users[v] = kernel i produces or reads root value v.
+    defined = set(c.inputs) | set(c.constants)
+    producer: dict[int, int] = {}
+    users: dict[int, int] = {}
+    position: dict[int, int] = {}
+    for i, k in enumerate(c.kernels):
+        if k.node_id in position:
+            fail(f"node {k.node_id} has two kernels")
+        position[k.node_id] = i
+        for v in k.inputs:
+            if c.root(v) not in defined:
+                fail(f"kernel {k.full_name} reads value {v}, which no earlier kernel computes")
+            users[c.root(v)] = users.get(c.root(v), 0) | 1 << i
+        if k.signature.inputs != tuple(c.values[v] for v in k.inputs):
+            fail(f"kernel {k.full_name}'s signature does not match the shapes of the values it reads")
+        if infer_outputs(k.signature) != tuple(c.values[v] for v in k.outputs):
+            fail(f"kernel {k.full_name} writes values whose shapes are not what its signature infers")
+        for v in k.outputs:
+            if v in defined or v in c.aliases:
+                fail(f"value {v} is defined twice (kernel {k.full_name})")
+            defined.add(v)
+            producer[v], users[v] = i, 1 << i
+    for v in ends:
+        if c.root(v) not in defined:
+            fail(f"graph output {v} is computed by no kernel")
+
+    # Happens-before as the schedule guarantees it: bit j of before[i] = kernel j finished before kernel i starts.
+    if [s.node for s in c.schedule if isinstance(s, Run)] != [k.node_id for k in c.kernels]:
+        fail("the schedule does not run the kernels once each, in order")
+    before = [0] * len(c.kernels)
+    on_stream: dict[int, int] = {}
+    recorded: dict[int, int] = {}
+    for step in c.schedule:
+        if not (isinstance(step.stream, int) and 0 <= step.stream < c.num_streams):
+            fail(f"schedule step {step.to_json()} names no stream of the plan")
+        done = on_stream.get(step.stream, 0)
+        if isinstance(step, Run):
+            i = position[step.node]
+            if c.kernels[i].stream != step.stream:
+                fail(f"kernel {c.kernels[i].full_name} runs on stream {step.stream}, its task names "
+                     f"stream {c.kernels[i].stream}")
+            before[i], on_stream[step.stream] = done, done | 1 << i
+        elif not (isinstance(step.event, int) and 0 <= step.event < len(c.events)):
+            fail(f"schedule step {step.to_json()} names no event of the plan")
+        elif isinstance(step, Record):
+            recorded[step.event] = done
+        elif isinstance(step, Wait):
+            if step.event not in recorded:
+                fail(f"stream {step.stream} waits for event {step.event} before anything records it")
+            on_stream[step.stream] = done | recorded[step.event]
+    for i, k in enumerate(c.kernels):
+        for v in k.inputs:
+            p = producer.get(c.root(v))
+            if p is not None and not before[i] >> p & 1:
+                fail(f"kernel {k.full_name} may start before kernel {c.kernels[p].full_name}, whose output it reads")
+
+    to_end = {c.root(v) for v in ends}
+    if c.memory == "static":
+        _check_static(c, producer, users, before, to_end)
+    else:
+        _check_release(c, producer, users, position, to_end)
+
+
+def _check_static(c: CompiledGraph, producer: dict[int, int], users: dict[int, int], before: list[int],
+                  to_end: set[int]) -> None:
+    """Every kernel output has aligned room in the workspace; two values share bytes only when every
+    user of one finishes before the other's producer starts (static_plan's rule, under the schedule)."""
+    if set(c.offsets) != set(producer):
+        raise InvalidParamError(f"the memory plan places {len(c.offsets)} values, the kernels write {len(producer)}")
+    size = {v: -(-max(c.values[v].nbytes, 1) // ALIGN) * ALIGN for v in producer}
+    for v, offset in c.offsets.items():
+        if not (isinstance(offset, int) and offset >= 0 and offset % ALIGN == 0
+                and offset + size[v] <= c.workspace_size):
+            raise InvalidParamError(f"value {v} at offset {offset} ({size[v]} bytes) is not inside the "
+                                    f"{c.workspace_size}-byte workspace on a {ALIGN}-byte boundary")
+    if c.workspace_size > sum(size.values()):
+        raise InvalidParamError(f"workspace_size {c.workspace_size} exceeds all values together")
+
+    def done_before(a: int, b: int) -> bool:
+        return a not in to_end and users[a] & ~before[producer[b]] == 0
+
+    placed = sorted(producer, key=c.offsets.__getitem__)
+    for i, a in enumerate(placed):
+        end = c.offsets[a] + size[a]
+        for b in placed[i + 1:]:
+            if c.offsets[b] >= end:
+                break
+            if not (done_before(a, b) or done_before(b, a)):
+                raise InvalidParamError(f"values {a} and {b} may be alive together but overlap in the "
+                                        f"workspace (offsets {c.offsets[a]} and {c.offsets[b]})")
+
+
+def _check_release(c: CompiledGraph, producer: dict[int, int], users: dict[int, int], position: dict[int, int],
+                   to_end: set[int]) -> None:
+    """Each freed value is a kernel output or a graph input copy, freed once, never one the host still
+    reads, and only after its last reader."""
+    freed: set[int] = set()
+    for node, values in c.release_after.items():
+        if node not in position:
+            raise InvalidParamError(f"the plan frees memory after node {node}, which has no kernel")
+        for v in values:
+            if v in freed or v in to_end or not (v in producer or v in c.inputs):
+                raise InvalidParamError(f"the plan frees value {v} after node {node}, which it must not free there")
+            if users.get(v, 0).bit_length() - 1 > position[node]:
+                raise InvalidParamError(f"the plan frees value {v} after node {node}, before its last reader")
+            freed.add(v)

@@ -7,6 +7,12 @@ checked addresses); host memory from ``malloc_host`` is numpy-backed and address
 :meth:`MemoryMixin._memset_task`): the asynchronous calls enqueue it on a user stream (memcpy_async as a
 :class:`~.steps.MemcpyAsync` step), the synchronous ones on the device's internal sync stream and wait.
 One of the mixins composed into :class:`ascendemu.hal.runtime.Runtime`.
+
+``free`` follows aclrtFree: memory that queued or running tasks still use is freed once they finish
+(the host waits for exactly those tasks, on the simulated clocks), so a kernel never writes into the
+next owner's bytes; strict mode reports such a free at once instead. On a device without backing
+(DryRun) copies and memsets are checked and take their modelled time but move no bytes: device memory
+reads as zeros and writes are dropped.
 """
 from __future__ import annotations
 
@@ -18,13 +24,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ascendemu.device.tasks import CopyTask
-from ascendemu.errors import (InvalidParamError, MemoryAllocationError, MemoryFreeError, RtParamInvalidError,
-                              check_int)
+from ascendemu.errors import (InvalidParamError, MemoryAllocationError, MemoryFreeError, RaceError,
+                              RtParamInvalidError, check_int)
 
 from .api import api
 from .steps import MemcpyAsync
 
 if TYPE_CHECKING:
+    from ascendemu.device.memory import DeviceMemory
     from ascendemu.device.model import Device, Stream
     from ascendemu.device.pool import PoolStats
     from ascendemu.device.system import Node
@@ -77,7 +84,18 @@ class MemoryMixin:
 
     @api()
     def free(self, ptr: int) -> None:
-        self._cur_device().memory.free(ptr)
+        """Free device memory, after the unfinished tasks that use it (strict mode: raise RaceError instead)."""
+        dev = self._cur_device()
+        mem = dev.memory
+        for stream, seq in mem.unfinished_users(ptr):
+            task = stream.task_at(seq)
+            if self.node.strict:
+                raise RaceError(
+                    f"strict mode: free({ptr:#x}) of a {mem.sizes[ptr]}-byte buffer that task {task.name!r} on "
+                    f"stream {stream.id} (device {dev.id}) has not finished using; synchronize that stream, or an "
+                    "event recorded after the task, before freeing the buffer")
+            self._wait(stream.finished(seq), f"free({ptr:#x}), waiting for task {task.name!r} on stream {stream.id},")
+        mem.free(ptr)
 
     @api()
     def get_mem_info(self) -> tuple[int, int]:
@@ -175,13 +193,14 @@ class MemoryMixin:
         dev = self._cur_device()
         mem = dev.memory
         src_dev, dst_dev = kind in (2, 3), kind in (1, 3)
-        dst_view = (mem.view(dst, count, "memcpy destination") if dst_dev
+        dst_view = (self._device_side(mem, dst, count, "memcpy destination") if dst_dev
                     else self._host_side(dst, count, "memcpy destination", writable=True))
-        src_view = (mem.view(src, count, "memcpy source") if src_dev
+        src_view = (self._device_side(mem, src, count, "memcpy source") if src_dev
                     else self._host_side(src, count, "memcpy source", writable=False))
 
         def move() -> None:
-            dst_view[:] = src_view
+            if dst_view is not None:          # None: device memory without backing drops the bytes
+                dst_view[:] = 0 if src_view is None else src_view
         name = f"memcpy {_KIND_NAMES[kind]} {count}B"
         task = CopyTask(name, self.node.host_time, move, count, _KIND_NAMES[kind],
                         reads=[(src, src + count)] if src_dev else [], writes=[(dst, dst + count)] if dst_dev else [])
@@ -211,10 +230,11 @@ class MemoryMixin:
         check_int(value, "memset value", minimum=0, maximum=255, hint="a byte")
         check_int(count, "memset count", minimum=0, maximum=max_count, hint=f"at most max_count {max_count}")
         dev = self._cur_device()
-        view = dev.memory.view(ptr, count, "memset destination")
+        view = self._device_side(dev.memory, ptr, count, "memset destination")
 
         def fill() -> None:
-            view[:] = value
+            if view is not None:
+                view[:] = value
         return dev, CopyTask(f"memset {count}B", self.node.host_time, fill, count, "D2D", writes=[(ptr, ptr + count)])
 
     @api()
@@ -230,6 +250,15 @@ class MemoryMixin:
         dev, task = self._memset_task(ptr, max_count, value, count)
         self._check_stream_device(s, dev, "memset_async")
         self._submit(s, task)
+
+    @staticmethod
+    def _device_side(mem: DeviceMemory, ptr: int, count: int, what: str) -> np.ndarray | None:
+        """A checked uint8 view of device memory for a copy, or None on a device without backing (DryRun):
+        the copy is checked and timed all the same, reads zeros and drops what it writes."""
+        if mem.backed:
+            return mem.view(ptr, count, what)
+        mem.resolve(ptr, count, what)
+        return None
 
     @staticmethod
     def _check_stream_device(s: Stream, dev: Device, what: str) -> None:

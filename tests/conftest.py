@@ -1,7 +1,15 @@
 """Shared fixtures: a fresh emulated node per test, and a tiny hand-written kernel under the ABI."""
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
+
+# The kernel cache's per-user MAC key: the suite (and the processes it starts) uses a key of its own,
+# never the real ~/.config/ascendemu/cache.key.
+os.environ.setdefault("ASCENDEMU_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="ascendemu_key_")) / "cache.key"))
 
 from ascendemu.hal.runtime import get_runtime
 

@@ -29,6 +29,14 @@ def ex(tmp_path_factory):
     rt.finalize()
 
 
+@pytest.fixture(autouse=True)
+def restore_context():
+    """Tests here switch mode and jit level; put them back for the tests that share this process."""
+    saved = {k: ms.get_context(k) for k in ("mode", "jit_config")}
+    yield
+    ms.set_context(**saved)
+
+
 RNG = np.random.default_rng(7)
 
 
@@ -249,4 +257,3 @@ def test_train_step_updates_parameters_in_device_memory(ex, jit_level):
     np.testing.assert_allclose(net.fc.weight.asnumpy(), W, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(opt.moments[1].asnumpy(), vb, rtol=1e-5, atol=1e-6)
     assert opt.global_step.asnumpy().tolist() == [3]
-    ms.set_context(jit_config={"jit_level": "O0"})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -157,8 +158,8 @@ def test_defrag_cannot_reclaim_holes_smaller_than_a_page():
 
 
 # ---------------------------------------------------------------- bad inputs
-@pytest.mark.parametrize("size, fragment", [(0, "positive"), (-1, "positive"), (1.5, "must be an int"),
-                                            (True, "must be an int")])
+@pytest.mark.parametrize("size, fragment", [(0, "positive"), (-1, "positive"), (1.5, "must be a positive int"),
+                                            (True, "must be a positive int")])
 def test_malloc_rejects_bad_sizes(size, fragment):
     pool = BestFitPool(2 * MiB)
     with pytest.raises(InvalidParamError) as err:
@@ -183,6 +184,16 @@ def test_free_errors_name_the_address_and_the_reason():
     assert err.value.code == 207002 and hex(a) in err.value.message and "already freed" in err.value.message
     with pytest.raises(InvalidParamError):
         pool.free("0x100000000")
+
+
+def test_numpy_ints_are_sizes_and_addresses_and_bools_are_not():
+    pool = BestFitPool(np.int64(4 * MiB), expand_unit=np.int64(2 * MiB))
+    a = pool.malloc(np.int32(1000))
+    assert pool.find(a) == (a, 1024) and pool.stats().reserved == 2 * MiB
+    assert pool.free(np.uint64(a)) == 1024
+    for bad in (lambda: pool.malloc(True), lambda: pool.free(False), lambda: BestFitPool(True)):
+        with pytest.raises(InvalidParamError, match="must be"):
+            bad()
 
 
 def test_constructor_rejects_sizes_that_are_not_whole_pages():
@@ -224,6 +235,32 @@ op_strategy = st.lists(
 def _page_span(addr: int, size: int) -> int:
     lo, hi = -(-addr // PAGE) * PAGE, (addr + size) // PAGE * PAGE
     return max(0, hi - lo)
+
+
+def _va_fits(need: int, mapped: list[tuple[int, int]], va_next: int) -> bool:
+    """The documented VA rule: never-used VA above every segment so far, else a gap between mapped ranges
+    with SEGMENT_GUARD to each neighbour (the VA space is [B, B + 4 * CAP))."""
+    if B + 4 * CAP - va_next >= need:
+        return True
+    edges = [B - SEGMENT_GUARD] + [x for s, e in sorted(mapped) for x in (s, e)] + [B + 4 * CAP + SEGMENT_GUARD]
+    return any(nxt - prev - 2 * SEGMENT_GUARD >= need for prev, nxt in zip(edges[::2], edges[1::2]))
+
+
+def _mapped_after_defrag(snap: dict) -> list[tuple[int, int]]:
+    """Segments minus the whole pages of their free blocks, from the snapshot."""
+    mapped = []
+    for seg in snap["segments"]:
+        start, end = seg["address"], seg["address"] + seg["total_size"]
+        for b in seg["blocks"]:
+            lo = -(-b["address"] // PAGE) * PAGE
+            hi = (b["address"] + b["size"]) // PAGE * PAGE
+            if b["state"] == "inactive" and hi > lo:
+                if lo > start:
+                    mapped.append((start, lo))
+                start = hi
+        if end > start:
+            mapped.append((start, end))
+    return mapped
 
 
 def _check(pool: BestFitPool, live: dict[int, int]) -> dict:
@@ -283,10 +320,11 @@ def test_random_sequences_keep_the_pool_consistent(ops):
             unreserved = CAP - st_.reserved
             reclaimable = sum(_page_span(b["address"], b["size"]) for s in snap["segments"]
                               for b in s["blocks"] if b["state"] == "inactive")
-            va_left = B + 4 * CAP - va_next
+            segments = [(s["address"], s["address"] + s["total_size"]) for s in snap["segments"]]
             fits = st_.largest_free >= need
-            grows = min(unreserved, va_left) >= need
-            defrags = not fits and not grows and va_left >= need and unreserved + reclaimable >= need
+            grows = unreserved >= need and _va_fits(need, segments, va_next)
+            defrags = (not fits and not grows and unreserved + reclaimable >= need
+                       and _va_fits(need, _mapped_after_defrag(snap), va_next))
             if fits or grows or defrags:
                 addr = pool.malloc(arg)
                 live[addr] = arg
@@ -310,3 +348,51 @@ def test_random_sequences_keep_the_pool_consistent(ops):
     snap = _check(pool, {})
     assert all(len(seg["blocks"]) == 1 and seg["blocks"][0]["state"] == "inactive" for seg in snap["segments"])
     assert pool.stats().used == 0
+
+
+# ---------------------------------------------------------------- hooks and VA recycling
+def test_repeated_defrags_recycle_unmapped_va_and_the_hooks_mirror_the_segments():
+    """Twenty defragmentations of a 64 MiB pool remap 640 MiB, more than its 256 MiB of VA: unmapped
+    holes are reused (only once unmapped), live blocks never move, and on_map / on_unmap describe
+    exactly the segments the snapshot lists."""
+    mapped: set[tuple[int, int]] = set()
+    unmapped: list[tuple[int, int]] = []
+    recycled: list[tuple[int, int]] = []
+
+    def on_map(start: int, end: int) -> None:
+        assert not any(s < end and start < e for s, e in mapped)     # never over a mapped range
+        if any(s < end and start < e for s, e in unmapped):
+            recycled.append((start, end))
+        mapped.add((start, end))
+
+    def on_unmap(start: int, end: int) -> None:
+        (s, e), = [r for r in mapped if r[0] <= start and end <= r[1]]
+        mapped.remove((s, e))
+        mapped.update(r for r in ((s, start), (end, e)) if r[0] < r[1])
+        unmapped.append((start, end))
+
+    pool = BestFitPool(64 * MiB, expand_unit=64 * MiB, on_map=on_map, on_unmap=on_unmap)
+    for cycle in range(20):
+        small = [pool.malloc(2 * MiB) for _ in range(32)]
+        for addr in small[::2]:
+            pool.free(addr)
+        big = [pool.malloc(4 * MiB) for _ in range(8)]
+        assert pool.stats().defrag_count == cycle + 1
+        assert all(pool.find(addr) == (addr, 2 * MiB) for addr in small[1::2])
+        segments = {(s["address"], s["address"] + s["total_size"]) for s in pool.snapshot()["segments"]}
+        assert mapped == segments
+        for addr in small[1::2] + big:
+            pool.free(addr)
+    assert max(e for _, e in segments) <= B + 4 * 64 * MiB
+    assert recycled                                                  # unmapped VA was mapped again
+
+
+def test_a_refused_mapping_leaves_the_pool_unchanged():
+    def refuse(start: int, end: int) -> None:
+        raise MemoryAllocationError("host refused")
+
+    pool = BestFitPool(8 * MiB, expand_unit=2 * MiB, on_map=refuse)
+    before = (pool.snapshot(), pool.stats())
+    with pytest.raises(MemoryAllocationError, match="host refused"):
+        pool.malloc(1024)
+    assert (pool.snapshot(), pool.stats()) == before
