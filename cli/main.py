@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                         "if set, else a temporary cache removed afterwards)")
     p.set_defaults(fn=cmd_demo)
     sub.add_parser("run", help="run a MindSpore script on the emulated device: ascendemu run script.py [args]")
-    sub.add_parser("cache", help="inspect the kernel cache: ascendemu cache ls|verify|clear|stats")
+    sub.add_parser("cache", help="inspect the kernel cache: ascendemu cache ls|verify|clear|stats|export|import")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:             # --help, --version, or a usage error argparse printed
