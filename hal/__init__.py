@@ -15,4 +15,4 @@ Nothing is imported here: ``import ascendemu.hal`` stays free of numpy, SimPy, l
 each module is imported when used.
 """
 __all__ = ["acl", "api", "binary", "devices", "elf", "identity", "kernel", "launch", "loader", "memory", "meta",
-           "runtime", "steps", "streams"]
+           "runtime", "steps", "validate", "streams"]

@@ -3,6 +3,9 @@
 Results first, the ACL return code last, handles as ints, as in Huawei's pyACL. Each function calls
 the Pythonic runtime and turns an :class:`AclError` into its code (the message is kept in
 :func:`get_recent_err_msg`, like ``aclGetRecentErrMsg``). Scripts written for pyACL run unchanged.
+A bad argument is a code too, never a Python exception: the runtime checks every argument's type and
+range at its choke point (:mod:`.validate`, a missing or extra argument included) and raises only
+AclErrors, so catching AclError here is enough (tests/test_runtime_fuzz.py holds it to that).
 """
 from __future__ import annotations
 

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ascendemu.device.tasks import KernelTask
-from ascendemu.errors import (FeatureNotSupportedError, InvalidParamError, KernelLookupError, RtParamInvalidError,
-                              check_int)
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, KernelLookupError, RtParamInvalidError
 
 from .api import api
 from .kernel import KernelFunction
@@ -73,8 +72,6 @@ class LaunchMixin:
     @api()
     def register_function(self, func: KernelFunction) -> int:
         """Register an in-process kernel (e.g. a numba cfunc under the uniform ABI) and return its handle."""
-        if not isinstance(func, KernelFunction):
-            raise InvalidParamError(f"register_function expects a KernelFunction, got {type(func).__name__}")
         h = self._handle()
         self.functions[h] = func
         return h
@@ -100,7 +97,7 @@ class LaunchMixin:
     def _function(self, func: int | KernelFunction) -> KernelFunction:
         if isinstance(func, KernelFunction):
             return func
-        f = self.functions.get(func) if isinstance(func, int) else None
+        f = self.functions.get(func)        # an int handle: the layer in .validate checked its type
         if f is None:
             raise KernelLookupError(f"function handle {func!r} is unknown; get_function() or register_function() first")
         return f
@@ -108,15 +105,16 @@ class LaunchMixin:
     # -- launches -------------------------------------------------------------------------------------
     def _kernel_task(self, func: int | KernelFunction, block_dim: int | None, args: Sequence[int] | bytes,
                      dev: Device) -> KernelTask:
-        """The one validation of a kernel launch on ``dev``; ``block_dim`` None means the kernel's own."""
+        """The one validation of a kernel launch on ``dev`` against the runtime's state (the function, its
+        blockDim and argument count, every address against the live allocations); the arguments' types
+        and ranges were checked at the choke point (:mod:`.validate`). ``block_dim`` None means the
+        kernel's own."""
         f = self._function(func)
         if block_dim is None:
             block_dim = f.block_dim
-        else:
-            check_int(block_dim, "block_dim", minimum=1, maximum=65535)
-            if block_dim != f.block_dim:
-                raise InvalidParamError(f"kernel {f.name!r} was built for blockDim {f.block_dim}, "
-                                        f"launched with {block_dim}")
+        elif block_dim != f.block_dim:
+            raise InvalidParamError(f"kernel {f.name!r} was built for blockDim {f.block_dim}, "
+                                    f"launched with {block_dim}")
         if isinstance(args, (bytes, bytearray)):
             if len(args) % 8:
                 raise InvalidParamError(f"args buffer must hold 8-byte addresses; {len(args)} bytes is not a multiple of 8")
@@ -151,14 +149,10 @@ class LaunchMixin:
         """Sink a whole schedule in one launch (O2): no per-kernel host cost.
 
         ``steps`` are :mod:`ascendemu.hal.steps` objects (Launch, RecordEvent, WaitEvent, MemcpyAsync),
-        in issue order. Every step is validated before anything is enqueued, so a bad step leaves the
-        streams and events untouched.
+        in issue order (the layer in :mod:`.validate` checked that each is one and its fields' types).
+        Every step is validated before anything is enqueued, so a bad step leaves the streams and events
+        untouched.
         """
-        planned = []
-        for step in steps:
-            if not isinstance(step, Step):
-                raise InvalidParamError(f"launch_graph item {step!r} is not a step; build the schedule from "
-                                        "ascendemu.hal.steps: Launch, RecordEvent, WaitEvent, MemcpyAsync")
-            planned.append(step.task(self))
+        planned = [step.task(self) for step in steps]
         for s, task in planned:
             self._submit(s, task)

@@ -6,9 +6,10 @@ Calls are asynchronous like the real runtime: launches, async copies and event r
 tasks; the SimPy device model runs them when the host synchronises.
 
 Layout. This module keeps what every call shares: the choke point :meth:`Runtime._dispatch` (every
-public method is marked with :func:`.api.api`, which routes it here: the modelled host cost is charged
-on the simulated host timeline and recorders, such as a trace recorder or a test, see the call),
-handles, ``init``/``finalize`` and observation. The chapters of the ACL reference are mixins, each in
+public method is marked with :func:`.api.api`, which routes it here: the arguments are validated by
+the checks :mod:`.validate` binds once below, the modelled host cost is charged on the simulated host
+timeline and recorders, such as a trace recorder or a test, see the call), handles,
+``init``/``finalize`` and observation. The chapters of the ACL reference are mixins, each in
 its own module and owning its part of the state: :mod:`.devices` (devices, contexts), :mod:`.streams`
 (streams, events, submitting and waiting), :mod:`.memory` (device and host memory, copies, memsets)
 and :mod:`.launch` (binaries, functions, kernel and graph launches). Mixins rather than separate
@@ -31,13 +32,14 @@ from ascendemu.device.system import DEFAULT_DEVICE_COUNT, Node
 from ascendemu.errors import ContextNullError, InvalidParamError, RtParamInvalidError
 from ascendemu.traces.chrome import HOST_PID, ChromeTrace, device_pid
 
-from .api import API_CALL_COST_S, api
+from .api import API_CALL_COST_S, ApiCall, api
 from .devices import Context, DevicesMixin
 from .launch import Binary, LaunchMixin
 from .memory import (HOST_PTR_BASE, MEM_MALLOC_HUGE_FIRST, MEM_MALLOC_HUGE_ONLY, MEM_MALLOC_NORMAL_ONLY,
                      MEMCPY_DEFAULT, MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE,
                      MEMCPY_HOST_TO_HOST, HostAllocation, MemoryMixin)
 from .streams import EVENT_STATUS_COMPLETE, EVENT_STATUS_NOT_READY, EVENT_TIME_LINE, StreamsMixin
+from .validate import bind_checks
 
 _api = api     # the choke-point marker under its historical name
 
@@ -58,19 +60,30 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
         self._reset_launch()
 
     # -- choke point -----------------------------------------------------------------------------
-    def _dispatch(self, name: str, fn: Callable, cost, args: tuple, kwargs: dict):
+    def _dispatch(self, call: ApiCall, args: tuple, kwargs: dict):
+        """Every public call: refuse it before init, charge its host cost, validate its arguments (a bad
+        one raises its typed ACL error; there is no catch-all, see :mod:`.validate`), run it, tell the
+        recorders (they see the arguments as validated, all positional)."""
         node = self.node
+        name = call.name
         if node is None:
             if name not in ("init", "finalize"):
                 raise ContextNullError(f"{name}() called before init(); call ascendemu.hal.runtime.init() first")
         else:
+            cost = call.cost
             seconds = getattr(node.spec, cost) if isinstance(cost, str) else (cost or 0.0)
             start = node.host_advance(seconds)
             if node.trace is not None and seconds:
                 node.trace.span(HOST_PID, 0, name, start, seconds, "api")
-        result = fn(self, *args, **kwargs)
+        try:
+            args = call.check(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__.tb_next is not None:     # raised inside a validator: a bug, not a bad call
+                raise
+            raise InvalidParamError(f"{e}; see help(ascendemu.hal.runtime.{name})") from None
+        result = call.fn(self, *args)
         for rec in self.recorders:
-            rec(name, args, kwargs, result, self.node.host_time if self.node else 0.0)
+            rec(name, args, {}, result, self.node.host_time if self.node else 0.0)
         return result
 
     def _handle(self) -> int:
@@ -87,8 +100,6 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
             raise RtParamInvalidError("init() called twice; call finalize() first to start a new node")
         if isinstance(spec, str):
             spec = get_spec(spec)
-        if spec is not None and not isinstance(spec, DeviceSpec):
-            raise InvalidParamError(f"spec must be a DeviceSpec or a preset name, got {type(spec).__name__}")
         self.node = Node(spec, device_count, strict=strict, defrag=defrag, trace=ChromeTrace() if trace else None)
         if self.node.trace is not None:
             self._name_tracks()
@@ -105,20 +116,25 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
         for d in self.node.devices:
             t.name_track(device_pid(d.id), None, f"device {d.id} ({d.spec.name})")
 
-    # -- observation ---------------------------------------------------------------------------
+    # -- observation (public calls too, so they are refused before init like any other) --------------
+    @api(cost=None)
     def device_time(self) -> float:
         """Simulated device seconds elapsed so far."""
         return self.node.env.now
 
+    @api(cost=None)
     def host_time(self) -> float:
         """Simulated host seconds (the modelled API timeline)."""
         return self.node.host_time
 
+    @api(cost=None)
     def write_trace(self, path: str | Path) -> Path:
-        if self.node is None or self.node.trace is None:
+        if self.node.trace is None:
             raise RtParamInvalidError("tracing is off; call init(trace=True) to collect a Chrome trace")
         return self.node.trace.write(path)
 
+
+bind_checks(Runtime)     # every public call's argument check, bound once (hal/validate.py)
 
 _runtime = Runtime()
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ascendemu.device.model import Device, Event, Stream
 from ascendemu.device.system import DeadlockError
 from ascendemu.errors import (EventSyncTimeoutError, NoEventResourceError, NoStreamResourceError,
-                              RtParamInvalidError, StreamSyncTimeoutError, check_int)
+                              RtParamInvalidError, StreamSyncTimeoutError)
 from ascendemu.traces.chrome import device_pid
 
 from .api import api
@@ -68,12 +68,12 @@ class StreamsMixin:
         return h
 
     def _stream(self, stream: int | None) -> Stream:
+        """The live stream of a handle (the layer in :mod:`.validate` made it None or an int)."""
         if stream is None or stream == 0:
             stream = self._ctx().default_stream
-        s = self.streams.get(stream) if isinstance(stream, int) else None
+        s = self.streams.get(stream)
         if s is None:
-            what = self._destroyed.get(stream) if isinstance(stream, int) else None
-            hint = "it was destroyed" if what == "stream" else "it was never created"
+            hint = "it was destroyed" if self._destroyed.get(stream) == "stream" else "it was never created"
             raise RtParamInvalidError(f"stream {stream!r} is not a live stream ({hint}); use create_stream()")
         return s
 
@@ -174,7 +174,8 @@ class StreamsMixin:
 
     # -- events ---------------------------------------------------------------------------------
     def _event(self, event: int) -> Event:
-        ev = self.events.get(event) if isinstance(event, int) else None
+        """The live event of a handle (an int: the layer in :mod:`.validate` checked it)."""
+        ev = self.events.get(event)
         if ev is None:
             hint = "it was destroyed" if self._destroyed.get(event) == "event" else "it was never created"
             raise RtParamInvalidError(f"event {event!r} is not a live event ({hint}); use create_event()")
@@ -188,7 +189,6 @@ class StreamsMixin:
 
     @api()
     def create_event(self, flags: int = 0) -> int:
-        check_int(flags, "event flags", minimum=0, hint="TIME_LINE=0x8")
         dev = self._cur_device()
         if len(dev.events) >= dev.spec.max_events:
             raise NoEventResourceError(f"device {dev.id} already has {len(dev.events)} events "
