@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pytest
 from gradcheck import assert_grads_close, autodiff_grads, numeric_grads
-from test_ops import conv_ref, launch, pool_ref, same_pad
+from test_ops import conv_ref, launch, pool_ref, pool_windows, same_pad
 
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.autodiff import differentiate
@@ -183,22 +183,6 @@ def test_conv_backprop_blocks_write_disjoint_slices(op):
 
 
 # ------------------------------------------------------------------------------------------ pools
-
-def pool_windows(shape, kernel, stride, mode):
-    """(i, j, rows, cols) of every output pixel: its window clipped to the input (SAME padding is
-    never part of a window), as pool_ref takes them."""
-    h, w = shape[2:]
-    if mode == "SAME":
-        oh, ow = -(-h // stride[0]), -(-w // stride[1])
-        top = max((oh - 1) * stride[0] + kernel[0] - h, 0) // 2
-        left = max((ow - 1) * stride[1] + kernel[1] - w, 0) // 2
-    else:
-        oh, ow, top, left = (h - kernel[0]) // stride[0] + 1, (w - kernel[1]) // stride[1] + 1, 0, 0
-    for i in range(oh):
-        for j in range(ow):
-            r0, c0 = i * stride[0] - top, j * stride[1] - left
-            yield i, j, slice(max(r0, 0), r0 + kernel[0]), slice(max(c0, 0), c0 + kernel[1])
-
 
 def pool_grad_ref(x, dout, op, kernel, stride, mode):
     """MaxPool: each window's dout to its first maximum in row-major order (numpy's argmax: the first

@@ -386,20 +386,29 @@ def test_conv2d(xs, ws, dtype, attrs):
     check(out, conv_ref(f64(x), f64(w), stride, pad, dil, attrs.get("group", 1)), dtype)
 
 
-def pool_ref(x, op, kernel, stride, mode):
-    n, c, h, w = x.shape
+def pool_windows(shape, kernel, stride, mode):
+    """(i, j, rows, cols) of every output pixel: its window clipped to the input (SAME padding is
+    never part of a window)."""
+    h, w = shape[2:]
     if mode == "SAME":
         oh, ow = -(-h // stride[0]), -(-w // stride[1])
         top = max((oh - 1) * stride[0] + kernel[0] - h, 0) // 2
         left = max((ow - 1) * stride[1] + kernel[1] - w, 0) // 2
     else:
         oh, ow, top, left = (h - kernel[0]) // stride[0] + 1, (w - kernel[1]) // stride[1] + 1, 0, 0
-    out = np.zeros((n, c, oh, ow))
     for i in range(oh):
         for j in range(ow):
             r0, c0 = i * stride[0] - top, j * stride[1] - left
-            win = x[:, :, max(r0, 0):r0 + kernel[0], max(c0, 0):c0 + kernel[1]]
-            out[:, :, i, j] = win.max(axis=(2, 3)) if op == "MaxPool" else win.mean(axis=(2, 3))
+            yield i, j, slice(max(r0, 0), r0 + kernel[0]), slice(max(c0, 0), c0 + kernel[1])
+
+
+def pool_ref(x, op, kernel, stride, mode):
+    windows = list(pool_windows(x.shape, kernel, stride, mode))
+    oh, ow = windows[-1][0] + 1, windows[-1][1] + 1
+    out = np.zeros(x.shape[:2] + (oh, ow))
+    for i, j, rows, cols in windows:
+        win = x[:, :, rows, cols]
+        out[:, :, i, j] = win.max(axis=(2, 3)) if op == "MaxPool" else win.mean(axis=(2, 3))
     return out
 
 

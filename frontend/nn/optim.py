@@ -122,6 +122,13 @@ class Optimizer(Cell):
     def _scalar(self, value: float) -> Tensor:
         return Tensor(np.float32(value))
 
+    @staticmethod
+    def _update(op: str, state: tuple[Parameter, ...], inputs: list[Any], attrs: dict | None = None) -> None:
+        """Run update kernel ``op`` and assign its outputs, in order, to ``state`` (the parameter first,
+        then its optimizer state)."""
+        for target, new in zip(state, ops.apply_op(op, inputs, attrs), strict=True):
+            ops.assign(target, new)
+
 
 class Momentum(Optimizer):
     """v = v * momentum + g; p -= lr * v (nesterov: p -= lr * g + lr * momentum * v)."""
@@ -138,10 +145,8 @@ class Momentum(Optimizer):
         grads = self.prepare_gradients(gradients, in_kernel)
         lr = self.get_lr()
         for p, m, g, wd in zip(self.parameters, self.moments, grads, self._weight_decay):
-            new_p, new_m = ops.apply_op("ApplyMomentum", [p, m, lr, g, self.momentum],
-                                        {"use_nesterov": self.use_nesterov, "weight_decay": wd if in_kernel else 0.0})
-            ops.assign(p, new_p)
-            ops.assign(m, new_m)
+            self._update("ApplyMomentum", (p, m), [p, m, lr, g, self.momentum],
+                         {"use_nesterov": self.use_nesterov, "weight_decay": wd if in_kernel else 0.0})
         return True
 
 
@@ -163,12 +168,9 @@ class SGD(Optimizer):
         grads = self.prepare_gradients(gradients, in_kernel)
         lr = self.get_lr()
         for p, a, s, g, wd in zip(self.parameters, self.accum, self.stat, grads, self._weight_decay):
-            new_p, new_a, new_s = ops.apply_op("SGD", [p, a, s, lr, g, self.momentum],
-                                               {"dampening": self.dampening, "nesterov": self.nesterov,
-                                                "weight_decay": wd if in_kernel else 0.0})
-            ops.assign(p, new_p)
-            ops.assign(a, new_a)
-            ops.assign(s, new_s)
+            self._update("SGD", (p, a, s), [p, a, s, lr, g, self.momentum],
+                         {"dampening": self.dampening, "nesterov": self.nesterov,
+                          "weight_decay": wd if in_kernel else 0.0})
         return True
 
 
@@ -195,11 +197,8 @@ class Adam(Optimizer):
         b2p = ops.assign(self.beta2_power, self.beta2_power * self.beta2)
         b1, b2, eps = self._scalar(self.beta1), self._scalar(self.beta2), self._scalar(self.eps)
         for p, m, v, g in zip(self.parameters, self.moment1, self.moment2, grads):
-            new_p, new_m, new_v = ops.apply_op("Adam", [p, m, v, b1p, b2p, lr, b1, b2, eps, g],
-                                               {"use_nesterov": self.use_nesterov})
-            ops.assign(p, new_p)
-            ops.assign(m, new_m)
-            ops.assign(v, new_v)
+            self._update("Adam", (p, m, v), [p, m, v, b1p, b2p, lr, b1, b2, eps, g],
+                         {"use_nesterov": self.use_nesterov})
         return True
 
 
@@ -218,10 +217,7 @@ class AdamWeightDecay(Optimizer):
         lr = self.get_lr()
         b1, b2, eps = self._scalar(self.beta1), self._scalar(self.beta2), self._scalar(self.eps)
         for p, m, v, g, wd in zip(self.parameters, self.moments1, self.moments2, grads, self._weight_decay):
-            new_p, new_m, new_v = ops.apply_op("AdamWeightDecay", [p, m, v, lr, b1, b2, eps, self._scalar(wd), g])
-            ops.assign(p, new_p)
-            ops.assign(m, new_m)
-            ops.assign(v, new_v)
+            self._update("AdamWeightDecay", (p, m, v), [p, m, v, lr, b1, b2, eps, self._scalar(wd), g])
         return True
 
 
