@@ -24,8 +24,8 @@ from ascendemu.errors import check_int
 
 from .elf import ALLOWED_UNDEFINED, ELF_MACHINES, read_elf
 from .identity import host_info, name_from_info
-from .kernel import (KERNEL_ABI_VERSION, CorruptKernelError, IncompatibleKernelError, MissingKernelError,
-                     UnresolvedSymbolError)
+from .kernel import (KERNEL_ABI_VERSION, MAX_BLOCK_DIM, CorruptKernelError, IncompatibleKernelError,
+                     MissingKernelError, UnresolvedSymbolError)
 from .meta import (FUNCTION_TYPE_AICORE, META_ABI_VERSION, META_BLOCK_DIM, META_FUNCTION_TYPE, META_LAYOUT,
                    META_LAYOUT_VERSION, META_SECTION, decode_meta)
 
@@ -176,7 +176,7 @@ def _check_json(kb: KernelBinary) -> None:
     if _field(doc, "binFileName", what) != kb.bin_file_name:
         raise CorruptKernelError(f"{what} names binFileName {doc['binFileName']!r}")
     block_dim, args, flags = (_field(doc, key, what) for key in ("blockDim", "args", "parameters"))
-    check_int(block_dim, f"{what} blockDim", minimum=1, maximum=65535, error=CorruptKernelError)
+    check_int(block_dim, f"{what} blockDim", minimum=1, maximum=MAX_BLOCK_DIM, error=CorruptKernelError)
     if not isinstance(args, list) or not isinstance(flags, list) or len(args) != len(flags):
         raise CorruptKernelError(f"{what}: args and parameters must be lists of equal length")
     for arg in args:

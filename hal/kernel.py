@@ -18,10 +18,11 @@ from typing import Any
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import ACL_ERROR_RT_INTERNAL_ERROR, AclError
 
-__all__ = ["KERNEL_ABI_VERSION", "KernelEntry", "ArgSpec", "KernelFunction", "CorruptKernelError",
+__all__ = ["KERNEL_ABI_VERSION", "MAX_BLOCK_DIM", "KernelEntry", "ArgSpec", "KernelFunction", "CorruptKernelError",
            "IncompatibleKernelError", "UnresolvedSymbolError", "MissingKernelError"]
 
 KERNEL_ABI_VERSION = 1
+MAX_BLOCK_DIM = 65535                # rtKernelLaunch's blockDim range (1..65535)
 KernelEntry = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 

@@ -11,8 +11,8 @@ One of the mixins composed into :class:`ascendemu.hal.runtime.Runtime`.
 ``free`` follows aclrtFree: memory that queued or running tasks still use is freed once they finish
 (the host waits for exactly those tasks, on the simulated clocks), so a kernel never writes into the
 next owner's bytes; strict mode reports such a free at once instead. On a device without backing
-(DryRun) copies and memsets are checked and take their modelled time but move no bytes: device memory
-reads as zeros and writes are dropped.
+(DryRun) copies and memsets are checked and take their modelled time but move no bytes: writes to the
+device are dropped and the host side of a read is left as it was.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import numpy as np
 
 from ascendemu.device.tasks import CopyTask
 from ascendemu.errors import (InvalidParamError, MemoryAllocationError, MemoryFreeError, RaceError,
-                              RtParamInvalidError, check_int)
+                              RtParamInvalidError)
 
 from .api import api
 from .steps import MemcpyAsync
@@ -78,8 +78,6 @@ class MemoryMixin:
     # -- device memory ----------------------------------------------------------------------------
     @api()
     def malloc(self, size: int, policy: int = MEM_MALLOC_HUGE_FIRST) -> int:
-        if policy not in (MEM_MALLOC_HUGE_FIRST, MEM_MALLOC_HUGE_ONLY, MEM_MALLOC_NORMAL_ONLY):
-            raise InvalidParamError(f"malloc policy {policy!r} is not one of HUGE_FIRST=0, HUGE_ONLY=1, NORMAL_ONLY=2")
         return self._cur_device().memory.malloc(size)
 
     @api()
@@ -102,10 +100,12 @@ class MemoryMixin:
         """(free, total) bytes of the current device's HBM."""
         return self._cur_device().memory.get_mem_info()
 
+    @api(cost=None)
     def mem_stats(self, device_id: int | None = None) -> PoolStats:
         dev = self._cur_device() if device_id is None else self._device(device_id)
         return dev.memory.stats()
 
+    @api(cost=None)
     def dump_memory_snapshot(self, path: str | Path, device_id: int | None = None) -> Path:
         """Write the device pool's snapshot as a pickle for https://pytorch.org/memory_viz."""
         dev = self._cur_device() if device_id is None else self._device(device_id)
@@ -115,7 +115,6 @@ class MemoryMixin:
     # -- host memory ------------------------------------------------------------------------------
     @api()
     def malloc_host(self, size: int) -> int:
-        check_int(size, "malloc_host size", minimum=1, hint="a number of bytes")
         try:
             data = np.zeros(size, np.uint8)
         except (MemoryError, ValueError):      # the host refused: nothing is taken, the address stays free
@@ -135,6 +134,7 @@ class MemoryMixin:
         del self._host[ptr]
         self._host_starts.remove(ptr)
 
+    @api(cost=None)
     def host_buffer(self, ptr: int) -> np.ndarray:
         """The uint8 numpy view of host memory from malloc_host (to fill or read it)."""
         return self._host_view(ptr, None, "host pointer")
@@ -152,25 +152,19 @@ class MemoryMixin:
         return alloc.data[off:off + n]
 
     def _host_side(self, obj: Any, count: int, what: str, writable: bool) -> np.ndarray:
-        """A uint8 view of ``count`` bytes of host memory: a numpy array, bytes (read only) or a host pointer."""
+        """A uint8 view of ``count`` bytes of host memory: a numpy array, bytes (read only) or a host pointer,
+        already validated as one (hal.validate.DESTINATION / SOURCE)."""
         if isinstance(obj, np.ndarray):
-            if not obj.flags.c_contiguous:
-                raise InvalidParamError(f"{what} numpy array must be C-contiguous (use np.ascontiguousarray)")
-            if writable and not obj.flags.writeable:
-                raise InvalidParamError(f"{what} numpy array is read-only")
             view = obj.reshape(-1).view(np.uint8)
             if count > view.size:
                 raise InvalidParamError(f"{what} has {view.size} bytes but count is {count}")
             return view[:count]
-        if isinstance(obj, (bytes, bytearray, memoryview)) and not writable:
-            view = np.frombuffer(obj, np.uint8)
-            if count > view.size:
-                raise InvalidParamError(f"{what} has {view.size} bytes but count is {count}")
-            return view[:count]
-        if isinstance(obj, int) and not isinstance(obj, bool):     # a pointer, not a validation
+        if isinstance(obj, int):
             return self._host_view(obj, count, what)
-        raise InvalidParamError(f"{what} must be a numpy array, bytes or a malloc_host pointer, "
-                                f"got {type(obj).__name__}")
+        view = np.frombuffer(obj, np.uint8)
+        if count > view.size:
+            raise InvalidParamError(f"{what} has {view.size} bytes but count is {count}")
+        return view[:count]
 
     def _is_device_ptr(self, obj: Any) -> bool:
         if not isinstance(obj, int) or isinstance(obj, bool):     # a type test, not a validation
@@ -180,16 +174,11 @@ class MemoryMixin:
     # -- copies and memsets -------------------------------------------------------------------------
     def _copy_task(self, dst: Any, dest_max: int, src: Any, count: int, kind: int) -> tuple[Device, CopyTask]:
         """The one validation of a copy: checked views of both sides, as a task that moves the bytes."""
-        check_int(count, "memcpy count", minimum=0)
-        check_int(dest_max, "memcpy dest_max", minimum=0)
         if count > dest_max:
             raise InvalidParamError(f"memcpy count {count} exceeds dest_max {dest_max}")
         if kind == MEMCPY_DEFAULT:
             kind = {(False, False): 0, (False, True): 1, (True, False): 2, (True, True): 3}[
                 (self._is_device_ptr(src), self._is_device_ptr(dst))]
-        if kind not in _KIND_NAMES:
-            raise InvalidParamError(f"memcpy kind {kind!r} is not one of HOST_TO_HOST=0, HOST_TO_DEVICE=1, "
-                                    "DEVICE_TO_HOST=2, DEVICE_TO_DEVICE=3, DEFAULT=4")
         dev = self._cur_device()
         mem = dev.memory
         src_dev, dst_dev = kind in (2, 3), kind in (1, 3)
@@ -199,8 +188,10 @@ class MemoryMixin:
                     else self._host_side(src, count, "memcpy source", writable=False))
 
         def move() -> None:
-            if dst_view is not None:          # None: device memory without backing drops the bytes
-                dst_view[:] = 0 if src_view is None else src_view
+            # None: device memory without backing (DryRun). No byte moves either way: the host side of a
+            # copy from such a device is left as it was, so a DryRun output costs no host pages.
+            if dst_view is not None and src_view is not None:
+                dst_view[:] = src_view
         name = f"memcpy {_KIND_NAMES[kind]} {count}B"
         task = CopyTask(name, self.node.host_time, move, count, _KIND_NAMES[kind],
                         reads=[(src, src + count)] if src_dev else [], writes=[(dst, dst + count)] if dst_dev else [])
@@ -227,8 +218,8 @@ class MemoryMixin:
 
     def _memset_task(self, ptr: int, max_count: int, value: int, count: int) -> tuple[Device, CopyTask]:
         """The one validation of a memset: a D2D-priced copy task whose move fills the bytes."""
-        check_int(value, "memset value", minimum=0, maximum=255, hint="a byte")
-        check_int(count, "memset count", minimum=0, maximum=max_count, hint=f"at most max_count {max_count}")
+        if count > max_count:
+            raise InvalidParamError(f"memset count {count} exceeds max_count {max_count}")
         dev = self._cur_device()
         view = self._device_side(dev.memory, ptr, count, "memset destination")
 

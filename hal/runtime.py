@@ -94,13 +94,16 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
     # -- init / finalize ---------------------------------------------------------------------------
     @api(cost=None)
     def init(self, spec: DeviceSpec | str | None = None, device_count: int = DEFAULT_DEVICE_COUNT,
-             strict: bool = False, defrag: bool = True, trace: bool = False) -> None:
-        """Create the emulated node. ``strict`` reports races; ``trace`` collects a Chrome trace."""
+             strict: bool = False, defrag: bool = True, trace: bool = False, backing: bool = True) -> None:
+        """Create the emulated node. ``strict`` reports races; ``trace`` collects a Chrome trace;
+        ``backing=False`` (DryRun) gives the devices no host memory, so any device size is planned and
+        priced on any host, and an operation that needs the bytes is refused with 207000."""
         if self.node is not None:
             raise RtParamInvalidError("init() called twice; call finalize() first to start a new node")
         if isinstance(spec, str):
             spec = get_spec(spec)
-        self.node = Node(spec, device_count, strict=strict, defrag=defrag, trace=ChromeTrace() if trace else None)
+        self.node = Node(spec, device_count, strict=strict, defrag=defrag, trace=ChromeTrace() if trace else None,
+                         backing=backing)
         if self.node.trace is not None:
             self._name_tracks()
 

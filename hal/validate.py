@@ -37,12 +37,12 @@ from ascendemu.errors import (AclError, ContextNullError, InvalidDeviceError, In
 
 from . import steps as _steps
 from .api import ApiCall, api_call
-from .kernel import KernelFunction
+from .kernel import MAX_BLOCK_DIM, KernelFunction
 from .memory import (HOST_PTR_BASE, MEM_MALLOC_HUGE_FIRST, MEM_MALLOC_HUGE_ONLY, MEM_MALLOC_NORMAL_ONLY,
                      MEMCPY_DEFAULT, MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE,
                      MEMCPY_HOST_TO_HOST)
 
-__all__ = ["MAX_BLOCK_DIM", "MAX_DEVICE_COUNT", "MAX_U32", "MAX_U64", "PARAMS", "bind_call", "bind_checks"]
+__all__ = ["MAX_DEVICE_COUNT", "MAX_U32", "MAX_U64", "PARAMS", "bind_call", "bind_checks"]
 
 Validator = Callable[[Any], Any]          # returns the argument normalised, or raises an AclError
 Kind = Callable[[str, bool], Validator]   # (name in messages, None allowed) -> the parameter's validator
@@ -51,7 +51,6 @@ Kind = Callable[[str, bool], Validator]   # (name in messages, None allowed) -> 
 # passed to the real runtime; here it would reach numpy or ctypes and come out as an OverflowError.
 MAX_U64 = (1 << 64) - 1
 MAX_U32 = (1 << 32) - 1              # event flags (aclrtCreateEventWithFlag) and binary magics are uint32_t
-MAX_BLOCK_DIM = 65535                # rtKernelLaunch's blockDim range (1..65535)
 # Each device has its own DEVICE_VA_STRIDE-byte address range from DEVICE_VA_BASE; the ranges must stay
 # below the host pointers of malloc_host (HOST_PTR_BASE), so that the two never collide: 125 devices.
 MAX_DEVICE_COUNT = (HOST_PTR_BASE - DEVICE_VA_BASE) // DEVICE_VA_STRIDE
@@ -261,7 +260,7 @@ DESTINATION, SOURCE = buffer_kind(writable=True), buffer_kind(writable=False)
 # Parameter name -> kind; "<call>.<parameter>" where one call's parameter means something else.
 PARAMS: dict[str, Kind] = {
     # init
-    "spec": SPEC, "device_count": DEVICE_COUNT, "strict": FLAG, "defrag": FLAG, "trace": FLAG,
+    "spec": SPEC, "device_count": DEVICE_COUNT, "strict": FLAG, "defrag": FLAG, "trace": FLAG, "backing": FLAG,
     # devices and contexts
     "device_id": DEVICE_ID, "context": CONTEXT,
     # streams and events

@@ -287,3 +287,33 @@ def test_device_preset_reaches_the_kernel_identity(seed_runs, tmp_path):
     assert set(infos) == {"Ascend910A", "Ascend910B1"} and len(set(infos.values())) == 2
     again = run_cli(tmp_path, "test_square.py")          # the default 910A finds its own kernel
     assert "1 reused, 0 built" in again.stdout, again.stdout
+
+
+BIGGER_THAN_HOST = '''
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops, Tensor
+
+class Big(nn.Cell):
+    def construct(self, x):                       # two 10 GB activations and a 10 GB output
+        return ops.broadcast_to(x, (50000, 50000)) + ops.broadcast_to(x * 2, (50000, 50000))
+
+ms.set_context(mode=ms.GRAPH_MODE)
+print("shape", Big()(Tensor(np.ones((1, 1), np.float32))).shape)
+'''
+
+
+def test_dry_run_of_a_graph_bigger_than_host_memory_needs_no_host_backing(tmp_path):
+    """A 30 GB graph on the 32 GiB device: DryRun plans and prices it with no host pages (the
+    devices have no backing and the output is never filled), whatever RAM the host has."""
+    import resource
+    (tmp_path / "big.py").write_text(BIGGER_THAN_HOST)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = run_cli(tmp_path, "--dry-run", "big.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "shape (50000, 50000)" in proc.stdout
+    # 3 x 50000^2 x 4 B = 30,000,000,000 B = 27.94 GiB, and MindSpore's DryRun lines in MiB
+    assert "static memory plan 27.94 GiB" in proc.stdout
+    assert "Used peak memory usage (without fragments): 28610.23M" in proc.stdout
+    child_rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert child_rss_kib < 1 << 20 or child_rss_kib == before     # under 1 GiB of host memory

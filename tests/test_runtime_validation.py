@@ -47,7 +47,7 @@ def expected_code(call: str, param: str) -> int:
 NUMPY_TRUE, NUL_BYTES = np.bool_(True), b"\0"
 ALWAYS_BAD = [object(), 1.5, 1.0, np.float32(1.0), {}, {1}, complex(1), NUMPY_TRUE, 2**64, 2**70, -1,
               np.int64(-1), NUL_BYTES]
-FLAGS = ("strict", "defrag", "trace")          # the only parameters that take True/False
+FLAGS = ("strict", "defrag", "trace", "backing")   # the only parameters that take True/False
 STRINGS = ("spec", "path", "name")             # the only parameters that take a str
 NONE_OK = ("stream", "block_dim")              # None is a value of these kinds (default stream, kernel's blockDim)
 
@@ -85,7 +85,7 @@ def ready(rt, make_scale):
     h = rt.malloc_host(256)
     host = np.zeros(64, np.uint8)
     templates = {
-        "init": (None, 2, False, True, False), "finalize": (), "device_time": (), "host_time": (),
+        "init": (None, 2, False, True, False, True), "finalize": (), "device_time": (), "host_time": (),
         "write_trace": ("/nonexistent/trace.json",),
         "get_device_count": (), "set_device": (0,), "reset_device": (1,), "get_device": (),
         "create_context": (1,), "destroy_context": (10**6,), "set_current_context": (10**6,),
