@@ -32,6 +32,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from .graph_cache import GraphCache
 from .ir import Graph, StateSource
 from .memory_plan import ALIGN
+from .memory_report import AT_PEAK, PERSISTENT
 from .plan import CompiledGraph, KernelTask, cache_name, compile_graph, default_max_streams
 
 
@@ -387,6 +388,8 @@ class DeviceExecutor:
                              f"{len(p.streams)} streams")
                 line += ")"
             lines.append(line)
+            if c.memory_report is not None and c.memory_report.trains:
+                lines.append(_step_memory_line(c))
         device = rt.node.devices[self.device_id]
         lines.append(f"device {self.device_id} ({device.spec.name}, simulated): {device.kernels_run} kernel(s) run, "
                      f"AI cores {device.utilization():.1%} busy over {rt.device_time() * 1e3:.3f} ms; memory peak "
@@ -399,6 +402,15 @@ class DeviceExecutor:
                       f"DryRun: Used peak memory usage (without fragments): {mib(stats.peak_used)}",
                       f"DryRun: Actual peak memory usage (with fragments): {mib(stats.actual_peak)}"]
         return lines
+
+
+def _step_memory_line(c: CompiledGraph) -> str:
+    """One line of a training step's memory by kind: persistent state, then node outputs at the peak."""
+    r = c.memory_report
+    held = ", ".join(f"{k.value} {format_bytes(r.bytes[k])} ({r.counts[k]} tensors)" for k in PERSISTENT)
+    peak = ", ".join(f"{k.value} {format_bytes(r.bytes[k])}" for k in AT_PEAK)
+    return (f"{c.name} [{c.jit_level}] step memory: {held}; node outputs at the peak "
+            f"{format_bytes(r.peak_bytes)} (node {r.peak_position + 1} of {r.nodes}, {r.peak_node}): {peak}")
 
 
 def _scratch_layout(func: KernelFunction) -> tuple[list[int], int]:

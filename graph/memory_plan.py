@@ -65,12 +65,10 @@ def release_after(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, .
     return {nid: tuple(vs) for nid, vs in result.items()}
 
 
-def peak_memory(graph: Graph, node_order: list[int], align: int = 1) -> int:
-    """Peak live bytes of node outputs under ``node_order`` (graph inputs and constants excluded).
-
-    A value is allocated when its producer runs and freed after its last consumer (through aliases);
-    graph outputs stay to the end. The peak is taken while a node runs: its inputs and outputs are
-    both alive then.
+def live_bytes(graph: Graph, node_order: list[int], align: int = 1) -> list[int]:
+    """Bytes of node outputs alive while each node of ``node_order`` runs (graph inputs and constants
+    excluded). A value is allocated when its producer runs and freed after its last consumer (through
+    aliases); graph outputs stay to the end. A node's inputs and outputs are both alive while it runs.
     """
     spans = lifetimes(graph, node_order)
     steps = [0] * (len(node_order) + 2)
@@ -78,11 +76,16 @@ def peak_memory(graph: Graph, node_order: list[int], align: int = 1) -> int:
         size = _align(graph.values[vid].nbytes, align)
         steps[start] += size
         steps[end + 1] -= size
-    live = peak = 0
+    live, result = 0, []
     for delta in steps[:len(node_order)]:
         live += delta
-        peak = max(peak, live)
-    return peak
+        result.append(live)
+    return result
+
+
+def peak_memory(graph: Graph, node_order: list[int], align: int = 1) -> int:
+    """Peak of :func:`live_bytes` under ``node_order``."""
+    return max(live_bytes(graph, node_order, align), default=0)
 
 
 @dataclass

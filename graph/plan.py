@@ -23,6 +23,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc, attrs_from_json
 
 from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
+from .memory_report import MemoryReport, memory_report
 from .passes import (ORDER_POLICIES, assign_streams, eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues,
                      order, remove_no_task)
 from .schedule import Step, step_from_json
@@ -30,7 +31,8 @@ from .schedule import Step, step_from_json
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 5     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates
+FORMAT_VERSION = 6     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
+# 6: memory_report
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,8 @@ class CompiledGraph:
       ``concurrent_bound`` (O2) the same under the plan's streams and events (None if not computed).
       ``memory == "dynamic"`` (O0/O1): allocate each node output from the pool before its kernel,
       free the values in ``release_after[node_id]`` after it (node outputs and graph input copies).
+      ``memory_report``: bytes by kind (weights, optimizer state, inputs; at the peak activations,
+      gradients, update temporaries), see ``memory_report.py``.
 
     Kernels and streams
       ``kernels``: KernelTask per launch in the global execution order (``exec_order``), each with the
@@ -120,6 +124,7 @@ class CompiledGraph:
     concurrent_bound: int | None = None
     release_after: dict[int, tuple[int, ...]] = field(default_factory=dict)
     updates: dict[int, int] = field(default_factory=dict)
+    memory_report: MemoryReport | None = None
     constant_refs: dict[int, Constant] = field(default_factory=dict, repr=False)
 
     @property
@@ -147,6 +152,7 @@ class CompiledGraph:
             "concurrent_bound": self.concurrent_bound,
             "release_after": {str(n): list(vs) for n, vs in self.release_after.items()},
             "updates": {str(p): v for p, v in self.updates.items()},
+            "memory_report": self.memory_report.to_json() if self.memory_report else None,
         }
 
     @classmethod
@@ -166,7 +172,8 @@ class CompiledGraph:
             workspace_size=d["workspace_size"], lower_bound=d["lower_bound"],
             concurrent_bound=d["concurrent_bound"],
             release_after={int(n): tuple(vs) for n, vs in d["release_after"].items()},
-            updates=ints(d["updates"]))
+            updates=ints(d["updates"]),
+            memory_report=MemoryReport.from_json(d["memory_report"]) if d["memory_report"] else None)
 
     def bind_constants(self, graph: Graph) -> "CompiledGraph":
         """Attach parameter data from a freshly captured ``graph`` of the same structure (in place)."""
@@ -215,7 +222,7 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
         outputs=tuple(g.outputs[:len(graph.outputs)]),        # renamed by CSE; updated values excluded
         constants={v: c.name for v, c in g.constants.items()}, aliases=dict(g.aliases), kernels=kernels,
         schedule=streams.schedule, num_streams=streams.num_streams, events=streams.events, memory="dynamic",
-        updates=dict(g.updates), constant_refs=dict(g.constants))
+        updates=dict(g.updates), memory_report=memory_report(g, node_order), constant_refs=dict(g.constants))
     if jit_level == "O2":
         plan = static_plan(g, node_order, streams.stream_of, ALIGN)
         compiled.memory, compiled.offsets = "static", plan.offsets

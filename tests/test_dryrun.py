@@ -126,3 +126,44 @@ def test_a_long_pynative_run_keeps_bounded_step_records_and_full_totals(tmp_path
     finally:
         set_backend(previous)
         rt.finalize()
+
+
+def test_dry_run_of_a_training_step_reports_memory_by_kind(tmp_path):
+    """A DryRun training step (Dense 128-256-128, Momentum, batch 128): weights, optimizer state and
+    inputs against hand-computed sizes; the node outputs at the peak split into activations, gradients
+    and update temporaries that add up to the order's peak (before alignment); the report survives the
+    graph cache; nothing is built."""
+    from ascendemu.frontend import nn
+    from ascendemu.graph.memory_report import MemoryKind
+
+    rt = get_runtime()
+    if rt.node is not None:
+        rt.finalize()
+    executor = DeviceExecutor(cache_root=str(tmp_path), dry_run=True, progress=False)
+    previous = set_backend(executor)
+    try:
+        context.set_context(mode=context.GRAPH_MODE, jit_config={"jit_level": "O0"})
+        net = nn.SequentialCell(nn.Dense(128, 256), nn.ReLU(), nn.Dense(256, 128))
+        loss = nn.WithLossCell(net, nn.MSELoss())
+        step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.01, 0.9))
+        x, y = Tensor(np.ones((128, 128), np.float32)), Tensor(np.zeros((128, 128), np.float32))
+        step(x, y)
+        step(x, y)
+        (compiled,) = [p.compiled for p in executor._prepared.values()]
+        r = compiled.memory_report
+        weights = (128 * 256 + 256 + 256 * 128 + 128) * 4
+        assert r.trains and (r.bytes[MemoryKind.WEIGHTS], r.counts[MemoryKind.WEIGHTS]) == (weights + 4, 5)  # + global_step
+        assert r.bytes[MemoryKind.OPTIMIZER_STATE] == weights + 4 + 4          # moments, learning rate, momentum
+        assert r.bytes[MemoryKind.INPUTS] == 2 * 128 * 128 * 4
+        assert r.bytes[MemoryKind.ACTIVATIONS] > 0 and r.bytes[MemoryKind.GRADIENTS] > 0
+        live = sum(r.counts[k] for k in (MemoryKind.ACTIVATIONS, MemoryKind.GRADIENTS, MemoryKind.UPDATE))
+        assert 0 <= compiled.lower_bound - r.peak_bytes < 512 * live      # the peak, before 512-B alignment
+        line = next(s for s in executor.summary() if "step memory" in s)
+        assert "weights 257.50 KiB (5 tensors), optimizer state 257.51 KiB (6 tensors)" in line
+        assert not list(tmp_path.rglob("*.o"))                                # DryRun builds no kernel
+        cached = executor.graph_cache.load(compiled.cache_name)
+        assert cached.memory_report == r
+    finally:
+        set_backend(previous)
+        context.set_context(mode=context.PYNATIVE_MODE)
+        rt.finalize()
