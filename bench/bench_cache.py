@@ -15,6 +15,8 @@ numba), their sum, and the wall time of the whole process for reference.
 4. What authentication costs the warm start: the 30-kernel warm start with the MAC check switched off
    in the child (bench only; there is no such switch in the product), interleaved with the normal one,
    and the MAC checks alone over the same 30 entries already in memory (best of MAC_LOOPS).
+5. Five graphs of six kernels built one after the other in one process (as a script's graphs are):
+   the worker pool kept between builds against a new pool per build (what the cache did before).
 
 Run: python bench/bench_cache.py [--repeats N]   (about 2 minutes on 2 cores)
 """
@@ -97,7 +99,14 @@ BUILD_CHILD = textwrap.dedent("""
         entry.entry_auth_problem = lambda binary, key: None
     t1 = time.perf_counter()
     cache = KernelCache(sys.argv[1], rank=0)
-    cache.get_many(sigs, jobs=jobs, progress=False)
+    if sys.argv[4:5] == ["graphs"]:        # five graphs of six kernels built one after the other
+        import ascendemu.cache.parallel as parallel
+        for g in range(0, len(sigs), 6):
+            cache.get_many(sigs[g:g + 6], jobs=jobs, progress=False)
+            if sys.argv[5] == "fresh":     # bench only: a new worker pool per build, as before
+                parallel._discard_pool()
+    else:
+        cache.get_many(sigs, jobs=jobs, progress=False)
     t2 = time.perf_counter()
     import resource
     cpu = time.process_time() + sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f)
@@ -230,6 +239,13 @@ def main() -> None:
             cold2.append(build(tmp / f"jobs2_{i}", "default", env))
         assert all(r["built"] == n_sigs for r in cold1 + cold2), (cold1, cold2)
         cold1, cold2 = min(cold1, key=lambda r: r["internal"]), min(cold2, key=lambda r: r["internal"])
+        # 5: five successive cold builds in one process: one worker pool kept vs a new pool per build
+        kept, fresh = [], []
+        for i in range(COLD_REPEATS):
+            kept.append(build(tmp / f"kept_{i}", "default", env, "graphs", "keep"))
+            fresh.append(build(tmp / f"fresh_{i}", "default", env, "graphs", "fresh"))
+        assert all(r["built"] == n_sigs for r in kept + fresh), (kept, fresh)
+        kept, fresh = min(kept, key=lambda r: r["internal"]), min(fresh, key=lambda r: r["internal"])
         warm, warm_nomac = [], []
         for _ in range(args.repeats):            # 4: with and without the MAC check, interleaved
             warm.append(build(tmp / "jobs2_0", "default", env))
@@ -257,6 +273,8 @@ def main() -> None:
         (f"{n_sigs}-kernel CNN set: cold, jobs=1 (in-process; best of {COLD_REPEATS})", [cold1]),
         (f"{n_sigs}-kernel CNN set: warm, all reused (median of {args.repeats})", warm),
         (f"{n_sigs}-kernel CNN set: warm, MAC check switched off (median of {args.repeats}, same run)", warm_nomac),
+        (f"5 graphs x 6 kernels built in turn, one worker pool kept (best of {COLD_REPEATS})", [kept]),
+        (f"5 graphs x 6 kernels built in turn, a new pool per graph (best of {COLD_REPEATS})", [fresh]),
         (f"1 kernel: warm load from kernel_meta + 1 call (median of {args.repeats})", ours),
         (f"1 kernel: numba cfunc(cache=True) hit + 1 call (median of {args.repeats})", peer),
     ]
@@ -280,6 +298,8 @@ def main() -> None:
           f"{mac['key_s'] * 1e3:.2f} ms")
     print(f"- parallel cold build, jobs=1 / default jobs (in-process total): "
           f"{median_of([cold1], 'internal') / median_of([cold2], 'internal'):.2f}x (goal >= 1.6x)")
+    print(f"- successive cold builds in one process, new pool per graph / pool kept (work): "
+          f"{median_of([fresh], 'work') / median_of([kept], 'work'):.2f}x")
     print(f"- CPU seconds of the cold builds (process and its workers): jobs=1 {cold1['cpu']:.1f}, "
           f"default jobs {cold2['cpu']:.1f}; with {os.cpu_count()} idle cores the parallel build could "
           f"reach at most {os.cpu_count() * cold1['cpu'] / cold2['cpu']:.2f}x")

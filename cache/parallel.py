@@ -18,12 +18,15 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ascendemu.kernels.library import KernelPlan
 
 from .auth import CacheKey
 from .entry import Outcome, ensure_entry
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 START_METHOD = "spawn"
 
@@ -36,8 +39,13 @@ class Request:
     distrust: str | None = None     # why the committed entry failed to load although it verified
 
 
+def pool_size(jobs: int | None) -> int:
+    """Worker processes a build may use: ``jobs``, else one per core."""
+    return max(1, jobs or os.cpu_count() or 1)
+
+
 def worker_count(jobs: int | None, misses: int) -> int:
-    return max(1, min(jobs or os.cpu_count() or 1, misses))
+    return min(pool_size(jobs), max(1, misses))
 
 
 def settle(directory: Path, requests: list[Request], device_id: int, soc: str, key: CacheKey, jobs: int | None,
@@ -66,30 +74,62 @@ def settle(directory: Path, requests: list[Request], device_id: int, soc: str, k
                         bar.update(1)
                 yield req, outcome
         else:
-            # Imported here: a warm start never needs them.
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed
+            from concurrent.futures import as_completed      # here: a warm start never needs it
 
-            context = multiprocessing.get_context(START_METHOD)
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent,
-                                     initargs=(os.getpid(),)) as pool:
-                with _main_hidden():       # workers are spawned by submit()
-                    futures = {
-                        pool.submit(ensure_entry, directory, req.kernel, device_id, soc, key, req.distrust): req
-                        for req in requests}
+            pool = _pool(pool_size(jobs))
+            with _main_hidden():           # workers are spawned by submit()
+                futures = {pool.submit(ensure_entry, directory, req.kernel, device_id, soc, key, req.distrust): req
+                           for req in requests}
+            try:
                 for future in as_completed(futures):
                     if bar is not None:
                         bar.update(1)
                     exc = future.exception()
                     if exc is not None:
                         failure = failure or exc
+                        if _is_broken(exc):  # a worker died (OOM killer, a signal): never reuse that pool
+                            _discard_pool()
                         continue
                     yield futures[future], future.result()
+            finally:                       # a consumer that stops early leaves no queued build behind
+                for future in futures:
+                    future.cancel()
     finally:
         if bar is not None:
             bar.close()
     if failure is not None:
         raise failure
+
+
+# One pool per process, kept between builds: a spawned worker pays ~1.5 s of imports and numba set-up
+# once, not once per graph. It is replaced when a build asks for another size or a worker died.
+_POOL: tuple[int, ProcessPoolExecutor] | None = None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    global _POOL
+    if _POOL is not None and _POOL[0] == workers:
+        return _POOL[1]
+    _discard_pool()
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(START_METHOD),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+    _POOL = (workers, pool)
+    return pool
+
+
+def _discard_pool() -> None:
+    global _POOL
+    if _POOL is not None:
+        _POOL[1].shutdown(wait=False, cancel_futures=True)
+        _POOL = None
+
+
+def _is_broken(exc: BaseException) -> bool:
+    from concurrent.futures.process import BrokenProcessPool
+    return isinstance(exc, BrokenProcessPool)
 
 
 PR_SET_PDEATHSIG = 1      # prctl(2) option (linux/prctl.h)
