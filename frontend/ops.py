@@ -13,12 +13,13 @@ host data directly.
 """
 from __future__ import annotations
 
+import builtins
 import sys
 from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs, no_task_shape
 from ascendemu.kernels.library import infer_outputs
@@ -105,6 +106,13 @@ def _pad4(value: Any) -> tuple[int, int, int, int]:
     if isinstance(value, (tuple, list)) and len(value) == 4:
         return tuple(int(v) for v in value)
     raise InvalidParamError(f"pad={value!r} must be an int or a 4-tuple (top, bottom, left, right)")
+
+
+def _int_tuple(name: str, value: Any) -> tuple[int, ...]:
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                                for v in value):
+        return tuple(int(v) for v in value)
+    raise InvalidParamError(f"{name}={value!r} must be a tuple or list of ints")
 
 
 def _axes(axis: Any) -> tuple[int, ...]:
@@ -339,6 +347,49 @@ class Concat(Primitive):
         return apply_op("Concat", list(tensors), {"axis": self.axis})[0]
 
 
+class Split(Primitive):
+    """``Split(axis=0, output_num=1)(x)``: a tuple of ``output_num`` equal parts of x along ``axis``."""
+
+    def __init__(self, axis: int = 0, output_num: int = 1):
+        super().__init__()
+        self.axis, self.output_num = axis, output_num
+
+    def __call__(self, input_x: Any) -> tuple[Tensor, ...]:
+        return apply_op("Split", [input_x], {"axis": self.axis, "output_num": self.output_num})
+
+
+class Slice(Primitive):
+    """``Slice()(x, begin, size)``: the block of x starting at ``begin`` with ``size`` elements per
+    dimension (-1: up to the end of that dimension)."""
+
+    def __call__(self, input_x: Any, begin: Sequence[int], size: Sequence[int]) -> Tensor:
+        return apply_op("Slice", [input_x], {"begin": _int_tuple("Slice: begin", begin),
+                                             "size": _int_tuple("Slice: size", size)})[0]
+
+
+class Pad(Primitive):
+    """``Pad(paddings)(x)``: x with zeros around it, ``paddings[d] = (before, after)`` for dimension d."""
+
+    def __init__(self, paddings: Sequence[Sequence[int]]):
+        super().__init__()
+        if not isinstance(paddings, (tuple, list)):
+            raise InvalidParamError(f"Pad: paddings={paddings!r} must be a tuple of (before, after) pairs")
+        self.paddings = tuple(_int_tuple("Pad: paddings entry", p) for p in paddings)
+
+    def __call__(self, input_x: Any) -> Tensor:
+        return apply_op("Pad", [input_x], {"paddings": self.paddings})[0]
+
+
+class UnsortedSegmentSum(Primitive):
+    """``UnsortedSegmentSum()(x, segment_ids, num_segments)``: output[i] is the sum of the rows of x
+    whose segment id is i; rows with an id outside [0, num_segments) are dropped."""
+
+    def __call__(self, input_x: Any, segment_ids: Any, num_segments: Any) -> Tensor:
+        if isinstance(num_segments, Tensor):
+            num_segments = int(num_segments)
+        return apply_op("UnsortedSegmentSum", [input_x, segment_ids], {"num_segments": num_segments})[0]
+
+
 class Gather(Primitive):
     def __init__(self, batch_dims: int = 0):
         super().__init__()
@@ -449,6 +500,61 @@ cat = concat
 
 def gather(input_params: Any, input_indices: Any, axis: int = 0) -> Tensor:
     return Gather()(input_params, input_indices, axis)
+
+
+def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Tensor, ...]:
+    """Parts of ``split_size_or_sections`` elements along ``axis`` (the last part holds the rest),
+    or one part per size of a list that sums to the axis length. Built as MindSpore builds it:
+    Split when the parts are equal, otherwise Slices."""
+    x = _tensor(tensor)
+    if not x.ndim:
+        raise InvalidParamError("split: tensor must have rank >= 1, got a scalar")
+    axis = check_int(axis, "split: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    dim = x.shape[axis]
+
+    def part(start: int, length: int) -> Tensor:
+        return slice(x, tuple(start if d == axis else 0 for d in range(x.ndim)),
+                     tuple(length if d == axis else -1 for d in range(x.ndim)))
+
+    if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
+        size = check_int(split_size_or_sections, "split: split_size_or_sections", minimum=1)
+        if dim <= size or dim % size == 0:
+            return Split(axis, max(dim // size, 1))(x)
+        head = dim // size * size
+        return Split(axis, dim // size)(part(0, head)) + (part(head, dim - head),)
+    sections = _int_tuple("split: split_size_or_sections", split_size_or_sections)
+    if any(s < 0 for s in sections) or builtins.sum(sections) != dim:
+        raise InvalidParamError(f"split: split_size_or_sections={list(sections)} must be sizes >= 0 that sum to "
+                                f"dimension {axis} of the tensor's shape {x.shape} ({dim})")
+    starts = np.cumsum((0,) + sections[:-1])
+    return tuple(part(int(start), s) for start, s in zip(starts, sections))
+
+
+def slice(input_x: Any, begin: Sequence[int], size: Sequence[int]) -> Tensor:
+    return Slice()(input_x, begin, size)
+
+
+def pad(input_x: Any, padding: Sequence[int], mode: str = "constant", value: Any = None) -> Tensor:
+    """``padding`` pairs (before, after) start at the last dimension: (left, right, top, bottom, ...)."""
+    x = _tensor(input_x)
+    if mode != "constant":
+        raise FeatureNotSupportedError(f"pad: mode={mode!r} is not supported; use 'constant'")
+    flat = _int_tuple("pad: padding", padding)
+    if len(flat) % 2 or len(flat) // 2 > x.ndim:
+        raise InvalidParamError(f"pad: padding={list(flat)} must hold an even number of ints, at most 2 per "
+                                f"dimension of the input's shape {x.shape}")
+    if any(p < 0 for p in flat):
+        raise InvalidParamError(f"pad: padding={list(flat)} must be >= 0 (negative padding is not supported on "
+                                f"Ascend); use ops.slice to crop")
+    pairs = [(0, 0)] * (x.ndim - len(flat) // 2) + [tuple(flat[i:i + 2]) for i in reversed(range(0, len(flat), 2))]
+    attrs = {"paddings": tuple(pairs)}
+    if value is not None:
+        attrs["value"] = value
+    return apply_op("Pad", [x], attrs)[0]
+
+
+def unsorted_segment_sum(input_x: Any, segment_ids: Any, num_segments: Any) -> Tensor:
+    return UnsortedSegmentSum()(input_x, segment_ids, num_segments)
 
 
 def reshape(x: Any, shape: Sequence[int]) -> Tensor:

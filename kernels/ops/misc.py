@@ -1,18 +1,38 @@
-"""Data movement: Transpose, Concat, Gather. Bit copies in the storage type, no conversion.
+"""Data movement: Transpose, Concat, Split, Slice, Pad, Gather, UnsortedSegmentSum, and their
+backward rules. Bit copies in the storage type, no conversion (except UnsortedSegmentSum, which adds).
 
-All three split the flat output range over blocks like an elementwise op.
+Transpose, Concat, Split, Slice, Pad and Gather split the flat range of one tensor over blocks like
+an elementwise op: the output, or the input for Split (whose pieces are disjoint ranges of it), so
+every output element is written by exactly one block. UnsortedSegmentSum also splits its output over
+blocks: each block zeroes its own range, then scans every segment id and adds the rows of x that fall
+into it, in ascending row order. No two blocks write the same element, so the scatter-add has no race
+and its rounding does not depend on block scheduling (float16 sums accumulate in a float32
+workspace, one element per output element).
+
+Slice and Pad are one kernel, a window: output element o reads x[o - before] (per dimension), or the
+fill value where that index is outside x. Slice's window starts at -begin, Pad's at the front padding.
+
+Backward rules (as MindSpore builds them): Transpose by the inverse permutation; Concat slices dout
+per input; Split concatenates the douts (zeros for an output that does not reach the result); Slice
+pads dout back into zeros and Pad slices it back out; Gather scatters dout with UnsortedSegmentSum
+over the gathered axis (moved to the front and back with Transposes); UnsortedSegmentSum gathers dout
+by segment id. Ids and indices outside the valid range get and give no gradient, as the forward ops
+read zeros for them (Gather) or drop their rows (UnsortedSegmentSum).
 """
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ascendemu.device.cost import KernelCost
-from ascendemu.kernels.opdef import Exposure, OpDef, Plan
-from ascendemu.kernels.signature import OpSignature, TensorDesc
+from ascendemu.errors import check_int
+from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
+from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
-from .common import ANY, check_arity, check_dtype, fail, norm_axis, same_dtype
-from .elementwise import strided_source
+from .common import ANY, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
+from .elementwise import const_literal, strided_source
 
 ZERO = {"float32": "f32(0.0)", "float16": "np.uint16(0)", "int32": "np.int32(0)"}
 
@@ -54,6 +74,65 @@ def infer_concat(sig: OpSignature) -> tuple[TensorDesc, ...]:
     return (TensorDesc(first[:axis] + (total,) + first[axis + 1:], dtype),)
 
 
+def split_sections(sig: OpSignature) -> tuple[int, int, int]:
+    """(axis, number of sections, section length) of a Split: output_num equal sections of x along axis."""
+    x = sig.inputs[0].shape
+    if not x:
+        raise fail(sig, "input 0 (x) must have rank >= 1, got a scalar")
+    axis = norm_axis(sig, sig.attr("axis", 0), len(x))
+    count = check_int(sig.attr("output_num", 1), f"{sig.op}: attr output_num", minimum=1)
+    if x[axis] % count:
+        raise fail(sig, f"attr output_num={count} does not divide dimension {axis} of x shape {x} "
+                        f"({x[axis]}); use ops.split with a list of section sizes for unequal parts")
+    return axis, count, x[axis] // count
+
+
+def infer_split(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    dtype = check_dtype(sig, 0, ANY, "x")
+    x = sig.inputs[0].shape
+    axis, count, length = split_sections(sig)
+    return (TensorDesc(x[:axis] + (length,) + x[axis + 1:], dtype),) * count
+
+
+def window(sig: OpSignature) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(output shape, before) of a Slice or Pad: output index o of dimension d reads x at o - before[d]."""
+    x = sig.inputs[0].shape
+    if not x:
+        raise fail(sig, "input 0 (x) must have rank >= 1, got a scalar")
+    if sig.op == "Pad":
+        pairs = sig.attr("paddings")
+        ok = (isinstance(pairs, tuple) and len(pairs) == len(x)
+              and all(isinstance(p, tuple) and len(p) == 2
+                      and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in p) for p in pairs))
+        if not ok:
+            raise fail(sig, f"attr paddings={pairs!r} must be {len(x)} pairs (before, after) of ints >= 0, "
+                            f"one per dimension of x shape {x}")
+        return tuple(n + a + b for n, (a, b) in zip(x, pairs)), tuple(a for a, _ in pairs)
+    begin = int_tuple(sig, "begin", sig.attr("begin"), (len(x),))
+    size = int_tuple(sig, "size", sig.attr("size"), (len(x),))
+    out = []
+    for d, (b, s, n) in enumerate(zip(begin, size, x)):
+        if not 0 <= b <= n:
+            raise fail(sig, f"attr begin={begin}: begin[{d}]={b} is outside dimension {d} of x shape {x} "
+                            f"(valid: 0..{n})")
+        s = n - b if s == -1 else s
+        if not 0 <= s <= n - b:
+            raise fail(sig, f"attr size={size}: size[{d}]={size[d]} from begin[{d}]={b} does not fit dimension "
+                            f"{d} of x shape {x}; give 0..{n - b}, or -1 for the rest")
+        out.append(s)
+    return tuple(out), tuple(-b for b in begin)
+
+
+def infer_window(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    dtype = check_dtype(sig, 0, ANY, "x")
+    value = sig.attr("value", 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(sig, f"attr value={value!r} must be a number")
+    return (TensorDesc(window(sig)[0], dtype),)
+
+
 def infer_gather(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 2, ("params", "indices"))
     dtype = check_dtype(sig, 0, ANY, "params")
@@ -65,13 +144,48 @@ def infer_gather(sig: OpSignature) -> tuple[TensorDesc, ...]:
     return (TensorDesc(p[:axis] + sig.inputs[1].shape + p[axis + 1:], dtype),)
 
 
+def infer_segment_sum(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(num_segments,) + the dimensions of x after those segment_ids covers."""
+    check_arity(sig, 2, ("x", "segment_ids"))
+    dtype = check_dtype(sig, 0, ANY, "x")
+    check_dtype(sig, 1, ("int32",), "segment_ids")
+    x, ids = sig.inputs[0].shape, sig.inputs[1].shape
+    if not ids or x[:len(ids)] != ids:
+        raise fail(sig, f"input 1 (segment_ids) shape {ids} must be a non-empty prefix of input 0 (x) shape {x}")
+    count = check_int(sig.attr("num_segments"), f"{sig.op}: attr num_segments", minimum=1)
+    return (TensorDesc((count,) + x[len(ids):], dtype),)
+
+
 # -------------------------------------------------------------------------------------- plan, emit
 
 def plan_copy(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    """Every op of this family reads and writes its output's bytes (Gather also its indices)."""
-    out = outputs[0]
+    """Transpose, Concat, Split and Gather read and write every byte they move once (Gather also its
+    indices; Split walks its input, the sum of its outputs)."""
+    moved = sum(d.nbytes for d in outputs)
     extra = sig.inputs[1].nbytes if sig.op == "Gather" else 0
-    return Plan(src.elementwise_blocks(out.size), KernelCost(bytes=2 * out.nbytes + extra, dtype=out.dtype))
+    walked = sig.inputs[0].size if sig.op == "Split" else outputs[0].size
+    return Plan(src.elementwise_blocks(walked), KernelCost(bytes=2 * moved + extra, dtype=outputs[0].dtype))
+
+
+def plan_window(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Every output byte is written once; only the part of x inside the window is read."""
+    out = outputs[0]
+    shape, before = window(sig)
+    inside = math.prod(max(0, min(n, b + m) - max(0, b)) for n, b, m in zip(shape, before, sig.inputs[0].shape))
+    cost = KernelCost(bytes=out.nbytes + inside * ITEMSIZE[out.dtype], dtype=out.dtype)
+    return Plan(src.elementwise_blocks(out.size), cost, tiling={"before": before})
+
+
+def plan_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One add per element of x, one zeroing store per output element; every block reads all the
+    segment ids. float16 sums accumulate in a float32 workspace element per output element."""
+    x, ids = sig.inputs
+    out = outputs[0]
+    block_dim = src.elementwise_blocks(out.size)
+    wide = out.dtype == "float16"
+    workspace = (block_dim * -(-out.size // block_dim) * 4,) if wide else ()
+    moved = x.nbytes + block_dim * ids.nbytes + out.nbytes + (2 * 4 * out.size if wide else 0)
+    return Plan(block_dim, KernelCost(vector_ops=x.size + out.size, bytes=moved, dtype=out.dtype), workspace)
 
 
 def emit_transpose(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
@@ -82,24 +196,76 @@ def emit_transpose(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan
     return strided_source((x,), full, outputs[0].shape, ["t0 = v0"], [("t0", x.dtype)], "raw")
 
 
-def emit_concat(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    out = outputs[0]
-    axis = norm_axis(sig, sig.attr("axis", 0), len(out.shape))
-    inner = math.prod(out.shape[axis + 1:])
-    row = out.shape[axis] * inner
-    lines = src.HEADER + src.views(*[(f"x{i}", i, d.dtype) for i, d in enumerate(sig.inputs)],
-                                   ("y", len(sig.inputs), out.dtype))
-    lines += src.indent(src.split_lines(str(out.size)))
+def emit_pieces(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Concat and Split: a whole tensor made of pieces laid side by side along an axis. Concat walks
+    the whole (its output) and copies each piece in; Split walks the whole (its input) and copies
+    each piece out. Row r of the whole holds row r of every piece, one after the other."""
+    if sig.op == "Concat":
+        whole, pieces = outputs[0], sig.inputs
+        axis = norm_axis(sig, sig.attr("axis", 0), len(whole.shape))
+        names = [(f"p{i}", i, d.dtype) for i, d in enumerate(pieces)] + [("w", len(pieces), whole.dtype)]
+        copy = "w[f] = p{i}[at + f]"
+    else:
+        whole, pieces = sig.inputs[0], outputs
+        axis = split_sections(sig)[0]
+        names = [("w", 0, whole.dtype)] + [(f"p{i}", 1 + i, d.dtype) for i, d in enumerate(pieces)]
+        copy = "p{i}[at + f] = w[f]"
+    inner = math.prod(whole.shape[axis + 1:])
+    row = whole.shape[axis] * inner
+    lines = src.HEADER + src.views(*names) + src.indent(src.split_lines(str(whole.size)))
     body = [f"start = row * {row}"]
     offset = 0
-    for i, d in enumerate(sig.inputs):
+    for i, d in enumerate(pieces):
         length = d.shape[axis] * inner
         if length:
             body += [f"s0 = max(lo, start + {offset})", f"s1 = min(hi, start + {offset + length})",
-                     f"src = row * {length} - start - {offset}",
-                     "for f in range(s0, s1):", f"    y[f] = x{i}[src + f]"]
+                     f"at = row * {length} - start - {offset}",
+                     "for f in range(s0, s1):", "    " + copy.format(i=i)]
         offset += length
     body.append("row += 1")
+    lines += [f"    row = lo // {max(row, 1)}", f"    while row * {row} < hi:"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def fill_literal(dtype: str, value: float) -> str:
+    """Source literal of ``value`` in the storage type of ``dtype`` (float16: its bits)."""
+    if dtype == "float16":
+        return f"np.uint16({int(np.float16(value).view(np.uint16))})"
+    if dtype == "int32":
+        return f"np.int32({int(value)})"
+    return const_literal(value, "f")
+
+
+def emit_window(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Slice and Pad. Trailing dimensions the window leaves whole merge into one contiguous row, so
+    a Slice along axis k copies rows of shape[k:]; each output row is an outside part (fill), the
+    part inside x (a contiguous copy) and another outside part."""
+    x, out = sig.inputs[0], outputs[0]
+    before = plan.tiling["before"]
+    rank = len(x.shape)
+    k = max([d for d in range(rank) if before[d] or out.shape[d] != x.shape[d]], default=0)
+    tail = math.prod(x.shape[k + 1:])
+    row, in_row = out.shape[k] * tail, x.shape[k] * tail
+    v0, v1 = max(before[k] * tail, 0), min((before[k] + x.shape[k]) * tail, row)
+    fill = fill_literal(out.dtype, sig.attr("value", 0))
+    lines = src.HEADER + src.views(("x", 0, x.dtype), ("y", 1, out.dtype))
+    lines += src.indent(src.split_lines(str(out.size)))
+    body = [f"start = row * {row}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {row})",
+            "base = 0", "ok = True"]
+    if k:
+        # decode the output row into the outer indices and map each into x
+        body += ["r = row", "scale = 1"]
+        for d in reversed(range(k)):
+            body += [f"i = r % {out.shape[d]} - {before[d]}", f"r = r // {out.shape[d]}",
+                     f"ok = ok and i >= 0 and i < {x.shape[d]}", "base += i * scale", f"scale *= {x.shape[d]}"]
+    body += ["if ok:",
+             f"    for j in range(j0, min(j1, {v0})):", f"        y[start + j] = {fill}",
+             f"    at = base * {in_row} - {before[k] * tail}",
+             f"    for j in range(max(j0, {v0}), min(j1, {v1})):", "        y[start + j] = x[at + j]",
+             f"    for j in range(max(j0, {v1}), j1):", f"        y[start + j] = {fill}",
+             "else:",
+             "    for j in range(j0, j1):", f"        y[start + j] = {fill}",
+             "row += 1"]
     lines += [f"    row = lo // {max(row, 1)}", f"    while row * {row} < hi:"] + src.indent(body, 2)
     return src.finish(lines)
 
@@ -126,9 +292,127 @@ def emit_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
     return src.finish(lines)
 
 
+def emit_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Block b owns output elements [lo, hi): it zeroes them, then adds every row of x whose segment
+    id lands in them, rows in ascending order. Ids outside [0, num_segments) drop their row."""
+    x, ids = sig.inputs
+    out = outputs[0]
+    inner = math.prod(out.shape[1:])
+    count = out.shape[0]
+    lines = src.HEADER + src.views(("x", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
+    if out.dtype == "float16":
+        lines += ["    " + src.view("acc", 3, "float32")]
+        zero, add = "f32(0.0)", f"acc[f] += {src.load('float16', 'x[at + f]')}"
+    elif out.dtype == "int32":
+        lines += ["    acc = y"]
+        zero, add = "np.int32(0)", "acc[f] = np.int32(i64(acc[f]) + i64(x[at + f]))"
+    else:
+        lines += ["    acc = y"]
+        zero, add = "f32(0.0)", "acc[f] += x[at + f]"
+    lines += src.indent(src.split_lines(str(out.size)))
+    body = ["for f in range(lo, hi):", f"    acc[f] = {zero}",
+            f"for r in range({ids.size}):",
+            "    s = i64(ix[r])",
+            f"    if s >= 0 and s < {count}:",
+            f"        s0 = max(lo, s * {inner})", f"        s1 = min(hi, s * {inner} + {inner})",
+            f"        at = (r - s) * {inner}",
+            "        for f in range(s0, s1):", "            " + add]
+    if out.dtype == "float16":
+        body += ["for f in range(lo, hi):", f"    y[f] = {src.store('float16', 'acc[f]')}"]
+    return src.finish(lines + src.indent(body))
+
+
+# ---------------------------------------------------------------------------------- backward rules
+
+def zeros(b: GradBuilder, value: int) -> int:
+    """Zeros shaped like ``value``."""
+    desc = b.desc(value)
+    return b.broadcast(b.scalar(0, desc.dtype), desc.shape)
+
+
+def grad_transpose(b: GradBuilder, c: GradCall) -> tuple[int]:
+    perm = transpose_perm(c.sig)
+    inverse = tuple(sorted(range(len(perm)), key=perm.__getitem__))
+    return (b.op("Transpose", c.douts[0], perm=inverse),)
+
+
+def grad_concat(b: GradBuilder, c: GradCall) -> tuple[int | None, ...]:
+    """Each wanted input's gradient is its slice of dout."""
+    (dout,) = c.douts
+    shape = b.desc(dout).shape
+    axis = norm_axis(c.sig, c.sig.attr("axis", 0), len(shape))
+    grads, offset = [], 0
+    for want, desc in zip(c.wants, c.sig.inputs):
+        begin = tuple(offset if d == axis else 0 for d in range(len(shape)))
+        grads.append(b.op("Slice", dout, begin=begin, size=desc.shape) if want else None)
+        offset += desc.shape[axis]
+    return tuple(grads)
+
+
+def grad_split(b: GradBuilder, c: GradCall) -> tuple[int]:
+    """The douts side by side; an output that does not reach the result contributes zeros."""
+    axis = split_sections(c.sig)[0]
+    parts = [zeros(b, out) if d is None else d for d, out in zip(c.douts, c.outputs)]
+    return (parts[0] if len(parts) == 1 else b.op("Concat", *parts, axis=axis),)
+
+
+def grad_slice(b: GradBuilder, c: GradCall) -> tuple[int]:
+    shape, before = window(c.sig)
+    paddings = tuple((-f, n - s + f) for n, s, f in zip(c.sig.inputs[0].shape, shape, before))
+    return (b.op("Pad", c.douts[0], paddings=paddings),)
+
+
+def grad_pad(b: GradBuilder, c: GradCall) -> tuple[int]:
+    _, before = window(c.sig)
+    return (b.op("Slice", c.douts[0], begin=before, size=c.sig.inputs[0].shape),)
+
+
+def grad_gather(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    """UnsortedSegmentSum of dout by the indices over the gathered axis. The segment sum works on
+    leading dimensions, so dout's index dimensions move to the front and the result's segment
+    dimension moves back to the axis (no Transpose when axis is 0)."""
+    if not c.wants[0]:
+        return None, None
+    params, indices = c.sig.inputs
+    (dout,), index = c.douts, c.inputs[1]
+    p = params.shape
+    axis = norm_axis(c.sig, c.sig.attr("axis", 0), len(p))
+    k = len(indices.shape)
+    if k == 0:              # a scalar index removed the axis: give both back a length-1 dimension
+        index = b.op("Reshape", index, shape=(1,))
+        dout = b.op("Reshape", dout, shape=p[:axis] + (1,) + p[axis + 1:])
+        k = 1
+    if axis:
+        rank = len(b.desc(dout).shape)
+        front = tuple(range(axis, axis + k)) + tuple(range(axis)) + tuple(range(axis + k, rank))
+        dout = b.op("Transpose", dout, perm=front)
+    grad = b.op("UnsortedSegmentSum", dout, index, num_segments=p[axis])
+    if axis:
+        back = tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(p)))
+        grad = b.op("Transpose", grad, perm=back)
+    return grad, None
+
+
+def grad_segment_sum(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    """Each row of x receives its segment's dout (zeros for a dropped row, as Gather reads them)."""
+    if not c.wants[0]:
+        return None, None
+    return b.op("Gather", c.douts[0], c.inputs[1], axis=0), None
+
+
 OPS: tuple[OpDef, ...] = (
-    OpDef("Transpose", "transpose", infer_transpose, plan_copy, emit_transpose,
+    OpDef("Transpose", "transpose", infer_transpose, plan_copy, emit_transpose, grad=grad_transpose,
           frontend=Exposure(("Transpose",), ("transpose", "permute"))),
-    OpDef("Concat", "concat", infer_concat, plan_copy, emit_concat, frontend=Exposure(("Concat",), ("concat", "cat"))),
-    OpDef("Gather", "gather", infer_gather, plan_copy, emit_gather, frontend=Exposure(("Gather",), ("gather",))),
+    OpDef("Concat", "concat", infer_concat, plan_copy, emit_pieces, grad=grad_concat,
+          frontend=Exposure(("Concat",), ("concat", "cat"))),
+    OpDef("Split", "split_d", infer_split, plan_copy, emit_pieces, grad=grad_split,
+          frontend=Exposure(("Split",), ("split",))),
+    OpDef("Slice", "slice_d", infer_window, plan_window, emit_window, grad=grad_slice,
+          frontend=Exposure(("Slice",), ("slice",))),
+    OpDef("Pad", "pad_d", infer_window, plan_window, emit_window, grad=grad_pad,
+          frontend=Exposure(("Pad",), ("pad",))),
+    OpDef("Gather", "gather", infer_gather, plan_copy, emit_gather, grad=grad_gather,
+          frontend=Exposure(("Gather",), ("gather",))),
+    OpDef("UnsortedSegmentSum", "unsorted_segment_sum_d", infer_segment_sum, plan_segment_sum, emit_segment_sum,
+          grad=grad_segment_sum, frontend=Exposure(("UnsortedSegmentSum",), ("unsorted_segment_sum",))),
 )
