@@ -12,6 +12,7 @@ imports numba itself.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import sys
@@ -120,11 +121,16 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return pool
 
 
-def _discard_pool() -> None:
+def _discard_pool(wait: bool = False) -> None:
     global _POOL
     if _POOL is not None:
-        _POOL[1].shutdown(wait=False, cancel_futures=True)
+        _POOL[1].shutdown(wait=wait, cancel_futures=True)
         _POOL = None
+
+
+# Shut the pool down while the interpreter is whole: left to garbage collection at teardown, its
+# manager thread's callback finds its modules gone and prints a traceback.
+atexit.register(_discard_pool, wait=True)
 
 
 def _is_broken(exc: BaseException) -> bool:

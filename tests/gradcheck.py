@@ -15,18 +15,12 @@ import numpy as np
 from ascendemu.graph.autodiff import differentiate
 from ascendemu.graph.capture import Tracer
 from ascendemu.graph.executor import DeviceExecutor
-from ascendemu.graph.plan import compile_graph
-from ascendemu.kernels.library import plan_kernel
 from ascendemu.kernels.signature import TensorDesc
 
 
 def autodiff_grads(executor: DeviceExecutor, op: str, arrays: Sequence[np.ndarray], attrs: dict,
-                   cotangent: np.ndarray, out_index: int = 0, jit_level: str = "O0",
-                   jobs: int | None = None) -> list[np.ndarray]:
-    """[forward output, d/d input 0, d/d input 1, ...] computed on the device.
-
-    ``jobs``: build the graph's missing kernels first in up to that many processes (1: in this one,
-    which for a few small kernels is faster than starting build workers)."""
+                   cotangent: np.ndarray, out_index: int = 0, jit_level: str = "O0") -> list[np.ndarray]:
+    """[forward output, d/d input 0, d/d input 1, ...] computed on the device."""
     tracer = Tracer(f"grad_{op}")
     ins = [tracer.input(TensorDesc(a.shape, str(a.dtype))) for a in arrays]
     with tracer.active():
@@ -34,10 +28,6 @@ def autodiff_grads(executor: DeviceExecutor, op: str, arrays: Sequence[np.ndarra
         sens = tracer.literal(np.asarray(cotangent), str(cotangent.dtype))
         grads = differentiate(tracer, outs[out_index], ins, sens)
     tracer.graph.outputs = [outs[out_index]] + grads
-    if jobs is not None:
-        compiled = compile_graph(tracer.graph, jit_level, executor.exec_order)
-        executor.kernel_cache.get_many([plan_kernel(k.signature, tuple(compiled.values[v] for v in k.outputs))
-                                        for k in compiled.kernels], jobs=jobs, progress=False)
     return executor.run_graph(tracer.graph, list(arrays), jit_level)
 
 

@@ -56,7 +56,7 @@ def rand(shape, dtype="float32"):
 
 def grads(ex, op, arrays, attrs, ct, **kw):
     """Forward output and input gradients on the device, kernels built in this process."""
-    return autodiff_grads(ex, op, arrays, attrs, ct, jobs=1, **kw)
+    return autodiff_grads(ex, op, arrays, attrs, ct, **kw)
 
 
 def check_rule(ex, op, arrays, attrs, reference, adjoint, out_index=0, jit_level="O0", tol=None):
