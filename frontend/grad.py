@@ -67,9 +67,8 @@ def _grad_call(fn: Callable, args: tuple, positions: tuple[int, ...], weights: l
             raise InvalidParamError(f"argument {p} is a {type(args[p]).__name__}, not a Tensor: it cannot be "
                                     f"differentiated (change grad_position)")
     wrt = [tracer_value(tracer, args[p]) for p in positions] + [tracer_value(tracer, w) for w in weights]
-    before = dict(tracer.graph.updates)
-    out = fn(*args)
-    tracer.keep_first_updates(before)
+    with tracer.replay():
+        out = fn(*args)
     main = out[0] if has_aux and isinstance(out, (tuple, list)) else out
     outputs = _tensors(main, "the function's output")
     senses: list[Any] = [None] * len(outputs)

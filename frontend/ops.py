@@ -29,7 +29,8 @@ from ascendemu.kernels.signature import OpSignature
 from .backend import get_backend
 from .capture import tracer_value
 from .common import dtype as mstype
-from .tensor import Tensor
+from .common.seed import call_site_op, graph_seed
+from .tensor import GeneratorState, Tensor
 from .unsupported import unsupported
 
 # Implicit type promotion of binary ops, lowest first (MindSpore promotes int -> float, fp16 -> fp32).
@@ -398,6 +399,78 @@ class Gather(Primitive):
 
     def __call__(self, params: Any, indices: Any, axis: int = 0) -> Tensor:
         return apply_op("Gather", [params, indices], {"axis": int(axis)})[0]
+
+
+def _probability(owner: str, name: str, value: Any, low_open: bool, allow_int: bool = False) -> float:
+    """A dropout probability as MindSpore checks it: a float (an int too where ``allow_int``) in
+    (0, 1] (``low_open``: a keep probability) or in [0, 1) (a drop probability)."""
+    kinds = (int, float) if allow_int else (float,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be a float{' or an int' if allow_int else ''}, "
+                                f"got {type(value).__name__}; write e.g. {name}=0.5")
+    ok = 0.0 < value <= 1.0 if low_open else 0.0 <= value < 1.0
+    if not ok:
+        interval = "(0, 1]" if low_open else "[0, 1)"
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be in {interval}")
+    return float(value)
+
+
+def _seed_arg(owner: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be an int")
+    return value
+
+
+class Dropout(Primitive):
+    """``ops.Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x) -> (output, mask)``: each element is kept with
+    probability ``keep_prob`` and scaled by ``1 / keep_prob``, or zeroed.
+
+    ``mask`` here is a tensor of x's shape and dtype, 1.0 where the element was kept and 0.0 where it
+    was dropped (``output = x * mask / keep_prob``), which is MindSpore's form on GPU and CPU; on
+    Ascend MindSpore returns a uint8 bitmask of ``ceil(x.size / 128) * 16`` bytes instead.
+
+    The mask comes from a counter-based generator (Philox-4x32-10 over the element index) keyed by
+    the seed pair, whose offset advances on every call, in device memory (:class:`GeneratorState`):
+    each call draws a new mask and a run repeats its masks. ``Seed0 = Seed1 = 0`` lets MindSpore's
+    kernel pick a random seed; here it takes the next pair of the global seed (``set_seed``), as
+    ``nn.Dropout`` does.
+    """
+
+    def __init__(self, keep_prob: float = 0.5, Seed0: int = 0, Seed1: int = 0):
+        super().__init__()
+        self.keep_prob = _probability("Dropout", "keep_prob", keep_prob, low_open=True)
+        seeds = (_seed_arg("Dropout", "Seed0", Seed0), _seed_arg("Dropout", "Seed1", Seed1))
+        if seeds == (0, 0):
+            seeds = graph_seed(0, "dropout")
+        self.Seed0, self.Seed1 = seeds      # MindSpore's attribute names
+        self.state = GeneratorState(*seeds, name="dropout_state")
+
+    def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
+        out, mask = apply_op("Dropout", [x, self.state], {"keep_prob": self.keep_prob})
+        assign(self.state, self.state + _GENERATOR_STEP)
+        return out, mask
+
+
+# what one draw adds to a generator state (seed0, seed1, offset)
+_GENERATOR_STEP = Tensor(np.array([0, 0, 1], np.int32))
+
+
+def dropout(input: Any, p: float = 0.5, training: bool = True, seed: int | None = None) -> Tensor:
+    """Zero each element with probability ``p`` and scale the others by ``1 / (1 - p)``; the identity
+    when ``training`` is False. Called from plain Python, each call is a new op with the next seed
+    pair (MindSpore's PyNative behaviour); inside a captured graph, each call site keeps one op whose
+    generator advances every step, as in MindSpore's compiled graphs."""
+    if not isinstance(training, bool):
+        raise InvalidParamError(f"dropout: training={training!r} must be a bool")
+    keep = 1.0 - _probability("dropout", "p", p, low_open=False)
+    if not training:
+        return _tensor(input)
+    tracer = current_tracer()
+    if tracer is None:
+        return Dropout(keep, *graph_seed(seed, "dropout"))(input)[0]
+    site = (tracer.graph.name, tracer.draw(), keep, seed)
+    op = call_site_op(site, lambda: Dropout(keep, *graph_seed(seed, "dropout")))
+    return op(input)[0]
 
 
 # ---------------------------------------------------------------------------------------- no-task ops

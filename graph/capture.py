@@ -57,6 +57,8 @@ class Tracer:
         self._objects: dict[int, tuple[Any, int]] = {}   # id(tensor) -> (tensor kept alive, value id)
         self._literals: dict[tuple, int] = {}
         self._states: dict[int, int] = {}                   # id(parameter) -> its constant's value id
+        self._generators: set[int] = set()                  # id(parameter) of random generator states
+        self._draws = 0                                     # functional random calls traced so far
         self._literal_count = 0
 
     @contextmanager
@@ -98,14 +100,17 @@ class Tracer:
             self._literals[key] = vid
         return vid
 
-    def state(self, obj: Any, name: str, desc: TensorDesc) -> int:
-        """The current value of parameter ``obj``: its constant, or what the graph last assigned to it."""
+    def state(self, obj: Any, name: str, desc: TensorDesc, generator: bool = False) -> int:
+        """The current value of parameter ``obj``: its constant, or what the graph last assigned to it.
+        ``generator``: ``obj`` is a random op's generator state, which :meth:`replay` rewinds."""
         known = self._objects.get(id(obj))
         if known is not None:
             return known[1]
         vid = self.graph.add_state(name, desc, obj)
         self._objects[id(obj)] = (obj, vid)
         self._states[id(obj)] = vid
+        if generator:
+            self._generators.add(id(obj))
         return vid
 
     def assign(self, obj: Any, name: str, desc: TensorDesc, value: int) -> None:
@@ -115,17 +120,39 @@ class Tracer:
         self.graph.add_update(self._states[id(obj)], value)
         self._objects[id(obj)] = (obj, value)
 
-    def keep_first_updates(self, before: dict[int, int]) -> None:
-        """Undo the state updates of a forward pass traced again (a gradient's own forward after
-        ``loss = net(x)``): a parameter already assigned before (``before``, a copy of
-        ``graph.updates``) keeps its first new value, so a training step moves BatchNorm's moving
-        statistics once, as MindSpore's does."""
-        owner = {vid: key for key, vid in self._states.items()}
-        for param, value in before.items():
-            if self.graph.updates.get(param) != value:
-                self.graph.updates[param] = value
-                obj = self._objects[owner[param]][0]
-                self._objects[owner[param]] = (obj, value)
+    @contextmanager
+    def replay(self) -> Iterator[None]:
+        """Trace a forward pass again: a gradient's own forward after ``loss = net(x)``
+        (TrainOneStepCell), which must compute what the first pass computed.
+
+        Inside, random generator states read as they were when the graph began and functional random
+        calls are counted from 0 again (:meth:`draw`), so the pass draws the same random numbers (one
+        dropout mask per step, and common-subexpression elimination merges the two passes). After it,
+        every state already assigned before keeps its first new value, so a training step moves
+        BatchNorm's moving statistics and the generators' offsets once, as MindSpore's does.
+        """
+        before = dict(self.graph.updates)
+        rewound = {key: self._objects[key] for key in self._generators}
+        for key, (obj, _) in rewound.items():
+            self._objects[key] = (obj, self._states[key])
+        draws, self._draws = self._draws, 0
+        try:
+            yield
+        finally:
+            self._draws = max(draws, self._draws)
+            self._objects.update(rewound)
+            owner = {vid: key for key, vid in self._states.items()}
+            for param, value in before.items():
+                if self.graph.updates.get(param) != value:
+                    self.graph.updates[param] = value
+                    obj = self._objects[owner[param]][0]
+                    self._objects[owner[param]] = (obj, value)
+
+    def draw(self) -> int:
+        """The index of this functional random call among the graph's (``ops.dropout``): with the
+        graph's name it identifies the call site, whose generator state persists across steps."""
+        self._draws += 1
+        return self._draws - 1
 
     def literal(self, data: np.ndarray, dtype: str) -> int:
         """A literal constant made by the compiler itself (autodiff's ones and zeros, scalars)."""

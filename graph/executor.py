@@ -211,6 +211,9 @@ class DeviceExecutor:
         name = cache_name(graph.structure_hash(), jit_level, self.exec_order, default_max_streams(jit_level))
         prepared = self._prepared.get(name)
         if prepared is not None:
+            # this capture's parameters: a new network (or generator) may share a compiled structure,
+            # and its updates and constant outputs must reach it, not the first capture's
+            prepared.compiled.bind_constants(graph)
             return prepared
         compiled = self.graph_cache.load(name)
         if compiled is not None:

@@ -1,25 +1,41 @@
-"""The global seed behind every initializer, so that building a network is reproducible.
+"""The global seed behind every initializer and random op, so that building and training a network
+is reproducible.
 
 Unlike MindSpore (random weights unless ``set_seed`` is called) the default seed is fixed: a fresh
-process always builds the same weights, which keeps examples and traces comparable run to run.
+process always builds the same weights and draws the same dropout masks, which keeps examples and
+traces comparable run to run.
+
+Random ops take their seed pair from :func:`graph_seed`, MindSpore's ``_get_graph_seed``: the global
+seed and a per-kernel op seed that advances with every op created, so two dropout layers draw
+different masks; ``set_seed`` restarts the op seeds, so a rerun draws the same ones.
 """
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import numpy as np
 
 from ascendemu.errors import check_int
 
 DEFAULT_SEED = 0
+# MindSpore's constants: the global seed 0 stands for this one; op seeds advance by a fixed key step
+DEFAULT_GRAPH_SEED = 87654321
+MAXINT32 = 2**31 - 1
+OP_SEED_STEP = 3528531795 ^ 3449720151
 
 _seed = DEFAULT_SEED
 _rng = np.random.default_rng(DEFAULT_SEED)
+_op_seeds: dict[tuple[str, int], int] = {}        # (kernel, op seed given) -> the next op seed
+_call_sites: dict[tuple, Any] = {}                 # a functional random call site's op (see call_site_op)
 
 
 def set_seed(seed: int) -> None:
-    """Restart the initializer random stream from ``seed``."""
+    """Restart the initializer random stream, the random ops' seeds and their generators from ``seed``."""
     global _seed, _rng
     _seed = check_int(seed, "set_seed: seed", minimum=0)
     _rng = np.random.default_rng(seed)
+    _op_seeds.clear()
+    _call_sites.clear()
 
 
 def get_seed() -> int:
@@ -28,3 +44,24 @@ def get_seed() -> int:
 
 def rng() -> np.random.Generator:
     return _rng
+
+
+def graph_seed(op_seed: int | None, kernel: str) -> tuple[int, int]:
+    """The (global, op) seed pair of a random op of ``kernel`` created now (MindSpore's
+    ``_get_graph_seed``); each call advances the op seed. MindSpore returns (0, 0) when no seed was
+    set and lets the kernel pick a random one; here a seed is always set, so runs repeat."""
+    op = 0 if op_seed is None else check_int(op_seed, f"{kernel}: seed", minimum=0)
+    current = _op_seeds.setdefault((kernel, op), op)
+    _op_seeds[(kernel, op)] = current + OP_SEED_STEP
+    return (_seed or DEFAULT_GRAPH_SEED) % MAXINT32, current % MAXINT32
+
+
+def call_site_op(key: tuple, make: Callable[[], Any]) -> Any:
+    """The random op of a functional call site of a captured graph (``key``: the graph's name, the
+    call's index among its random calls and the call's arguments), made once: each step's capture
+    reuses its generator state, as MindSpore's compiled graph keeps one kernel per call site.
+    ``set_seed`` forgets them."""
+    op = _call_sites.get(key)
+    if op is None:
+        op = _call_sites[key] = make()
+    return op

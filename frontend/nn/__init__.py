@@ -10,8 +10,8 @@ from typing import Any
 from ..unsupported import unsupported
 from . import cell, layer, loss, optim, wrap
 from .cell import Cell, ParameterTuple
-from .layer import (AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, Conv2d, Dense, Flatten, GELU, LayerNorm, LogSoftmax,
-                    MaxPool2d, ReLU, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
+from .layer import (AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, Conv2d, Dense, Dropout, Flatten, GELU, LayerNorm,
+                    LogSoftmax, MaxPool2d, ReLU, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,
                    SoftmaxCrossEntropyWithLogits)
 from .optim import (SGD, Adam, AdamWeightDecay, Momentum, Optimizer, cosine_decay_lr, exponential_decay_lr,

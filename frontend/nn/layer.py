@@ -14,6 +14,7 @@ from ascendemu.errors import InvalidParamError
 from .. import ops
 from ..common import dtype as mstype
 from ..common.initializer import HeUniform, Uniform, initializer
+from ..common.seed import graph_seed
 from ..tensor import Parameter, Tensor
 from .cell import Cell
 
@@ -190,6 +191,32 @@ class LayerNorm(Cell):
 
     def extend_repr(self) -> str:
         return f"normalized_shape={self.normalized_shape}"
+
+
+class Dropout(Cell):
+    """Zero each element with probability ``p`` (or ``1 - keep_prob``) in training mode
+    (``set_train()``) and scale the rest by ``1 / (1 - p)``; the identity in eval mode, which is a
+    fresh Cell's, and when nothing is dropped. ``p`` wins when given; ``keep_prob`` is MindSpore's
+    deprecated form and ``dtype`` is accepted and unused, as there. Each layer owns an
+    ``ops.Dropout`` with its own seed pair (the global seed's next, see ``set_seed``) and generator,
+    so every step draws a new mask and a seeded run the same masks."""
+
+    def __init__(self, keep_prob: float = 0.5, p: float | int | None = None, dtype: Any = mstype.float32):
+        super().__init__()
+        if p is None:
+            keep = ops._probability("Dropout", "keep_prob", keep_prob, low_open=True)
+        else:
+            keep = 1.0 - ops._probability("Dropout", "p", p, low_open=False, allow_int=True)
+        self.keep_prob, self.p = keep_prob, p
+        self.dropout = ops.Dropout(keep, *graph_seed(0, "dropout"))
+
+    def construct(self, x: Tensor) -> Tensor:
+        if not self.training or self.keep_prob == 1 or self.p == 0:
+            return x
+        return self.dropout(x)[0]
+
+    def extend_repr(self) -> str:
+        return f"keep_prob={self.keep_prob}" if self.p is None else f"p={self.p}"
 
 
 class _Activation(Cell):

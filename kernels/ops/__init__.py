@@ -4,10 +4,11 @@ stanzas (``OPS``): shape rules, launch plans and kernel source generators, all p
 ``nb`` (numba intrinsics and the source compiler) is the only module here that imports numba; it is
 loaded on a cache miss, never by importing this package.
 """
-from . import conv, elementwise, loss, matmul, misc, norm, optim, pool, reduce
+from . import conv, elementwise, loss, matmul, misc, norm, optim, pool, random, reduce
 
 __all__ = ["FAMILIES", "common", "src", "nb"] + [m.__name__.rsplit(".", 1)[-1] for m in
-                                                  (conv, elementwise, loss, matmul, misc, norm, optim, pool, reduce)]
+                                                  (conv, elementwise, loss, matmul, misc, norm, optim, pool, random,
+                                                   reduce)]
 
 # every family module, in the order their ops are listed
-FAMILIES = (elementwise, norm, loss, reduce, matmul, conv, pool, misc, optim)
+FAMILIES = (elementwise, norm, loss, reduce, matmul, conv, pool, misc, optim, random)
