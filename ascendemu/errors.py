@@ -13,6 +13,7 @@ import numpy as np
 
 ACL_SUCCESS = 0
 ACL_ERROR_INVALID_PARAM = 100000
+ACL_ERROR_INVALID_FILE = 100003
 ACL_ERROR_BAD_ALLOC = 200000
 ACL_ERROR_RT_PARAM_INVALID = 107000
 ACL_ERROR_RT_INVALID_DEVICEID = 107001
@@ -48,6 +49,13 @@ class AclError(Exception):
 
 class InvalidParamError(AclError):
     code = ACL_ERROR_INVALID_PARAM
+
+
+class InvalidFileError(AclError):
+    """A file or directory a caller named is missing, unreadable, truncated or not in the expected format
+    (a dataset's IDX/CIFAR/image files); the message names the path and what was expected."""
+
+    code = ACL_ERROR_INVALID_FILE
 
 
 class RtParamInvalidError(AclError):

@@ -51,7 +51,8 @@ class MindSporeFinder(importlib.abc.MetaPathFinder):
             raise ModuleNotFoundError(
                 f"No module named {fullname!r} in ascendemu's MindSpore-compatible subset; it provides "
                 "mindspore, mindspore.nn, mindspore.ops (operations, functional), mindspore.context, "
-                "mindspore.common (dtype, initializer) and mindspore.dtype", name=fullname)
+                "mindspore.common (dtype, initializer), mindspore.dtype and mindspore.dataset (vision, "
+                "transforms)", name=fullname)
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module))
 
 

@@ -1,0 +1,432 @@
+"""Source datasets: user data (``GeneratorDataset``, ``NumpySlicesDataset``) and the standard on-disk
+formats (``MnistDataset``: IDX files, ``Cifar10Dataset``: binary batches, ``ImageFolderDataset``: one
+folder per class), read the way MindSpore reads them (file names, record layout, row order, dtypes).
+
+A random-access source is a :class:`MappableDataset`: its sampler (from ``shuffle``, ``num_samples``,
+``num_shards``/``shard_id`` or ``sampler=``) picks the row indices of each pass and the source reads
+those rows. Files are checked when the dataset is built (a missing folder, a wrong magic number, a
+truncated file fail at once, naming the file); pixel data is read when rows are.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ascendemu.errors import FeatureNotSupportedError, InvalidFileError, InvalidParamError, short_repr
+
+from . import config
+from .pipeline import Dataset, Row, _Run, split_sizes
+from .samplers import BuiltinSampler, SequentialSampler, SubsetRandomSampler, select_sampler
+from .transforms.transforms import as_array, to_np_dtype
+from .vision.transforms import decode_bytes
+
+
+def _unsupported_options(owner: str, cache: Any = None, decrypt: Any = None) -> None:
+    if cache is not None:
+        raise FeatureNotSupportedError(f"{owner}: cache= (a DatasetCache server) is not supported; the "
+                                       "pipeline reads the source directly, leave cache=None")
+    if decrypt is not None:
+        raise FeatureNotSupportedError(f"{owner}: decrypt= is not supported; decrypt the files beforehand")
+
+
+def _directory(path: Any, owner: str, expected: str) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidParamError(f"{owner}: dataset_dir {short_repr(path)} must be a path")
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        raise InvalidFileError(f"{owner}: dataset_dir {path!r} does not exist or is not a directory; give the "
+                               f"folder that holds {expected}")
+    return path
+
+
+class MappableDataset(Dataset):
+    """A source that can read any row by index; which rows a pass reads, in which order, is its sampler's."""
+
+    def __init__(self, num_samples: int | None, num_parallel_workers: int | None, shuffle: bool | None,
+                 sampler: Any, num_shards: int | None, shard_id: int | None):
+        super().__init__((), num_parallel_workers)
+        self.sampler: BuiltinSampler = select_sampler(num_samples, sampler, shuffle, num_shards, shard_id)
+
+    def _num_rows(self) -> int:
+        raise NotImplementedError
+
+    def _row(self, index: int) -> Row:
+        raise NotImplementedError
+
+    def _size(self) -> int | None:
+        return self.sampler._size(self._num_rows())
+
+    def is_shuffled(self) -> bool:
+        return self.sampler.is_shuffled()
+
+    def is_sharded(self) -> bool:
+        return self.sampler.is_sharded()
+
+    def use_sampler(self, sampler: BuiltinSampler) -> None:
+        """Read through ``sampler`` from now on."""
+        self.sampler = select_sampler(None, sampler, None, None, None)
+        self._dataset_size = None
+
+    def _rows(self, run: _Run, pass_id: int) -> Iterator[Row]:
+        n = self._num_rows()
+        for index in self.sampler._indices(n, run.rng(self, pass_id)):
+            if not 0 <= index < n:
+                raise InvalidParamError(f"{type(self).__name__}: the sampler chose row {index}, but the source "
+                                        f"has {n} rows (0..{n - 1})")
+            yield self._row(int(index))
+
+    def split(self, sizes: Sequence[int | float], randomize: bool = True) -> tuple["MappableDataset", ...]:
+        """Pieces that read disjoint rows of this source: consecutive rows, or with ``randomize`` a random
+        partition (drawn once from the global seed) each read in a fresh random order every epoch."""
+        if self.is_sharded():
+            raise InvalidParamError("split: the dataset is sharded; split it before sharding (num_shards)")
+        n = self.get_dataset_size()
+        order = config.generator(config.SPLIT_STREAM).permutation(n) if randomize else None
+        pieces, start = [], 0
+        for size in split_sizes(sizes, n):
+            piece = copy.copy(self)
+            piece.use_sampler(SubsetRandomSampler(order[start:start + size]) if randomize else
+                              SequentialSampler(start, size))
+            pieces.append(piece)
+            start += size
+        return tuple(pieces)
+
+
+# ------------------------------------------------------------------------------------- user data
+def _row_of(value: Any, columns: list[str], types: list[np.dtype] | None, who: str) -> Row:
+    """One item of a user source as a row: a tuple or list is one value per column, anything else one
+    column (MindSpore's rule)."""
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    if len(items) != len(columns):
+        raise InvalidParamError(f"{who} gave {len(items)} value(s) per row but column_names has {len(columns)} "
+                                f"({columns}); return one value per column (a tuple for several)")
+    row = tuple(as_array(v, f"{who} (column {c!r})") for v, c in zip(items, columns))
+    return row if types is None else tuple(a.astype(t) for a, t in zip(row, types))
+
+
+class GeneratorDataset(MappableDataset):
+    """Rows from Python: a random-access object (``__getitem__`` + ``__len__``: sampled, so shuffled by
+    default and shardable), an iterable (iterated anew each epoch) or a generator function (called anew
+    each epoch)."""
+
+    def __init__(self, source: Any, column_names: Any = None, column_types: Any = None, schema: Any = None,
+                 num_samples: int | None = None, num_parallel_workers: int = 1, shuffle: bool | None = None,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 python_multiprocessing: bool = True, max_rowsize: Any = None, batch_sampler: Any = None,
+                 collate_fn: Any = None):
+        self.random_access = hasattr(source, "__getitem__")
+        if not self.random_access:
+            if not callable(source) and not hasattr(source, "__iter__"):
+                raise InvalidParamError("GeneratorDataset: source must be callable (a generator function), "
+                                        "iterable, or random accessible (__getitem__ and __len__)")
+            for name, value in (("sampler", sampler), ("num_shards", num_shards)):
+                if value is not None:
+                    raise InvalidParamError(f"GeneratorDataset: {name} is not supported if source does not have "
+                                            "attribute '__getitem__'")
+        elif not hasattr(source, "__len__"):
+            raise InvalidParamError("GeneratorDataset: a random-access source (with __getitem__) must also "
+                                    "define __len__, the number of rows")
+        if schema is not None or batch_sampler is not None or collate_fn is not None:
+            raise FeatureNotSupportedError("GeneratorDataset: schema, batch_sampler and collate_fn are not "
+                                           "supported; give column_names (and column_types)")
+        if column_names is None:
+            raise InvalidParamError("GeneratorDataset: Neither columns_names nor schema are provided; give "
+                                    "column_names, one name per value the source returns")
+        super().__init__(num_samples, num_parallel_workers, shuffle if self.random_access else False,
+                         sampler, num_shards, shard_id)
+        self.source = source
+        self.column_names = _names_list(column_names, "GeneratorDataset: column_names")
+        if column_types is not None and len(column_types) != len(self.column_names):
+            raise InvalidParamError(f"GeneratorDataset: {len(column_types)} column_types for "
+                                    f"{len(self.column_names)} column_names")
+        self.column_types = None if column_types is None else \
+            [to_np_dtype(t, "GeneratorDataset: column_types") for t in column_types]
+        self.num_samples = self.sampler.num_samples
+
+    def _columns(self) -> list[str]:
+        return self.column_names
+
+    def _num_rows(self) -> int:
+        return len(self.source)
+
+    def _row(self, index: int) -> Row:
+        return _row_of(self.source[index], self.column_names, self.column_types, "GeneratorDataset's source")
+
+    def _size(self) -> int | None:
+        if self.random_access:
+            return super()._size()
+        if not hasattr(self.source, "__len__"):
+            return None
+        return len(self.source) if not self.num_samples else min(len(self.source), self.num_samples)
+
+    def _rows(self, run: _Run, pass_id: int) -> Iterator[Row]:
+        if self.random_access:
+            yield from super()._rows(run, pass_id)
+            return
+        items = iter(self.source) if hasattr(self.source, "__iter__") else iter(self.source())
+        for count, item in enumerate(items):
+            if self.num_samples and count >= self.num_samples:
+                return
+            yield _row_of(item, self.column_names, self.column_types, "GeneratorDataset's source")
+
+
+def _names_list(names: Any, what: str) -> list[str]:
+    names = [names] if isinstance(names, str) else list(names)
+    if not names or not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+        raise InvalidParamError(f"{what} {short_repr(names)} must be distinct non-empty column names")
+    return names
+
+
+class NumpySlicesDataset(MappableDataset):
+    """Rows sliced along the first axis of in-memory data: a dict (keys are the columns), a tuple (one
+    column per element) or a list / array (one column)."""
+
+    def __init__(self, data: Any, column_names: Any = None, num_samples: int | None = None,
+                 num_parallel_workers: int = 1, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None):
+        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        if isinstance(data, dict):
+            names, values = [str(k) for k in data], list(data.values())
+        elif isinstance(data, tuple):
+            names, values = [f"column_{i}" for i in range(len(data))], list(data)
+        elif isinstance(data, (list, np.ndarray)):
+            names, values = ["column_0"], [data]
+        else:
+            raise InvalidParamError(f"NumpySlicesDataset: data of type {type(data).__name__} is not supported; "
+                                    "give a list, a tuple of lists/arrays, a dict of them or a numpy array")
+        self.columns = [as_array(v, f"NumpySlicesDataset: column {n!r}") for n, v in zip(names, values)]
+        if column_names is not None:
+            names = _names_list(column_names, "NumpySlicesDataset: column_names")
+            if len(names) != len(self.columns):
+                raise InvalidParamError(f"NumpySlicesDataset: {len(names)} column_names for {len(self.columns)} "
+                                        "columns of data")
+        self.column_names = names
+        lengths = {len(c) if c.ndim else -1 for c in self.columns}
+        if len(lengths) != 1 or -1 in lengths:
+            raise InvalidParamError(f"NumpySlicesDataset: every column needs the same number of rows along its "
+                                    f"first axis, got {[c.shape for c in self.columns]}")
+
+    def _columns(self) -> list[str]:
+        return self.column_names
+
+    def _num_rows(self) -> int:
+        return len(self.columns[0])
+
+    def _row(self, index: int) -> Row:
+        return tuple(np.asarray(c[index]) for c in self.columns)
+
+
+# ------------------------------------------------------------------------------------- MNIST
+IDX_IMAGES_MAGIC = 2051
+IDX_LABELS_MAGIC = 2049
+MNIST_PREFIX = {"train": ["train"], "test": ["t10k"], "all": ["t10k", "train"]}   # test records come first
+
+
+def _usage(usage: Any, owner: str) -> str:
+    usage = "all" if usage is None else usage
+    if usage not in ("train", "test", "all"):
+        raise InvalidParamError(f"{owner}: usage {short_repr(usage)} must be 'train', 'test', 'all' or None")
+    return usage
+
+
+def _read_header(path: str, words: int, magic: int) -> tuple[int, ...]:
+    """The big-endian int32 header of an IDX file, checked: magic number, then the dimensions."""
+    with open(path, "rb") as f:
+        raw = f.read(4 * words)
+    if len(raw) < 4 * words:
+        raise InvalidFileError(f"MnistDataset: {path} is truncated: {len(raw)} bytes, shorter than the IDX "
+                               f"header ({4 * words} bytes)")
+    header = tuple(int(v) for v in np.frombuffer(raw, ">i4"))
+    if header[0] != magic:
+        kind = "image" if magic == IDX_IMAGES_MAGIC else "label"
+        raise InvalidFileError(f"MnistDataset: {path} is not an IDX {kind} file: magic number {header[0]}, "
+                               f"expected {magic}; give the uncompressed (gunzipped) MNIST files")
+    return header[1:]
+
+
+def _check_length(path: str, owner: str, header_bytes: int, record_bytes: int, records: int, what: str) -> None:
+    need, have = header_bytes + record_bytes * records, os.path.getsize(path)
+    if have < need:
+        raise InvalidFileError(f"{owner}: {path} is truncated: {have} bytes, but its header announces {records} "
+                               f"{what} ({need} bytes); download or copy the file again")
+
+
+class MnistDataset(MappableDataset):
+    """MNIST from its IDX files (``train-images-idx3-ubyte``, ``train-labels-idx1-ubyte``, ``t10k-...``):
+    columns ``image`` (uint8 <28, 28, 1>) and ``label`` (uint32 scalar)."""
+
+    def __init__(self, dataset_dir: Any, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None):
+        owner = "MnistDataset"
+        _unsupported_options(owner, cache)
+        self.dataset_dir = _directory(dataset_dir, owner, "train-images-idx3-ubyte, train-labels-idx1-ubyte, "
+                                                           "t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte")
+        self.usage = _usage(usage, owner)
+        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        self._files: list[tuple[str, str, int, int, int]] = []       # images, labels, count, rows, cols
+        for prefix in MNIST_PREFIX[self.usage]:
+            images = os.path.join(self.dataset_dir, f"{prefix}-images-idx3-ubyte")
+            labels = os.path.join(self.dataset_dir, f"{prefix}-labels-idx1-ubyte")
+            if not os.path.isfile(images) and not os.path.isfile(labels):
+                continue
+            for path in (images, labels):
+                if not os.path.isfile(path):
+                    raise InvalidFileError(f"{owner}: {path} is missing; MNIST needs the images and labels "
+                                           f"files of '{prefix}' side by side")
+            count, rows, cols = _read_header(images, 4, IDX_IMAGES_MAGIC)
+            (label_count,) = _read_header(labels, 2, IDX_LABELS_MAGIC)
+            if count != label_count:
+                raise InvalidFileError(f"{owner}: {images} holds {count} images but {labels} holds {label_count} "
+                                       "labels; the two files must come from the same set")
+            _check_length(images, owner, 16, rows * cols, count, "images")
+            _check_length(labels, owner, 8, 1, count, "labels")
+            self._files.append((images, labels, count, rows, cols))
+        if not self._files:
+            wanted = ", ".join(f"{p}-images-idx3-ubyte" for p in MNIST_PREFIX[self.usage])
+            raise InvalidFileError(f"{owner}: no MNIST files for usage '{self.usage}' in {self.dataset_dir!r}; "
+                                   f"expected {wanted} and the matching -labels-idx1-ubyte file(s)")
+        self._data: list[tuple[np.ndarray, np.ndarray]] | None = None
+
+    def _columns(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return sum(f[2] for f in self._files)
+
+    def _load(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        if self._data is None:
+            self._data = [(np.memmap(images, np.uint8, "r", 16, (count, rows, cols, 1)),
+                           np.memmap(labels, np.uint8, "r", 8, (count,)))
+                          for images, labels, count, rows, cols in self._files]
+        return self._data
+
+    def _row(self, index: int) -> Row:
+        for images, labels in self._load():
+            if index < len(labels):
+                return np.array(images[index]), np.array(labels[index], np.uint32)
+            index -= len(labels)
+        raise IndexError(index)
+
+
+# ------------------------------------------------------------------------------------- CIFAR-10
+CIFAR_RECORDS_PER_FILE = 10000
+CIFAR10_RECORD = 1 + 3 * 32 * 32
+CIFAR_USAGE = {"train": "data_batch", "test": "test_batch", "all": "batch"}
+
+
+class Cifar10Dataset(MappableDataset):
+    """CIFAR-10's binary version (``data_batch_1.bin`` ... ``data_batch_5.bin``, ``test_batch.bin``, read in
+    name order): columns ``image`` (uint8 <32, 32, 3>, the R, G, B planes interleaved) and ``label``
+    (uint32 scalar). Each file holds 10 000 records of 1 label byte + 3072 pixel bytes."""
+
+    def __init__(self, dataset_dir: Any, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None):
+        owner = "Cifar10Dataset"
+        _unsupported_options(owner, cache)
+        self.dataset_dir = _directory(dataset_dir, owner, "data_batch_1.bin ... data_batch_5.bin and "
+                                                           "test_batch.bin (the binary version)")
+        self.usage = _usage(usage, owner)
+        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        key = CIFAR_USAGE[self.usage]
+        self._paths = [os.path.join(self.dataset_dir, name) for name in sorted(os.listdir(self.dataset_dir))
+                       if name.endswith(".bin") and key in name]
+        if not self._paths:
+            raise InvalidFileError(f"{owner}: no CIFAR-10 binary batches for usage '{self.usage}' in "
+                                   f"{self.dataset_dir!r}; expected data_batch_1.bin ... data_batch_5.bin "
+                                   "and/or test_batch.bin (the 'CIFAR-10 binary version', not the python one)")
+        need = CIFAR_RECORDS_PER_FILE * CIFAR10_RECORD
+        for path in self._paths:
+            if os.path.getsize(path) < need:
+                raise InvalidFileError(f"{owner}: Invalid cifar10 file, failed to read data from {path}: it holds "
+                                       f"{os.path.getsize(path)} bytes, but a CIFAR-10 binary batch is "
+                                       f"{CIFAR_RECORDS_PER_FILE} records of {CIFAR10_RECORD} bytes ({need} bytes)")
+        self._data: list[np.ndarray] | None = None
+
+    def _columns(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return CIFAR_RECORDS_PER_FILE * len(self._paths)
+
+    def _row(self, index: int) -> Row:
+        if self._data is None:
+            self._data = [np.memmap(p, np.uint8, "r", 0, (CIFAR_RECORDS_PER_FILE, CIFAR10_RECORD))
+                          for p in self._paths]
+        record = self._data[index // CIFAR_RECORDS_PER_FILE][index % CIFAR_RECORDS_PER_FILE]
+        image = np.ascontiguousarray(record[1:].reshape(3, 32, 32).transpose(1, 2, 0))
+        return image, np.array(record[0], np.uint32)
+
+
+# ------------------------------------------------------------------------------------- image folders
+class ImageFolderDataset(MappableDataset):
+    """One sub-folder per class (labels: folder names in sorted order from 0, or ``class_indexing``);
+    rows in folder order then file-name order. Columns ``image`` (the file's bytes, uint8 1-D; decoded
+    RGB <H, W, 3> with ``decode``) and ``label`` (int32 scalar)."""
+
+    def __init__(self, dataset_dir: Any, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, sampler: Any = None, extensions: Any = None,
+                 class_indexing: dict[str, int] | None = None, decode: bool = False, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None, decrypt: Any = None):
+        owner = "ImageFolderDataset"
+        _unsupported_options(owner, cache, decrypt)
+        self.dataset_dir = _directory(dataset_dir, owner, "one sub-folder of images per class")
+        super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+        if class_indexing is not None and not (isinstance(class_indexing, dict) and all(
+                isinstance(k, str) and isinstance(v, int) for k, v in class_indexing.items())):
+            raise InvalidParamError(f"{owner}: class_indexing {short_repr(class_indexing)} must map folder names "
+                                    "to int labels")
+        if extensions is not None and not all(isinstance(e, str) for e in extensions):
+            raise InvalidParamError(f"{owner}: extensions {short_repr(extensions)} must be a list of suffixes "
+                                    "such as ['.JPEG', '.png']")
+        self.decode = bool(decode)
+        folders = sorted(e.name for e in os.scandir(self.dataset_dir) if e.is_dir())
+        if class_indexing is None:
+            self.class_indexing = {name: i for i, name in enumerate(folders)}
+        else:
+            self.class_indexing = dict(class_indexing)
+            folders = [f for f in folders if f in class_indexing]
+        self._items = [(entry.path, self.class_indexing[folder])
+                       for folder in folders
+                       for entry in sorted(os.scandir(os.path.join(self.dataset_dir, folder)), key=lambda e: e.name)
+                       if entry.is_file() and (extensions is None or os.path.splitext(entry.name)[1] in extensions)]
+        if not self._items:
+            raise InvalidFileError(f"{owner}: no images found in {self.dataset_dir!r} (class folders: {folders}, "
+                                   f"extensions: {extensions}); put each class's images in a sub-folder")
+
+    def _columns(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, label = self._items[index]
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as exc:
+            raise InvalidFileError(f"ImageFolderDataset: cannot read {path}: {exc.strerror}") from None
+        if self.decode:
+            try:
+                image = decode_bytes(raw, False, "ImageFolderDataset")
+            except InvalidParamError as exc:
+                raise InvalidFileError(f"{path}: {exc.message}") from None
+        else:
+            image = np.frombuffer(raw, np.uint8).copy()
+        return image, np.array(label, np.int32)
+
+    def get_class_indexing(self) -> dict[str, int]:
+        return dict(self.class_indexing)
+
+    def num_classes(self) -> int:
+        return len(set(self.class_indexing.values()))
+
+
+__all__ = ["MappableDataset", "GeneratorDataset", "NumpySlicesDataset", "MnistDataset", "Cifar10Dataset",
+           "ImageFolderDataset"]
