@@ -297,32 +297,37 @@ def test_shuffle_buffer_permutes_and_global_buffer_reaches_everything():
 
 
 def test_project_rename_zip_concat_take_skip():
-    a = ds.NumpySlicesDataset({"x": np.arange(5), "y": np.arange(5) * 10}, shuffle=False)
-    b = ds.NumpySlicesDataset({"z": np.arange(3) + 100}, shuffle=False)
-    assert a.project(["y", "x"]).get_col_names() == ["y", "x"]
-    assert rows(a.project("y"), "y")[1] == 10
-    renamed = a.rename(["x"], ["index"])
-    assert renamed.get_col_names() == ["index", "y"]
-    zipped = a.zip(b)
+    def a():
+        return ds.NumpySlicesDataset({"x": np.arange(5), "y": np.arange(5) * 10}, shuffle=False)
+
+    def b():
+        return ds.NumpySlicesDataset({"z": np.arange(3) + 100}, shuffle=False)
+
+    assert a().project(["y", "x"]).get_col_names() == ["y", "x"]
+    assert rows(a().project("y"), "y")[1] == 10
+    assert a().rename(["x"], ["index"]).get_col_names() == ["index", "y"]
+    zipped = a().zip(b())
     assert zipped.get_col_names() == ["x", "y", "z"] and zipped.get_dataset_size() == 3
     assert [tuple(map(int, r)) for r in rows(zipped, "x", "z")] == [(0, 100), (1, 101), (2, 102)]
-    assert ds.zip((a, b)).get_dataset_size() == 3
+    assert ds.zip((a(), b())).get_dataset_size() == 3
     both = numbers(5, shuffle=False) + numbers(5, shuffle=False).take(2)
     assert both.get_dataset_size() == 7 and ids(both) == [0, 1, 2, 3, 4, 0, 1]
-    assert ids(a.project("x").skip(3)) == [3, 4]
+    assert ids(a().project("x").skip(3)) == [3, 4]
     with pytest.raises(InvalidParamError, match="more than one dataset"):
-        a.zip(a.project("x").rename("x", "z").rename("z", "x"))
+        a().zip(a().project("x"))
 
 
 def test_map_column_placement_follows_mindspore():
-    data = ds.NumpySlicesDataset({"a": np.arange(3), "b": np.arange(3) + 10, "c": np.arange(3) + 20},
-                                 shuffle=False)
-    same = data.map(lambda b: b * 2, input_columns="b")                        # in place
+    def data():
+        return ds.NumpySlicesDataset({"a": np.arange(3), "b": np.arange(3) + 10, "c": np.arange(3) + 20},
+                                     shuffle=False)
+
+    same = data().map(lambda b: b * 2, input_columns="b")                      # in place
     assert same.get_col_names() == ["a", "b", "c"] and int(rows(same, "b")[1]) == 22
-    split = data.map(lambda b: (b, b + 1), input_columns=["b"], output_columns=["b0", "b1"])
-    assert split.get_col_names() == ["b0", "b1", "a", "c"]                        # outputs first
+    split = data().map(lambda b: (b, b + 1), input_columns=["b"], output_columns=["b0", "b1"])
+    assert split.get_col_names() == ["b0", "b1", "a", "c"]                      # outputs first
     assert [tuple(map(int, r)) for r in rows(split, "b0", "b1", "c")][2] == (12, 13, 22)
-    first = data.map(lambda a: a + 1)                                           # default: the first column
+    first = data().map(lambda a: a + 1)                                         # default: the first column
     assert ids(first.rename("a", "x").project("x")) == [1, 2, 3]
 
 
@@ -552,6 +557,19 @@ def test_wrong_columns_and_wrong_transform_outputs_are_clear(mnist):
         rows(ragged, "x")
     with pytest.raises(InvalidParamError, match="not a tree"):
         rows(data.zip(data.rename(["image", "label"], ["i", "l"])), "i")
+
+
+def test_a_dataset_feeds_one_pipeline_as_in_mindspore():
+    source = numbers(6, shuffle=False)
+    doubled = source.map(lambda x: x * 2, "x")
+    batched = source.batch(2)                          # a second operator on the same source
+    with pytest.raises(InvalidParamError, match="not a tree.*2 operators"):
+        rows(batched, "x")
+    with pytest.raises(InvalidParamError, match="not a tree"):
+        doubled.get_dataset_size()
+    del doubled                                        # the other consumer is gone: a tree again
+    assert [b.tolist() for b in rows(batched, "x")] == [[0, 1], [2, 3], [4, 5]]
+    assert ids(source) == list(range(6))               # the root may always be iterated
 
 
 # ----------------------------------------------------------------------------------- as a script

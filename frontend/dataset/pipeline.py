@@ -14,8 +14,10 @@ reshuffles, and shards of one source share one permutation.
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import math
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -43,19 +45,24 @@ def _names(columns: Any, what: str) -> list[str]:
 
 
 class _Run:
-    """One iterator's view of a pipeline: checks it is a tree and numbers each node by its height."""
+    """One iterator's view of a pipeline: checks it is a tree and numbers each node by its height.
+
+    As in MindSpore, a dataset object feeds one operator: below the root, a node that two live operators
+    were built on (``b = a.map(...); c = a.batch(...)``, or ``a.zip(a)``) makes the pipeline not a tree.
+    """
 
     def __init__(self, root: "Dataset"):
+        self.root = root                         # keeps every node (and so its id) alive
         self.height: dict[int, int] = {}
-        self.nodes: list[Dataset] = []           # keeps the nodes (and so their ids) alive
         self._visit(root)
 
     def _visit(self, node: "Dataset") -> int:
-        if id(node) in self.height:
-            raise InvalidParamError(f"The data pipeline is not a tree (i.e., one node has 2 consumers): "
-                                    f"{type(node).__name__} feeds two operators of the pipeline being "
-                                    "iterated; build that part twice instead of sharing one dataset object")
-        self.nodes.append(node)
+        consumers = [c() for c in node._consumers if c() is not None]
+        if node is not self.root and len(consumers) > 1:
+            raise InvalidParamError(f"The data pipeline is not a tree (i.e., one node has 2 consumers): a "
+                                    f"{type(node).__name__} feeds {len(consumers)} operators "
+                                    f"({', '.join(type(c).__name__ for c in consumers)}); a dataset object "
+                                    "feeds one pipeline, so build the source again for the other one")
         height = 1 + max((self._visit(c) for c in node.children), default=-1)
         self.height[id(node)] = height
         return height
@@ -82,6 +89,9 @@ class Dataset:
 
     def __init__(self, children: Sequence["Dataset"] = (), num_parallel_workers: int | None = None):
         self.children = list(children)
+        self._consumers: list[weakref.ref] = []          # the operators built on this node
+        for child in self.children:
+            child._consumers.append(weakref.ref(self))
         self.num_parallel_workers = None if num_parallel_workers is None else check_int(
             num_parallel_workers, f"{type(self).__name__}: num_parallel_workers", minimum=1, maximum=INT32_MAX)
         self._dataset_size: int | None = None
@@ -103,10 +113,10 @@ class Dataset:
 
     def get_dataset_size(self) -> int:
         """Rows (batches, after ``batch``) in one epoch; counted by running one pass when not known."""
+        run = _Run(self)                          # a pipeline that is not a tree has no size either
         if self._dataset_size is None:
             size = self._size()
             if size is None:
-                run = _Run(self)
                 size = sum(1 for _ in self._rows(run, 0))
             self._dataset_size = size
         return self._dataset_size
@@ -183,19 +193,27 @@ class Dataset:
 
     def split(self, sizes: Sequence[int | float], randomize: bool = True) -> tuple["Dataset", ...]:
         """Consecutive pieces of the given sizes (ints summing to the dataset size, or fractions summing to
-        1); with ``randomize`` each piece reads the input through the same shuffle, the same in every epoch
-        (one shuffle node per piece, at the same height: the same draws), so the pieces stay disjoint."""
+        1); with ``randomize`` each piece reads its copy of the input through the same shuffle, the same in
+        every epoch (one shuffle node per piece, at the same height: the same draws), so the pieces are
+        disjoint."""
         if self.is_sharded():
             raise InvalidParamError("split: the dataset is sharded; split it before sharding (num_shards)")
         pieces, skipped = [], 0
         for size in split_sizes(sizes, self.get_dataset_size()):
-            piece = self                          # nodes hold no iteration state: the pieces share the input
+            piece = self._copy()
             if randomize:
                 piece = piece.shuffle(SPLIT_SHUFFLE_BUFFER)
                 piece.reshuffle_each_epoch = False
             pieces.append((piece.skip(skipped) if skipped else piece).take(size))
             skipped += size
         return tuple(pieces)
+
+    def _copy(self) -> "Dataset":
+        """This node again, over the same inputs, with no operator built on it yet: one more consumer of
+        its inputs that is this node's twin (a split piece), so the inputs still feed one pipeline each."""
+        clone = copy.copy(self)
+        clone._consumers, clone._dataset_size = [], None
+        return clone
 
     # ------------------------------------------------------------------ iteration
     def create_tuple_iterator(self, columns: Any = None, num_epochs: int = -1, output_numpy: bool = False,

@@ -9,7 +9,6 @@ truncated file fail at once, naming the file); pixel data is read when rows are.
 """
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -88,7 +87,7 @@ class MappableDataset(Dataset):
         order = config.generator(config.SPLIT_STREAM).permutation(n) if randomize else None
         pieces, start = [], 0
         for size in split_sizes(sizes, n):
-            piece = copy.copy(self)
+            piece = self._copy()
             piece.use_sampler(SubsetRandomSampler(order[start:start + size]) if randomize else
                               SequentialSampler(start, size))
             pieces.append(piece)

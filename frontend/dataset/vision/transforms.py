@@ -10,6 +10,7 @@ Pillow is imported only by the transforms that decode or meet a PIL image.
 """
 from __future__ import annotations
 
+import functools
 import io
 import math
 from collections.abc import Sequence
@@ -118,6 +119,14 @@ def _nearest_taps(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
 _TAPS = {Inter.NEAREST: _nearest_taps, Inter.BILINEAR: _linear_taps, Inter.BICUBIC: _cubic_taps}
 
 
+@functools.lru_cache(maxsize=64)
+def _taps(interpolation: Inter, n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """Source indices and weights of each output line; a pipeline resizes many images of one size."""
+    idx, weights = _TAPS[interpolation](n_in, n_out)
+    idx.flags.writeable = weights.flags.writeable = False
+    return idx, weights
+
+
 def _resample(img: np.ndarray, axis: int, idx: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Each output line along ``axis`` as the weighted sum of the input lines ``idx`` names."""
     gathered = np.take(img, idx, axis=axis)              # the tap axis lands right after ``axis``
@@ -134,9 +143,8 @@ def resize_array(img: np.ndarray, height: int, width: int, interpolation: Inter)
     h, w = img.shape[:2]
     if (h, w) == (height, width):
         return img
-    taps = _TAPS[interpolation]
-    out = _resample(img.astype(np.float64), 0, *taps(h, height))
-    out = _resample(out, 1, *taps(w, width))
+    out = _resample(img.astype(np.float64), 0, *_taps(interpolation, h, height))
+    out = _resample(out, 1, *_taps(interpolation, w, width))
     return _cast_like(out, img.dtype)
 
 
