@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from PIL import Image
 
 import ascendemu.frontend.dataset as ds
@@ -383,6 +384,17 @@ def test_resize_bilinear_upsampling_matches_pillow_and_keeps_the_channel_axis():
     assert V.Resize(16)(np.zeros((50, 40), np.uint8)).shape == (20, 16)
 
 
+@settings(max_examples=12, deadline=None)
+@given(h=st.integers(1, 12), w=st.integers(1, 12), dh=st.integers(0, 20), dw=st.integers(0, 20),
+       channels=st.sampled_from([1, 3]), seed=st.integers(0, 2**16))
+def test_resize_upsampling_matches_pillow_for_any_size(h, w, dh, dw, channels, seed):
+    img = np.random.default_rng(seed).integers(0, 256, (h, w, channels), dtype=np.uint8)
+    ours = V.Resize((h + dh, w + dw))(img)
+    pil = np.asarray(Image.fromarray(img if channels == 3 else img[..., 0]).resize((w + dw, h + dh), Image.BILINEAR))
+    assert ours.shape == (h + dh, w + dw, channels)
+    assert np.abs(ours.reshape(pil.shape).astype(int) - pil.astype(int)).max() <= 1
+
+
 def test_resize_downsampling_and_nearest_follow_opencv():
     img = np.random.default_rng(6).integers(0, 256, (8, 12, 3), dtype=np.uint8)
     half = V.Resize((4, 6))(img)
@@ -550,6 +562,8 @@ def test_wrong_columns_and_wrong_transform_outputs_are_clear(mnist):
         rows(data.map(lambda x: {"x": x}, input_columns="image"), "image")
     with pytest.raises(InvalidParamError, match="HWC2CHW.*got shape"):
         rows(data.map([lambda x: x.reshape(-1), V.HWC2CHW()], input_columns="image"), "image")
+    with pytest.raises(InvalidParamError, match="unexpected keyword.*input_column"):
+        data.map(V.HWC2CHW(), input_column="image")
     with pytest.raises(InvalidParamError, match="2 value"):
         rows(ds.GeneratorDataset(lambda: iter([(1, 2)]), ["only"]), "only")
     ragged = ds.GeneratorDataset(lambda: (np.zeros(k) for k in (1, 2)), ["x"]).batch(2)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, check_int, short_repr
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int, short_repr
 
 from ..tensor import Tensor
 from . import config
@@ -42,6 +42,21 @@ def _names(columns: Any, what: str) -> list[str]:
     if len(set(names)) != len(names):
         raise InvalidParamError(f"{what} {names} names a column twice")
     return names
+
+
+def _options(kwargs: dict, accepted: set[str], who: str) -> None:
+    """Keyword options MindSpore takes that change nothing here are accepted; a misspelt one is not."""
+    unknown = sorted(set(kwargs) - accepted)
+    if unknown:
+        raise InvalidParamError(f"{who}() got unexpected keyword argument(s) {unknown}; it takes "
+                                f"{sorted(accepted)} besides its positional parameters")
+    reject_cache(kwargs.get("cache"), who)
+
+
+def reject_cache(cache: Any, who: str) -> None:
+    if cache is not None:
+        raise FeatureNotSupportedError(f"{who}: cache= (a DatasetCache server) is not supported; the pipeline "
+                                       "reads its sources directly, leave cache=None")
 
 
 class _Run:
@@ -325,6 +340,8 @@ class MapDataset(Dataset):
     def __init__(self, child: Dataset, operations: Any, input_columns: Any, output_columns: Any,
                  num_parallel_workers: int | None, **kwargs: Any):
         super().__init__([child], num_parallel_workers)
+        _options(kwargs, {"python_multiprocessing", "max_rowsize", "cache", "callbacks", "offload",
+                          "column_order"}, "map")
         if kwargs.get("column_order") is not None:
             raise InvalidParamError("map: the parameter 'column_order' was removed in MindSpore 2.x; apply "
                                     "dataset.project(columns) after the map instead")
@@ -399,6 +416,7 @@ class BatchDataset(Dataset):
                  num_parallel_workers: int | None, per_batch_map: Callable | None = None, input_columns: Any = None,
                  output_columns: Any = None, **kwargs: Any):
         super().__init__([child], num_parallel_workers)
+        _options(kwargs, {"python_multiprocessing", "max_rowsize"}, "batch")
         if not callable(batch_size):
             batch_size = check_int(batch_size, "batch: batch_size", minimum=1, maximum=INT32_MAX)
         if not isinstance(drop_remainder, bool):

@@ -18,18 +18,10 @@ import numpy as np
 from ascendemu.errors import FeatureNotSupportedError, InvalidFileError, InvalidParamError, short_repr
 
 from . import config
-from .pipeline import Dataset, Row, _Run, split_sizes
+from .pipeline import Dataset, Row, _Run, reject_cache, split_sizes
 from .samplers import BuiltinSampler, SequentialSampler, SubsetRandomSampler, select_sampler
 from .transforms.transforms import as_array, to_np_dtype
 from .vision.transforms import decode_bytes
-
-
-def _unsupported_options(owner: str, cache: Any = None, decrypt: Any = None) -> None:
-    if cache is not None:
-        raise FeatureNotSupportedError(f"{owner}: cache= (a DatasetCache server) is not supported; the "
-                                       "pipeline reads the source directly, leave cache=None")
-    if decrypt is not None:
-        raise FeatureNotSupportedError(f"{owner}: decrypt= is not supported; decrypt the files beforehand")
 
 
 def _directory(path: Any, owner: str, expected: str) -> str:
@@ -262,7 +254,7 @@ class MnistDataset(MappableDataset):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None):
         owner = "MnistDataset"
-        _unsupported_options(owner, cache)
+        reject_cache(cache, owner)
         self.dataset_dir = _directory(dataset_dir, owner, "train-images-idx3-ubyte, train-labels-idx1-ubyte, "
                                                            "t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte")
         self.usage = _usage(usage, owner)
@@ -327,7 +319,7 @@ class Cifar10Dataset(MappableDataset):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None):
         owner = "Cifar10Dataset"
-        _unsupported_options(owner, cache)
+        reject_cache(cache, owner)
         self.dataset_dir = _directory(dataset_dir, owner, "data_batch_1.bin ... data_batch_5.bin and "
                                                            "test_batch.bin (the binary version)")
         self.usage = _usage(usage, owner)
@@ -373,7 +365,9 @@ class ImageFolderDataset(MappableDataset):
                  class_indexing: dict[str, int] | None = None, decode: bool = False, num_shards: int | None = None,
                  shard_id: int | None = None, cache: Any = None, decrypt: Any = None):
         owner = "ImageFolderDataset"
-        _unsupported_options(owner, cache, decrypt)
+        reject_cache(cache, owner)
+        if decrypt is not None:
+            raise FeatureNotSupportedError(f"{owner}: decrypt= is not supported; decrypt the files beforehand")
         self.dataset_dir = _directory(dataset_dir, owner, "one sub-folder of images per class")
         super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id)
         if class_indexing is not None and not (isinstance(class_indexing, dict) and all(
