@@ -114,8 +114,8 @@ def test_jit_level_flag_overrides_the_script(seed_runs):
 
 
 @pytest.mark.parametrize("source, code, message", [
-    pytest.param("import mindspore.dataset as ds\n", 1,
-                 "No module named 'mindspore.dataset' in ascendemu's MindSpore-compatible subset", id="submodule"),
+    pytest.param("from mindspore.mindrecord import FileWriter\n", 1,
+                 "No module named 'mindspore.mindrecord' in ascendemu's MindSpore-compatible subset", id="submodule"),
     pytest.param("import mindspore.ops as ops\nops.StridedSlice()\n", 2,
                  "ops.StridedSlice is not supported by the emulated Ascend front end", id="op"),
 ])
