@@ -1,7 +1,8 @@
 """Reference networks written only against the MindSpore-style front end.
 
-Used by the graph tests (capture, passes, memory plans), by the executors and by the README examples.
-Inference only: BatchNorm uses its moving statistics.
+Used by the graph tests (capture, passes, memory plans), by the executors, by the README examples and
+by the training tests (tests/test_train_reference.py). BatchNorm uses its moving statistics unless the
+cell is in training mode (``set_train()``).
 
 Captured node counts (before no-task removal / after it / after O1 fusion), derived in
 tests/test_graph.py:  MLP 8/8/6, LeNet5 15/14/12, BasicBlock with downsample 9/9/8,
@@ -75,14 +76,22 @@ class BasicBlock(nn.Cell):
 
 
 class ResNet18(nn.Cell):
-    """ResNet-18 for NCHW images: 7x7/2 stem, max pool, 4 stages of 2 basic blocks, global mean, Dense."""
+    """ResNet-18 for NCHW images: 7x7/2 stem, max pool, 4 stages of 2 basic blocks, global mean, Dense.
 
-    def __init__(self, num_classes: int = 10, in_channels: int = 3):
+    ``cifar_stem``: the stem for small (CIFAR-sized) images instead, a 3x3/1 conv and no max pool,
+    so the first stage sees the full resolution.
+    """
+
+    def __init__(self, num_classes: int = 10, in_channels: int = 3, cifar_stem: bool = False):
         super().__init__()
-        self.conv1 = nn.Conv2d(in_channels, 64, 7, stride=2, pad_mode="pad", padding=3)
+        self.cifar_stem = bool(cifar_stem)
+        if self.cifar_stem:
+            self.conv1 = nn.Conv2d(in_channels, 64, 3, stride=1, pad_mode="pad", padding=1)
+        else:
+            self.conv1 = nn.Conv2d(in_channels, 64, 7, stride=2, pad_mode="pad", padding=3)
+            self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, pad_mode="same")
         self.bn1 = nn.BatchNorm2d(64)
         self.relu = nn.ReLU()
-        self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, pad_mode="same")
         self.layer1 = self._make_layer(64, 64, 1)
         self.layer2 = self._make_layer(64, 128, 2)
         self.layer3 = self._make_layer(128, 256, 2)
@@ -96,7 +105,9 @@ class ResNet18(nn.Cell):
         return nn.SequentialCell([BasicBlock(in_channel, out_channel, stride), BasicBlock(out_channel, out_channel)])
 
     def construct(self, x):
-        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.relu(self.bn1(self.conv1(x)))
+        if not self.cifar_stem:
+            x = self.maxpool(x)
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         x = self.flatten(self.mean(x, (2, 3)))
         return self.fc(x)

@@ -9,24 +9,9 @@ the four stages; ``--stem imagenet`` is networks.ResNet18 as written (7x7/2 conv
 import argparse
 import sys
 
-from mindspore import nn
-
 from harness import run_checked
 from networks import ResNet18
 from reference import resnet18
-
-
-class ResNet18Cifar(ResNet18):
-    """networks.ResNet18 with the CIFAR stem; parameter names are unchanged."""
-
-    def __init__(self, num_classes: int = 10, in_channels: int = 3):
-        super().__init__(num_classes, in_channels)
-        self.conv1 = nn.Conv2d(in_channels, 64, 3, stride=1, pad_mode="pad", padding=1)
-
-    def construct(self, x):
-        x = self.relu(self.bn1(self.conv1(x)))
-        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        return self.fc(self.flatten(self.mean(x, (2, 3))))
 
 
 if __name__ == "__main__":
@@ -37,7 +22,7 @@ if __name__ == "__main__":
     parser.add_argument("--stem", choices=("cifar", "imagenet"), default="cifar")
     args = parser.parse_args()
     cifar = args.stem == "cifar"
-    net = ResNet18Cifar() if cifar else ResNet18()
+    net = ResNet18(cifar_stem=cifar)
     if run_checked(f"ResNet-18 ({args.stem} stem)", net, (args.batch, 3, args.size, args.size), args.steps,
                    lambda params, x: resnet18(params, x, cifar_stem=cifar)):
         sys.exit(1)
