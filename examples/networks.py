@@ -146,16 +146,19 @@ class MultiHeadAttention(nn.Cell):
 
 
 class TransformerEncoderLayer(nn.Cell):
-    """Post-norm encoder layer: x = LN(x + MHA(x)); x = LN(x + FFN(x)), FFN = Dense-GeLU-Dense."""
+    """Post-norm encoder layer: x = LN(x + drop1(MHA(x))); x = LN(x + drop2(FFN(x))), FFN =
+    Dense-GeLU-drop-Dense (dropout where MindSpore's and PyTorch's encoder layers have it; in training
+    mode only)."""
 
-    def __init__(self, d_model: int = 64, nhead: int = 4, dim_feedforward: int = 256):
+    def __init__(self, d_model: int = 64, nhead: int = 4, dim_feedforward: int = 256, dropout: float = 0.0):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, nhead)
         self.norm1 = nn.LayerNorm((d_model,))
         self.linear1 = nn.Dense(d_model, dim_feedforward, activation="gelu")
         self.linear2 = nn.Dense(dim_feedforward, d_model)
         self.norm2 = nn.LayerNorm((d_model,))
+        self.dropout1, self.dropout, self.dropout2 = (nn.Dropout(p=dropout) for _ in range(3))
 
     def construct(self, x):
-        x = self.norm1(x + self.self_attn(x))
-        return self.norm2(x + self.linear2(self.linear1(x)))
+        x = self.norm1(x + self.dropout1(self.self_attn(x)))
+        return self.norm2(x + self.dropout2(self.linear2(self.dropout(self.linear1(x)))))
