@@ -38,10 +38,12 @@ def _flatten(obj: Any, tracer: Tracer, outputs: list[int]) -> Any:
         return ("tensor", len(outputs) - 1)
     if isinstance(obj, (tuple, list)):
         return (type(obj).__name__, [_flatten(o, tracer, outputs) for o in obj])
+    if isinstance(obj, dict):        # e.g. TrainOneStepCell(return_grad=True): {parameter name: gradient}
+        return ("dict", [(k, _flatten(v, tracer, outputs)) for k, v in obj.items()])
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return ("static", obj)
     raise GraphCaptureError(f"construct returned a {type(obj).__name__}; GRAPH_MODE outputs must be "
-                            f"Tensors, tuples/lists of them, or Python scalars")
+                            f"Tensors, tuples/lists/dicts of them, or Python scalars")
 
 
 def tracer_value(tracer: Tracer, t: Tensor) -> int:

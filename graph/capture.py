@@ -186,5 +186,7 @@ def rebuild_outputs(structure: Any, tensors: list[Any]) -> Any:
         return tensors[payload]
     if kind == "static":
         return payload
+    if kind == "dict":
+        return {k: rebuild_outputs(s, tensors) for k, s in payload}
     items = [rebuild_outputs(s, tensors) for s in payload]
     return tuple(items) if kind == "tuple" else items

@@ -257,3 +257,21 @@ def test_train_step_updates_parameters_in_device_memory(ex, jit_level):
     np.testing.assert_allclose(net.fc.weight.asnumpy(), W, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(opt.moments[1].asnumpy(), vb, rtol=1e-5, atol=1e-6)
     assert opt.global_step.asnumpy().tolist() == [3]
+
+
+@pytest.mark.parametrize("mode", ["GRAPH_MODE", "PYNATIVE_MODE"])
+def test_train_step_return_grad_gives_the_gradients_by_parameter_name(ex, mode):
+    """TrainOneStepCell(return_grad=True) returns (loss, {parameter name: gradient}), the gradients of
+    the loss before the update (MSE of a Dense layer, by hand), in both modes."""
+    ms.set_context(mode=getattr(ms, mode))
+    w, b = rand(2, 3), rand(2)
+    x, y = rand(4, 3), rand(4, 2)
+    net = Linear(w, b)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1),
+                               return_grad=True)
+    loss, grads = step(ms.Tensor(x), ms.Tensor(y))
+    gout = 2 * (x @ w.T + b - y) / (4 * 2)
+    assert list(grads) == ["fc.weight", "fc.bias"]
+    np.testing.assert_allclose(grads["fc.weight"].asnumpy(), gout.T @ x, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(grads["fc.bias"].asnumpy(), gout.sum(0), rtol=1e-5, atol=1e-7)
+    assert float(loss.asnumpy()) == pytest.approx(np.mean((x @ w.T + b - y) ** 2), rel=1e-5)
