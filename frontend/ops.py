@@ -237,6 +237,11 @@ class ReduceMax(_Reduce):
     op = "ReduceMax"
 
 
+class ReduceAll(_Reduce):
+    """Logical AND of bool elements over ``axis`` (all axes by default)."""
+    op = "ReduceAll"
+
+
 class MatMul(Primitive):
     op = "MatMul"
 
@@ -533,6 +538,10 @@ def amax(input: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     return ReduceMax(keepdims)(input, axis)
 
 
+def all(input: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
+    return ReduceAll(keep_dims)(input, axis)
+
+
 def matmul(x: Any, y: Any) -> Tensor:
     """2-D @ 2-D is MatMul; higher ranks (broadcast batch dims) are BatchMatMul."""
     x, y = _tensor(x), _tensor(y)
@@ -667,6 +676,19 @@ class BroadcastTo(Primitive):
 
     def __call__(self, x: Any) -> Tensor:
         return apply_op("BroadcastTo", [x], {"shape": self.shape})[0]
+
+
+class Select(Primitive):
+    """``Select()(cond, x, y)``: x where cond else y, elementwise with broadcasting; the chosen
+    values are copied bit for bit (a skipped optimizer update keeps its parameters exactly)."""
+
+    def __call__(self, cond: Any, x: Any, y: Any) -> Tensor:
+        x, y = _binary_operands(x, y)
+        return apply_op("Select", [cond, x, y])[0]
+
+
+def select(cond: Any, input: Any, other: Any) -> Tensor:
+    return Select()(cond, input, other)
 
 
 # ------------------------------------------------------------------------------ state and gradients

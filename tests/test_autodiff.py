@@ -9,6 +9,8 @@ import pytest
 import ascendemu.frontend as ms
 from ascendemu.frontend import nn, ops
 from ascendemu.frontend.backend import set_backend
+from ascendemu.graph.autodiff import differentiate
+from ascendemu.graph.capture import Tracer
 from ascendemu.graph.executor import DeviceExecutor
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature, TensorDesc
@@ -52,7 +54,8 @@ def gelu(a):
 UNARY = [("Square", np.square, None), ("Neg", np.negative, None), ("Abs", np.abs, None), ("Exp", np.exp, None),
          ("Log", np.log, 0.5), ("Sqrt", np.sqrt, 0.5), ("Rsqrt", lambda a: 1 / np.sqrt(a), 0.5),
          ("ReLU", lambda a: np.maximum(a, 0), None), ("Sigmoid", lambda a: 1 / (1 + np.exp(-a)), None),
-         ("Tanh", np.tanh, None), ("GeLU", gelu, None)]
+         ("Tanh", np.tanh, None), ("GeLU", gelu, None), ("Reciprocal", lambda a: 1 / a, 0.5),
+         ("Sin", np.sin, None), ("Cos", np.cos, None)]
 
 
 @pytest.mark.parametrize("op,ref,low", UNARY, ids=[u[0] for u in UNARY])
@@ -101,6 +104,19 @@ def test_reduce_rules(ex, op, ref, axis, keep):
     ct = rand(*np.shape(ref(x, axis=axis or None, keepdims=keep)))
     got = autodiff_grads(ex, op, [x], {"axis": axis, "keep_dims": keep}, ct)
     assert_grads_close(got[1:], numeric_grads(lambda a: ref(a, axis=axis or None, keepdims=keep), [x], ct))
+
+
+def test_select_rule_routes_the_gradient_to_the_chosen_operand(ex):
+    cond, x, y, ct = RNG.random((3, 4)) > 0.5, rand(3, 1), rand(3, 4), rand(3, 4)
+    tracer = Tracer("grad_select")
+    c, xi, yi = (tracer.input(TensorDesc(a.shape, str(a.dtype))) for a in (cond, x, y))
+    with tracer.active():
+        (out,) = tracer.apply("Select", [c, xi, yi], {})
+        grads = differentiate(tracer, out, [xi, yi], tracer.literal(ct, "float32"))
+    tracer.graph.outputs = grads
+    gx, gy = ex.run_graph(tracer.graph, [cond, x, y], "O0")
+    np.testing.assert_allclose(gx, np.where(cond, ct, 0).sum(1, keepdims=True), rtol=1e-6)
+    np.testing.assert_array_equal(gy, np.where(cond, 0, ct))
 
 
 def test_broadcast_to_and_cast_rules(ex):

@@ -119,6 +119,11 @@ UNARY = [
     ("Abs", "int32", None, np.abs),
     ("ReLU", "int32", None, lambda x: np.maximum(x, 0)),
     ("Square", "int32", None, lambda x: x.astype(np.int64) ** 2),
+    ("Reciprocal", "float32", (0.1, 10), lambda x: 1 / x),
+    ("Floor", "float32", None, np.floor),
+    ("Ceil", "float16", None, np.ceil),
+    ("Sin", "float32", None, np.sin),
+    ("Cos", "float16", None, np.cos),
 ]
 
 
@@ -175,6 +180,34 @@ def test_cast_to_and_from_bool(src, dst):
         x[0, :3] = [0.0, -0.0, np.nan]
     (out,) = launch(sig("Cast", [x], dst_type=dst), [x])
     np.testing.assert_array_equal(out, x.astype(dst))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
+def test_is_finite(dtype):
+    x = rand((3, 41), dtype, scale=10.0)
+    if dtype != "int32":
+        x[0, :5] = [np.inf, -np.inf, np.nan, -0.0, 65504.0]
+    (out,) = launch(sig("IsFinite", [x]), [x], sentinel=True)
+    np.testing.assert_array_equal(out.view(np.uint8), np.isfinite(x).view(np.uint8))
+
+
+def test_logical_ops_broadcast_bools():
+    a, b = rand((4, 1, 5), "int32", 0, 2).astype(bool), rand((3, 1), "int32", 0, 2).astype(bool)
+    for op, ref in (("LogicalAnd", np.logical_and), ("LogicalOr", np.logical_or)):
+        (out,) = launch(sig(op, [a, b]), [a, b], sentinel=True)
+        np.testing.assert_array_equal(out.view(np.uint8), ref(a, b).view(np.uint8))
+    (out,) = launch(sig("LogicalNot", [a]), [a], sentinel=True)
+    np.testing.assert_array_equal(out.view(np.uint8), np.logical_not(a).view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
+def test_select_copies_the_chosen_bits(dtype):
+    cond = rand((4, 1, 5), "int32", 0, 2).astype(bool)
+    x, y = rand((3, 1), dtype, scale=10.0), rand((4, 3, 5), dtype, scale=10.0)
+    if dtype != "int32":
+        x[0, 0], y[0, 0, 0] = np.nan, -0.0
+    (out,) = launch(sig("Select", [cond, x, y]), [cond, x, y], sentinel=True)
+    np.testing.assert_array_equal(out.view(np.uint8), np.where(cond, x, y).astype(dtype).view(np.uint8))
 
 
 BINARY = [
@@ -291,6 +324,17 @@ def test_reduce(op, shape, axis, keep, dtype):
         else:
             expected = fn(f64(x), axis=axes, keepdims=keep)
     check(out, expected, dtype)
+
+
+@pytest.mark.parametrize("shape,axis,keep", [((4, 1, 5), (), False), ((3, 7, 5), (1,), True),
+                                            ((3, 7, 5), (0, 2), False), ((3, 0), (1,), False)])
+def test_reduce_all(shape, axis, keep):
+    x = rand(shape, "int32", 0, 12) > 0
+    x.reshape(-1)[:1] = False
+    (out,) = launch(sig("ReduceAll", [x], axis=axis, keep_dims=keep), [x], sentinel=True)
+    expected = np.all(x, axis=axis or None, keepdims=keep)
+    assert out.shape == np.shape(expected)
+    np.testing.assert_array_equal(out.view(np.uint8), np.asarray(expected).view(np.uint8))
 
 
 @pytest.mark.parametrize("shape,norm,params,dtype", [((4, 6), 1, 1, "float32"),
@@ -577,6 +621,10 @@ BAD = [
     (("ReduceSum", [((2, 3), "float32")], {"axis": 5}), "attr axis=5"),
     (("ReduceMax", [((2, 3), "float32")], {"axis": (1, -1)}), "twice"),
     (("ReduceMean", [((2, 3), "int32")]), "dtype int32"),
+    (("ReduceAll", [((2, 3), "float32")]), "dtype float32"),
+    (("Select", [((3,), "bool"), ((3,), "float32"), ((3,), "float16")]), "must be one of"),
+    (("Select", [((3,), "float32"), ((3,), "float32"), ((3,), "float32")]), "input 0 (cond)"),
+    (("LogicalAnd", [((3,), "bool"), ((3,), "int32")]), "input 1 (y)"),
     (("Softmax", [((2, 3), "float32")], {"axis": (0, 1)}), "attr axis"),
     (("Transpose", [((2, 3), "float32")], {"perm": (0, 0)}), "attr perm"),
     (("Concat", [((2, 3), "float32"), ((3, 3), "float32")], {"axis": 1}), "input 1 shape (3, 3)"),

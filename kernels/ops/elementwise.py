@@ -1,4 +1,5 @@
-"""Elementwise ops: unary, Cast, broadcasting binary ops, BiasAdd and FusedElemwise.
+"""Elementwise ops: unary, Cast, broadcasting binary ops, comparisons, logical ops, Select, BiasAdd
+and FusedElemwise.
 
 All of them are one generated loop: the broadcast output is walked in rows of its innermost
 (coalesced) dimension; every input is read through its own broadcast strides (0 on broadcast dims),
@@ -283,6 +284,8 @@ def _program(sig: OpSignature) -> tuple[tuple[TensorDesc, ...], tuple, tuple[int
         return inputs, program, out_steps, "f"
     if sig.op == "BroadcastTo":      # a bit copy through broadcast strides
         return inputs, (("Cast", ("in", 0)),), (0,), "raw"
+    if sig.op == "Select":           # bit copies too: the chosen operand is stored unchanged
+        return inputs, (("Select", ("in", 0), ("in", 1), ("in", 2)),), (0,), "raw"
     compute = "i" if inputs[0].dtype == "int32" else "f"
     if sig.op == "BiasAdd":
         x = inputs[0].shape
@@ -355,6 +358,36 @@ def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) 
 
     return OpDef(name, func_name, infer, plan, emit, lowering, no_grad,
                  frontend=Exposure((name,), functions, generated=True))
+
+
+def logical(name: str, func_name: str, arity: int, expr: str, functions: tuple[str, ...]) -> OpDef:
+    """A broadcasting op on bool operands (0 or 1 per byte, loaded as ints) giving bool."""
+    lowering = Elementwise(arity, expr, expr)
+
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, arity, ("x", "y")[:arity])
+        for i in range(arity):
+            check_dtype(sig, i, ("bool",), ("x", "y")[i])
+        return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
+
+    return OpDef(name, func_name, infer, plan, emit, lowering, no_grad,
+                 frontend=Exposure((name,), functions, generated=True))
+
+
+def infer_is_finite(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    check_dtype(sig, 0, ANY, "x")
+    return (TensorDesc(sig.inputs[0].shape, "bool"),)
+
+
+def infer_select(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """Select(cond, x, y): x where cond else y, broadcast (MindSpore's ops.select); x and y share a dtype."""
+    check_arity(sig, 3, ("cond", "x", "y"))
+    check_dtype(sig, 0, ("bool",), "cond")
+    x, y = sig.inputs[1].dtype, sig.inputs[2].dtype
+    if x != y or x not in ANY:
+        raise fail(sig, f"inputs 1 (x) and 2 (y) have dtypes {x} and {y}; they must be one of {ANY} and equal")
+    return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), x),)
 
 
 # ------------------------------------------------------------------------------------ backward rules
@@ -445,6 +478,15 @@ def _g_broadcast_to(b, c):
     return (b.sum_to(c.douts[0], c.sig.inputs[0].shape),)
 
 
+def _g_select(b, c):
+    """The gradient goes to the chosen operand: select(cond, dy, 0) and select(cond, 0, dy)."""
+    cond, x, y = c.inputs
+    g = c.douts[0]
+    zero = _k(b, 0.0, g)
+    return (None, b.sum_to(b.op("Select", cond, g, zero), b.desc(x).shape),
+            b.sum_to(b.op("Select", cond, zero, g), b.desc(y).shape))
+
+
 OPS: tuple[OpDef, ...] = (
     unary("Square", "square", "{0} * {0}", "{0} * {0}",
           grad=_unary_rule(lambda b, x, out: b.op("Mul", x, _k(b, 2.0, x)))),
@@ -468,6 +510,12 @@ OPS: tuple[OpDef, ...] = (
     unary("GeLU", "gelu", "f32(0.5) * {0} * (f32(1.0) + math.tanh(f32(0.7978845608028654) * "
           "({0} + f32(0.044715) * {0} * {0} * {0})))", primitives=("GeLU", "GELU"), functions=(),
           grad=_unary_rule(_gelu_local)),
+    unary("Reciprocal", "reciprocal", "fdiv(f32(1.0), {0})",         # d 1/x = -out^2
+          grad=_unary_rule(lambda b, x, out: b.op("Neg", b.op("Mul", out, out)))),
+    unary("Floor", "floor", "f32(np.floor({0}))", grad=no_grad),
+    unary("Ceil", "ceil", "f32(np.ceil({0}))", grad=no_grad),
+    unary("Sin", "sin", "math.sin({0})", grad=_unary_rule(lambda b, x, out: b.op("Cos", x))),
+    unary("Cos", "cos", "math.cos({0})", grad=_unary_rule(lambda b, x, out: b.op("Neg", b.op("Sin", x)))),
     binary("Add", "add", "{0} + {1}", "{0} + {1}",
            grad=_binary_rule(lambda b, g, x, y, out: g, lambda b, g, x, y, out: g)),
     binary("Sub", "sub", "{0} - {1}", "{0} - {1}",
@@ -502,6 +550,14 @@ OPS: tuple[OpDef, ...] = (
     compare("GreaterEqual", "greater_equal", ">=", ("greater_equal", "ge")),
     compare("Less", "less", "<", ("less", "lt")),
     compare("LessEqual", "less_equal", "<=", ("less_equal", "le")),
+    # ints are always finite; a float is finite unless it is +-inf or NaN
+    OpDef("IsFinite", "is_finite", infer_is_finite, plan, emit, Elementwise(1, "math.isfinite({0})", "True"),
+          no_grad, Exposure(("IsFinite",), ("isfinite",), generated=True)),
+    logical("LogicalNot", "logical_not", 1, "({0} == 0)", ("logical_not",)),
+    logical("LogicalAnd", "logical_and", 2, "({0} != 0 and {1} != 0)", ("logical_and",)),
+    logical("LogicalOr", "logical_or", 2, "({0} != 0 or {1} != 0)", ("logical_or",)),
+    OpDef("Select", "select", infer_select, plan, emit, Elementwise(3, "{1} if {0} else {2}", "{1} if {0} else {2}"),
+          _g_select, Exposure(("Select",), ("select",))),
 )
 
 # op name -> scalar lowering: the steps a FusedElemwise program (or a matmul epilogue) may use

@@ -1,11 +1,11 @@
-"""ReduceSum, ReduceMean, ReduceMax over any set of axes.
+"""ReduceSum, ReduceMean, ReduceMax (numbers) and ReduceAll (bools) over any set of axes.
 
 The input dims are coalesced into alternating runs of kept and reduced dims. Blocks split the
 output elements. If the innermost run is reduced, every output folds one contiguous row per
 combination of the outer reduced dims (eight partial accumulators break the add latency chain).
 If the innermost run is kept, the kernel walks the input in memory order and folds whole contiguous
 output runs at a time into a per-output accumulator in the workspace. Sums accumulate in float64
-(int64 for int32, stored wrapped), maxima in the compute type.
+(int64 for int32, stored wrapped), maxima in the compute type; ReduceAll folds 0/1 bytes with min.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .common import ANY, FLOAT, check_arity, check_dtype, fail, norm_axis
 
 PARTIALS = 8
 # dtypes each reduction accepts (a mean of int32 has no int32 result)
-DTYPES = {"ReduceSum": ANY, "ReduceMean": FLOAT, "ReduceMax": ANY}
+DTYPES = {"ReduceSum": ANY, "ReduceMean": FLOAT, "ReduceMax": ANY, "ReduceAll": ("bool",)}
 
 
 def reduce_axes(sig: OpSignature) -> tuple[int, ...]:
@@ -74,6 +74,8 @@ def runs(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[tuple[int, bool,
 
 
 def fold(op: str, acc: str, value: str, compute: str) -> str:
+    if op == "ReduceAll":
+        return f"{acc} = min({acc}, {value})"
     if op != "ReduceMax":
         return f"{acc} += {value}"
     if compute == "i":
@@ -95,8 +97,10 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     x = sig.inputs[0]
     dtype, op = x.dtype, sig.op
-    compute = "i" if dtype == "int32" else "f"
-    if op == "ReduceMax":
+    compute = "i" if dtype in ("int32", "bool") else "f"
+    if op == "ReduceAll":
+        init = "i64(1)"
+    elif op == "ReduceMax":
         init = "i64(-2147483648)" if compute == "i" else "f32(-np.inf)"
     else:
         init = "i64(0)" if compute == "i" else "f64(0.0)"
@@ -111,7 +115,7 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     def finish(value: str) -> str:
         if op == "ReduceMean":
             value = f"fdiv({value}, f64({float(count)!r}))"
-        return src.store(dtype, value) if compute == "f" else f"np.int32({value})"
+        return src.store(dtype, value) if compute == "f" or dtype == "bool" else f"np.int32({value})"
 
     def unravel(index: str, dims_strides: list[tuple[int, int]], target: str) -> list[str]:
         lines = [f"{target} = 0", f"r = {index}"]
@@ -211,4 +215,6 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("ReduceMean",), ("mean",))),
     OpDef("ReduceMax", "reduce_max", infer_reduce, plan, emit, grad=grad_max,
           frontend=Exposure(("ReduceMax",), ("amax",))),
+    OpDef("ReduceAll", "reduce_all", infer_reduce, plan, emit,
+          frontend=Exposure(("ReduceAll",), ("all",))),
 )
