@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any, Sequence
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -23,6 +26,7 @@ from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs, no_task_shape
 from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.ops.common import FLOAT
 from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature
 
@@ -45,10 +49,74 @@ def _tensor(x: Any) -> Tensor:
     return Tensor(x)
 
 
+# ------------------------------------------------------------------------------------ mixed precision
+
+@dataclass(frozen=True)
+class AmpScope:
+    """How the ops a cell runs compute under mixed precision (``Cell.to_float``, ``amp`` levels).
+
+    ``dtype``: float Parameters an op reads here are cast to it at each use, while the Parameter itself
+    stays the float32 master copy (MindSpore's MixedPrecisionCast); the cell's float inputs are cast
+    to it too. ``white_ops``: ops whose float inputs are cast to float16 and whose float outputs are
+    cast back to float32 (amp O1's white list of primitives). ``output``: the cell's float outputs
+    are cast to it (amp O1 puts float32 after a white-listed cell).
+    """
+
+    dtype: str | None = None
+    white_ops: frozenset = frozenset()
+    output: str | None = None
+
+
+_amp = threading.local()
+
+
+@contextmanager
+def _amp_scope(scope: AmpScope) -> Iterator[None]:
+    stack = _amp.__dict__.setdefault("stack", [])
+    stack.append(scope)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def _current_amp() -> AmpScope | None:
+    stack = getattr(_amp, "stack", None)
+    return stack[-1] if stack else None
+
+
+def mixed_precision_cast(dst_type: Any, x: Any) -> Any:
+    """Cast the float tensors in ``x`` (a tensor, or tuples/lists of them) to ``dst_type``; anything
+    else (int labels, Python values) passes unchanged."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(mixed_precision_cast(dst_type, v) for v in x)
+    if isinstance(x, Tensor) and x.dtype.name in FLOAT:
+        return cast(x, dst_type)
+    return x
+
+
 def apply_op(op: str, inputs: Sequence[Any], attrs: dict[str, Any] | None = None) -> tuple[Tensor, ...]:
-    """Record (GRAPH_MODE capture) or run (PyNative) one op; returns its output tensors."""
+    """Record (GRAPH_MODE capture) or run (PyNative) one op; returns its output tensors. Inside a
+    mixed-precision cell, the amp casts are made around it (:class:`AmpScope`)."""
     tensors = [_tensor(x) for x in inputs]
     attrs = attrs or {}
+    scope = _current_amp()
+    if scope is not None and op != "Cast":
+        if op in scope.white_ops:
+            outs = _dispatch(op, [mixed_precision_cast("float16", t) for t in tensors], attrs)
+            return tuple(mixed_precision_cast("float32", t) for t in outs)
+        tensors = [_amp_parameter(t, scope) for t in tensors]
+    return _dispatch(op, tensors, attrs)
+
+
+def _amp_parameter(t: Tensor, scope: AmpScope | None) -> Tensor:
+    """A float Parameter read under ``scope``'s dtype, cast to it; anything else unchanged."""
+    if scope is None or scope.dtype is None or not t.is_parameter or t.dtype.name not in FLOAT:
+        return t
+    return cast(t, scope.dtype)
+
+
+def _dispatch(op: str, tensors: list[Tensor], attrs: dict[str, Any]) -> tuple[Tensor, ...]:
     tracer = current_tracer()
     if tracer is not None:
         vids = [tracer_value(tracer, t) for t in tensors]
@@ -69,6 +137,8 @@ def apply_op(op: str, inputs: Sequence[Any], attrs: dict[str, Any] | None = None
 
 
 def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    scope = _current_amp()          # a Parameter read in a float16 cell is float16 before promotion
+    x, y = _amp_parameter(x, scope), _amp_parameter(y, scope)
     if x.dtype == y.dtype or x.dtype.name not in PROMOTION_ORDER or y.dtype.name not in PROMOTION_ORDER:
         return x, y
     target = max(x.dtype.name, y.dtype.name, key=PROMOTION_ORDER.index)

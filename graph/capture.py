@@ -154,6 +154,23 @@ class Tracer:
         self._draws += 1
         return self._draws - 1
 
+    @contextmanager
+    def updates_unless(self, skip: int) -> Iterator[None]:
+        """State updates made inside take effect only where the bool value ``skip`` is False: each
+        becomes ``Select(skip, old, new)`` (old: the state's value when the block began), so a
+        skipped optimizer step leaves its parameters and their state bit for bit as they were,
+        decided on the device (MindSpore's ``if not overflow: optimizer(grads)``)."""
+        before = {key: self._objects[key][1] for key in self._states}
+        yield
+        for key, state in self._states.items():
+            new = self.graph.updates.get(state)
+            old = before.get(key, state)
+            if new is None or new == old:
+                continue
+            (kept,) = self.apply("Select", [skip, old, new], {})
+            self.graph.updates[state] = kept
+            self._objects[key] = (self._objects[key][0], kept)
+
     def literal(self, data: np.ndarray, dtype: str) -> int:
         """A literal constant made by the compiler itself (autodiff's ones and zeros, scalars)."""
         return self.constant(data, data, None, False, dtype)

@@ -14,6 +14,17 @@ os.environ.setdefault("ASCENDEMU_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(pref
 from ascendemu.hal.runtime import get_runtime
 
 
+@pytest.fixture(scope="session")
+def kernel_cache_root(tmp_path_factory) -> Path:
+    """One kernel cache per test session for the modules that run networks (the same small ones
+    compile once); xdist workers share it (the cache is multi-process safe)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = tmp_path_factory.getbasetemp().parent / "shared-kernel-cache"
+        root.mkdir(mode=0o700, exist_ok=True)
+        return root
+    return tmp_path_factory.mktemp("shared-kernel-cache")
+
+
 @pytest.fixture
 def rt():
     """The process-wide runtime, initialised on a fresh node and finalised afterwards."""

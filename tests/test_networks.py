@@ -9,7 +9,6 @@ xdist workers of it) share one kernel cache.
 """
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -70,16 +69,6 @@ def build(name: str) -> tuple[nn.Cell, np.ndarray, dict[str, np.ndarray]]:
 
 # ------------------------------------------------------------------------------------------ fixtures
 
-@pytest.fixture(scope="session")
-def cache_root(tmp_path_factory) -> Path:
-    """One kernel cache per test session; xdist workers share it (the cache is multi-process safe)."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = tmp_path_factory.getbasetemp().parent / "networks-kernel-cache"
-        root.mkdir(mode=0o700, exist_ok=True)
-        return root
-    return tmp_path_factory.mktemp("networks-kernel-cache")
-
-
 class Launches:
     """Counts kernel launches at the runtime's API (launch_kernel, and kernels inside launch_graph)."""
 
@@ -112,12 +101,12 @@ class Device:
 
 
 @pytest.fixture
-def device(cache_root):
+def device(kernel_cache_root):
     """A fresh emulated node and executor (backend of the front end), in GRAPH_MODE."""
     rt = get_runtime()
     if rt.node is not None:
         rt.finalize()
-    executor = DeviceExecutor(cache_root=str(cache_root), progress=False)
+    executor = DeviceExecutor(cache_root=str(kernel_cache_root), progress=False)
     launches = Launches()
     rt.recorders.append(launches)
     previous = ms.set_backend(executor)

@@ -337,6 +337,17 @@ def test_reduce_all(shape, axis, keep):
     np.testing.assert_array_equal(out.view(np.uint8), np.asarray(expected).view(np.uint8))
 
 
+@pytest.mark.parametrize("bad", [None, (0, 3, np.inf), (1, 17, -np.inf), (0, 0, np.nan), (1, 39, np.nan)])
+def test_all_finite_reads_every_input(bad):
+    """One bool for a float32, a float16 and an int32 tensor: False iff some float element is inf or
+    NaN."""
+    arrays = [rand((5, 7)), rand((40,), "float16"), rand((3,), "int32")]
+    if bad is not None:
+        arrays[bad[0]].reshape(-1)[bad[1]] = bad[2]
+    (out,) = launch(sig("AllFinite", arrays), arrays, sentinel=True)
+    assert out.shape == () and out.view(np.uint8) == (bad is None)
+
+
 @pytest.mark.parametrize("shape,norm,params,dtype", [((4, 6), 1, 1, "float32"),
                                                      ((2, 3, 8), 1, 2, "float16"),
                                                      ((2, 3, 4), 2, 1, "float32")])
@@ -622,6 +633,7 @@ BAD = [
     (("ReduceMax", [((2, 3), "float32")], {"axis": (1, -1)}), "twice"),
     (("ReduceMean", [((2, 3), "int32")]), "dtype int32"),
     (("ReduceAll", [((2, 3), "float32")]), "dtype float32"),
+    (("AllFinite", [((2, 3), "float32"), ((3,), "bool")]), "input 1 has dtype bool"),
     (("Select", [((3,), "bool"), ((3,), "float32"), ((3,), "float16")]), "must be one of"),
     (("Select", [((3,), "float32"), ((3,), "float32"), ((3,), "float32")]), "input 0 (cond)"),
     (("LogicalAnd", [((3,), "bool"), ((3,), "int32")]), "input 1 (y)"),

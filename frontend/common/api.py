@@ -26,7 +26,7 @@ def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
     from ..nn import Cell
 
     if isinstance(obj, Cell):
-        return trace(obj.construct, args, type(obj).__name__)
+        return trace(obj._run_construct, args, type(obj).__name__)
     return trace(obj, args, getattr(obj, "__name__", "graph"))
 
 

@@ -1,25 +1,29 @@
 """``mindspore.nn``: Cell, layers, losses, optimizers and training wrappers of the supported subset.
 
-Module layout follows MindSpore's: ``nn.cell`` (Cell), layers, ``nn.loss``, ``nn.optim``, ``nn.wrap``;
-``mindspore.nn.loss`` and friends resolve to these modules.
+Module layout follows MindSpore's: ``nn.cell`` (Cell), layers, ``nn.loss``, ``nn.optim``, ``nn.wrap``,
+``nn.learning_rate_schedule``; ``mindspore.nn.loss`` and friends resolve to these modules.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ..unsupported import unsupported
-from . import cell, layer, loss, optim, wrap
+from . import cell, layer, learning_rate_schedule, loss, optim, wrap
 from .cell import Cell, ParameterTuple
 from .layer import (AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, Conv2d, Dense, Dropout, Flatten, GELU, LayerNorm,
                     LogSoftmax, MaxPool2d, ReLU, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
+from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR, LearningRateSchedule,
+                                     NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR)
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,
                    SoftmaxCrossEntropyWithLogits)
 from .optim import (SGD, Adam, AdamWeightDecay, Momentum, Optimizer, cosine_decay_lr, exponential_decay_lr,
                     piecewise_constant_lr, polynomial_decay_lr, warmup_lr)
-from .wrap import ForwardValueAndGrad, TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
+from .wrap import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, ForwardValueAndGrad, TrainOneStepCell,
+                   TrainOneStepWithLossScaleCell, WithEvalCell, WithGradCell, WithLossCell)
 
 SUPPORTED = tuple(name for name in dir() if not name.startswith("_") and name not in
-                  ("annotations", "Any", "unsupported", "cell", "layer", "loss", "optim", "wrap"))
+                  ("annotations", "Any", "unsupported", "cell", "layer", "loss", "optim", "wrap",
+                   "learning_rate_schedule"))
 __all__ = list(SUPPORTED)
 
 

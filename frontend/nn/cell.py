@@ -3,6 +3,10 @@
 Calling a Cell runs ``construct``: directly in PyNative mode, or captured as one graph in GRAPH_MODE.
 Sub-cells called inside a capture add a name scope ``<attr>-<Class>`` to the ops they record, so
 full names read like MindSpore's ``Default/fc1-Dense/MatMul-op1``.
+
+Mixed precision is a property of a cell (``to_float``, the ``amp`` levels): an :class:`AmpScope` that
+``__call__`` makes current while ``construct`` runs, casting the cell's float inputs and, in the ops
+it calls, the float Parameters they read (the Parameters stay float32 master weights).
 """
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from typing import Any, Iterable, Iterator
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer
 
+from .. import ops
+from ..common import dtype as mstype
 from ..common.api import run_graph
 from ..context import GRAPH_MODE, get_context
 from ..tensor import Parameter, Tensor
@@ -41,6 +47,9 @@ class ParameterTuple(tuple):
 
 class Cell:
     """Base of every network: register Parameters and sub-cells as attributes, define ``construct``."""
+
+    _amp: ops.AmpScope | None = None      # None: the caller's mixed precision applies
+    _amp_level = ""                       # set by amp.auto_mixed_precision
 
     def __init__(self, auto_prefix: bool = True, flags: dict | None = None):
         object.__setattr__(self, "_params", OrderedDict())
@@ -135,6 +144,18 @@ class Cell:
         """Accepted for compatibility: gradients are built on demand by GradOperation / grad."""
         return self
 
+    def to_float(self, dst_type: mstype.Type) -> "Cell":
+        """Run this cell and all its sub-cells in ``dst_type`` (float16 or float32): float inputs and
+        the float Parameters its ops read are cast to it where they are used; Parameters keep their
+        own dtype (float32 master weights receive float32 gradients through the Cast)."""
+        if dst_type not in (mstype.float16, mstype.float32):
+            raise InvalidParamError(f"{type(self).__name__}.to_float: dst_type must be mstype.float16 or "
+                                    f"mstype.float32, got {dst_type!r}")
+        scope = ops.AmpScope(dtype=dst_type.name)
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_amp", scope)
+        return self
+
     def set_train(self, mode: bool = True) -> "Cell":
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", bool(mode))
@@ -148,20 +169,32 @@ class Cell:
         name = self._attr_name
         return f"{name}-{type(self).__name__}" if name is not None else type(self).__name__
 
+    def _run_construct(self, *args: Any, **kwargs: Any) -> Any:
+        """``construct`` under this cell's mixed precision, if it has one."""
+        scope = self._amp
+        if scope is None:
+            return self.construct(*args, **kwargs)
+        with ops._amp_scope(scope):
+            if scope.dtype is not None:
+                args = ops.mixed_precision_cast(scope.dtype, args)
+                kwargs = {k: ops.mixed_precision_cast(scope.dtype, v) for k, v in kwargs.items()}
+            out = self.construct(*args, **kwargs)
+        return out if scope.output is None else ops.mixed_precision_cast(scope.output, out)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         tracer = current_tracer()
         if tracer is not None:
             with tracer.scope(self.scope_label()):
-                return self.construct(*args, **kwargs)
+                return self._run_construct(*args, **kwargs)
         if get_context("mode") == GRAPH_MODE:
             if any(isinstance(v, Tensor) for v in kwargs.values()):
                 raise InvalidParamError(f"{type(self).__name__}: pass tensors positionally in GRAPH_MODE")
-            construct = self.construct
+            construct = self._run_construct
             if kwargs:
                 def construct(*a: Any) -> Any:
-                    return self.construct(*a, **kwargs)
+                    return self._run_construct(*a, **kwargs)
             return run_graph(construct, args, type(self).__name__)
-        return self.construct(*args, **kwargs)
+        return self._run_construct(*args, **kwargs)
 
     # ------------------------------------------------------------------ printing
     def extend_repr(self) -> str:

@@ -8,7 +8,9 @@ names them (``global_step``, ``learning_rate``, ``momentum``, ``moments.<param>`
 
 Rules kept from MindSpore: weight decay applies to parameters whose names contain neither ``beta`` nor
 ``gamma`` (it is added to the gradient, before the loss scale divides it); ``global_step`` counts
-optimizer calls; a list learning rate is indexed by ``global_step`` before the increment.
+optimizer calls; a dynamic learning rate (a list, indexed by ``global_step``, or a
+``LearningRateSchedule`` cell, called on it) is read before the increment, which ``get_lr`` makes
+(a fixed one leaves it to the optimizer's ``construct``, as MindSpore's optimizers do).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from ascendemu.errors import InvalidParamError
 from .. import ops
 from ..tensor import Parameter, Tensor
 from .cell import Cell, ParameterTuple
+from .learning_rate_schedule import LearningRateSchedule
 
 __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "piecewise_constant_lr",
            "exponential_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"]
@@ -43,7 +46,8 @@ class Optimizer(Cell):
 
     ``parameters``: Parameters, or dicts ``{"params": [...], "weight_decay": wd, "lr": lr}`` plus an
     optional ``{"order_params": [...]}`` fixing the order. ``learning_rate``: a number, a list/array (one
-    value per step), or a 0-/1-d Tensor.
+    value per step), a 0-/1-d Tensor, or a LearningRateSchedule cell (then ``self.learning_rate`` is
+    that cell and the checkpoint has no ``learning_rate`` entry, as in MindSpore).
     """
 
     def __init__(self, learning_rate: Any, parameters: Any, weight_decay: float = 0.0, loss_scale: float = 1.0):
@@ -82,7 +86,10 @@ class Optimizer(Cell):
                 raise InvalidParamError(f"optimizer: {type(p).__name__} is not a Parameter")
         return params, decay, order
 
-    def _lr_parameter(self, learning_rate: Any) -> Parameter:
+    def _lr_parameter(self, learning_rate: Any) -> Parameter | LearningRateSchedule:
+        if isinstance(learning_rate, LearningRateSchedule):
+            self.dynamic_lr = True
+            return learning_rate
         if isinstance(learning_rate, Tensor):
             learning_rate = learning_rate.asnumpy()
         if isinstance(learning_rate, (list, tuple, np.ndarray)) and np.ndim(learning_rate) == 1:
@@ -95,13 +102,25 @@ class Optimizer(Cell):
                          name="learning_rate", requires_grad=False)
 
     def get_lr(self) -> Tensor:
-        """The learning rate of this step (a list is indexed by global_step), then global_step += 1."""
-        lr = self.learning_rate
-        if self.dynamic_lr:
-            last = self.learning_rate.shape[0] - 1
-            step = ops.minimum(self.global_step, last)
+        """The learning rate of this step: the fixed rate's Parameter; or, for a dynamic rate, its value
+        at ``global_step`` (a list indexed by it, the last value after its end; a schedule called on it),
+        after which global_step += 1 (MindSpore's ``get_lr``)."""
+        if not self.dynamic_lr:
+            return self.learning_rate
+        if isinstance(self.learning_rate, LearningRateSchedule):
+            lr = self.learning_rate(self.global_step)
+        else:
+            step = ops.minimum(self.global_step, self.learning_rate.shape[0] - 1)
             lr = ops.gather(self.learning_rate, step, 0)
         ops.assign(self.global_step, self.global_step + 1)
+        return ops.reshape(lr, ())
+
+    def _step_lr(self) -> Tensor:
+        """``get_lr()`` and, for a fixed rate (which does not count), global_step += 1: what each
+        optimizer's ``construct`` does, so global_step counts every update."""
+        lr = self.get_lr()
+        if not self.dynamic_lr:
+            ops.assign(self.global_step, self.global_step + 1)
         return lr
 
     def prepare_gradients(self, gradients: Sequence[Any], decay_in_kernel: bool) -> list[Any]:
@@ -143,7 +162,7 @@ class Momentum(Optimizer):
     def construct(self, gradients: Sequence[Any]) -> Any:
         in_kernel = self.loss_scale == 1.0
         grads = self.prepare_gradients(gradients, in_kernel)
-        lr = self.get_lr()
+        lr = self._step_lr()
         for p, m, g, wd in zip(self.parameters, self.moments, grads, self._weight_decay):
             self._update("ApplyMomentum", (p, m), [p, m, lr, g, self.momentum],
                          {"use_nesterov": self.use_nesterov, "weight_decay": wd if in_kernel else 0.0})
@@ -166,7 +185,7 @@ class SGD(Optimizer):
     def construct(self, gradients: Sequence[Any]) -> Any:
         in_kernel = self.loss_scale == 1.0
         grads = self.prepare_gradients(gradients, in_kernel)
-        lr = self.get_lr()
+        lr = self._step_lr()
         for p, a, s, g, wd in zip(self.parameters, self.accum, self.stat, grads, self._weight_decay):
             self._update("SGD", (p, a, s), [p, a, s, lr, g, self.momentum],
                          {"dampening": self.dampening, "nesterov": self.nesterov,
@@ -192,7 +211,7 @@ class Adam(Optimizer):
 
     def construct(self, gradients: Sequence[Any]) -> Any:
         grads = self.prepare_gradients(gradients, False)
-        lr = self.get_lr()
+        lr = self._step_lr()
         b1p = ops.assign(self.beta1_power, self.beta1_power * self.beta1)
         b2p = ops.assign(self.beta2_power, self.beta2_power * self.beta2)
         b1, b2, eps = self._scalar(self.beta1), self._scalar(self.beta2), self._scalar(self.eps)
@@ -214,7 +233,7 @@ class AdamWeightDecay(Optimizer):
 
     def construct(self, gradients: Sequence[Any]) -> Any:
         grads = self.prepare_gradients(gradients, True)
-        lr = self.get_lr()
+        lr = self._step_lr()
         b1, b2, eps = self._scalar(self.beta1), self._scalar(self.beta2), self._scalar(self.eps)
         for p, m, v, g, wd in zip(self.parameters, self.moments1, self.moments2, grads, self._weight_decay):
             self._update("AdamWeightDecay", (p, m, v), [p, m, v, lr, b1, b2, eps, self._scalar(wd), g])

@@ -1,4 +1,4 @@
-"""ReduceSum, ReduceMean, ReduceMax (numbers) and ReduceAll (bools) over any set of axes.
+"""ReduceSum, ReduceMean, ReduceMax (numbers) and ReduceAll (bools) over any set of axes; AllFinite.
 
 The input dims are coalesced into alternating runs of kept and reduced dims. Blocks split the
 output elements. If the innermost run is reduced, every output folds one contiguous row per
@@ -6,6 +6,8 @@ combination of the outer reduced dims (eight partial accumulators break the add 
 If the innermost run is kept, the kernel walks the input in memory order and folds whole contiguous
 output runs at a time into a per-output accumulator in the workspace. Sums accumulate in float64
 (int64 for int32, stored wrapped), maxima in the compute type; ReduceAll folds 0/1 bytes with min.
+AllFinite (the overflow check of loss scaling) reads any number of tensors in one pass and writes one
+bool: no inf or NaN anywhere.
 """
 from __future__ import annotations
 
@@ -172,6 +174,31 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     return src.finish(lines)
 
 
+# ------------------------------------------------------------------------------------------ AllFinite
+
+def infer_all_finite(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, None)
+    for i in range(len(sig.inputs)):
+        check_dtype(sig, i, ANY)
+    return (TensorDesc((), "bool"),)
+
+
+def plan_all_finite(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    n = sum(d.size for d in sig.inputs)
+    return Plan(1, KernelCost(vector_ops=n, bytes=sum(d.nbytes for d in sig.inputs) + 1, dtype=sig.inputs[0].dtype))
+
+
+def emit_all_finite(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    floats = [(i, d) for i, d in enumerate(sig.inputs) if d.dtype in FLOAT]      # ints are always finite
+    lines = src.HEADER + src.views(*((f"x{i}", i, d.dtype) for i, d in floats), ("y", len(sig.inputs), "bool"))
+    lines.append("    ok = i64(1)")
+    for i, d in floats:
+        lines += [f"    for j in range({d.size}):",
+                  f"        ok = min(ok, i64(math.isfinite({src.load(d.dtype, f'x{i}[j]')})))"]
+    lines.append("    y[0] = np.uint8(ok)")
+    return src.finish(lines)
+
+
 # ------------------------------------------------------------------------------------ backward rules
 
 def _spread(b: GradBuilder, c: GradCall, value: int) -> int:
@@ -217,4 +244,5 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("ReduceMax",), ("amax",))),
     OpDef("ReduceAll", "reduce_all", infer_reduce, plan, emit,
           frontend=Exposure(("ReduceAll",), ("all",))),
+    OpDef("AllFinite", "all_finite", infer_all_finite, plan_all_finite, emit_all_finite),
 )
