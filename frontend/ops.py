@@ -180,7 +180,7 @@ def _pad4(value: Any) -> tuple[int, int, int, int]:
 
 
 def _int_tuple(name: str, value: Any) -> tuple[int, ...]:
-    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    if isinstance(value, (tuple, list)) and builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                                 for v in value):
         return tuple(int(v) for v in value)
     raise InvalidParamError(f"{name}={value!r} must be a tuple or list of ints")
