@@ -1,9 +1,11 @@
 """Shared fixtures: a fresh emulated node per test, and a tiny hand-written kernel under the ABI."""
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -23,6 +25,43 @@ def kernel_cache_root(tmp_path_factory) -> Path:
         root.mkdir(mode=0o700, exist_ok=True)
         return root
     return tmp_path_factory.mktemp("shared-kernel-cache")
+
+
+@contextlib.contextmanager
+def device_executor(cache_root: Path | str, **kwargs: Any) -> Iterator[Any]:
+    """A DeviceExecutor on a fresh emulated node, the front end's backend while inside; afterwards the
+    previous backend is back and the node is finalised."""
+    from ascendemu.frontend.backend import set_backend
+    from ascendemu.graph.executor import DeviceExecutor
+
+    runtime = get_runtime()
+    if runtime.node is not None:
+        runtime.finalize()
+    executor = DeviceExecutor(cache_root=str(cache_root), progress=False, **kwargs)
+    previous = set_backend(executor)
+    try:
+        yield executor
+    finally:
+        set_backend(previous)
+        if runtime.node is not None:
+            runtime.finalize()
+
+
+@pytest.fixture(scope="module")
+def ex(kernel_cache_root):
+    """One executor for the module's tests, on the session's kernel cache."""
+    with device_executor(kernel_cache_root) as executor:
+        yield executor
+
+
+@pytest.fixture
+def restore_context():
+    """For tests that switch mode and jit level: put them back for the tests sharing this process."""
+    from ascendemu.frontend import context
+
+    saved = {k: context.get_context(k) for k in ("mode", "jit_config")}
+    yield
+    context.set_context(**saved)
 
 
 @pytest.fixture

@@ -10,21 +10,6 @@ import pytest
 import ascendemu.frontend as ms
 from ascendemu.errors import InvalidParamError
 from ascendemu.frontend import Tensor, amp, nn, ops
-from ascendemu.frontend.backend import set_backend
-from ascendemu.graph.executor import DeviceExecutor
-
-
-@pytest.fixture(scope="module")
-def ex(kernel_cache_root):
-    from ascendemu.hal.runtime import get_runtime
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    executor = DeviceExecutor(cache_root=str(kernel_cache_root), progress=False)
-    previous = set_backend(executor)
-    yield executor
-    set_backend(previous)
-    rt.finalize()
 
 
 @pytest.fixture(autouse=True)

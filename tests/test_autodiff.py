@@ -8,35 +8,15 @@ import pytest
 
 import ascendemu.frontend as ms
 from ascendemu.frontend import nn, ops
-from ascendemu.frontend.backend import set_backend
 from ascendemu.graph.autodiff import differentiate
 from ascendemu.graph.capture import Tracer
-from ascendemu.graph.executor import DeviceExecutor
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from gradcheck import assert_grads_close, autodiff_grads, numeric_grads
 
 
-@pytest.fixture(scope="module")
-def ex(tmp_path_factory):
-    from ascendemu.hal.runtime import get_runtime
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    executor = DeviceExecutor(cache_root=str(tmp_path_factory.mktemp("cache")), progress=False)
-    previous = set_backend(executor)
-    yield executor
-    set_backend(previous)
-    rt.finalize()
-
-
-@pytest.fixture(autouse=True)
-def restore_context():
-    """Tests here switch mode and jit level; put them back for the tests that share this process."""
-    saved = {k: ms.get_context(k) for k in ("mode", "jit_config")}
-    yield
-    ms.set_context(**saved)
+pytestmark = pytest.mark.usefixtures("restore_context")
 
 
 RNG = np.random.default_rng(7)

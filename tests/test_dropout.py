@@ -11,9 +11,7 @@ import pytest
 import ascendemu.frontend as ms
 from ascendemu.errors import InvalidParamError
 from ascendemu.frontend import Tensor, nn, ops
-from ascendemu.frontend.backend import set_backend
 from ascendemu.frontend.common.seed import DEFAULT_GRAPH_SEED, MAXINT32, OP_SEED_STEP
-from ascendemu.graph.executor import DeviceExecutor
 from ascendemu.graph.plan import compile_graph
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature
@@ -23,19 +21,6 @@ from philox import philox, ref_mask
 
 SHAPE, KEEP = (8, 32), 0.6                 # one small Dropout kernel shared by most tests
 RNG = np.random.default_rng(11)
-
-
-@pytest.fixture(scope="module")
-def ex(tmp_path_factory):
-    from ascendemu.hal.runtime import get_runtime
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    executor = DeviceExecutor(cache_root=str(tmp_path_factory.mktemp("dropout")), progress=False)
-    previous = set_backend(executor)
-    yield executor
-    set_backend(previous)
-    rt.finalize()
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,6 @@ forward reference (tests/gradcheck.py).
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from gradcheck import assert_grads_close, autodiff_grads, numeric_grads
@@ -19,7 +17,6 @@ from ascendemu.errors import InvalidParamError
 from ascendemu.graph.autodiff import differentiate
 from ascendemu.graph.capture import Tracer
 from ascendemu.graph.executor import DeviceExecutor
-from ascendemu.hal.runtime import get_runtime
 from ascendemu.kernels.library import infer_outputs, plan_kernel
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -27,23 +24,6 @@ RNG = np.random.default_rng(99)
 # float16 forward ops: inputs, stored outputs and gradients are float16 (accumulation is float32)
 TOL = {"float32": dict(rtol=1e-4, atol=1e-4), "float16": dict(rtol=2e-2, atol=2e-2)}
 FD_TOL = {"float32": {}, "float16": dict(rtol=2e-2, atol=3e-2)}
-
-
-@pytest.fixture(scope="module")
-def ex(tmp_path_factory):
-    """One executor (fresh node) for the module. Its kernel cache is a temporary directory that xdist
-    workers share (the cache is multi-process safe), so a kernel one worker built the other loads."""
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = tmp_path_factory.getbasetemp().parent / "grad-conv-pool-kernel-cache"
-        root.mkdir(mode=0o700, exist_ok=True)
-    else:
-        root = tmp_path_factory.mktemp("grad-conv-pool-kernel-cache")
-    yield DeviceExecutor(cache_root=str(root), progress=False)
-    if rt.node is not None:
-        rt.finalize()
 
 
 def build(ex: DeviceExecutor, sigs: list[OpSignature]) -> None:

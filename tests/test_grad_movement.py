@@ -18,34 +18,12 @@ from test_ops import kernel, launch, sig
 import ascendemu.frontend as ms
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.frontend import nn, ops
-from ascendemu.frontend.backend import set_backend
 from ascendemu.graph.autodiff import differentiate
 from ascendemu.graph.capture import Tracer
-from ascendemu.graph.executor import DeviceExecutor
 from ascendemu.kernels.library import infer_outputs, plan_kernel
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 RNG = np.random.default_rng(2024)
-
-
-@pytest.fixture(scope="module")
-def ex(tmp_path_factory):
-    from ascendemu.hal.runtime import get_runtime
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    executor = DeviceExecutor(cache_root=str(tmp_path_factory.mktemp("movement-cache")), progress=False)
-    previous = set_backend(executor)
-    yield executor
-    set_backend(previous)
-    rt.finalize()
-
-
-@pytest.fixture
-def restore_context():
-    saved = {k: ms.get_context(k) for k in ("mode", "jit_config")}
-    yield
-    ms.set_context(**saved)
 
 
 def rand(shape, dtype="float32"):

@@ -11,28 +11,9 @@ import pytest
 import ascendemu.frontend as ms
 from ascendemu.errors import InvalidParamError
 from ascendemu.frontend import Tensor, nn
-from ascendemu.frontend.backend import set_backend
-from ascendemu.graph.executor import DeviceExecutor
 
 
-@pytest.fixture(scope="module")
-def ex(kernel_cache_root):
-    from ascendemu.hal.runtime import get_runtime
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    executor = DeviceExecutor(cache_root=str(kernel_cache_root), progress=False)
-    previous = set_backend(executor)
-    yield executor
-    set_backend(previous)
-    rt.finalize()
-
-
-@pytest.fixture(autouse=True)
-def restore_context(ex):
-    saved = {k: ms.get_context(k) for k in ("mode", "jit_config")}
-    yield
-    ms.set_context(**saved)
+pytestmark = pytest.mark.usefixtures("ex", "restore_context")
 
 
 # MindSpore's construct() of each schedule, in float64 numpy (nn/learning_rate_schedule.py of MindSpore 2.x)

@@ -28,8 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ascendemu.frontend as ms  # noqa: E402
 from ascendemu.frontend import Tensor, nn, ops  # noqa: E402
-from ascendemu.frontend.backend import set_backend  # noqa: E402
-from ascendemu.graph.executor import DeviceExecutor  # noqa: E402
 from examples import reference as ref  # noqa: E402
 from examples.networks import LeNet5, ResNet18, TransformerEncoderLayer  # noqa: E402
 
@@ -213,24 +211,8 @@ def reference_run(name: str) -> tuple[dict[str, np.ndarray], list[float], dict[s
 
 # ------------------------------------------------------------------------------------------ fixtures
 
-@pytest.fixture(scope="module")
-def executor(tmp_path_factory):
-    from ascendemu.hal.runtime import get_runtime
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    ex = DeviceExecutor(cache_root=str(tmp_path_factory.mktemp("train-reference-cache")), progress=False)
-    previous = set_backend(ex)
-    yield ex
-    set_backend(previous)
-    rt.finalize()
 
-
-@pytest.fixture(autouse=True)
-def restore_context():
-    saved = {k: ms.get_context(k) for k in ("mode", "jit_config")}
-    yield
-    ms.set_context(**saved)
+pytestmark = pytest.mark.usefixtures("restore_context")
 
 
 # --------------------------------------------------------------------------- emulator vs reference
@@ -262,21 +244,21 @@ def check_against_reference(name: str, level: str) -> None:
 
 
 @pytest.mark.parametrize("level", ["O0", "O2"])
-def test_lenet5_momentum_matches_numpy(executor, level):
+def test_lenet5_momentum_matches_numpy(ex, level):
     check_against_reference("lenet5", level)
 
 
-def test_resnet18_batchnorm_adam_matches_numpy(executor):
+def test_resnet18_batchnorm_adam_matches_numpy(ex):
     """At O2 only (LeNet-5 and the Transformer cover O0): ResNet-18 is the file's costliest compile."""
     check_against_reference("resnet18", "O2")
 
 
 @pytest.mark.parametrize("level", ["O0", "O2"])
-def test_transformer_adamweightdecay_matches_numpy(executor, level):
+def test_transformer_adamweightdecay_matches_numpy(ex, level):
     check_against_reference("transformer", level)
 
 
-def test_transformer_with_dropout_matches_numpy_with_the_kernels_masks(executor):
+def test_transformer_with_dropout_matches_numpy_with_the_kernels_masks(ex):
     """Dropout p=0.25 at the encoder's three sites, a new mask per site and step (generator offsets
     0, 1, 2), the loss and the gradients of a step using the same one."""
     check_against_reference("transformer_dropout", "O2")
