@@ -48,11 +48,11 @@ class MindSporeFinder(importlib.abc.MetaPathFinder):
             return None
         module = _resolve(TARGET + fullname[len(ALIAS):])
         if module is None:
+            front = importlib.import_module(TARGET)
+            provided = sorted(f"{ALIAS}.{n}" for n in front.__all__ if isinstance(getattr(front, n), ModuleType))
             raise ModuleNotFoundError(
                 f"No module named {fullname!r} in ascendemu's MindSpore-compatible subset; it provides "
-                "mindspore, mindspore.nn, mindspore.ops (operations, functional), mindspore.context, "
-                "mindspore.common (dtype, initializer), mindspore.dtype and mindspore.dataset (vision, "
-                "transforms)", name=fullname)
+                f"{ALIAS} and {', '.join(provided)} with some of their submodules", name=fullname)
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
 from ascendemu.graph.plan import JIT_LEVELS
 
 GRAPH_MODE = 0
@@ -82,3 +82,64 @@ def get_context(key: str) -> Any:
 def set_device(device_target: str, device_id: int | None = None) -> None:
     """MindSpore 2.5's ``mindspore.set_device``."""
     set_context(device_target=device_target, **({} if device_id is None else {"device_id": device_id}))
+
+
+class ParallelMode:
+    """The parallel modes of ``set_auto_parallel_context(parallel_mode=...)`` (MindSpore's strings)."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+# MindSpore's defaults of the auto-parallel context; the emulator runs one device, so these are
+# recorded and read back, and only a one-device job is accepted.
+_AUTO_PARALLEL_DEFAULTS: dict[str, Any] = {
+    "device_num": 1, "global_rank": 0, "gradients_mean": False, "gradient_fp32_sync": True,
+    "parallel_mode": ParallelMode.STAND_ALONE, "search_mode": "recursive_programming",
+    "auto_parallel_search_mode": "recursive_programming", "parameter_broadcast": False,
+    "strategy_ckpt_load_file": "", "strategy_ckpt_save_file": "", "full_batch": False,
+    "enable_parallel_optimizer": False, "all_reduce_fusion_config": [], "pipeline_stages": 1,
+    "grad_accumulation_step": 1, "dataset_strategy": "data_parallel", "enable_alltoall": False,
+    "comm_fusion": {}, "parallel_optimizer_config": {}, "strategy_ckpt_config": {},
+}
+_auto_parallel: dict[str, Any] = dict(_AUTO_PARALLEL_DEFAULTS)
+
+
+def _check_auto_parallel(key: str, value: Any) -> Any:
+    if key not in _AUTO_PARALLEL_DEFAULTS:
+        raise InvalidParamError(f"set_auto_parallel_context: unknown key {key!r}; known keys are "
+                                f"{tuple(_AUTO_PARALLEL_DEFAULTS)}")
+    if key == "parallel_mode" and value not in ParallelMode.MODE_LIST:
+        raise InvalidParamError(f"parallel_mode must be one of {ParallelMode.MODE_LIST}, got {value!r}")
+    if key == "device_num":
+        if check_int(value, "device_num", minimum=1, maximum=4096) > 1:
+            raise FeatureNotSupportedError(
+                f"set_auto_parallel_context: device_num={value} asks for {value} devices, but the emulator runs "
+                "one device per process and collective communication is not emulated yet (it comes with its "
+                "own issue); use device_num=1")
+    if key == "global_rank" and check_int(value, "global_rank", minimum=0) != 0:
+        raise FeatureNotSupportedError(f"set_auto_parallel_context: global_rank={value}; the emulated world is "
+                                       "rank 0 of 1")
+    return value
+
+
+def set_auto_parallel_context(**kwargs: Any) -> None:
+    """Record the auto-parallel settings of a one-device job (all keys checked before any is applied)."""
+    updates = {key: _check_auto_parallel(key, value) for key, value in kwargs.items()}
+    _auto_parallel.update(updates)
+
+
+def get_auto_parallel_context(attr_key: str) -> Any:
+    if attr_key not in _auto_parallel:
+        raise InvalidParamError(f"get_auto_parallel_context: unknown key {attr_key!r}; known keys are "
+                                f"{tuple(_auto_parallel)}")
+    value = _auto_parallel[attr_key]
+    return value.copy() if isinstance(value, (list, dict)) else value
+
+
+def reset_auto_parallel_context() -> None:
+    _auto_parallel.clear()
+    _auto_parallel.update(_AUTO_PARALLEL_DEFAULTS)

@@ -14,7 +14,7 @@ host data directly.
 from __future__ import annotations
 
 import builtins
-import sys
+import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,7 +35,7 @@ from .capture import tracer_value
 from .common import dtype as mstype
 from .common.seed import call_site_op, graph_seed
 from .tensor import GeneratorState, Tensor
-from .unsupported import unsupported
+from .unsupported import UnsupportedOpError, unsupported
 
 # Implicit type promotion of binary ops, lowest first (MindSpore promotes int -> float, fp16 -> fp32).
 PROMOTION_ORDER = ("int32", "float16", "float32")
@@ -202,15 +202,39 @@ def _check_format(name: str, data_format: str) -> None:
 # ------------------------------------------------------------------------------------------ primitives
 
 class Primitive:
-    """Base of every primitive; ``Prim[Name]`` like MindSpore."""
+    """Base of every primitive; ``Prim[Name]`` like MindSpore.
 
-    def __init__(self) -> None:
-        self.name = type(self).__name__
+    ``Primitive(name)`` itself, or a user's subclass (``PrimitiveWithInfer`` with
+    ``@prim_attr_register``, see ``ops.primitive``), is known by its name only: MindSpore runs the
+    kernel of that name with the primitive's attributes. Here such a call runs the supported
+    primitive of that name built from ``init_attrs``, or fails with UnsupportedOpError.
+    """
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name or type(self).__name__
         self.attrs: dict[str, Any] = {}
+        self.init_attrs: dict[str, Any] = {}
 
     def add_prim_attr(self, name: str, value: Any) -> "Primitive":
         self.attrs[name] = value
         return self
+
+    def init_prim_io_names(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:
+        self.add_prim_attr("input_names", list(inputs))
+        self.add_prim_attr("output_names", list(outputs))
+
+    def __call__(self, *args: Any) -> Any:
+        known = globals().get(self.name)
+        if self.name not in PRIMITIVES or isinstance(self, known):
+            raise unsupported("ops", self.name, PRIMITIVES,
+                              hint=f"{type(self).__name__} is a primitive known only by its name, and only the "
+                                   "primitives of mindspore.ops have kernels here: write it with them in construct")
+        try:
+            prim = known(**self.init_attrs)
+        except TypeError as exc:
+            raise UnsupportedOpError(f"ops.{self.name}: the attributes {self.init_attrs} of {type(self).__name__} "
+                                     f"do not build the supported {self.name}: {exc}") from exc
+        return prim(*args)
 
     def __repr__(self) -> str:
         return f"Prim[{self.name}]"
@@ -855,10 +879,16 @@ FUNCTIONS = tuple(name for name, obj in list(globals().items())
                   and getattr(obj, "__module__", None) == __name__ and name != "apply_op")
 SUPPORTED = PRIMITIVES + FUNCTIONS
 
-# `from mindspore.ops import operations as P`, `functional as F` and `composite as C` name this module.
-operations = functional = composite = sys.modules[__name__]
-for _alias in ("operations", "functional", "composite"):
-    sys.modules[f"{__name__}.{_alias}"] = operations
+# MindSpore's `mindspore.ops` is a package. This module is one too: its submodules (operations as P,
+# functional as F, composite as C, primitive) are the files of the directory frontend/ops/ beside it.
+__path__ = [os.path.splitext(__file__)[0]]
+from .ops import composite, functional, operations, primitive  # noqa: E402
+from .ops.composite import HyperMap, Map, MultitypeFuncGraph, partial  # noqa: E402
+from .ops.primitive import PrimitiveWithCheck, PrimitiveWithInfer, constexpr, prim_attr_register  # noqa: E402
+
+SUPPORTED += ("Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr",
+              "MultitypeFuncGraph", "HyperMap", "Map", "partial", "GradOperation", "grad", "value_and_grad",
+              "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss", "nll_loss")
 
 
 def __getattr__(name: str) -> Any:

@@ -1,6 +1,7 @@
 """``mindspore.nn`` loss cells; each is a thin Cell over its functional form in ``ops``."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .. import losses
@@ -8,6 +9,8 @@ from .cell import Cell
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss",
            "BCEWithLogitsLoss"]
+# MindSpore's `mindspore.nn.loss` is a package: its submodules are the files of frontend/nn/loss/.
+__path__ = [os.path.splitext(__file__)[0]]
 
 
 class LossBase(Cell):

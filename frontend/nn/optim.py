@@ -15,6 +15,7 @@ optimizer calls; a dynamic learning rate (a list, indexed by ``global_step``, or
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Sequence
 
 import numpy as np
@@ -28,6 +29,8 @@ from .learning_rate_schedule import LearningRateSchedule
 
 __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "piecewise_constant_lr",
            "exponential_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"]
+# MindSpore's `mindspore.nn.optim` is a package: its submodules are the files of frontend/nn/optim/.
+__path__ = [os.path.splitext(__file__)[0]]
 
 
 def _decays(param: Parameter) -> bool:

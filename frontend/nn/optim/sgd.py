@@ -1,0 +1,4 @@
+"""``mindspore.nn.optim.sgd``: where MindSpore defines ``SGD``."""
+from ..optim import SGD
+
+__all__ = ["SGD"]
