@@ -404,3 +404,13 @@ def test_reference_optimizers_follow_the_documented_first_step():
         p1 = p[k] - lr * v1
         v2 = 0.9 * v1 + g[k] + (wd * p1 if k == "w" else 0.0)
         np.testing.assert_allclose(mom[k], p1 - lr * v2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["lenet5", "transformer_dropout"])
+def test_o0_and_o2_agree_bitwise(ex, name):
+    """No fusion at O2 reorders these networks' arithmetic (fused programs compute in the same float32
+    steps as the single kernels), so one kernel per op and the sunk graph give the same bits."""
+    (_, losses0, final0), (_, losses2, final2) = (run_emulator(name, level) for level in ("O0", "O2"))
+    assert losses0 == losses2
+    for k in final0:
+        np.testing.assert_array_equal(final0[k], final2[k], err_msg=k)
