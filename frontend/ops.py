@@ -14,6 +14,7 @@ host data directly.
 from __future__ import annotations
 
 import builtins
+import math
 import os
 import threading
 from contextlib import contextmanager
@@ -184,6 +185,16 @@ def _int_tuple(name: str, value: Any) -> tuple[int, ...]:
                                                 for v in value):
         return tuple(int(v) for v in value)
     raise InvalidParamError(f"{name}={value!r} must be a tuple or list of ints")
+
+
+def _static_ints(name: str, value: Any) -> tuple[int, ...]:
+    """A shape-like argument MindSpore also takes as a Tensor (input_size, size, paddings): its ints,
+    flattened. A Tensor must be concrete: shapes are static here."""
+    if isinstance(value, Tensor):
+        value = value.asnumpy().reshape(-1).tolist()
+    elif isinstance(value, (tuple, list)):
+        value = [v for row in value for v in (row if isinstance(row, (tuple, list)) else (row,))]
+    return _int_tuple(name, value)
 
 
 def _axes(axis: Any) -> tuple[int, ...]:
@@ -374,6 +385,32 @@ class Conv2D(Primitive):
         return apply_op("Conv2D", [x, weight], self.conv_attrs)[0]
 
 
+class Conv2DBackpropInput(Primitive):
+    """``Conv2DBackpropInput(out_channel, kernel_size, ...)(dout, weight, input_size)``: the gradient of
+    a Conv2D with these attrs with respect to its input of shape ``input_size``, which is also the
+    transposed convolution of ``dout`` (``Conv2DTranspose``). ``pad_list`` (top, bottom, left, right),
+    when given, is the explicit padding."""
+
+    def __init__(self, out_channel: int, kernel_size: Any, pad_mode: str = "valid", pad: Any = 0,
+                 pad_list: Any = None, mode: int = 1, stride: Any = 1, dilation: Any = 1, group: int = 1,
+                 data_format: str = "NCHW"):
+        super().__init__()
+        _check_format(type(self).__name__, data_format)
+        if pad_list is not None:
+            pad_mode, pad = "pad", pad_list
+        self.conv_attrs = {"out_channel": int(out_channel), "kernel_size": _pair("kernel_size", kernel_size),
+                           "pad_mode": str(pad_mode).lower(), "pad": _pad4(pad), "stride": _pair("stride", stride),
+                           "dilation": _pair("dilation", dilation), "group": int(group)}
+
+    def __call__(self, dout: Any, weight: Any, input_size: Any) -> Tensor:
+        size = _static_ints(f"{self.name}: input_size", input_size)
+        return apply_op("Conv2DBackpropInput", [dout, weight], dict(self.conv_attrs, input_size=size))[0]
+
+
+class Conv2DTranspose(Conv2DBackpropInput):
+    """MindSpore's name of Conv2DBackpropInput used as a layer (nn.Conv2dTranspose)."""
+
+
 class _Pool(Primitive):
     op = ""
 
@@ -478,6 +515,65 @@ class Pad(Primitive):
 
     def __call__(self, input_x: Any) -> Tensor:
         return apply_op("Pad", [input_x], {"paddings": self.paddings})[0]
+
+
+class ResizeNearestNeighbor(Primitive):
+    """``ResizeNearestNeighbor(size, align_corners=False, half_pixel_centers=False)(x)``: NCHW x to
+    ``size`` (new_height, new_width) by nearest neighbour (TensorFlow's coordinates, as Ascend)."""
+
+    def __init__(self, size: Any, align_corners: bool = False, half_pixel_centers: bool = False):
+        super().__init__()
+        if not isinstance(size, (tuple, list)):
+            raise InvalidParamError(f"ResizeNearestNeighbor: size={size!r} must be a tuple or list "
+                                    f"(new_height, new_width)")
+        self.size = _int_tuple("ResizeNearestNeighbor: size", size)
+        self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
+
+    def __call__(self, input_x: Any) -> Tensor:
+        return apply_op("ResizeNearestNeighbor", [input_x],
+                        {"size": self.size, "align_corners": self.align_corners,
+                         "half_pixel_centers": self.half_pixel_centers})[0]
+
+
+class ResizeBilinearV2(Primitive):
+    """``ResizeBilinearV2(align_corners=False, half_pixel_centers=False)(x, size)``: NCHW x to ``size``
+    (new_height, new_width; a tuple, list or 1-D Tensor) by bilinear interpolation."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False):
+        super().__init__()
+        self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
+
+    def __call__(self, x: Any, size: Any) -> Tensor:
+        return apply_op("ResizeBilinearV2", [x],
+                        {"size": _static_ints(f"{self.name}: size", size), "align_corners": self.align_corners,
+                         "half_pixel_centers": self.half_pixel_centers})[0]
+
+
+class ResizeBilinear(ResizeBilinearV2):
+    """The deprecated form with the size at construction: ``ResizeBilinear(size, align_corners=False,
+    half_pixel_centers=False)(x)``; the same op as ResizeBilinearV2."""
+
+    def __init__(self, size: Any, align_corners: bool = False, half_pixel_centers: bool = False):
+        super().__init__(align_corners, half_pixel_centers)
+        self.size = _int_tuple("ResizeBilinear: size", size)
+
+    def __call__(self, x: Any) -> Tensor:
+        return super().__call__(x, self.size)
+
+
+class MirrorPad(Primitive):
+    """``MirrorPad(mode='REFLECT')(input_x, paddings)``: x padded by mirroring, ``paddings[d] = (before,
+    after)`` for dimension d (a tuple or an int Tensor of shape (rank, 2)); REFLECT leaves the edge
+    element out of the mirror, SYMMETRIC repeats it."""
+
+    def __init__(self, mode: str = "REFLECT"):
+        super().__init__()
+        self.mode = mode
+
+    def __call__(self, input_x: Any, paddings: Any) -> Tensor:
+        flat = _static_ints("MirrorPad: paddings", paddings)
+        pairs = tuple(tuple(flat[i:i + 2]) for i in range(0, len(flat), 2))
+        return apply_op("MirrorPad", [input_x], {"paddings": pairs, "mode": self.mode})[0]
 
 
 class UnsortedSegmentSum(Primitive):
@@ -711,10 +807,11 @@ def slice(input_x: Any, begin: Sequence[int], size: Sequence[int]) -> Tensor:
 
 
 def pad(input_x: Any, padding: Sequence[int], mode: str = "constant", value: Any = None) -> Tensor:
-    """``padding`` pairs (before, after) start at the last dimension: (left, right, top, bottom, ...)."""
+    """``padding`` pairs (before, after) start at the last dimension: (left, right, top, bottom, ...).
+    Modes 'constant' (Pad, filled with ``value``) and 'reflect' (MirrorPad REFLECT)."""
     x = _tensor(input_x)
-    if mode != "constant":
-        raise FeatureNotSupportedError(f"pad: mode={mode!r} is not supported; use 'constant'")
+    if mode not in ("constant", "reflect"):
+        raise FeatureNotSupportedError(f"pad: mode={mode!r} is not supported; use 'constant' or 'reflect'")
     flat = _int_tuple("pad: padding", padding)
     if len(flat) % 2 or len(flat) // 2 > x.ndim:
         raise InvalidParamError(f"pad: padding={list(flat)} must hold an even number of ints, at most 2 per "
@@ -723,10 +820,54 @@ def pad(input_x: Any, padding: Sequence[int], mode: str = "constant", value: Any
         raise InvalidParamError(f"pad: padding={list(flat)} must be >= 0 (negative padding is not supported on "
                                 f"Ascend); use ops.slice to crop")
     pairs = [(0, 0)] * (x.ndim - len(flat) // 2) + [tuple(flat[i:i + 2]) for i in reversed(range(0, len(flat), 2))]
+    if mode == "reflect":
+        if value is not None:
+            raise InvalidParamError(f"pad: value={value!r} is only used with mode='constant'")
+        return MirrorPad("REFLECT")(x, tuple(pairs))
     attrs = {"paddings": tuple(pairs)}
     if value is not None:
         attrs["value"] = value
     return apply_op("Pad", [x], attrs)[0]
+
+
+def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: Any = None, recompute_scale_factor: Any = None) -> Tensor:
+    """Resize a 4-D NCHW input to ``size`` by 'nearest' (ResizeNearestNeighbor: floor(o * in / out),
+    OpenCV's INTER_NEAREST) or 'bilinear' (ResizeBilinearV2 with half-pixel centers, or corner-aligned
+    with ``align_corners=True``), as MindSpore builds it. As there, 4-D input takes ``scale_factor``
+    only with ``recompute_scale_factor=True`` (size = floor(in * scale_factor)); the other modes and
+    ranks are not supported here."""
+    x = _tensor(input)
+    if mode not in ("nearest", "bilinear"):
+        raise FeatureNotSupportedError(f"interpolate: mode={mode!r} is not supported; use 'nearest' or "
+                                       f"'bilinear' (4-D input)")
+    if x.ndim != 4:
+        raise FeatureNotSupportedError(f"interpolate: {mode} takes a 4-D (N, C, H, W) input here, got shape "
+                                       f"{x.shape}")
+    if (size is None) == (scale_factor is None):
+        raise InvalidParamError("interpolate: give exactly one of size and scale_factor")
+    if size is not None:
+        if recompute_scale_factor:
+            raise InvalidParamError("interpolate: recompute_scale_factor is not meaningful with an explicit size")
+        size = (size, size) if isinstance(size, int) else _int_tuple("interpolate: size", size)
+    else:
+        if not recompute_scale_factor:
+            raise InvalidParamError(f"interpolate: scale_factor with mode={mode!r} on a 4-D input needs "
+                                    f"recompute_scale_factor=True (size = floor(in * scale_factor)), as in "
+                                    f"MindSpore; or give size")
+        factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * 2
+        if len(factors) != 2:
+            raise InvalidParamError(f"interpolate: scale_factor={scale_factor!r} needs 2 values for a 4-D input")
+        size = tuple(int(math.floor(float(n) * f)) for n, f in zip(x.shape[2:], factors))
+    if len(size) != 2:
+        raise InvalidParamError(f"interpolate: size={size!r} needs 2 values (new_height, new_width) for a 4-D "
+                                f"input")
+    if mode == "nearest":
+        if align_corners is not None:
+            raise InvalidParamError("interpolate: align_corners is only valid for mode 'bilinear' here")
+        return ResizeNearestNeighbor(size)(x)
+    align = bool(align_corners)
+    return ResizeBilinearV2(align, not align)(x, size)
 
 
 def unsorted_segment_sum(input_x: Any, segment_ids: Any, num_segments: Any) -> Tensor:

@@ -8,21 +8,23 @@ from __future__ import annotations
 from typing import Any
 
 from ..unsupported import unsupported
-from . import cell, layer, learning_rate_schedule, loss, optim, wrap
+from . import cell, layer, learning_rate_schedule, loss, optim, rnns, wrap
 from .cell import Cell, ParameterTuple
-from .layer import (AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, Conv2d, Dense, Dropout, Flatten, GELU, LayerNorm,
-                    LogSoftmax, MaxPool2d, ReLU, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
+from .layer import (AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, Conv1d, Conv2d, Conv2dTranspose, Dense, Dropout,
+                    Embedding, Flatten, GELU, LayerNorm, LogSoftmax, MaxPool2d, Pad, ReLU, ResizeBilinear,
+                    SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
 from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR, LearningRateSchedule,
                                      NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR)
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,
                    SoftmaxCrossEntropyWithLogits)
 from .optim import (SGD, Adam, AdamWeightDecay, Momentum, Optimizer, cosine_decay_lr, exponential_decay_lr,
                     piecewise_constant_lr, polynomial_decay_lr, warmup_lr)
+from .rnns import LSTM
 from .wrap import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, ForwardValueAndGrad, TrainOneStepCell,
                    TrainOneStepWithLossScaleCell, WithEvalCell, WithGradCell, WithLossCell)
 
 SUPPORTED = tuple(name for name in dir() if not name.startswith("_") and name not in
-                  ("annotations", "Any", "unsupported", "cell", "layer", "loss", "optim", "wrap",
+                  ("annotations", "Any", "unsupported", "cell", "layer", "loss", "optim", "rnns", "wrap",
                    "learning_rate_schedule"))
 __all__ = list(SUPPORTED)
 

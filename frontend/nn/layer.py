@@ -1,5 +1,5 @@
-"""``mindspore.nn`` layers of the supported subset: Dense, Conv2d, pooling, normalisation, activations,
-containers.
+"""``mindspore.nn`` layers of the supported subset: Dense, Conv2d, Conv2dTranspose, Conv1d, pooling,
+normalisation, Embedding, Pad, ResizeBilinear, activations, containers.
 """
 from __future__ import annotations
 
@@ -110,6 +110,145 @@ class Conv2d(Cell):
                 f"padding={a['pad']}, dilation={a['dilation']}, group={a['group']}, has_bias={self.has_bias}")
 
 
+def _positive_int(layer: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParamError(f"{layer}: {name}={value!r} must be an int >= 1")
+    return value
+
+
+def _deconv_length(pad_mode: str, size: int, kernel: int, stride: int, dilation: int, padding: int) -> int:
+    """Output length of a transposed convolution along one axis, as nn.Conv2dTranspose computes the
+    input_size of its Conv2DTranspose: the length whose Conv2D (same attrs) has ``size`` outputs."""
+    span = (kernel - 1) * dilation + 1
+    if pad_mode == "same":
+        return size * stride
+    if pad_mode == "valid":
+        return size * stride + max(span - stride, 0)
+    return size * stride - padding + span - stride
+
+
+class Conv2dTranspose(Cell):
+    """Transposed 2-D convolution: ``ops.Conv2DTranspose`` (Conv2DBackpropInput) of x with a weight of
+    shape (in_channels, out_channels // group, kh, kw), to the output size MindSpore documents per
+    pad_mode: same H * stride; valid H * stride + max(dilation * (k - 1) + 1 - stride, 0); pad
+    H * stride - (top + bottom) + dilation * (k - 1) + 1 - stride, then ``output_padding`` zero rows
+    and columns at the bottom and right (pad_mode 'pad' only, each < max(stride, dilation))."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 pad_mode: str = "same", padding: Any = 0, output_padding: Any = 0, dilation: Any = 1,
+                 group: int = 1, has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+                 dtype: Any = mstype.float32):
+        super().__init__()
+        name = "Conv2dTranspose"
+        self.in_channels = _positive_int(name, "in_channels", in_channels)
+        self.out_channels = _positive_int(name, "out_channels", out_channels)
+        self.group = _positive_int(name, "group", group)
+        if in_channels % group or out_channels % group:
+            raise InvalidParamError(f"{name}: in_channels={in_channels} and out_channels={out_channels} "
+                                    f"must be divisible by group={group}")
+        if pad_mode not in ("same", "valid", "pad"):
+            raise InvalidParamError(f"{name}: pad_mode={pad_mode!r} must be 'same', 'valid' or 'pad'")
+        self.kernel_size, self.stride = ops._pair("kernel_size", kernel_size), ops._pair("stride", stride)
+        self.dilation, self.padding = ops._pair("dilation", dilation), ops._pad4(padding)
+        self.pad_mode, self.has_bias = pad_mode, bool(has_bias)
+        if pad_mode != "pad" and any(self.padding):
+            raise InvalidParamError(f"{name}: padding={padding!r} must be 0 unless pad_mode is 'pad'")
+        out_pad = ops._pair("output_padding", output_padding)
+        for axis, (p, st, dl) in enumerate(zip(out_pad, self.stride, self.dilation)):
+            if not 0 <= p < max(st, dl):
+                raise InvalidParamError(f"{name}: output_padding[{axis}]={p} must be in [0, max(stride, "
+                                        f"dilation)) = [0, {max(st, dl)})")
+        if any(out_pad) and pad_mode != "pad":
+            raise InvalidParamError(f"{name}: output_padding={output_padding!r} needs pad_mode='pad'")
+        self.output_padding = out_pad
+        kh, kw = self.kernel_size
+        shape = (self.in_channels, self.out_channels // group, kh, kw)
+        self.weight = Parameter(_init_param(name, "weight_init", weight_init, HeUniform(math.sqrt(5)), shape,
+                                            dtype), name="weight")
+        if self.has_bias:
+            bound = 1 / math.sqrt(shape[1] * kh * kw)
+            self.bias = Parameter(_init_param(name, "bias_init", bias_init, Uniform(bound), (self.out_channels,),
+                                              dtype), name="bias")
+            self.bias_add = ops.BiasAdd()
+        # Conv2DTranspose's out_channel is the out_channel of the Conv2D it transposes
+        self.conv2d_transpose = ops.Conv2DTranspose(self.in_channels, self.kernel_size, pad_mode=pad_mode,
+                                                    pad=self.padding, stride=self.stride, dilation=self.dilation,
+                                                    group=group)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim != 4:
+            raise InvalidParamError(f"Conv2dTranspose: input must have rank 4 (N, C, H, W), got shape {x.shape}")
+        n, _, h, w = x.shape
+        (kh, kw), (sh, sw), (dh, dw) = self.kernel_size, self.stride, self.dilation
+        top, bottom, left, right = self.padding
+        size = (n, self.out_channels, _deconv_length(self.pad_mode, h, kh, sh, dh, top + bottom),
+                _deconv_length(self.pad_mode, w, kw, sw, dw, left + right))
+        out = self.conv2d_transpose(x, self.weight, size)
+        if self.has_bias:
+            out = self.bias_add(out, self.bias)
+        if any(self.output_padding):
+            out = ops.Pad(((0, 0), (0, 0), (0, self.output_padding[0]), (0, self.output_padding[1])))(out)
+        return out
+
+    def extend_repr(self) -> str:
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}")
+
+
+class Conv1d(Cell):
+    """1-D convolution over (N, C, L), as MindSpore builds it: a Conv2D with kernel (1, k) between
+    ExpandDims(x, 2) and Squeeze(2); the weight is (out_channels, in_channels // group, 1, k) (a 3-D
+    Tensor weight_init gains the middle axis)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
+                 pad_mode: str = "same", padding: int = 0, dilation: int = 1, group: int = 1,
+                 has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+                 dtype: Any = mstype.float32):
+        super().__init__()
+        name = "Conv1d"
+        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", kernel_size),
+                           ("stride", stride), ("dilation", dilation), ("group", group)):
+            _positive_int(name, arg, value)
+        if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0:
+            raise InvalidParamError(f"{name}: padding={padding!r} must be an int >= 0")
+        if in_channels % group or out_channels % group:
+            raise InvalidParamError(f"{name}: in_channels={in_channels} and out_channels={out_channels} "
+                                    f"must be divisible by group={group}")
+        if pad_mode not in ("same", "valid", "pad"):
+            raise InvalidParamError(f"{name}: pad_mode={pad_mode!r} must be 'same', 'valid' or 'pad'")
+        self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, bool(has_bias)
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+        if isinstance(weight_init, Tensor):
+            if weight_init.ndim != 3:
+                raise InvalidParamError(f"{name}: a Tensor weight_init must have rank 3 (out, in / group, k), "
+                                        f"got shape {weight_init.shape}")
+            weight_init = np.expand_dims(weight_init.asnumpy(), 2)
+        shape = (out_channels, in_channels // group, 1, kernel_size)
+        self.weight = Parameter(_init_param(name, "weight_init", weight_init, HeUniform(math.sqrt(5)), shape,
+                                            dtype), name="weight")
+        if self.has_bias:
+            bound = 1 / math.sqrt(in_channels // group * kernel_size)
+            self.bias = Parameter(_init_param(name, "bias_init", bias_init, Uniform(bound), (out_channels,),
+                                              dtype), name="bias")
+            self.bias_add = ops.BiasAdd()
+        self.conv2d = ops.Conv2D(out_channels, (1, kernel_size), pad_mode=pad_mode, pad=(0, 0, padding, padding),
+                                 stride=(1, stride), dilation=(1, dilation), group=group)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim != 3:
+            raise InvalidParamError(f"Conv1d: input must have rank 3 (N, C, L), got shape {x.shape}")
+        out = self.conv2d(ops.expand_dims(x, 2), self.weight)
+        if self.has_bias:
+            out = self.bias_add(out, self.bias)
+        return ops.squeeze(out, 2)
+
+    def extend_repr(self) -> str:
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, has_bias={self.has_bias}")
+
+
 class _Pool2d(Cell):
     prim: type = ops.MaxPool
 
@@ -135,7 +274,7 @@ class _BatchNorm(Cell):
     nn convention: moving = momentum * moving + (1 - momentum) * batch); eval mode uses the moving ones.
     """
 
-    rank = 4
+    ranks: tuple[int, ...] = (4,)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
                  gamma_init: Any = "ones", beta_init: Any = "zeros", moving_mean_init: Any = "zeros",
@@ -156,8 +295,9 @@ class _BatchNorm(Cell):
         self.bn_infer = ops.BatchNorm(is_training=False, epsilon=eps, data_format=data_format)
 
     def construct(self, x: Tensor) -> Tensor:
-        if x.ndim != self.rank:
-            raise InvalidParamError(f"{type(self).__name__}: input must have rank {self.rank}, got shape {x.shape}")
+        if x.ndim not in self.ranks:
+            want = " or ".join(map(str, self.ranks))
+            raise InvalidParamError(f"{type(self).__name__}: input must have rank {want}, got shape {x.shape}")
         batch_stats = self.training if self.use_batch_statistics is None else bool(self.use_batch_statistics)
         bn = self.bn_train if batch_stats else self.bn_infer
         return bn(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
@@ -167,11 +307,96 @@ class _BatchNorm(Cell):
 
 
 class BatchNorm2d(_BatchNorm):
-    rank = 4
+    ranks = (4,)
 
 
 class BatchNorm1d(_BatchNorm):
-    rank = 2
+    """(N, C) or (N, C, L): statistics per channel C over N (and L)."""
+
+    ranks = (2, 3)
+
+
+class Embedding(Cell):
+    """A lookup table ``embedding_table`` of shape (vocab_size, embedding_size): ids of any shape give
+    ids.shape + (embedding_size,) by Gather of the flattened ids (an id outside [0, vocab_size) gives
+    zeros). As in MindSpore, ``padding_idx`` only zeroes that row of the initial table (its gradient
+    still flows), and ``use_one_hot=True`` (one-hot ids times the table) equals the Gather in value and
+    gradient, so it runs the Gather; ``dtype`` is the one-hot dtype there and unused here."""
+
+    def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,
+                 embedding_table: Any = "normal", dtype: Any = mstype.float32, padding_idx: Any = None):
+        super().__init__()
+        self.vocab_size = _positive_int("Embedding", "vocab_size", vocab_size)
+        self.embedding_size = _positive_int("Embedding", "embedding_size", embedding_size)
+        if not isinstance(use_one_hot, bool):
+            raise InvalidParamError(f"Embedding: use_one_hot={use_one_hot!r} must be a bool")
+        self.use_one_hot, self.dtype, self.padding_idx = use_one_hot, mstype.to_type(dtype), padding_idx
+        table = initializer(embedding_table, (vocab_size, embedding_size))
+        if padding_idx is not None:
+            if isinstance(padding_idx, bool) or not isinstance(padding_idx, int) or not 0 <= padding_idx < vocab_size:
+                raise InvalidParamError(f"Embedding: padding_idx={padding_idx!r} must be an int in [0, {vocab_size})")
+            values = table.asnumpy()
+            values[padding_idx] = 0
+            table = Tensor(values)
+        self.embedding_table = Parameter(table, name="embedding_table")
+        self.gather = ops.Gather()
+
+    def construct(self, ids: Tensor) -> Tensor:
+        flat = ops.reshape(ids, (-1,))
+        return ops.reshape(self.gather(self.embedding_table, flat, 0), ids.shape + (self.embedding_size,))
+
+    def extend_repr(self) -> str:
+        return (f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, "
+                f"use_one_hot={self.use_one_hot}, dtype={self.dtype}, padding_idx={self.padding_idx}")
+
+
+class Pad(Cell):
+    """``Pad(paddings, mode='CONSTANT')``: ``paddings`` is a tuple of (before, after) pairs, one per
+    dimension of x (at most 4); CONSTANT pads zeros (Pad), REFLECT and SYMMETRIC mirror (MirrorPad)."""
+
+    MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
+
+    def __init__(self, paddings: Any, mode: str = "CONSTANT"):
+        super().__init__()
+        if mode not in self.MODES:
+            raise InvalidParamError(f"Pad: mode={mode!r} must be one of {self.MODES}")
+        if not isinstance(paddings, tuple):
+            raise InvalidParamError(f"Pad: paddings must be a tuple of (before, after) pairs, got "
+                                    f"{type(paddings).__name__}")
+        if any(not isinstance(p, (tuple, list)) or len(p) != 2 for p in paddings):
+            raise InvalidParamError(f"Pad: paddings must have shape (n, 2), got {paddings}")
+        if len(paddings) > 4:
+            raise InvalidParamError(f"Pad: paddings of at most 4 dimensions are supported, got {len(paddings)}")
+        self.paddings, self.mode = tuple(tuple(p) for p in paddings), mode
+        self.pad = ops.Pad(self.paddings) if mode == "CONSTANT" else ops.MirrorPad(mode)
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self.pad(x) if self.mode == "CONSTANT" else self.pad(x, self.paddings)
+
+    def extend_repr(self) -> str:
+        return f"paddings={self.paddings}, mode={self.mode}"
+
+
+class ResizeBilinear(Cell):
+    """``ResizeBilinear(half_pixel_centers=False)(x, size=None, scale_factor=None, align_corners=False)``:
+    bilinear resize of NCHW x to ``size``, or to (H, W) times an int ``scale_factor`` >= 1."""
+
+    def __init__(self, half_pixel_centers: bool = False):
+        super().__init__()
+        self.half_pixel_centers = half_pixel_centers
+
+    def construct(self, x: Tensor, size: Any = None, scale_factor: Any = None, align_corners: bool = False) -> Tensor:
+        if (size is None) == (scale_factor is None):
+            raise InvalidParamError("ResizeBilinear: give exactly one of size and scale_factor")
+        if size is not None:
+            if not isinstance(size, (tuple, list)) or len(size) != 2 or min(size) < 1:
+                raise InvalidParamError(f"ResizeBilinear: size={size!r} must be (new_height, new_width), ints >= 1")
+            shape = tuple(size)
+        else:
+            if isinstance(scale_factor, bool) or not isinstance(scale_factor, int) or scale_factor < 1:
+                raise InvalidParamError(f"ResizeBilinear: scale_factor={scale_factor!r} must be an int >= 1")
+            shape = (x.shape[2] * scale_factor, x.shape[3] * scale_factor)
+        return ops.ResizeBilinear(shape, align_corners, self.half_pixel_centers)(x)
 
 
 class LayerNorm(Cell):

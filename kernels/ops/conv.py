@@ -13,7 +13,9 @@ forward loops:
 
 * Conv2DBackpropInput(dout, weight), attrs as Conv2D plus ``input_size``: work unit = one input
   plane (batch image, input channel); every tap scatters weight x a dout row into the strided input
-  row it was read from (float16: a float32 workspace plane per block, as the forward).
+  row it was read from (float16: a float32 workspace plane per block, as the forward). It is also
+  MindSpore's transposed convolution (ops.Conv2DTranspose, nn.Conv2dTranspose), so it has a
+  backward rule of its own: Conv2D and Conv2DBackpropFilter.
 * Conv2DBackpropFilter(dout, x), attrs as Conv2D plus ``filter_size``: work unit = one (output
   channel, input channel of its group) pair, i.e. kh*kw weights; each tap sums dout x the shifted
   input over batch and output rows into a float32 row of partial sums (a workspace row per block,
@@ -284,10 +286,24 @@ def grad_conv2d(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
     return dx, dw
 
 
+def grad_backprop_input(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
+    """Conv2DBackpropInput as a forward op (Conv2DTranspose, nn.Conv2dTranspose) is the adjoint of
+    x -> Conv2D(x, w): its input gradient is Conv2D(dout, w), its weight gradient
+    Conv2DBackpropFilter(its input, dout), as MindSpore's bprop builds them."""
+    dy, w = c.inputs
+    (dout,) = c.douts
+    attrs = {k: v for k, v in c.sig.attrs if k != "input_size"}
+    ddy = b.op("Conv2D", dout, w, **attrs) if c.wants[0] else None
+    dw = (b.op("Conv2DBackpropFilter", dy, dout, filter_size=c.sig.inputs[1].shape, **attrs)
+          if c.wants[1] else None)
+    return ddy, dw
+
+
 OPS: tuple[OpDef, ...] = (
     OpDef("Conv2D", "conv2d", infer_conv2d, plan, emit, grad=grad_conv2d,
           frontend=Exposure(("Conv2D",), ("conv2d",))),
     # MindSpore's backward primitives (TBE kernels conv2d_backprop_*_d: shapes as attributes)
-    OpDef("Conv2DBackpropInput", "conv2d_backprop_input_d", infer_backprop, plan, emit_backprop_input),
+    OpDef("Conv2DBackpropInput", "conv2d_backprop_input_d", infer_backprop, plan, emit_backprop_input,
+          grad=grad_backprop_input, frontend=Exposure(("Conv2DBackpropInput", "Conv2DTranspose"))),
     OpDef("Conv2DBackpropFilter", "conv2d_backprop_filter_d", infer_backprop, plan, emit_backprop_filter),
 )

@@ -1,5 +1,6 @@
-"""Data movement: Transpose, Concat, Split, Slice, Pad, Gather, UnsortedSegmentSum, and their
-backward rules. Bit copies in the storage type, no conversion (except UnsortedSegmentSum, which adds).
+"""Data movement: Transpose, Concat, Split, Slice, Pad, MirrorPad, Gather, UnsortedSegmentSum, and
+their backward rules. Bit copies in the storage type, no conversion (except the scatter-adds
+UnsortedSegmentSum and MirrorPadGrad).
 
 Transpose, Concat, Split, Slice, Pad and Gather split the flat range of one tensor over blocks like
 an elementwise op: the output, or the input for Split (whose pieces are disjoint ranges of it), so
@@ -11,13 +12,19 @@ workspace, one element per output element).
 
 Slice and Pad are one kernel, a window: output element o reads x[o - before] (per dimension), or the
 fill value where that index is outside x. Slice's window starts at -begin, Pad's at the front padding.
+MirrorPad is the same window with the outside indices mirrored back into x instead of filled: REFLECT
+mirrors about the edge element (x[2] x[1] | x[0] x[1] x[2] ...), SYMMETRIC about the edge itself
+(x[1] x[0] | x[0] x[1] ...). Its backward kernel, MirrorPadGrad, splits rows of dx over blocks: each
+dx row sums, in a fixed order, the dout rows that read it, at most three per padded dimension (itself
+and a mirror on either side), so it is deterministic like UnsortedSegmentSum.
 
 Backward rules (as MindSpore builds them): Transpose by the inverse permutation; Concat slices dout
 per input; Split concatenates the douts (zeros for an output that does not reach the result); Slice
-pads dout back into zeros and Pad slices it back out; Gather scatters dout with UnsortedSegmentSum
-over the gathered axis (moved to the front and back with Transposes); UnsortedSegmentSum gathers dout
-by segment id. Ids and indices outside the valid range get and give no gradient, as the forward ops
-read zeros for them (Gather) or drop their rows (UnsortedSegmentSum).
+pads dout back into zeros and Pad slices it back out; MirrorPad folds dout back with MirrorPadGrad;
+Gather scatters dout with UnsortedSegmentSum over the gathered axis (moved to the front and back with
+Transposes); UnsortedSegmentSum gathers dout by segment id. Ids and indices outside the valid range
+get and give no gradient, as the forward ops read zeros for them (Gather) or drop their rows
+(UnsortedSegmentSum).
 """
 from __future__ import annotations
 
@@ -31,7 +38,7 @@ from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
-from .common import ANY, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
+from .common import ANY, FLOAT, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
 from .elementwise import const_literal, strided_source
 
 ZERO = {"float32": "f32(0.0)", "float16": "np.uint16(0)", "int32": "np.int32(0)"}
@@ -95,19 +102,25 @@ def infer_split(sig: OpSignature) -> tuple[TensorDesc, ...]:
     return (TensorDesc(x[:axis] + (length,) + x[axis + 1:], dtype),) * count
 
 
+def paddings_attr(sig: OpSignature, shape: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Pad's and MirrorPad's attr ``paddings``: one (before, after) pair of ints >= 0 per dimension."""
+    pairs = sig.attr("paddings")
+    ok = (isinstance(pairs, tuple) and len(pairs) == len(shape)
+          and all(isinstance(p, tuple) and len(p) == 2
+                  and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in p) for p in pairs))
+    if not ok:
+        raise fail(sig, f"attr paddings={pairs!r} must be {len(shape)} pairs (before, after) of ints >= 0, "
+                        f"one per dimension of input shape {shape}")
+    return pairs
+
+
 def window(sig: OpSignature) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(output shape, before) of a Slice or Pad: output index o of dimension d reads x at o - before[d]."""
     x = sig.inputs[0].shape
     if not x:
         raise fail(sig, "input 0 (x) must have rank >= 1, got a scalar")
     if sig.op == "Pad":
-        pairs = sig.attr("paddings")
-        ok = (isinstance(pairs, tuple) and len(pairs) == len(x)
-              and all(isinstance(p, tuple) and len(p) == 2
-                      and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in p) for p in pairs))
-        if not ok:
-            raise fail(sig, f"attr paddings={pairs!r} must be {len(x)} pairs (before, after) of ints >= 0, "
-                            f"one per dimension of x shape {x}")
+        pairs = paddings_attr(sig, x)
         return tuple(n + a + b for n, (a, b) in zip(x, pairs)), tuple(a for a, _ in pairs)
     begin = int_tuple(sig, "begin", sig.attr("begin"), (len(x),))
     size = int_tuple(sig, "size", sig.attr("size"), (len(x),))
@@ -131,6 +144,48 @@ def infer_window(sig: OpSignature) -> tuple[TensorDesc, ...]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(sig, f"attr value={value!r} must be a number")
     return (TensorDesc(window(sig)[0], dtype),)
+
+
+# MirrorPad modes: 1 if the mirror skips the edge element (REFLECT), 0 if it repeats it (SYMMETRIC);
+# a dimension of length n can be padded by at most n - skip per side
+MIRROR_SKIP = {"REFLECT": 1, "SYMMETRIC": 0}
+
+
+def mirror_mode(sig: OpSignature) -> str:
+    mode = sig.attr("mode", "REFLECT")
+    if mode not in MIRROR_SKIP:
+        raise fail(sig, f"attr mode={mode!r} must be one of {tuple(MIRROR_SKIP)}")
+    return mode
+
+
+def mirror_window(sig: OpSignature) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], str]:
+    """(x shape, padded shape, front paddings, mode) of a MirrorPad or of the MirrorPad a MirrorPadGrad
+    differentiates (its input is the padded shape), with MindSpore's per-side limits checked."""
+    mode = mirror_mode(sig)
+    shape = sig.inputs[0].shape
+    if not shape:
+        raise fail(sig, "input 0 must have rank >= 1, got a scalar")
+    pairs = paddings_attr(sig, shape)
+    if sig.op == "MirrorPadGrad":
+        x = tuple(n - a - b for n, (a, b) in zip(shape, pairs))
+        if min(x) < 1:
+            raise fail(sig, f"attr paddings={pairs} do not fit input 0 (dout) shape {shape}")
+    else:
+        x = shape
+    skip = MIRROR_SKIP[mode]
+    for d, (n, (a, b)) in enumerate(zip(x, pairs)):
+        if max(a, b) > n - skip:
+            raise fail(sig, f"attr paddings={pairs}: dimension {d} of length {n} can be padded by at most "
+                            f"{n - skip} per side in mode {mode}")
+    return x, tuple(n + a + b for n, (a, b) in zip(x, pairs)), tuple(a for a, _ in pairs), mode
+
+
+def infer_mirror(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """MirrorPad(x) -> the padded shape; MirrorPadGrad(dout) -> x's shape (float only: it adds)."""
+    check_arity(sig, 1, ("dout",) if sig.op == "MirrorPadGrad" else ("x",))
+    dtype = check_dtype(sig, 0, FLOAT if sig.op == "MirrorPadGrad" else ANY)
+    x, padded, _, _ = mirror_window(sig)
+    return (TensorDesc(x if sig.op == "MirrorPadGrad" else padded, dtype),)
 
 
 def infer_gather(sig: OpSignature) -> tuple[TensorDesc, ...]:
@@ -174,6 +229,25 @@ def plan_window(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     inside = math.prod(max(0, min(n, b + m) - max(0, b)) for n, b, m in zip(shape, before, sig.inputs[0].shape))
     cost = KernelCost(bytes=out.nbytes + inside * ITEMSIZE[out.dtype], dtype=out.dtype)
     return Plan(src.elementwise_blocks(out.size), cost, tiling={"before": before})
+
+
+def plan_mirror(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Rows: the output rows of MirrorPad, the dx rows of MirrorPadGrad (a row is the dimensions from
+    the last padded one on, contiguous in both tensors). MirrorPadGrad reads every dout element once
+    and sums each dx row in a float32 workspace row per block."""
+    x, padded, before, mode = mirror_window(sig)
+    grad = sig.op == "MirrorPadGrad"
+    pairs = sig.attr("paddings")
+    k = max([d for d, p in enumerate(pairs) if p != (0, 0)], default=0)
+    tail = math.prod(x[k + 1:])
+    rows = math.prod((x if grad else padded)[:k + 1])
+    out = outputs[0]
+    block_dim = max(1, min(rows, src.elementwise_blocks(out.size)))
+    workspace = (block_dim * tail * 4,) if grad else ()
+    moved = sig.inputs[0].nbytes + out.nbytes
+    cost = KernelCost(vector_ops=sig.inputs[0].size if grad else 0, bytes=moved, dtype=out.dtype)
+    return Plan(block_dim, cost, workspace, tiling=dict(x=x, padded=padded, before=before, mode=mode, k=k,
+                                                         tail=tail, rows=rows, after=tuple(b for _, b in pairs)))
 
 
 def plan_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -267,6 +341,69 @@ def emit_window(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
              "    for j in range(j0, j1):", f"        y[start + j] = {fill}",
              "row += 1"]
     lines += [f"    row = lo // {max(row, 1)}", f"    while row * {row} < hi:"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def mirror_lines(i: str, o: str, n: int, before: int, mode: str) -> list[str]:
+    """Kernel lines setting ``i``, the index of x that padded index ``o`` of a dimension reads."""
+    skip = MIRROR_SKIP[mode]
+    return [f"{i} = {o} - {before}",
+            f"if {i} < 0:", f"    {i} = -{i} - {1 - skip}",
+            f"elif {i} >= {n}:", f"    {i} = {2 * n - 1 - skip} - {i}"]
+
+
+def emit_mirror(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MirrorPad: per output row (dimensions up to the last padded one), each dimension's index
+    mirrored into x, then the row's tail copied bit for bit."""
+    t = plan.tiling
+    x, padded, before, k, tail = t["x"], t["padded"], t["before"], t["k"], t["tail"]
+    lines = src.HEADER + src.views(("x", 0, sig.inputs[0].dtype), ("y", 1, outputs[0].dtype))
+    lines += src.indent(src.split_lines(str(t["rows"])))
+    body = ["r = u", "base = 0", "scale = 1"]
+    for d in reversed(range(k + 1)):
+        body += [f"o = r % {padded[d]}", f"r = r // {padded[d]}"]
+        body += mirror_lines("i", "o", x[d], before[d], t["mode"])
+        body += ["base += i * scale", f"scale *= {x[d]}"]
+    body += [f"for j in range({tail}):", f"    y[u * {tail} + j] = x[base * {tail} + j]"]
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def emit_mirror_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MirrorPadGrad: per dx row, the dout rows that read it, found per padded dimension among three
+    candidates (the row itself, its mirror in the front padding, its mirror in the back padding),
+    summed in that order into the block's float32 row."""
+    t = plan.tiling
+    x, padded, before, after, k, tail = t["x"], t["padded"], t["before"], t["after"], t["k"], t["tail"]
+    skip = MIRROR_SKIP[t["mode"]]
+    dtype = sig.inputs[0].dtype
+    lines = src.HEADER + src.views(("dy", 0, dtype), ("dx", 1, dtype), ("acc", 2, "float32"))
+    lines += [f"    ab = block_idx * {tail}"] + src.indent(src.split_lines(str(t["rows"])))
+    body = ["r = u"]
+    for d in reversed(range(k + 1)):
+        body += [f"i{d} = r % {x[d]}", f"r = r // {x[d]}"]
+    body += [f"for j in range({tail}):", "    acc[ab + j] = f32(0.0)"]
+    # one candidate loop per padded dimension, each nested in the previous one
+    nested: list[str] = []
+    depth = 0
+    for d in range(k + 1):
+        n, b, a = x[d], before[d], after[d]
+        if (b, a) == (0, 0):
+            nested += src.indent([f"o{d} = i{d}"], depth)
+            continue
+        nested += src.indent([f"for c{d} in range(3):",
+                              f"    if c{d} == 0:", f"        o{d} = i{d} + {b}",
+                              f"    elif c{d} == 1:", f"        o{d} = {b - 1 + skip} - i{d}",
+                              f"        if o{d} < 0 or o{d} >= {b}:", "            continue",
+                              "    else:", f"        o{d} = {b + 2 * n - 1 - skip} - i{d}",
+                              f"        if o{d} < {b + n} or o{d} >= {b + n + a}:", "            continue"], depth)
+        depth += 1
+    flat = " + ".join(f"o{d} * {math.prod(padded[d + 1:k + 1])}" for d in range(k + 1))
+    nested += src.indent([f"db = ({flat}) * {tail}", f"for j in range({tail}):",
+                          f"    acc[ab + j] += {src.load(dtype, 'dy[db + j]')}"], depth)
+    body += nested
+    body += [f"for j in range({tail}):", f"    dx[u * {tail} + j] = {src.store(dtype, 'acc[ab + j]')}"]
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
 
@@ -367,6 +504,10 @@ def grad_pad(b: GradBuilder, c: GradCall) -> tuple[int]:
     return (b.op("Slice", c.douts[0], begin=before, size=c.sig.inputs[0].shape),)
 
 
+def grad_mirror(b: GradBuilder, c: GradCall) -> tuple[int]:
+    return (b.op("MirrorPadGrad", c.douts[0], **dict(c.sig.attrs)),)
+
+
 def grad_gather(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
     """UnsortedSegmentSum of dout by the indices over the gathered axis. The segment sum works on
     leading dimensions, so dout's index dimensions move to the front and the result's segment
@@ -411,6 +552,9 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("Slice",), ("slice",))),
     OpDef("Pad", "pad_d", infer_window, plan_window, emit_window, grad=grad_pad,
           frontend=Exposure(("Pad",), ("pad",))),
+    OpDef("MirrorPad", "mirror_pad", infer_mirror, plan_mirror, emit_mirror, grad=grad_mirror,
+          frontend=Exposure(("MirrorPad",), ("pad",))),
+    OpDef("MirrorPadGrad", "mirror_pad_grad", infer_mirror, plan_mirror, emit_mirror_grad),
     OpDef("Gather", "gather", infer_gather, plan_copy, emit_gather, grad=grad_gather,
           frontend=Exposure(("Gather",), ("gather",))),
     OpDef("UnsortedSegmentSum", "unsorted_segment_sum_d", infer_segment_sum, plan_segment_sum, emit_segment_sum,
