@@ -11,7 +11,6 @@ shards; Resize(int) sets the shorter side, (40, 50, 3) -> (32, 40, 3).
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +23,7 @@ import ascendemu.frontend.dataset.vision as V
 from ascendemu.errors import InvalidFileError, InvalidParamError
 from ascendemu.frontend import Tensor
 from ascendemu.frontend.common import dtype as mstype
+from datafiles import write_cifar, write_idx
 from test_run_cli import run_cli
 
 
@@ -33,26 +33,6 @@ def _seed():
     ds.config.set_seed(ds.config.DEFAULT_SEED)
     yield
     ds.config.set_seed(ds.config.DEFAULT_SEED)
-
-
-# ----------------------------------------------------------------------------------- writers (real formats)
-def write_idx(directory: Path, prefix: str, images: np.ndarray, labels: np.ndarray) -> None:
-    """MNIST's IDX pair: big-endian int32 header (magic 2051/2049, count, rows, cols), then uint8 data."""
-    directory.mkdir(parents=True, exist_ok=True)
-    n, rows, cols = images.shape
-    (directory / f"{prefix}-images-idx3-ubyte").write_bytes(
-        np.array([2051, n, rows, cols], ">i4").tobytes() + images.astype(np.uint8).tobytes())
-    (directory / f"{prefix}-labels-idx1-ubyte").write_bytes(
-        np.array([2049, n], ">i4").tobytes() + labels.astype(np.uint8).tobytes())
-
-
-def write_cifar(path: Path, images: np.ndarray, labels: np.ndarray) -> None:
-    """A CIFAR-10 binary batch: 10 000 records of label byte + R plane + G plane + B plane (32x32 each);
-    records past the given images are zero."""
-    records = np.zeros((10000, 3073), np.uint8)
-    records[:len(labels), 0] = labels
-    records[:len(images), 1:] = images.transpose(0, 3, 1, 2).reshape(len(images), -1)
-    path.write_bytes(records.tobytes())
 
 
 def png_bytes(image: np.ndarray) -> bytes:
