@@ -51,6 +51,11 @@ class InvalidParamError(AclError):
     code = ACL_ERROR_INVALID_PARAM
 
 
+class TensorIndexError(InvalidParamError, IndexError):
+    """A tensor index past a dimension's end, or with more entries than the tensor has dimensions: an
+    invalid parameter, and the IndexError MindSpore raises (so ``except IndexError`` still works)."""
+
+
 class InvalidFileError(AclError):
     """A file or directory a caller named is missing, unreadable, truncated or not in the expected format
     (a dataset's IDX/CIFAR/image files); the message names the path and what was expected."""

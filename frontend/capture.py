@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ascendemu.graph.capture import GraphCaptureError, Tracer
+from ascendemu.graph.capture import GraphCaptureError, Tracer, rebuild_outputs
 from ascendemu.graph.ir import Graph
 
 from .tensor import Tensor
 
-__all__ = ["trace", "tracer_value"]
+__all__ = ["trace", "tracer_value", "rebuild"]
 
 
 def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
     """Capture ``fn(*args)``: Tensor arguments become graph inputs, other arguments stay static.
 
-    Returns the graph and the output structure (see :func:`ascendemu.graph.capture.rebuild_outputs`).
+    Returns the graph and the output structure (see :func:`rebuild`). Values that ``ops.Print``
+    printed are extra graph outputs after construct's own, and the structure says how to print them.
     """
     tracer = Tracer(name)
     sym_args = [Tensor._symbolic(tracer, tracer.input(a.desc)) if isinstance(a, Tensor) else a for a in args]
@@ -27,9 +28,32 @@ def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
         result = fn(*sym_args)
         outputs: list[int] = []
         structure = _flatten(result, tracer, outputs)
+    prints = []
+    for items in tracer.prints():
+        entry = []
+        for item in items:
+            if not isinstance(item, str):
+                outputs.append(item)
+                item = len(outputs) - 1
+            entry.append(item)
+        prints.append(tuple(entry))
+    if prints:
+        structure = ("printed", (structure, prints))
     tracer.graph.outputs = outputs
     tracer.graph.validate()
     return tracer.graph, structure
+
+
+def rebuild(structure: Any, tensors: list[Tensor]) -> Any:
+    """A graph's results put back into the shape ``construct`` returned, after printing what its
+    ``ops.Print`` calls recorded (text as is, tensors as MindSpore prints them, one item a line)."""
+    kind, payload = structure
+    if kind != "printed":
+        return rebuild_outputs(structure, tensors)
+    inner, prints = payload
+    for entry in prints:
+        print("\n".join(item if isinstance(item, str) else repr(tensors[item]) for item in entry), flush=True)
+    return rebuild_outputs(inner, tensors)
 
 
 def _flatten(obj: Any, tracer: Tracer, outputs: list[int]) -> Any:

@@ -142,7 +142,7 @@ def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     x, y = _amp_parameter(x, scope), _amp_parameter(y, scope)
     if x.dtype == y.dtype or x.dtype.name not in PROMOTION_ORDER or y.dtype.name not in PROMOTION_ORDER:
         return x, y
-    target = max(x.dtype.name, y.dtype.name, key=PROMOTION_ORDER.index)
+    target = builtins.max(x.dtype.name, y.dtype.name, key=PROMOTION_ORDER.index)
     return (cast(x, target) if x.dtype.name != target else x), (cast(y, target) if y.dtype.name != target else y)
 
 
@@ -345,6 +345,10 @@ class ReduceMax(_Reduce):
 class ReduceAll(_Reduce):
     """Logical AND of bool elements over ``axis`` (all axes by default)."""
     op = "ReduceAll"
+
+
+class ReduceMin(_Reduce):
+    op = "ReduceMin"
 
 
 class MatMul(Primitive):
@@ -732,6 +736,10 @@ def all(input: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     return ReduceAll(keep_dims)(input, axis)
 
 
+def amin(input: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return ReduceMin(keepdims)(input, axis)
+
+
 def matmul(x: Any, y: Any) -> Tensor:
     """2-D @ 2-D is MatMul; higher ranks (broadcast batch dims) are BatchMatMul."""
     x, y = _tensor(x), _tensor(y)
@@ -791,7 +799,7 @@ def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Tens
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
         size = check_int(split_size_or_sections, "split: split_size_or_sections", minimum=1)
         if dim <= size or dim % size == 0:
-            return Split(axis, max(dim // size, 1))(x)
+            return Split(axis, builtins.max(dim // size, 1))(x)
         head = dim // size * size
         return Split(axis, dim // size)(part(0, head)) + (part(head, dim - head),)
     sections = _int_tuple("split: split_size_or_sections", split_size_or_sections)
@@ -893,7 +901,7 @@ def flatten(x: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) 
     x = _tensor(x)
     if order != "C":
         raise InvalidParamError(f"flatten: order={order!r} is not supported; use 'C'")
-    if (start_dim, end_dim % max(x.ndim, 1)) == (1, max(x.ndim - 1, 0)):
+    if (start_dim, end_dim % builtins.max(x.ndim, 1)) == (1, builtins.max(x.ndim - 1, 0)):
         return Flatten()(x)
     end = end_dim % x.ndim
     merged = int(np.prod(x.shape[start_dim:end + 1], dtype=np.int64))
@@ -1006,6 +1014,381 @@ class OnesLike(Primitive):
 class ZerosLike(Primitive):
     def __call__(self, x: Any) -> Tensor:
         return zeros_like(x)
+
+
+# ------------------------------------------------------------- indexing, order statistics, creation
+
+def _static_int(name: str, value: Any, minimum: int | None = None) -> int:
+    """An int argument that MindSpore also takes as a scalar Tensor; shapes are static, so its value
+    must be known (a symbolic tensor here is data-dependent)."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return check_int(value, name, minimum=minimum)
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidParamError(f"{name}={value!r} must be a bool")
+    return value
+
+
+class OneHot(Primitive):
+    """``OneHot(axis=-1)(indices, depth, on_value, off_value)``: a new dimension of size ``depth`` at
+    ``axis``, holding on_value where its position equals the index and off_value elsewhere (also for
+    every position of an index outside [0, depth))."""
+
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = check_int(axis, "OneHot: axis", minimum=-1)
+
+    def __call__(self, indices: Any, depth: Any, on_value: Any, off_value: Any) -> Tensor:
+        on, off = _binary_operands(on_value, off_value)
+        return apply_op("OneHot", [indices, on, off],
+                        {"depth": _static_int("OneHot: depth", depth, 0), "axis": self.axis})[0]
+
+
+def one_hot(indices: Any, depth: int, on_value: Any = 1, off_value: Any = 0, axis: int = -1) -> Tensor:
+    return OneHot(axis)(indices, depth, on_value, off_value)
+
+
+class Tile(Primitive):
+    """``Tile()(input, dims)``: input repeated dims[i] times along dimension i; the shorter of the
+    shape and dims is padded with leading 1s."""
+
+    def __call__(self, input: Any, dims: Sequence[int]) -> Tensor:
+        return apply_op("Tile", [input], {"multiples": _int_tuple("Tile: dims", dims)})[0]
+
+
+def tile(input: Any, dims: Sequence[int]) -> Tensor:
+    return Tile()(input, dims)
+
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+class StridedSlice(Primitive):
+    """``StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+    shrink_axis_mask=0)(input_x, begin, end, strides)``: ``x[begin:end:strides]`` per dimension with
+    TensorFlow's masks (kernels/ops/index.py: strided_spec); ``Tensor.__getitem__`` lowers to it."""
+
+    def __init__(self, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                 shrink_axis_mask: int = 0):
+        super().__init__()
+        values = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        self.masks = {name: check_int(v, f"StridedSlice: {name}", minimum=0) for name, v in zip(_MASKS, values)}
+
+    def __call__(self, input_x: Any, begin: Sequence[int], end: Sequence[int], strides: Sequence[int]) -> Tensor:
+        attrs = {"begin": _int_tuple("StridedSlice: begin", begin), "end": _int_tuple("StridedSlice: end", end),
+                 "strides": _int_tuple("StridedSlice: strides", strides), **self.masks}
+        return apply_op("StridedSlice", [input_x], attrs)[0]
+
+
+def strided_slice(input_x: Any, begin: Sequence[int], end: Sequence[int], strides: Sequence[int],
+                  begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                  shrink_axis_mask: int = 0) -> Tensor:
+    return StridedSlice(begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)(
+        input_x, begin, end, strides)
+
+
+class GatherNd(Primitive):
+    """``GatherNd()(input_x, indices)``: the slices of input_x at the index tuples in indices' last
+    dimension; an out-of-range tuple reads zeros."""
+
+    def __call__(self, input_x: Any, indices: Any) -> Tensor:
+        return apply_op("GatherNd", [input_x, indices])[0]
+
+
+def gather_nd(input_x: Any, indices: Any) -> Tensor:
+    return GatherNd()(input_x, indices)
+
+
+class ScatterNd(Primitive):
+    """``ScatterNd()(indices, updates, shape)``: zeros of ``shape`` with each update added at its index
+    tuple (repeated tuples sum; an out-of-range tuple is dropped)."""
+
+    def __call__(self, indices: Any, updates: Any, shape: Sequence[int]) -> Tensor:
+        return apply_op("ScatterNd", [indices, updates], {"shape": _int_tuple("ScatterNd: shape", shape)})[0]
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Sequence[int]) -> Tensor:
+    return ScatterNd()(indices, updates, shape)
+
+
+class _ArgReduce(Primitive):
+    op = ""
+
+    def __init__(self, axis: int = -1, output_type: Any = mstype.int32):
+        super().__init__()
+        self.axis = check_int(axis, f"{self.op}: axis")
+        if mstype.to_type(output_type) != mstype.int32:
+            raise InvalidParamError(f"{self.op}: output_type={output_type} is not supported; the device's "
+                                    f"indices are mstype.int32")
+
+    def __call__(self, input_x: Any) -> Tensor:
+        return apply_op(self.op, [input_x], {"axis": self.axis, "keep_dims": False})[0]
+
+
+class Argmax(_ArgReduce):
+    """``Argmax(axis=-1, output_type=mstype.int32)(input_x)``: the index of the first maximum."""
+    op = "Argmax"
+
+
+class Argmin(_ArgReduce):
+    """``Argmin(axis=-1, output_type=mstype.int32)(input_x)``: the index of the first minimum."""
+    op = "Argmin"
+
+
+class _ArgWithValue(Primitive):
+    op = ""
+
+    def __init__(self, axis: int = 0, keep_dims: bool = False):
+        super().__init__()
+        self.axis, self.keep_dims = check_int(axis, f"{self.op}: axis"), _flag(f"{self.op}: keep_dims", keep_dims)
+
+    def __call__(self, input_x: Any) -> tuple[Tensor, Tensor]:
+        return apply_op(self.op, [input_x], {"axis": self.axis, "keep_dims": self.keep_dims})
+
+
+class ArgMaxWithValue(_ArgWithValue):
+    """``ArgMaxWithValue(axis=0, keep_dims=False)(input_x) -> (index, values)``."""
+    op = "ArgMaxWithValue"
+
+
+class ArgMinWithValue(_ArgWithValue):
+    """``ArgMinWithValue(axis=0, keep_dims=False)(input_x) -> (index, values)``."""
+    op = "ArgMinWithValue"
+
+
+def _arg_reduce(op: str, input: Any, axis: Any, keepdims: Any) -> tuple[Tensor, ...]:
+    """An arg reduction along ``axis``; None: over every element (the flattened tensor, index into it)."""
+    x = _tensor(input)
+    keep = _flag(f"{op}: keepdims", keepdims)
+    if axis is None:
+        return apply_op(op, [reshape(x, (-1,))], {"axis": 0, "keep_dims": False})
+    return apply_op(op, [x], {"axis": check_int(axis, f"{op}: axis"), "keep_dims": keep})
+
+
+def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg_reduce("Argmax", input, dim, keepdim)[0]
+
+
+def argmin(input: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    return _arg_reduce("Argmin", input, axis, keepdims)[0]
+
+
+def _extremum(op: str, input: Any, axis: Any, keepdims: Any, initial: Any, where: Any) -> tuple[Tensor, Tensor]:
+    if initial is not None or where is not None:
+        raise FeatureNotSupportedError(f"{op}: initial= and where= are not supported; mask the input first")
+    index, values = _arg_reduce(op, input, axis, keepdims)
+    return values, index
+
+
+def max(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
+        where: Any = None) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` of the maximum along ``axis`` (None: of all elements)."""
+    return _extremum("ArgMaxWithValue", input, axis, keepdims, initial, where)
+
+
+def min(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
+        where: Any = None) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` of the minimum along ``axis`` (None: of all elements)."""
+    return _extremum("ArgMinWithValue", input, axis, keepdims, initial, where)
+
+
+class TopK(Primitive):
+    """``TopK(sorted=True)(input_x, k) -> (values, indices)``: the k largest elements along the last
+    dimension, largest first (ties: lower index first). The device always sorts them, which
+    ``sorted=False`` (any order) allows."""
+
+    def __init__(self, sorted: bool = True):
+        super().__init__()
+        self.sorted = _flag("TopK: sorted", sorted)
+
+    def __call__(self, input_x: Any, k: Any) -> tuple[Tensor, Tensor]:
+        return apply_op("TopK", [input_x], {"k": _static_int("TopK: k", k, 0), "largest": True})
+
+
+def topk(input: Any, k: int, dim: int | None = None, largest: bool = True,
+         sorted: bool = True) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` of the k largest (``largest=False``: smallest) elements along ``dim``
+    (default: the last); another dimension is moved last and back with Transposes."""
+    x = _tensor(input)
+    _flag("topk: sorted", sorted)
+    attrs = {"k": _static_int("topk: k", k, 0), "largest": _flag("topk: largest", largest)}
+    last = builtins.max(x.ndim - 1, 0)
+    axis = last if dim is None else check_int(dim, "topk: dim", minimum=-x.ndim, maximum=last) % builtins.max(x.ndim, 1)
+    if axis == last:
+        return apply_op("TopK", [x], attrs)
+    perm = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
+    inverse = tuple(perm.index(d) for d in range(x.ndim))
+    values, indices = apply_op("TopK", [transpose(x, perm)], attrs)
+    return transpose(values, inverse), transpose(indices, inverse)
+
+
+class Stack(Primitive):
+    """``Stack(axis=0)(input_x)``: the tensors of one shape and dtype joined along a new dimension
+    ``axis``; built as each tensor's ExpandDims and one Concat (whose backward slices the gradient)."""
+
+    def __init__(self, axis: int = 0):
+        super().__init__()
+        self.axis = check_int(axis, "Stack: axis")
+
+    def __call__(self, input_x: Sequence[Any]) -> Tensor:
+        if not isinstance(input_x, (tuple, list)) or not input_x:
+            raise InvalidParamError("Stack: takes a non-empty tuple or list of tensors")
+        tensors = [_tensor(t) for t in input_x]
+        first = tensors[0]
+        for i, t in enumerate(tensors):
+            if t.shape != first.shape or t.dtype != first.dtype:
+                raise InvalidParamError(f"Stack: tensor {i} is {t.dtype}{list(t.shape)} but tensor 0 is "
+                                        f"{first.dtype}{list(first.shape)}; stacked tensors must match")
+        axis = check_int(self.axis, "Stack: axis", minimum=-first.ndim - 1, maximum=first.ndim) % (first.ndim + 1)
+        parts = [expand_dims(t, axis) for t in tensors]
+        return parts[0] if len(parts) == 1 else Concat(axis)(parts)
+
+
+def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    return Stack(axis)(tensors)
+
+
+class Unstack(Primitive):
+    """``Unstack(axis=0, num=None)(input_x)``: the slices of input_x along ``axis``, that dimension
+    removed; built as one Split and a Squeeze per part."""
+
+    def __init__(self, axis: int = 0, num: int | None = None):
+        super().__init__()
+        self.axis = check_int(axis, "Unstack: axis")
+        self.num = None if num is None else check_int(num, "Unstack: num", minimum=1)
+
+    def __call__(self, input_x: Any) -> tuple[Tensor, ...]:
+        x = _tensor(input_x)
+        if not x.ndim:
+            raise InvalidParamError("Unstack: input_x must have rank >= 1, got a scalar")
+        axis = check_int(self.axis, "Unstack: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+        count = x.shape[axis]
+        if count == 0 or self.num not in (None, count):
+            raise InvalidParamError(f"Unstack: dimension {axis} of input_x shape {x.shape} has {count} entries"
+                                    + (f" but num={self.num}" if self.num is not None else "; it must be >= 1"))
+        parts = Split(axis, count)(x) if count > 1 else (x,)
+        return tuple(squeeze(p, axis) for p in parts)
+
+
+def unstack(input_x: Any, axis: int = 0) -> tuple[Tensor, ...]:
+    return Unstack(axis)(input_x)
+
+
+def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    return Unstack(dim)(input)
+
+
+def _shape_arg(name: str, size: Any) -> tuple[int, ...]:
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = (size,)
+    shape = _int_tuple(f"{name}: size", size)
+    if builtins.any(d < 0 for d in shape):
+        raise InvalidParamError(f"{name}: size={size!r} must hold dimensions >= 0")
+    return shape
+
+
+class Zeros(Primitive):
+    """``Zeros()(size, type)``: a tensor of zeros (an int size is a 1-D shape)."""
+
+    def __call__(self, size: Any, type: Any) -> Tensor:
+        return fill(type, _shape_arg("Zeros", size), 0)
+
+
+class Ones(Primitive):
+    """``Ones()(shape, type)``: a tensor of ones (an int shape is 1-D)."""
+
+    def __call__(self, shape: Any, type: Any) -> Tensor:
+        return fill(type, _shape_arg("Ones", shape), 1)
+
+
+def zeros(size: Any, dtype: Any = None) -> Tensor:
+    return Zeros()(size, dtype or mstype.float32)
+
+
+def ones(shape: Any, dtype: Any = None) -> Tensor:
+    return Ones()(shape, dtype or mstype.float32)
+
+
+def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None) -> Any:
+    """x clipped to [clip_value_min, clip_value_max] (either may be None), MindSpore's way: Minimum
+    with the upper bound, then Maximum with the lower one (so min > max gives min everywhere). A
+    tuple or list of tensors is clipped tensor by tensor."""
+    if clip_value_min is None and clip_value_max is None:
+        raise InvalidParamError("clip_by_value: give clip_value_min, clip_value_max or both")
+    if isinstance(x, (tuple, list)):
+        return type(x)(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
+    out = _tensor(x)
+    if clip_value_max is not None:
+        out = minimum(out, clip_value_max)
+    if clip_value_min is not None:
+        out = maximum(out, clip_value_min)
+    return out
+
+
+def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
+    return clip_by_value(input, min, max)
+
+
+clip = clamp
+
+
+def leaky_relu(input: Any, alpha: float = 0.2) -> Tensor:
+    """``max(alpha * x, x)`` (``min`` for alpha > 1), as MindSpore builds it: Mul and Maximum, which
+    O1 fuses into one kernel; at 0 the gradient is alpha's (Maximum's tie goes to its first input)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise InvalidParamError(f"leaky_relu: alpha={alpha!r} must be a float or an int")
+    x = _tensor(input)
+    scaled = mul(alpha, x)
+    return maximum(scaled, x) if alpha <= 1 else minimum(scaled, x)
+
+
+# ------------------------------------------------------------------------------ shapes and printing
+
+class Shape(Primitive):
+    """``Shape()(input_x)``: the shape as a tuple of Python ints (static, also while capturing)."""
+
+    def __call__(self, input_x: Any) -> tuple[int, ...]:
+        return tuple(_tensor(input_x).shape)
+
+
+def shape(input_x: Any) -> tuple[int, ...]:
+    return Shape()(input_x)
+
+
+def tuple_to_array(input_x: Any) -> Tensor:
+    """A constant 1-D tensor of a tuple of numbers (ints become int32, the device's int)."""
+    if (not isinstance(input_x, tuple) or not input_x
+            or not builtins.all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in input_x)):
+        raise InvalidParamError(f"tuple_to_array: input_x={input_x!r} must be a non-empty tuple of numbers")
+    return Tensor(np.asarray(input_x))
+
+
+class Print(Primitive):
+    """``Print()(*input_x)``: strings as they are, tensors as MindSpore prints them
+    (``Tensor(shape=[2], dtype=Float32, value= [...])``), one per line. In PyNative they print at once;
+    in a captured graph the tensors become extra graph outputs and print on the host after the graph
+    has run (a gradient's replayed forward does not print twice). Python numbers and tuples print as
+    the tensors MindSpore converts them to."""
+
+    def __call__(self, *input_x: Any) -> None:
+        items = []
+        for item in input_x:
+            if not isinstance(item, (str, Tensor, bool, int, float, tuple, list)):
+                raise InvalidParamError(f"Print: cannot print a {type(item).__name__}; give tensors, strings, "
+                                        f"numbers, tuples or lists")
+            items.append(item if isinstance(item, (str, Tensor)) else repr(Tensor(np.asarray(item))))
+        tracer = current_tracer()
+        if tracer is None:
+            print("\n".join(item if isinstance(item, str) else repr(item) for item in items), flush=True)
+            return
+        tracer.print_(tuple(item if isinstance(item, str) else tracer_value(tracer, item) for item in items))
+
+
+def print_(*input_x: Any) -> None:
+    Print()(*input_x)
 
 
 from .grad import GradOperation, grad, value_and_grad  # noqa: E402  (these build on this module's ops)

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
-from ascendemu.graph.capture import GraphCaptureError, data_dependent_error
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.graph.capture import data_dependent_error
 from ascendemu.kernels.signature import TensorDesc
 
 from .common import dtype as mstype
@@ -107,8 +107,13 @@ class Tensor:
     def asnumpy(self) -> np.ndarray:
         return self._need_data("Tensor.asnumpy()").copy()
 
-    def item(self) -> Any:
-        return self._need_data("Tensor.item()").item()
+    def item(self, index: Any = None) -> Any:
+        """The element as a Python number: the only one, or the one at ``index`` (an int into the
+        flattened tensor or a tuple of ints)."""
+        data = self._need_data("Tensor.item()")
+        if index is None and data.size != 1:
+            raise InvalidParamError(f"Tensor.item(): the tensor has {data.size} elements, not 1; give index")
+        return data.item() if index is None else data.item(index)
 
     def tolist(self) -> Any:
         return self._need_data("Tensor.tolist()").tolist()
@@ -146,10 +151,7 @@ class Tensor:
         return iter([Tensor(row) for row in data])
 
     def __getitem__(self, index: Any) -> "Tensor":
-        if self._sym is not None:
-            raise GraphCaptureError(f"indexing {self._where()} needs StridedSlice/Gather by value, which "
-                                    f"GRAPH_MODE capture does not support; use ops.Gather with an index tensor")
-        return Tensor(self._data[index])
+        return importlib.import_module("ascendemu.frontend.indexing").getitem(self, index)
 
     def __hash__(self) -> int:
         return id(self)
@@ -246,7 +248,7 @@ class Tensor:
             perm = tuple(perm[0])
         return _ops().transpose(self, perm or tuple(reversed(range(self.ndim))))
 
-    def astype(self, dtype: Any) -> "Tensor":
+    def astype(self, dtype: Any, copy: bool = True) -> "Tensor":
         return _ops().cast(self, dtype)
 
     def expand_dims(self, axis: int) -> "Tensor":
@@ -255,14 +257,37 @@ class Tensor:
     def squeeze(self, axis: Any = None) -> "Tensor":
         return _ops().squeeze(self, axis)
 
-    def sum(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
-        return _ops().ReduceSum(keepdims)(self, () if axis is None else axis)
+    def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False, initial: Any = None) -> "Tensor":
+        x = self if dtype is None else self.astype(dtype)
+        out = _ops().ReduceSum(keepdims)(x, () if axis is None else axis)
+        return out if initial is None else out + initial
 
     def mean(self, axis: Any = None, keep_dims: bool = False) -> "Tensor":
         return _ops().ReduceMean(keep_dims)(self, () if axis is None else axis)
 
-    def max(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
+    def max(self, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None,
+            return_indices: bool = False) -> Any:
+        """The maximum (over ``axis``; None: all); with ``return_indices``, (values, indices)."""
+        if return_indices:
+            return _ops().max(self, axis, keepdims, initial=initial, where=where)
+        if initial is not None or where is not None:
+            raise FeatureNotSupportedError("Tensor.max: initial= and where= are not supported")
         return _ops().ReduceMax(keepdims)(self, () if axis is None else axis)
+
+    def min(self, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None,
+            return_indices: bool = False) -> Any:
+        """The minimum (over ``axis``; None: all); with ``return_indices``, (values, indices)."""
+        if return_indices:
+            return _ops().min(self, axis, keepdims, initial=initial, where=where)
+        if initial is not None or where is not None:
+            raise FeatureNotSupportedError("Tensor.min: initial= and where= are not supported")
+        return _ops().ReduceMin(keepdims)(self, () if axis is None else axis)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
+        return _ops().argmax(self, axis, keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
+        return _ops().argmin(self, axis, keepdims)
 
     def exp(self) -> "Tensor":
         return _ops().exp(self)

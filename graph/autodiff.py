@@ -54,6 +54,9 @@ class Builder:
     def scalar(self, value: float, dtype: str) -> int:
         return self.tracer.literal(np.asarray(value, dtype=dtype), dtype)
 
+    def constant(self, value: Any, dtype: str) -> int:
+        return self.tracer.literal(np.ascontiguousarray(value, dtype=dtype), dtype)
+
     def broadcast(self, value: int, shape: tuple[int, ...]) -> int:
         if self.desc(value).shape == tuple(shape):
             return value

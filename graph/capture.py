@@ -60,6 +60,8 @@ class Tracer:
         self._generators: set[int] = set()                  # id(parameter) of random generator states
         self._draws = 0                                     # functional random calls traced so far
         self._literal_count = 0
+        self._replaying = 0
+        self._prints: list[tuple[bool, tuple]] = []         # (made in a replay, items) per ops.Print
 
     @contextmanager
     def active(self) -> Iterator["Tracer"]:
@@ -136,9 +138,11 @@ class Tracer:
         for key, (obj, _) in rewound.items():
             self._objects[key] = (obj, self._states[key])
         draws, self._draws = self._draws, 0
+        self._replaying += 1
         try:
             yield
         finally:
+            self._replaying -= 1
             self._draws = max(draws, self._draws)
             self._objects.update(rewound)
             owner = {vid: key for key, vid in self._states.items()}
@@ -170,6 +174,16 @@ class Tracer:
             (kept,) = self.apply("Select", [skip, old, new], {})
             self.graph.updates[state] = kept
             self._objects[key] = (self._objects[key][0], kept)
+
+    def print_(self, items: tuple) -> None:
+        """Record one ``ops.Print``: its items are text, or values the host prints once the graph has run."""
+        self._prints.append((self._replaying > 0, items))
+
+    def prints(self) -> list[tuple]:
+        """The recorded prints, in order. A replayed forward repeats the first one's prints, so replay
+        prints count only when the graph has no others (a gradient called without a forward)."""
+        first = [items for replayed, items in self._prints if not replayed]
+        return first or [items for _, items in self._prints]
 
     def literal(self, data: np.ndarray, dtype: str) -> int:
         """A literal constant made by the compiler itself (autodiff's ones and zeros, scalars)."""

@@ -78,6 +78,9 @@ class GradBuilder(Protocol):
     def scalar(self, value: float, dtype: str) -> int:
         """A 0-d literal constant."""
 
+    def constant(self, value: Any, dtype: str) -> int:
+        """A literal constant tensor (an array known when the rule runs, e.g. TopK's row offsets)."""
+
     def sum_to(self, value: int, shape: tuple[int, ...]) -> int:
         """Reduce a broadcast gradient back to ``shape`` (sum over the broadcast axes, then reshape)."""
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ascendemu.errors import InvalidParamError
-from ascendemu.graph.capture import current_tracer, rebuild_outputs
+from ascendemu.graph.capture import current_tracer
 from ascendemu.graph.ir import Graph
 from ascendemu.graph.plan import JIT_LEVELS
 
@@ -32,7 +32,7 @@ def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
 
 def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None) -> Any:
     """Capture ``fn(*args)`` and run it through the backend at ``jit_level`` (default: the context's)."""
-    from ..capture import trace
+    from ..capture import rebuild, trace
     from ..tensor import Tensor
 
     graph, structure = trace(fn, args, name)
@@ -43,7 +43,7 @@ def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None
                                 f"expected {len(graph.outputs)}")
     descs = [graph.values[v] for v in graph.outputs]
     tensors = [Tensor(np.asarray(a).reshape(d.shape), dtype=d.dtype) for a, d in zip(arrays, descs)]
-    return rebuild_outputs(structure, tensors)
+    return rebuild(structure, tensors)
 
 
 def jit(function: Callable | None = None, *, jit_level: str | None = None, **options: Any) -> Any:

@@ -11,8 +11,8 @@ from ..unsupported import unsupported
 from . import cell, layer, learning_rate_schedule, loss, optim, rnns, wrap
 from .cell import Cell, ParameterTuple
 from .layer import (AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, Conv1d, Conv2d, Conv2dTranspose, Dense, Dropout,
-                    Embedding, Flatten, GELU, LayerNorm, LogSoftmax, MaxPool2d, Pad, ReLU, ResizeBilinear,
-                    SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
+                    Embedding, Flatten, GELU, HSigmoid, HSwish, Identity, LayerNorm, LeakyReLU, LogSoftmax, MaxPool2d,
+                    Pad, ReLU, ReLU6, ResizeBilinear, SequentialCell, Sigmoid, Softmax, Tanh, get_activation)
 from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR, LearningRateSchedule,
                                      NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR)
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,

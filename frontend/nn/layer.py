@@ -24,7 +24,8 @@ def get_activation(name: Any) -> Cell | None:
     if name is None or isinstance(name, Cell) or isinstance(name, ops.Primitive):
         return name
     table = {"relu": ReLU, "gelu": GELU, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax,
-             "logsoftmax": LogSoftmax}
+             "logsoftmax": LogSoftmax, "relu6": ReLU6, "hswish": HSwish, "hsigmoid": HSigmoid,
+             "leakyrelu": LeakyReLU}
     if not isinstance(name, str) or name.lower() not in table:
         raise InvalidParamError(f"activation {name!r} is not supported; use one of {sorted(table)}")
     return table[name.lower()]()
@@ -465,6 +466,38 @@ class Sigmoid(_Activation):
 
 class Tanh(_Activation):
     prim = ops.Tanh
+
+
+class ReLU6(_Activation):
+    prim = ops.ReLU6
+
+
+class HSwish(_Activation):
+    prim = ops.HSwish
+
+
+class HSigmoid(_Activation):
+    prim = ops.HSigmoid
+
+
+class LeakyReLU(Cell):
+    """``max(alpha * x, x)`` (``min`` for alpha > 1), as ``ops.leaky_relu``."""
+
+    def __init__(self, alpha: float = 0.2):
+        super().__init__()
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise InvalidParamError(f"LeakyReLU: alpha={alpha!r} must be a float or an int")
+        self.alpha = alpha
+
+    def construct(self, x: Tensor) -> Tensor:
+        return ops.leaky_relu(x, self.alpha)
+
+
+class Identity(Cell):
+    """Returns its input unchanged (no op is recorded)."""
+
+    def construct(self, x: Any) -> Any:
+        return x
 
 
 class GELU(_Activation):

@@ -181,10 +181,11 @@ def store_value(dtype: str, value: str, compute: str) -> str:
 
 def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]],
                    out_shape: tuple[int, ...], steps: list[str], outputs: list[tuple[str, str]],
-                   compute: str) -> str:
+                   compute: str, bases: list[int] | None = None) -> str:
     """Kernel source of an elementwise loop over ``out_shape`` (contiguous outputs).
 
-    Input i is read at sum(index[d] * full_strides[i][d]); ``steps`` are assignment lines over the
+    Input i is read at bases[i] + sum(index[d] * full_strides[i][d]) (strides may be negative: a
+    reversed slice; ``bases`` default to 0); ``steps`` are assignment lines over the
     loaded values v0, v1, ...; ``outputs`` are (variable, dtype); ``compute`` is "f" (float32
     registers), "i" (int64 registers) or "raw" (bit copies, no conversion).
     """
@@ -199,7 +200,7 @@ def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]]
     lines += src.indent(src.split_lines(str(n)))
     lines += [f"    row = lo // {inner}",
               f"    while row * {inner} < hi:"]
-    body = [f"b{i} = 0" for i in range(len(inputs))]
+    body = [f"b{i} = {bases[i] if bases else 0}" for i in range(len(inputs))]
     if len(dims) > 1:
         body.append("r = row")
         for d in reversed(range(len(dims) - 1)):
@@ -441,6 +442,21 @@ def _gelu_local(b, x, out):
     return b.op("Add", left, b.op("Mul", b.op("Mul", _k(b, 0.5, x), x), b.op("Mul", sech2, slope)))
 
 
+def _between(b: GradBuilder, x: int, low: float, high: float) -> int:
+    """1.0 where low < x < high, else 0.0, in x's dtype."""
+    return b.op("Mul", _mask(b, "Greater", x, _k(b, low, x)), _mask(b, "Less", x, _k(b, high, x)))
+
+
+def _hswish_local(b, x, out):
+    # d/dx x * relu6(x + 3) / 6: (2x + 3) / 6 on (-3, 3), 1 from 3 on, 0 up to -3
+    ramp = b.op("Div", b.op("Add", b.op("Mul", x, _k(b, 2.0, x)), _k(b, 3.0, x)), _k(b, 6.0, x))
+    return b.op("Add", b.op("Mul", _between(b, x, -3.0, 3.0), ramp), _mask(b, "GreaterEqual", x, _k(b, 3.0, x)))
+
+
+# relu6(x + 3) as a lowering template over operand {0}
+_RELU6_OF_X_PLUS_3 = "(f32(0.0) if {0} < f32(-3.0) else (f32(6.0) if {0} > f32(3.0) else {0} + f32(3.0)))"
+
+
 def _binary_rule(dx, dy_):
     """A rule for a broadcasting two-operand op from its two partial gradients (None: no gradient)."""
     def rule(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
@@ -516,6 +532,14 @@ OPS: tuple[OpDef, ...] = (
     unary("Ceil", "ceil", "f32(np.ceil({0}))", grad=no_grad),
     unary("Sin", "sin", "math.sin({0})", grad=_unary_rule(lambda b, x, out: b.op("Cos", x))),
     unary("Cos", "cos", "math.cos({0})", grad=_unary_rule(lambda b, x, out: b.op("Neg", b.op("Sin", x)))),
+    # MobileNet's activations: ReLU6 = min(max(x, 0), 6), HSigmoid = ReLU6(x + 3) / 6, HSwish = x * HSigmoid(x);
+    # NaN propagates through each, and their gradients are MindSpore's (0 outside the open linear ranges)
+    unary("ReLU6", "relu6", "f32(0.0) if {0} < f32(0.0) else (f32(6.0) if {0} > f32(6.0) else {0})",
+          grad=_unary_rule(lambda b, x, out: _between(b, x, 0.0, 6.0))),
+    unary("HSigmoid", "hard_sigmoid", "fdiv(" + _RELU6_OF_X_PLUS_3 + ", f32(6.0))", functions=("hardsigmoid",),
+          grad=_unary_rule(lambda b, x, out: b.op("Div", _between(b, x, -3.0, 3.0), _k(b, 6.0, x)))),
+    unary("HSwish", "hard_swish", "{0} * fdiv(" + _RELU6_OF_X_PLUS_3 + ", f32(6.0))", functions=("hardswish",),
+          grad=_unary_rule(_hswish_local)),
     binary("Add", "add", "{0} + {1}", "{0} + {1}",
            grad=_binary_rule(lambda b, g, x, y, out: g, lambda b, g, x, y, out: g)),
     binary("Sub", "sub", "{0} - {1}", "{0} - {1}",

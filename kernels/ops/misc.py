@@ -251,10 +251,14 @@ def plan_mirror(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
 
 
 def plan_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    """One add per element of x, one zeroing store per output element; every block reads all the
-    segment ids. float16 sums accumulate in a float32 workspace element per output element."""
     x, ids = sig.inputs
-    out = outputs[0]
+    return scatter_add_plan(x, ids, outputs[0])
+
+
+def scatter_add_plan(x: TensorDesc, ids: TensorDesc, out: TensorDesc) -> Plan:
+    """A scatter-add of the rows of ``x`` by ``ids`` (UnsortedSegmentSum, ScatterNd): one add per
+    element of x, one zeroing store per output element; every block reads all the ids. float16 sums
+    accumulate in a float32 workspace element per output element."""
     block_dim = src.elementwise_blocks(out.size)
     wide = out.dtype == "float16"
     workspace = (block_dim * -(-out.size // block_dim) * 4,) if wide else ()
@@ -430,13 +434,19 @@ def emit_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
 
 
 def emit_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    """Block b owns output elements [lo, hi): it zeroes them, then adds every row of x whose segment
-    id lands in them, rows in ascending order. Ids outside [0, num_segments) drop their row."""
     x, ids = sig.inputs
-    out = outputs[0]
+    return scatter_add_source(x, 0, 1, ids.size, outputs[0], ["s = i64(ix[r])"])
+
+
+def scatter_add_source(x: TensorDesc, x_arg: int, ids_arg: int, rows: int, out: TensorDesc,
+                       segment: list[str]) -> str:
+    """Kernel source adding row r of ``x`` (argument ``x_arg``) into output row s, for r in ascending
+    order; ``segment`` are lines computing s from the int32 ids ``ix`` (argument ``ids_arg``) and r.
+    Block b owns output elements [lo, hi): it zeroes them, then adds every row landing in them. A row
+    whose s is outside [0, out rows) is dropped. Output at argument 2, float16's float32 accumulator at 3."""
     inner = math.prod(out.shape[1:])
     count = out.shape[0]
-    lines = src.HEADER + src.views(("x", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
+    lines = src.HEADER + src.views(("x", x_arg, x.dtype), ("ix", ids_arg, "int32"), ("y", 2, out.dtype))
     if out.dtype == "float16":
         lines += ["    " + src.view("acc", 3, "float32")]
         zero, add = "f32(0.0)", f"acc[f] += {src.load('float16', 'x[at + f]')}"
@@ -448,8 +458,7 @@ def emit_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pl
         zero, add = "f32(0.0)", "acc[f] += x[at + f]"
     lines += src.indent(src.split_lines(str(out.size)))
     body = ["for f in range(lo, hi):", f"    acc[f] = {zero}",
-            f"for r in range({ids.size}):",
-            "    s = i64(ix[r])",
+            f"for r in range({rows}):"] + src.indent(segment) + [
             f"    if s >= 0 and s < {count}:",
             f"        s0 = max(lo, s * {inner})", f"        s1 = min(hi, s * {inner} + {inner})",
             f"        at = (r - s) * {inner}",

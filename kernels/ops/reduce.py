@@ -1,13 +1,13 @@
-"""ReduceSum, ReduceMean, ReduceMax (numbers) and ReduceAll (bools) over any set of axes; AllFinite.
+"""ReduceSum, ReduceMean, ReduceMax, ReduceMin (numbers) and ReduceAll (bools) over any set of axes; AllFinite.
 
 The input dims are coalesced into alternating runs of kept and reduced dims. Blocks split the
 output elements. If the innermost run is reduced, every output folds one contiguous row per
 combination of the outer reduced dims (eight partial accumulators break the add latency chain).
 If the innermost run is kept, the kernel walks the input in memory order and folds whole contiguous
 output runs at a time into a per-output accumulator in the workspace. Sums accumulate in float64
-(int64 for int32, stored wrapped), maxima in the compute type; ReduceAll folds 0/1 bytes with min.
-AllFinite (the overflow check of loss scaling) reads any number of tensors in one pass and writes one
-bool: no inf or NaN anywhere.
+(int64 for int32, stored wrapped), maxima and minima in the compute type (NaN wins, as in numpy);
+ReduceAll folds 0/1 bytes with min. AllFinite (the overflow check of loss scaling) reads any number of
+tensors in one pass and writes one bool: no inf or NaN anywhere.
 """
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from .common import ANY, FLOAT, check_arity, check_dtype, fail, norm_axis
 
 PARTIALS = 8
 # dtypes each reduction accepts (a mean of int32 has no int32 result)
-DTYPES = {"ReduceSum": ANY, "ReduceMean": FLOAT, "ReduceMax": ANY, "ReduceAll": ("bool",)}
+DTYPES = {"ReduceSum": ANY, "ReduceMean": FLOAT, "ReduceMax": ANY, "ReduceMin": ANY, "ReduceAll": ("bool",)}
+# the reductions that pick an element (no maximum or minimum of an empty axis)
+EXTREMA = ("ReduceMax", "ReduceMin")
 
 
 def reduce_axes(sig: OpSignature) -> tuple[int, ...]:
@@ -46,8 +48,9 @@ def infer_reduce(sig: OpSignature) -> tuple[TensorDesc, ...]:
         raise fail(sig, f"attr keep_dims={keep!r} must be a bool")
     axes = reduce_axes(sig)
     shape = sig.inputs[0].shape
-    if any(shape[a] == 0 for a in axes) and sig.op == "ReduceMax":
-        raise fail(sig, f"input 0 (x) shape {shape} reduces over an empty axis, which has no maximum")
+    if any(shape[a] == 0 for a in axes) and sig.op in EXTREMA:
+        raise fail(sig, f"input 0 (x) shape {shape} reduces over an empty axis, which has no "
+                        f"{'maximum' if sig.op == 'ReduceMax' else 'minimum'}")
     if keep:
         out = tuple(1 if d in axes else s for d, s in enumerate(shape))
     else:
@@ -78,11 +81,12 @@ def runs(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[tuple[int, bool,
 def fold(op: str, acc: str, value: str, compute: str) -> str:
     if op == "ReduceAll":
         return f"{acc} = min({acc}, {value})"
-    if op != "ReduceMax":
+    if op not in EXTREMA:
         return f"{acc} += {value}"
+    pick, beats = ("max", ">") if op == "ReduceMax" else ("min", "<")
     if compute == "i":
-        return f"{acc} = max({acc}, {value})"
-    return f"{acc} = {value} if ({value} > {acc} or {value} != {value}) else {acc}"
+        return f"{acc} = {pick}({acc}, {value})"
+    return f"{acc} = {value} if ({value} {beats} {acc} or {value} != {value}) else {acc}"
 
 
 def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -104,9 +108,11 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
         init = "i64(1)"
     elif op == "ReduceMax":
         init = "i64(-2147483648)" if compute == "i" else "f32(-np.inf)"
+    elif op == "ReduceMin":
+        init = "i64(2147483647)" if compute == "i" else "f32(np.inf)"
     else:
         init = "i64(0)" if compute == "i" else "f64(0.0)"
-    acc_type = "int64" if compute == "i" else ("float32" if op == "ReduceMax" else "float64")
+    acc_type = "int64" if compute == "i" else ("float32" if op in EXTREMA else "float64")
     axes = reduce_axes(sig)
     dims = plan.tiling["dims"]
     count = math.prod(x.shape[a] for a in axes)
@@ -223,8 +229,9 @@ def grad_mean(b: GradBuilder, c: GradCall) -> tuple[int]:
     return (_spread(b, c, scaled),)
 
 
-def grad_max(b: GradBuilder, c: GradCall) -> tuple[int | None]:
-    """The gradient goes to the maxima, split evenly between ties (as MindSpore's ReduceMax grad)."""
+def grad_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None]:
+    """The gradient goes to the maxima (ReduceMin: minima), split evenly between ties (as MindSpore's
+    ReduceMax and ReduceMin grads)."""
     x = c.inputs[0]
     dtype = c.sig.inputs[0].dtype
     if dtype not in FLOAT:
@@ -240,8 +247,10 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("ReduceSum",), ("sum",))),
     OpDef("ReduceMean", "reduce_mean", infer_reduce, plan, emit, grad=grad_mean,
           frontend=Exposure(("ReduceMean",), ("mean",))),
-    OpDef("ReduceMax", "reduce_max", infer_reduce, plan, emit, grad=grad_max,
+    OpDef("ReduceMax", "reduce_max", infer_reduce, plan, emit, grad=grad_extremum,
           frontend=Exposure(("ReduceMax",), ("amax",))),
+    OpDef("ReduceMin", "reduce_min", infer_reduce, plan, emit, grad=grad_extremum,
+          frontend=Exposure(("ReduceMin",), ("amin",))),
     OpDef("ReduceAll", "reduce_all", infer_reduce, plan, emit,
           frontend=Exposure(("ReduceAll",), ("all",))),
     OpDef("AllFinite", "all_finite", infer_all_finite, plan_all_finite, emit_all_finite),

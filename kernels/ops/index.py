@@ -1,0 +1,403 @@
+"""Indexing: OneHot, Tile, StridedSlice (and its backward StridedSliceGrad), GatherNd and ScatterNd.
+
+OneHot, Tile, StridedSlice, StridedSliceGrad and GatherNd split their output's flat range over blocks
+like an elementwise op, so every output element is written by exactly one block. Tile and
+StridedSlice are the elementwise family's strided loop over bit copies: Tile walks the output as the
+shape (m0, s0, m1, s1, ...) and reads x through stride 0 on the repeat dims; StridedSlice reads x from
+the slice's first element through step-scaled strides (negative for a reversed slice).
+StridedSliceGrad walks dx (x's shape) and writes dout where an element is on the slice's lattice,
+zeros elsewhere: a strided slice never reads one element twice, so its backward needs no scatter.
+ScatterNd is UnsortedSegmentSum's deterministic scatter-add (misc.py: each block owns an output range
+and adds every row landing in it, rows in ascending order) with an index tuple per row.
+
+Out-of-range index rows read zeros (GatherNd) or drop their row (ScatterNd), as Gather and
+UnsortedSegmentSum do; OneHot writes off_value for an index outside [0, depth).
+
+Backward rules: Tile sums dout over the tiles (Reshape to (m0, s0, m1, s1, ...), ReduceSum over the
+m axes); StridedSlice is StridedSliceGrad; GatherNd scatters dout with ScatterNd, ScatterNd gathers it
+with GatherNd; OneHot passes no gradient (MindSpore's bprop gives zeros).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ascendemu.device.cost import KernelCost
+from ascendemu.errors import check_int
+from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
+from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
+
+from . import src
+from .common import ANY, check_arity, check_dtype, fail
+from .elementwise import no_grad, strided_source
+from .misc import ZERO, scatter_add_plan, scatter_add_source
+
+# StridedSlice's bit masks, MindSpore's attribute names
+MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+COPYABLE = ANY + ("bool",)      # bit copies move bool bytes as well
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> list[int]:
+    return [math.prod(shape[d + 1:]) for d in range(len(shape))]
+
+
+# ------------------------------------------------------------------------------------------ OneHot
+
+def one_hot_axis(sig: OpSignature) -> int:
+    """Where the depth dimension goes in the output: -1 (the end) or 0..rank of indices."""
+    rank = len(sig.inputs[0].shape)
+    axis = check_int(sig.attr("axis", -1), f"{sig.op}: attr axis", minimum=-1, maximum=rank)
+    return rank if axis == -1 else axis
+
+
+def infer_one_hot(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 3, ("indices", "on_value", "off_value"))
+    check_dtype(sig, 0, ("int32",), "indices")
+    dtype = check_dtype(sig, 1, ANY, "on_value")
+    if sig.inputs[2].dtype != dtype:
+        raise fail(sig, f"input 2 (off_value) has dtype {sig.inputs[2].dtype} but on_value has {dtype}; "
+                        f"give both values one dtype")
+    for i, name in ((1, "on_value"), (2, "off_value")):
+        if sig.inputs[i].shape:
+            raise fail(sig, f"input {i} ({name}) must be a scalar tensor (shape ()), got shape "
+                            f"{sig.inputs[i].shape}")
+    depth = check_int(sig.attr("depth"), f"{sig.op}: attr depth", minimum=0)
+    axis = one_hot_axis(sig)
+    indices = sig.inputs[0].shape
+    return (TensorDesc(indices[:axis] + (depth,) + indices[axis:], dtype),)
+
+
+def plan_one_hot(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One compare and one store per output element; indices and the two values read once."""
+    out = outputs[0]
+    moved = out.nbytes + sig.inputs[0].nbytes + 2 * ITEMSIZE[out.dtype]
+    return Plan(src.elementwise_blocks(out.size), KernelCost(vector_ops=out.size, bytes=moved, dtype=out.dtype))
+
+
+def emit_one_hot(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Output row (a, d) of the layout (outer, depth, inner) compares indices row a with d."""
+    out = outputs[0]
+    indices = sig.inputs[0].shape
+    axis = one_hot_axis(sig)
+    inner, depth = math.prod(indices[axis:]), sig.attr("depth")
+    lines = src.HEADER + src.views(("ix", 0, "int32"), ("on", 1, out.dtype), ("off", 2, out.dtype),
+                                   ("y", 3, out.dtype))
+    lines += ["    von = on[0]", "    voff = off[0]"] + src.indent(src.split_lines(str(out.size)))
+    body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
+            f"d = row % {depth}", f"at = (row // {depth}) * {inner}",
+            "for j in range(j0, j1):", "    y[start + j] = von if i64(ix[at + j]) == d else voff",
+            "row += 1"]
+    lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+# -------------------------------------------------------------------------------------------- Tile
+
+def tile_layout(sig: OpSignature) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(x's shape, multiples), the shorter one padded with leading 1s (MindSpore's rule)."""
+    x = sig.inputs[0].shape
+    multiples = sig.attr("multiples")
+    if (not isinstance(multiples, tuple) or not multiples
+            or not all(isinstance(m, int) and not isinstance(m, bool) and m >= 0 for m in multiples)):
+        raise fail(sig, f"attr multiples={multiples!r} must be a non-empty tuple of ints >= 0")
+    rank = max(len(x), len(multiples))
+    return (1,) * (rank - len(x)) + x, (1,) * (rank - len(multiples)) + multiples
+
+
+def infer_tile(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    dtype = check_dtype(sig, 0, COPYABLE, "x")
+    shape, multiples = tile_layout(sig)
+    return (TensorDesc(tuple(s * m for s, m in zip(shape, multiples)), dtype),)
+
+
+def plan_copy(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Tile, StridedSlice, GatherNd: every output byte written once and read once from x (GatherNd
+    also reads its indices)."""
+    out = outputs[0]
+    extra = sig.inputs[1].nbytes if sig.op == "GatherNd" else 0
+    return Plan(src.elementwise_blocks(out.size), KernelCost(bytes=2 * out.nbytes + extra, dtype=out.dtype))
+
+
+def emit_tile(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    x = sig.inputs[0]
+    shape, multiples = tile_layout(sig)
+    expanded = tuple(v for pair in zip(multiples, shape) for v in pair)
+    strides = [v for st in contiguous_strides(shape) for v in (0, st)]
+    return strided_source((x,), [strides], expanded, ["t0 = v0"], [("t0", x.dtype)], "raw")
+
+
+def grad_tile(b: GradBuilder, c: GradCall) -> tuple[int]:
+    """dout viewed as (m0, s0, m1, s1, ...), summed over the repeated axes."""
+    shape, multiples = tile_layout(c.sig)
+    expanded = tuple(v for pair in zip(multiples, shape) for v in pair)
+    axes = tuple(2 * d for d, m in enumerate(multiples) if m != 1)
+    g = b.op("Reshape", c.douts[0], shape=expanded)
+    if axes:
+        g = b.op("ReduceSum", g, axis=axes, keep_dims=False)
+    return (b.op("Reshape", g, shape=c.sig.inputs[0].shape),)
+
+
+# ------------------------------------------------------------------------------------ StridedSlice
+
+def _attr_ints(sig: OpSignature, name: str) -> tuple[int, ...]:
+    value = sig.attr(name)
+    if not isinstance(value, tuple) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise fail(sig, f"attr {name}={value!r} must be a tuple of ints")
+    return value
+
+
+def strided_spec(sig: OpSignature, shape: tuple[int, ...]) -> tuple[list[int], list[int], list[int], tuple[int, ...]]:
+    """(start, step, count) per dimension of an x of ``shape``, and the output shape, of a StridedSlice.
+
+    TensorFlow's rules, which MindSpore follows: entry i of begin/end/strides indexes the next
+    dimension of x unless bit i of ellipsis_mask is set (it stands for every dimension the other
+    entries leave over) or of new_axis_mask (a new dimension of size 1, consuming none of x). A
+    begin_mask/end_mask bit means "from the start"/"to the end" (reversed for a negative step); a
+    shrink_axis_mask bit takes element begin[i] and drops the dimension. Negative begin/end count
+    from the end; out-of-range ones are clamped as Python clamps slices. Dimensions the entries do not
+    reach are taken whole.
+    """
+    begin, end, strides = (_attr_ints(sig, name) for name in ("begin", "end", "strides"))
+    if not len(begin) == len(end) == len(strides):
+        raise fail(sig, f"attrs begin {begin}, end {end} and strides {strides} must have one length")
+    masks = {name: check_int(sig.attr(name, 0), f"{sig.op}: attr {name}", minimum=0) for name in MASKS}
+
+    def bit(name: str, i: int) -> bool:
+        return bool(masks[name] >> i & 1)
+
+    entries = range(len(begin))
+    if sum(bit("ellipsis_mask", i) for i in entries) > 1:
+        raise fail(sig, f"attr ellipsis_mask={masks['ellipsis_mask']} sets more than one bit; an index "
+                        f"has at most one Ellipsis")
+    indexing = sum(1 for i in entries if not bit("ellipsis_mask", i) and not bit("new_axis_mask", i))
+    if indexing > len(shape):
+        raise fail(sig, f"{indexing} entries index dimensions of x, but x has shape {shape} "
+                        f"(rank {len(shape)}); too many indices")
+    starts, steps, counts, out = [], [], [], []
+
+    def whole(d: int) -> None:
+        starts.append(0), steps.append(1), counts.append(shape[d]), out.append(shape[d])
+
+    d = 0
+    for i in entries:
+        if bit("ellipsis_mask", i):
+            for _ in range(len(shape) - indexing):
+                whole(d)
+                d += 1
+            continue
+        if bit("new_axis_mask", i):
+            out.append(1)
+            continue
+        size, step = shape[d], strides[i]
+        if bit("shrink_axis_mask", i):
+            index = begin[i] + size if begin[i] < 0 else begin[i]
+            if not 0 <= index < size:
+                raise fail(sig, f"index {begin[i]} is out of bounds for dimension {d} with size {size}")
+            starts.append(index), steps.append(1), counts.append(1)
+        else:
+            if step == 0:
+                raise fail(sig, f"attr strides={strides}: strides[{i}] is 0; a slice step cannot be zero")
+            low, high = (0, size) if step > 0 else (-1, size - 1)
+
+            def clamp(v: int) -> int:
+                return min(max(v + size if v < 0 else v, low), high)
+
+            first = (0 if step > 0 else size - 1) if bit("begin_mask", i) else clamp(begin[i])
+            stop = (size if step > 0 else -1) if bit("end_mask", i) else clamp(end[i])
+            count = max(0, -(-(stop - first) // step))
+            starts.append(first if count else 0), steps.append(step), counts.append(count), out.append(count)
+        d += 1
+    while d < len(shape):
+        whole(d)
+        d += 1
+    return starts, steps, counts, tuple(out)
+
+
+def infer_strided_slice(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    dtype = check_dtype(sig, 0, COPYABLE, "x")
+    if not sig.inputs[0].shape:
+        raise fail(sig, "input 0 (x) must have rank >= 1, got a scalar")
+    return (TensorDesc(strided_spec(sig, sig.inputs[0].shape)[3], dtype),)
+
+
+def emit_strided_slice(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    x = sig.inputs[0]
+    starts, steps, counts, _ = strided_spec(sig, x.shape)
+    strides = contiguous_strides(x.shape)
+    base = sum(s * st for s, st in zip(starts, strides))
+    full = [step * st for step, st in zip(steps, strides)]
+    return strided_source((x,), [full], tuple(counts), ["t0 = v0"], [("t0", x.dtype)], "raw", [base])
+
+
+def slice_shape(sig: OpSignature) -> tuple[int, ...]:
+    """StridedSliceGrad's attr shapex: the forward input's shape."""
+    shape = sig.attr("shapex")
+    if (not isinstance(shape, tuple) or not shape
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
+        raise fail(sig, f"attr shapex={shape!r} must be a non-empty tuple of ints >= 0")
+    return shape
+
+
+def infer_strided_slice_grad(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("dy",))
+    dtype = check_dtype(sig, 0, ANY, "dy")
+    shape = slice_shape(sig)
+    want = strided_spec(sig, shape)[3]
+    if sig.inputs[0].shape != want:
+        raise fail(sig, f"input 0 (dy) has shape {sig.inputs[0].shape}, but the slice of x {shape} has {want}")
+    return (TensorDesc(shape, dtype),)
+
+
+def plan_strided_slice_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """dx written once (zeros or dy), dy read once."""
+    out = outputs[0]
+    cost = KernelCost(bytes=out.nbytes + sig.inputs[0].nbytes, dtype=out.dtype)
+    return Plan(src.elementwise_blocks(out.size), cost)
+
+
+def emit_strided_slice_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Each dx row (last dimension) is zeroed, and if its outer index is on the slice's lattice in
+    every dimension, the row's slice elements are copied from dy."""
+    out = outputs[0]
+    shape = out.shape
+    starts, steps, counts, _ = strided_spec(sig, shape)
+    dy_strides = contiguous_strides(tuple(counts))
+    row = shape[-1]
+    lines = src.HEADER + src.views(("dy", 0, out.dtype), ("y", 1, out.dtype))
+    lines += src.indent(src.split_lines(str(out.size)))
+    body = [f"start = row * {row}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {row})",
+            "for j in range(j0, j1):", f"    y[start + j] = {ZERO[out.dtype]}",
+            "ok = True", "base = 0", "r = row"]
+    for d in reversed(range(len(shape) - 1)):
+        body += [f"q = r % {shape[d]} - {starts[d]}", f"r = r // {shape[d]}",
+                 f"ok = ok and q % {steps[d]} == 0 and q // {steps[d]} >= 0 and q // {steps[d]} < {counts[d]}",
+                 f"base += (q // {steps[d]}) * {dy_strides[d]}"]
+    body += ["if ok:",
+             f"    for t in range({counts[-1]}):",
+             f"        p = {starts[-1]} + t * {steps[-1]}",
+             "        if p >= j0 and p < j1:",
+             "            y[start + p] = dy[base + t]",
+             "row += 1"]
+    lines += [f"    row = lo // {row}", f"    while row * {row} < hi:"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def grad_strided_slice(b: GradBuilder, c: GradCall) -> tuple[int]:
+    attrs: dict[str, Any] = dict(c.sig.attrs)
+    return (b.op("StridedSliceGrad", c.douts[0], shapex=c.sig.inputs[0].shape, **attrs),)
+
+
+# ------------------------------------------------------------------------------- GatherNd, ScatterNd
+
+def index_depth(sig: OpSignature, indices: tuple[int, ...], shape: tuple[int, ...], name: str) -> int:
+    """m, the length of one index tuple (indices' last dimension), 1..rank of the indexed tensor."""
+    if not indices:
+        raise fail(sig, "indices must have rank >= 1 (the last dimension holds one index tuple)")
+    m = indices[-1]
+    if not 1 <= m <= len(shape):
+        raise fail(sig, f"indices shape {indices} holds index tuples of length {m}, but {name} has shape "
+                        f"{shape}; the last dimension of indices must be in 1..{len(shape)}")
+    return m
+
+
+def infer_gather_nd(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 2, ("input_x", "indices"))
+    dtype = check_dtype(sig, 0, ANY, "input_x")
+    check_dtype(sig, 1, ("int32",), "indices")
+    x, indices = sig.inputs[0].shape, sig.inputs[1].shape
+    m = index_depth(sig, indices, x, "input_x")
+    return (TensorDesc(indices[:-1] + x[m:], dtype),)
+
+
+def linear_index(shape: tuple[int, ...], m: int) -> list[str]:
+    """Source lines: ``s``, the row of index tuple r of ``ix`` in ``shape[:m]``, -1 if out of range."""
+    lines = ["s = 0", "ok = True"]
+    for j in range(m):
+        lines += [f"c = i64(ix[r * {m} + {j}])", f"ok = ok and c >= 0 and c < {shape[j]}", f"s = s * {shape[j]} + c"]
+    return lines + ["if not ok:", "    s = -1"]
+
+
+def emit_gather_nd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    x, indices = sig.inputs
+    out = outputs[0]
+    m = indices.shape[-1]
+    inner = math.prod(x.shape[m:])
+    lines = src.HEADER + src.views(("p", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
+    lines += src.indent(src.split_lines(str(out.size)))
+    body = ["r = row"] + linear_index(x.shape, m) + [
+        f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
+        "if s >= 0:",
+        "    for j in range(j0, j1):", f"        y[start + j] = p[s * {inner} + j]",
+        "else:",
+        "    for j in range(j0, j1):", f"        y[start + j] = {ZERO[out.dtype]}",
+        "row += 1"]
+    lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def scatter_shape(sig: OpSignature) -> tuple[int, ...]:
+    shape = sig.attr("shape")
+    if (not isinstance(shape, tuple) or not shape
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
+        raise fail(sig, f"attr shape={shape!r} must be a non-empty tuple of ints >= 0")
+    return shape
+
+
+def infer_scatter_nd(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 2, ("indices", "updates"))
+    check_dtype(sig, 0, ("int32",), "indices")
+    dtype = check_dtype(sig, 1, ANY, "updates")
+    shape = scatter_shape(sig)
+    indices, updates = sig.inputs[0].shape, sig.inputs[1].shape
+    m = index_depth(sig, indices, shape, "the output")
+    if updates != indices[:-1] + shape[m:]:
+        raise fail(sig, f"input 1 (updates) has shape {updates}; indices {indices} into shape {shape} "
+                        f"need updates of shape {indices[:-1] + shape[m:]}")
+    return (TensorDesc(shape, dtype),)
+
+
+def _scatter_rows(sig: OpSignature) -> TensorDesc:
+    """ScatterNd's output as the scatter-add sees it: one row per index tuple's target."""
+    shape, m = scatter_shape(sig), sig.inputs[0].shape[-1]
+    return TensorDesc((math.prod(shape[:m]),) + shape[m:], sig.inputs[1].dtype)
+
+
+def plan_scatter_nd(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    indices, updates = sig.inputs
+    return scatter_add_plan(updates, indices, _scatter_rows(sig))
+
+
+def emit_scatter_nd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    indices, updates = sig.inputs
+    m = indices.shape[-1]
+    rows = math.prod(indices.shape[:-1])
+    return scatter_add_source(updates, 1, 0, rows, _scatter_rows(sig), linear_index(scatter_shape(sig), m))
+
+
+def grad_gather_nd(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    if not c.wants[0]:
+        return None, None
+    return b.op("ScatterNd", c.inputs[1], c.douts[0], shape=c.sig.inputs[0].shape), None
+
+
+def grad_scatter_nd(b: GradBuilder, c: GradCall) -> tuple[None, int | None]:
+    if not c.wants[1]:
+        return None, None
+    return None, b.op("GatherNd", c.douts[0], c.inputs[0])
+
+
+OPS: tuple[OpDef, ...] = (
+    OpDef("OneHot", "one_hot", infer_one_hot, plan_one_hot, emit_one_hot, grad=no_grad,
+          frontend=Exposure(("OneHot",), ("one_hot",))),
+    OpDef("Tile", "tile", infer_tile, plan_copy, emit_tile, grad=grad_tile, frontend=Exposure(("Tile",), ("tile",))),
+    OpDef("StridedSlice", "strided_slice_d", infer_strided_slice, plan_copy, emit_strided_slice,
+          grad=grad_strided_slice, frontend=Exposure(("StridedSlice",), ("strided_slice",))),
+    OpDef("StridedSliceGrad", "strided_slice_grad_d", infer_strided_slice_grad, plan_strided_slice_grad,
+          emit_strided_slice_grad),
+    OpDef("GatherNd", "gather_nd", infer_gather_nd, plan_copy, emit_gather_nd, grad=grad_gather_nd,
+          frontend=Exposure(("GatherNd",), ("gather_nd",))),
+    OpDef("ScatterNd", "scatter_nd", infer_scatter_nd, plan_scatter_nd, emit_scatter_nd, grad=grad_scatter_nd,
+          frontend=Exposure(("ScatterNd",), ("scatter_nd",))),
+)
