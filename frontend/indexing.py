@@ -1,9 +1,10 @@
 """``Tensor.__getitem__``: ints, slices with any step (negative too), Ellipsis, None, and one int
 tensor or list of ints (a Gather along the dimension it indexes).
 
-A concrete tensor (PyNative) indexes its host data with numpy, whose result MindSpore gives for every
-index numpy accepts (bool masks included), without a kernel per distinct index. A symbolic tensor
-(GRAPH_MODE capture, a gradient's forward) lowers the index to ops: the basic part to one
+A concrete tensor (PyNative, or a literal during capture) indexes its host data with numpy, whose
+result MindSpore gives for every index numpy accepts (bool masks included), without a kernel per
+distinct index. A symbolic tensor, or a Parameter during capture (GRAPH_MODE, a gradient's forward:
+its values live on the device and it may be differentiated), lowers the index to ops: the basic part to one
 StridedSlice (begin/end/strides and MindSpore's masks: an int shrinks its dimension, None is a new
 axis, Ellipsis stands for the dimensions left over) and an index tensor to a Gather on its output
 dimension, so the graph differentiates through both (StridedSliceGrad, UnsortedSegmentSum).
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, TensorIndexError
-from ascendemu.graph.capture import GraphCaptureError
+from ascendemu.graph.capture import GraphCaptureError, current_tracer
 
 from . import ops
 from .tensor import Tensor
@@ -27,7 +28,7 @@ __all__ = ["getitem"]
 def getitem(x: Tensor, index: Any) -> Tensor:
     """``x[index]``."""
     items = index if isinstance(index, tuple) else (index,)
-    if x.is_symbolic:
+    if x.is_symbolic or (x.is_parameter and current_tracer() is not None):
         return _lower(x, items)
     try:
         return Tensor(x._data[tuple(i.asnumpy() if isinstance(i, Tensor) else i for i in items)])

@@ -276,24 +276,36 @@ def test_indexing_lowers_to_strided_slice_and_gather():
 
 
 def test_indexing_gradient_in_graph_mode(ex, restore_context):
-    """The gradient of a loss built from indexed pieces scatters back like numpy's adjoint."""
+    """The gradients of a loss built from indexed pieces of an input and of a Parameter (indexed on
+    the device, not as a host constant) scatter back like numpy's adjoints."""
     ms.set_context(mode=ms.GRAPH_MODE)
     w = RNG.standard_normal((2, 5)).astype(np.float32)
 
     class Loss(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = ms.Parameter(T(X), name="p")
+
         def construct(self, x):
-            return (x[::2, -1] * T(w)).sum() + x[..., [4, 1, 4]].sum() + x[1, 1:3, 0].sum() * 3
+            return ((x[::2, -1] * T(w)).sum() + x[..., [4, 1, 4]].sum() + x[1, 1:3, 0].sum() * 3
+                    + (self.p[1:, ::-2] * x[0, :3, :3]).sum())
 
-    def reference(x):
-        return (x[::2, -1] * w).sum() + x[..., [4, 1, 4]].sum() + x[1, 1:3, 0].sum() * 3
+    def reference(x, p):
+        return ((x[::2, -1] * w).sum() + x[..., [4, 1, 4]].sum() + x[1, 1:3, 0].sum() * 3
+                + (p[1:, ::-2] * x[0, :3, :3]).sum())
 
-    got = ms.grad(Loss())(T(X3)).asnumpy()
+    net = Loss()
+    got, (got_p,) = ms.grad(net, 0, net.trainable_params())(T(X3))
     want = np.zeros(X3.shape)
     want[::2, -1] += w
     np.add.at(want, (slice(None), slice(None), [4, 1, 4]), 1)
     want[1, 1:3, 0] += 3
-    np.testing.assert_allclose(got, want, rtol=1e-6)
-    assert_grads_close([got], numeric_grads(reference, [X3], np.ones(())))
+    want[0, :3, :3] += X[1:, ::-2]
+    want_p = np.zeros(X.shape)
+    want_p[1:, ::-2] = X3[0, :3, :3]
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(got_p.asnumpy(), want_p, rtol=1e-6)
+    assert_grads_close([got.asnumpy(), got_p.asnumpy()], numeric_grads(reference, [X3, X], np.ones(())))
 
 
 @st.composite
