@@ -741,11 +741,24 @@ def amin(input: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 
 def matmul(x: Any, y: Any) -> Tensor:
-    """2-D @ 2-D is MatMul; higher ranks (broadcast batch dims) are BatchMatMul."""
+    """numpy.matmul's rules, as MindSpore's ops.matmul: 2-D @ 2-D is MatMul, higher ranks (broadcast
+    batch dims) BatchMatMul; a 1-D operand is a row (left) or column (right) vector whose dimension
+    is dropped from the result."""
     x, y = _tensor(x), _tensor(y)
-    if x.ndim < 2 or y.ndim < 2:
-        raise InvalidParamError(f"matmul: inputs must have rank >= 2, got {x.shape} and {y.shape}")
-    return (MatMul() if x.ndim == y.ndim == 2 else BatchMatMul())(x, y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise InvalidParamError(f"matmul: inputs must have rank >= 1, got {x.shape} and {y.shape}; "
+                                "use ops.mul for a scalar")
+    vector_x, vector_y = x.ndim == 1, y.ndim == 1
+    if vector_x:
+        x = ExpandDims()(x, 0)
+    if vector_y:
+        y = ExpandDims()(y, 1)
+    out = (MatMul() if x.ndim == y.ndim == 2 else BatchMatMul())(x, y)
+    if vector_y:
+        out = Squeeze(-1)(out)
+    if vector_x:
+        out = Squeeze(-2 if out.ndim >= 2 and not vector_y else -1)(out)
+    return out
 
 
 def bmm(x: Any, y: Any) -> Tensor:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from gradcheck import assert_grads_close, autodiff_grads, numeric_grads
 from hypothesis import given, settings, strategies as st
-from test_grad_movement import check_rule, ex, restore_context  # noqa: F401 (fixtures)
+from test_grad_movement import check_rule
 
 import ascendemu.frontend as ms
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, TensorIndexError
