@@ -11,6 +11,9 @@ the emulated device's executor. A backend provides::
         a captured graph (ascendemu.graph.ir.Graph, constants carry their data); inputs match
         graph.inputs, the result has one array per graph.outputs entry. An output may be a graph
         input or a constant itself (``construct`` returned it unchanged).
+    run_graph_sunk(graph: Graph, batches: list[list[np.ndarray]], jit_level: str) -> list[np.ndarray]
+        dataset sink mode: the graph once per batch (each like run_graph's inputs), one sunk loop;
+        the last step's outputs.
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ class Backend(Protocol):
                outputs: tuple[TensorDesc, ...]) -> list[np.ndarray]: ...
 
     def run_graph(self, graph: Any, inputs: list[np.ndarray], jit_level: str) -> list[np.ndarray]: ...
+
+    def run_graph_sunk(self, graph: Any, batches: list[list[np.ndarray]], jit_level: str) -> list[np.ndarray]: ...
 
 
 _backend: Backend | None = None

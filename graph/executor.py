@@ -6,6 +6,12 @@ when their reference count drops (stream order makes that safe, as in MindSpore'
 the whole graph: one ``launch_graph`` carries every kernel, record and wait of every stream, with no
 per-op host cost, and node outputs live at static offsets in one workspace planned at compile time.
 
+Dataset sink mode (``run_graph_sunk``, MindSpore's ``Model.train(dataset_sink_mode=True)``) goes one
+step further: an O2 step graph runs ``sink_size`` times in one launch, fed from a device data queue.
+The batches are copied host to device into the queue's slots on a stream of their own, and each
+iteration starts with GetNext, a device copy from its slot into the graph's input buffers; parameter
+updates are copied in place between iterations, so no step needs the host until the sink ends.
+
 The executor is the front end's backend (``ascendemu.frontend.backend``): ``run_op`` and
 ``run_graph``. Kernels come from the per-rank kernel cache, compiled graphs from the graph cache.
 """
@@ -23,6 +29,7 @@ from ascendemu.cache.kernel_meta import KernelCache
 from ascendemu.errors import InvalidParamError
 from ascendemu.units import format_bytes
 from ascendemu.hal import steps as hal_steps
+from ascendemu.hal.api import API_CALL_COST_S
 from ascendemu.hal.kernel import KernelFunction
 from ascendemu.hal.runtime import (MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime,
                                    get_runtime)
@@ -45,9 +52,14 @@ class StepRecord:
     kernels: int
     host_wall_s: float
     device_s: float          # simulated: from the host's first call of the step to the device's last task
+    host_s: float = 0.0      # simulated host time the step took (its calls, and its waits for the device)
 
 
 STEP_HISTORY = 1024        # step records kept for inspection (executor.steps); totals are kept for all
+# MindSpore's device data queue holds at most 100 batches and 2 GB (mindspore.data_sink); a longer sink
+# reuses the slots, each push waiting until GetNext has taken the batch before it out of its slot
+QUEUE_DEPTH = 100
+QUEUE_BYTES = 2 << 30
 
 
 @dataclass
@@ -58,6 +70,36 @@ class _Totals:
     runs: int = 0
     host_wall_s: float = 0.0
     device_s: float = 0.0
+    host_s: float = 0.0      # simulated host time, for the comparison with dataset sink mode
+
+
+@dataclass
+class _SinkTotals:
+    """Every dataset sink of one graph at one level: steps run, simulated host time, and the host API
+    time the modelled step-by-step run would have spent on the round trips the sinks avoided."""
+
+    sinks: int = 0
+    steps: int = 0
+    host_s: float = 0.0
+    avoided_api_s: float = 0.0
+    depth: int = 0
+
+
+@dataclass
+class DataQueue:
+    """The device data queue of a graph run in dataset sink mode: ``depth`` slots of device buffers
+    (graph input value -> address); ``filled[i]`` is recorded on the queue stream once a batch is in
+    slot i, ``consumed[i]`` on the graph's first stream once GetNext has copied it out; ``fence``
+    orders the graph's streams around each iteration."""
+
+    slots: list[dict[int, int]]
+    filled: list[int]
+    consumed: list[int]
+    fence: int
+
+    @property
+    def depth(self) -> int:
+        return len(self.slots)
 
 
 @dataclass
@@ -79,6 +121,7 @@ class Prepared:
     scratch: dict[int, list[int]] = field(default_factory=dict)     # O2: node id -> its workspace addresses
     inputs: dict[int, int] = field(default_factory=dict)            # O2: graph input value -> device buffer
     sunk: list[hal_steps.Step] = field(default_factory=list)        # O2: the schedule lowered once
+    queue: DataQueue | None = None                                  # O2 in dataset sink mode
 
     def address(self, vid: int, buffers: dict[int, int]) -> int:
         """Device address of value ``vid`` (through its alias root): a constant, a per-run buffer, or
@@ -174,6 +217,8 @@ class DeviceExecutor:
         self._totals: dict[tuple[str, str], _Totals] = {}
         self._prepared: dict[str, Prepared] = {}
         self._states: dict[int, _StateSlot] = {}     # id(parameter) -> its device buffer
+        self._sinks: dict[tuple[str, str], _SinkTotals] = {}
+        self._queue_stream: int | None = None        # the data queue's stream (dataset sink mode)
 
     # -- PyNative ---------------------------------------------------------------------------------
     def run_op(self, sig: OpSignature, inputs: list[np.ndarray], outputs: tuple[TensorDesc, ...]) -> list[np.ndarray]:
@@ -203,7 +248,36 @@ class DeviceExecutor:
         host0 = self.rt.host_time()
         results = self._execute(prepared, inputs)
         self._record(StepRecord(graph.name, jit_level, len(prepared.kernels), time.perf_counter() - wall0,
-                                     self.rt.device_time() - host0))
+                                self.rt.device_time() - host0, self.rt.host_time() - host0))
+        return results
+
+    def run_graph_sunk(self, graph: Graph, batches: list[list[np.ndarray]], jit_level: str) -> list[np.ndarray]:
+        """Dataset sink mode: run ``graph`` once per batch (each a list of arrays matching
+        ``graph.inputs``) and return the last step's outputs, as MindSpore's sunk loop does.
+
+        An O2 graph (static memory) runs all the steps in one ``launch_graph`` fed by the device data
+        queue (see :meth:`_execute_sunk`); the host waits once, at the end. An O0/O1 graph runs kernel
+        by kernel, so the host issues every kernel of every step anyway: each step is run as usual.
+        """
+        if not batches:
+            raise InvalidParamError(f"graph {graph.name!r}: a sink needs at least one batch")
+        wall0 = time.perf_counter()
+        jit_level = self.forced_jit_level or jit_level
+        prepared = self.prepare(graph, jit_level)
+        if prepared.compiled.memory != "static":
+            return [self.run_graph(graph, inputs, jit_level) for inputs in batches][-1]
+        self._bind_constants(prepared, graph)
+        host0 = self.rt.host_time()
+        results = self._execute_sunk(prepared, batches)
+        host_s = self.rt.host_time() - host0
+        self.steps.append(StepRecord(graph.name, jit_level, len(prepared.kernels) * len(batches),
+                                     time.perf_counter() - wall0, self.rt.device_time() - host0, host_s))
+        t = self._sinks.setdefault((graph.name, jit_level), _SinkTotals())
+        t.sinks += 1
+        t.steps += len(batches)
+        t.host_s += host_s
+        t.avoided_api_s += self._avoided_api_s(prepared, len(batches))
+        t.depth = max(t.depth, prepared.queue.depth)
         return results
 
     def prepare(self, graph: Graph, jit_level: str) -> Prepared:
@@ -289,19 +363,30 @@ class DeviceExecutor:
             if self.rt.node is not None and ptr in self.rt.node.devices[self.device_id].memory.allocations:
                 self.rt.free(ptr)
 
-    def _apply_updates(self, p: Prepared, buffers: dict[int, int]) -> None:
-        """Write each updated value into its parameter's buffer (device to device, after the graph),
-        and tell the parameter its newest values are on the device now."""
-        c = p.compiled
+    def _update_copies(self, p: Prepared, buffers: dict[int, int]) -> list[tuple[int, int, int]]:
+        """(parameter buffer, updated value's address, bytes) of each update that must be copied."""
+        c, copies = p.compiled, []
         for param, value in c.updates.items():
             root = c.root(param)
             dst, src = p.constants[root], p.address(value, buffers)
-            desc = c.values[root]
-            if dst != src and desc.nbytes:
-                self.rt.memcpy(dst, desc.nbytes, src, desc.nbytes, MEMCPY_DEVICE_TO_DEVICE)
+            if dst != src and c.values[root].nbytes:
+                copies.append((dst, src, c.values[root].nbytes))
+        return copies
+
+    def _device_updated(self, p: Prepared) -> None:
+        """Tell each updated parameter that its newest values are on the device now."""
+        c = p.compiled
+        for param in c.updates:
+            root = c.root(param)
             source = c.constant_refs[root].source
             if source is not None:
-                source.device_updated(functools.partial(self._download, dst, desc))
+                source.device_updated(functools.partial(self._download, p.constants[root], c.values[root]))
+
+    def _apply_updates(self, p: Prepared, buffers: dict[int, int]) -> None:
+        """Write each updated value into its parameter's buffer (device to device, after the graph)."""
+        for dst, src, nbytes in self._update_copies(p, buffers):
+            self.rt.memcpy(dst, nbytes, src, nbytes, MEMCPY_DEVICE_TO_DEVICE)
+        self._device_updated(p)
 
     def _execute(self, p: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         rt, c = self.rt, p.compiled
@@ -323,18 +408,113 @@ class DeviceExecutor:
                 step.retire(binding)
         for s in p.streams:
             rt.synchronize_stream(s)
-        results = []
+        results = self._outputs(p, buffers)
+        self._apply_updates(p, buffers)
+        if c.memory != "static":
+            for ptr in buffers.values():
+                rt.free(ptr)
+        return results
+
+    def _outputs(self, p: Prepared, buffers: dict[int, int]) -> list[np.ndarray]:
+        """The graph's outputs, downloaded (a constant output is its data)."""
+        c, results = p.compiled, []
         for v in c.outputs:
             r, desc = c.root(v), c.values[v]
             if r in c.constants and r not in c.updates:
                 results.append(np.array(c.constant_refs[r].data).reshape(desc.shape))
             else:
                 results.append(self._download(p.address(v, buffers), c.values[r]).reshape(desc.shape))
-        self._apply_updates(p, buffers)
-        if c.memory != "static":
-            for ptr in buffers.values():
-                rt.free(ptr)
         return results
+
+    # -- dataset sink mode ------------------------------------------------------------------------
+    def _execute_sunk(self, p: Prepared, batches: list[list[np.ndarray]]) -> list[np.ndarray]:
+        """One launch for all the steps. Issue order, per step k (slot = k mod the queue depth):
+
+        * queue stream (the host's data channel): wait until slot's previous batch was consumed,
+          copy batch k host to device into the slot, record ``filled[slot]``;
+        * first graph stream: wait for ``filled[slot]``, GetNext (copy the slot into the graph's input
+          buffers), record ``consumed[slot]``; the other graph streams wait for that;
+        * the compiled schedule (every stream);
+        * the other streams' ends recorded, awaited by the first stream, which then copies the
+          parameter updates in place, so step k+1 reads them.
+
+        Every wait comes after the record it needs in issue order, so the loop runs without the host;
+        the host synchronises once and downloads the last step's outputs.
+        """
+        rt, c = self.rt, p.compiled
+        for k, batch in enumerate(batches):
+            if len(batch) != len(c.inputs):
+                raise InvalidParamError(f"graph {c.name!r} takes {len(c.inputs)} inputs, batch {k} of the sink "
+                                        f"has {len(batch)}")
+        if not p.sunk:
+            binding = StaticBinding(p)
+            p.sunk = [step.lower(binding) for step in c.schedule]
+        queue, qs = self._data_queue(p, batches), self._data_stream()
+        first, others = p.streams[0], p.streams[1:]
+        fence_out = ([hal_steps.RecordEvent(queue.fence, first)] + [hal_steps.WaitEvent(queue.fence, s) for s in others]
+                     if others else [])
+        fence_in = [step for s in others for step in (hal_steps.RecordEvent(queue.fence, s),
+                                                      hal_steps.WaitEvent(queue.fence, first))]
+        updates = [hal_steps.MemcpyAsync(dst, n, src, n, MEMCPY_DEVICE_TO_DEVICE, first)
+                   for dst, src, n in self._update_copies(p, p.inputs)]
+        descs = [c.values[v] for v in c.inputs]
+        steps: list[hal_steps.Step] = []
+        for k, batch in enumerate(batches):
+            slot = k % queue.depth
+            if k >= queue.depth:
+                steps.append(hal_steps.WaitEvent(queue.consumed[slot], qs))
+            for v, a, desc in zip(c.inputs, batch, descs):
+                data = _contiguous(a, desc)
+                if data.nbytes:
+                    steps.append(hal_steps.MemcpyAsync(queue.slots[slot][v], data.nbytes, data, data.nbytes,
+                                                       MEMCPY_HOST_TO_DEVICE, qs))
+            steps.append(hal_steps.RecordEvent(queue.filled[slot], qs))
+            steps.append(hal_steps.WaitEvent(queue.filled[slot], first))
+            steps += [hal_steps.MemcpyAsync(p.inputs[v], d.nbytes, queue.slots[slot][v], d.nbytes,
+                                            MEMCPY_DEVICE_TO_DEVICE, first)
+                      for v, d in zip(c.inputs, descs) if d.nbytes]
+            steps.append(hal_steps.RecordEvent(queue.consumed[slot], first))
+            steps += fence_out + p.sunk + fence_in + updates
+        rt.launch_graph(steps)
+        for s in (qs, *p.streams):
+            rt.synchronize_stream(s)
+        results = self._outputs(p, p.inputs)
+        self._device_updated(p)
+        return results
+
+    def _data_queue(self, p: Prepared, batches: list[list[np.ndarray]]) -> DataQueue:
+        """The graph's device data queue for this sink: as many slots as batches, up to QUEUE_DEPTH and
+        QUEUE_BYTES; kept while sinks keep that depth (every epoch's sink, usually), else made again."""
+        batch_bytes = sum(max(p.compiled.values[v].nbytes, 1) for v in p.compiled.inputs)
+        depth = max(1, min(len(batches), QUEUE_DEPTH, QUEUE_BYTES // max(batch_bytes, 1)))
+        q = p.queue
+        if q is not None and q.depth == depth:
+            return q
+        rt = self.rt
+        if q is not None:
+            for slot in q.slots:
+                for ptr in slot.values():
+                    rt.free(ptr)
+            for ev in q.filled + q.consumed + [q.fence]:
+                rt.destroy_event(ev)
+        p.queue = DataQueue([{v: rt.malloc(max(p.compiled.values[v].nbytes, 1)) for v in p.compiled.inputs}
+                             for _ in range(depth)],
+                            [rt.create_event() for _ in range(depth)], [rt.create_event() for _ in range(depth)],
+                            rt.create_event())
+        return p.queue
+
+    def _data_stream(self) -> int:
+        if self._queue_stream is None:
+            self._queue_stream = self.rt.create_stream()
+        return self._queue_stream
+
+    def _avoided_api_s(self, p: Prepared, steps: int) -> float:
+        """Modelled host API time a step-by-step run of these steps would have spent that the sink did
+        not: all but one graph launch, and the synchronisations and output downloads that go with
+        them, and every step's update copies (the sink copies updates on the device)."""
+        c = p.compiled
+        per_round_trip = self.rt.node.spec.graph_launch_overhead_s + API_CALL_COST_S * (len(p.streams) + len(c.outputs))
+        return (steps - 1) * per_round_trip + steps * API_CALL_COST_S * len(self._update_copies(p, p.inputs))
 
     def _record(self, step: StepRecord) -> None:
         self.steps.append(step)
@@ -342,13 +522,12 @@ class DeviceExecutor:
         t.runs += 1
         t.host_wall_s += step.host_wall_s
         t.device_s += step.device_s
+        t.host_s += step.host_s
 
     # -- data movement ----------------------------------------------------------------------------
     def _upload(self, array: np.ndarray, desc: TensorDesc, ptr: int | None = None) -> int:
         """Copy ``array`` to the device: into ``ptr``, or a new buffer (returned)."""
-        data = np.ascontiguousarray(array, dtype=_dtype(desc))
-        if data.shape != desc.shape and data.size != desc.size:
-            raise InvalidParamError(f"input of shape {data.shape} does not match {desc.shape}")
+        data = _contiguous(array, desc)
         if ptr is None:
             ptr = self.rt.malloc(max(data.nbytes, 1))
         if data.nbytes:
@@ -378,6 +557,8 @@ class DeviceExecutor:
             lines.append(f"{name} [{level}]: {t.runs} run(s), {t.first.kernels} kernel(s)/run; "
                          f"simulated device time {dev * 1e3:.3f} ms/run, host wall {wall * 1e3:.1f} ms/run"
                          + (" (steady state, first run excluded)" if t.runs > 1 else ""))
+        for (name, level), t in self._sinks.items():
+            lines.append(_sink_line(name, level, t, self._totals.get((name, level))))
         for p in self._prepared.values():
             c = p.compiled
             line = (f"{c.name} [{c.jit_level}] {c.exec_order} execution order: peak live bytes "
@@ -405,6 +586,34 @@ class DeviceExecutor:
                       f"DryRun: Used peak memory usage (without fragments): {mib(stats.peak_used)}",
                       f"DryRun: Actual peak memory usage (with fragments): {mib(stats.actual_peak)}"]
         return lines
+
+
+def _contiguous(array: np.ndarray, desc: TensorDesc) -> np.ndarray:
+    """``array`` as the C-contiguous bytes of ``desc``'s dtype, checked against its size."""
+    data = np.ascontiguousarray(array, dtype=_dtype(desc))
+    if data.shape != desc.shape and data.size != desc.size:
+        raise InvalidParamError(f"input of shape {data.shape} does not match {desc.shape}")
+    return data
+
+
+def _sink_line(name: str, level: str, t: _SinkTotals, stepwise: _Totals | None) -> str:
+    """Dataset sink mode of one graph: its steps and sinks, simulated host time per step, and the host
+    time it saved: measured against the same graph's step-by-step runs in this process if there were
+    any, else the modelled host API time of the round trips it avoided (a lower bound)."""
+    per_step = t.host_s / t.steps
+    line = (f"{name} [{level}] dataset sink mode: {t.steps} step(s) in {t.sinks} sink(s), one graph launch "
+            f"each, fed by a device data queue of {t.depth} batch(es) (GetNext); simulated host time "
+            f"{per_step * 1e3:.3f} ms/step")
+    if not t.avoided_api_s:                     # one-step sinks (evaluation): nothing to save
+        return line
+    if stepwise is not None and stepwise.runs:
+        unsunk = stepwise.host_s / stepwise.runs
+        saved = unsunk - per_step
+        return line + (f" vs {unsunk * 1e3:.3f} ms/step launched step by step ({stepwise.runs} run(s)): host time "
+                       f"saved {saved * 1e3:.3f} ms/step, {saved * t.steps * 1e3:.3f} ms over the sunk steps")
+    return line + (f"; host time saved >= {t.avoided_api_s / t.steps * 1e3:.3f} ms/step, "
+                   f"{t.avoided_api_s * 1e3:.3f} ms in all (modelled: the graph launches, synchronisations and "
+                   f"copies of step-by-step launches; no step-by-step run of this graph to measure)")
 
 
 def _step_memory_line(c: CompiledGraph) -> str:

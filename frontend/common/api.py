@@ -7,7 +7,7 @@ compiled graphs by ``Graph.structure_hash()``.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -32,12 +32,38 @@ def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
 
 def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None) -> Any:
     """Capture ``fn(*args)`` and run it through the backend at ``jit_level`` (default: the context's)."""
-    from ..capture import rebuild, trace
-    from ..tensor import Tensor
+    from ..capture import trace
 
     graph, structure = trace(fn, args, name)
-    inputs = [a.asnumpy() for a in args if isinstance(a, Tensor)]
-    arrays = get_backend().run_graph(graph, inputs, jit_level or get_context("jit_level"))
+    arrays = get_backend().run_graph(graph, _arrays(args), jit_level or get_context("jit_level"))
+    return _rebuild(graph, structure, arrays, name)
+
+
+def run_sunk(cell: Any, batches: Sequence[Sequence[Any]], jit_level: str | None = None) -> Any:
+    """Dataset sink mode: run ``cell`` once per batch (equal shapes and dtypes; each the cell's
+    positional arguments) as one sunk loop on the device and return the last step's outputs, as
+    MindSpore's ``Model.train(dataset_sink_mode=True)`` hands its callbacks the last step's.
+    ``construct`` is captured once, on the first batch."""
+    from ..capture import trace
+
+    graph, structure = trace(cell._run_construct, tuple(batches[0]), type(cell).__name__)
+    arrays = get_backend().run_graph_sunk(graph, [_arrays(b) for b in batches], jit_level or get_context("jit_level"))
+    return _rebuild(graph, structure, arrays, type(cell).__name__)
+
+
+def _arrays(args: Sequence[Any]) -> list[np.ndarray]:
+    """The graph inputs of a call: its Tensor arguments' values."""
+    from ..tensor import Tensor
+
+    return [a.asnumpy() for a in args if isinstance(a, Tensor)]
+
+
+def _rebuild(graph: Graph, structure: Any, arrays: list[np.ndarray], name: str) -> Any:
+    """The backend's output arrays as the Tensors (in tuples/lists/dicts) ``construct`` returned, after
+    what its ``ops.Print`` calls recorded is printed."""
+    from ..capture import rebuild
+    from ..tensor import Tensor
+
     if len(arrays) != len(graph.outputs):
         raise InvalidParamError(f"backend returned {len(arrays)} outputs for graph {name}, "
                                 f"expected {len(graph.outputs)}")
