@@ -10,7 +10,8 @@ UnsupportedOpError (``from mindspore import X``: UnsupportedImportError).
 """
 from typing import Any
 
-from . import amp, communication, context, dataset, log, nn, numpy, ops, serialization, train
+from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
+from . import amp, communication, context, dataset, log, nn, numpy, ops, serialization
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -24,6 +25,7 @@ from .nn.cell import ParameterTuple
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from .tensor import Parameter, Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from .train import *  # noqa: F401,F403  MindSpore's top level has mindspore.train's names (Model, callbacks, metrics)
 from .unsupported import unsupported
 
 __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "GRAPH_MODE", "PYNATIVE_MODE",
@@ -33,6 +35,7 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "load_checkpoint", "load_param_into_net", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context"]
+__all__ += [n for n in train.__all__ if n not in __all__]
 
 
 def __getattr__(name: str) -> Any:

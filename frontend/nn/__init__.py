@@ -5,6 +5,7 @@ Module layout follows MindSpore's: ``nn.cell`` (Cell), layers, ``nn.loss``, ``nn
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from ..unsupported import unsupported
@@ -30,4 +31,13 @@ __all__ = list(SUPPORTED)
 
 
 def __getattr__(name: str) -> Any:
-    raise unsupported("nn", name, SUPPORTED)
+    """``nn.metrics`` and the metric names (``nn.Accuracy``), imported on first use; else
+    UnsupportedOpError."""
+    if name.startswith("__"):
+        raise unsupported("nn", name, SUPPORTED)
+    metrics = importlib.import_module(f"{__name__}.metrics")
+    if name == "metrics":
+        return metrics
+    if name in metrics.__all__:
+        return getattr(metrics, name)
+    raise unsupported("nn", name, SUPPORTED + tuple(metrics.__all__))

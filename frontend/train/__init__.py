@@ -1,5 +1,30 @@
-"""``mindspore.train``: checkpoints (``mindspore.train.serialization``) of the supported subset."""
-from .. import serialization
-from ..serialization import load_checkpoint, load_param_into_net, save_checkpoint
+"""``mindspore.train``: ``Model``, callbacks (``mindspore.train.callback``), metrics
+(``mindspore.train.metrics``), checkpoints (``mindspore.train.serialization``) and loss scale
+managers, under the names MindSpore 2.x gives them. Other names raise UnsupportedOpError.
+"""
+from __future__ import annotations
 
-__all__ = ["serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+from typing import Any
+
+from .. import amp, serialization
+from ..amp import build_train_network
+from ..serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from ..unsupported import unsupported
+from . import callback, loss_scale_manager, metrics
+from .callback import (BackupAndRestore, Callback, CheckpointConfig, EarlyStopping, History, LambdaCallback,
+                       LearningRateScheduler, LossMonitor, ModelCheckpoint, OnRequestExit, ReduceLROnPlateau,
+                       RunContext, SummaryCollector, SummaryLandscape, TimeMonitor)
+from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from .metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Recall, Top1CategoricalAccuracy,
+                      Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metric_fn, get_metrics, names,
+                      rearrange_inputs)
+from .model import Model
+
+# MindSpore's list (``mindspore`` itself star-imports it); the submodules are attributes besides
+__all__ = ["Model", "build_train_network", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", *callback.__all__, *metrics.__all__]
+SUBMODULES = ("amp", "serialization", "callback", "metrics", "loss_scale_manager")
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("train", name, __all__ + list(SUBMODULES))
