@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import numbers
+import sys
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,25 @@ from .common import dtype as mstype
 def _ops():
     # ops imports this module, so operators resolve it at call time.
     return importlib.import_module("ascendemu.frontend.ops")
+
+
+# How MindSpore's Tensor repr writes floats (measured on MindSpore 2.10): every element in scientific
+# notation, 8 decimals (float16: 4) and a sign column; a 0-d tensor as %g; a long 1-D tensor with its
+# first and last three elements around " ... "; rows never wrapped.
+_FLOAT_SPEC = {"float16": " .4e", "float32": " .8e", "float64": " .8e"}
+_SUMMARY_THRESHOLD, _EDGE_ITEMS = 1000, 3
+
+
+def _value_text(data: np.ndarray) -> str:
+    """The ``value=`` part of a Tensor's repr, as MindSpore prints it."""
+    if data.ndim == 0:
+        v = data.item()
+        return f"{v:g}" if isinstance(v, float) else str(v)
+    spec = _FLOAT_SPEC.get(str(data.dtype))
+    formatter = {"float_kind": lambda v: format(float(v), spec)} if spec else None
+    text = np.array2string(data, separator=", ", formatter=formatter, threshold=_SUMMARY_THRESHOLD,
+                           edgeitems=_EDGE_ITEMS, max_line_width=sys.maxsize)    # rows are not wrapped
+    return text.replace(", ..., ", " ... ") if data.ndim == 1 else text
 
 
 class Tensor:
@@ -161,9 +181,8 @@ class Tensor:
         shape = list(self.shape)
         if self._sym is not None:
             return f"Tensor(shape={shape}, dtype={self._dtype}, value=<symbolic: {self._where()}>)"
-        text = np.array2string(self._data, separator=", ")
         sep = " " if self._data.ndim <= 1 else "\n"
-        return f"Tensor(shape={shape}, dtype={self._dtype}, value={sep}{text})"
+        return f"Tensor(shape={shape}, dtype={self._dtype}, value={sep}{_value_text(self._data)})"
 
     def __str__(self) -> str:
         return repr(self) if self._sym is not None else str(self._data)

@@ -420,7 +420,7 @@ def test_print_in_graph_mode_prints_values_after_the_graph_ran_once(ex, restore_
     x = T(np.array([[1.5, -2.0], [0.0, 1.0]], np.float32))
     loss, grad = Train()(x)
     assert float(loss) == 1.0 and np.array_equal(grad.asnumpy(), np.full((2, 2), 2.0))
-    assert capsys.readouterr().out == "y\nTensor(shape=[1, 2], dtype=Float32, value=\n[[ 3., -4.]])\n"
+    assert capsys.readouterr().out == "y\nTensor(shape=[1, 2], dtype=Float32, value=\n[[ 3.00000000e+00, -4.00000000e+00]])\n"
     ms.grad(Net())(x)                                    # only replays: its prints count
     assert capsys.readouterr().out.startswith("y\nTensor(shape=[1, 2]")
 
