@@ -22,7 +22,7 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel
                       reset_auto_parallel_context, set_auto_parallel_context, set_context, set_device)
 from .grad import GradOperation, grad, value_and_grad
 from .nn.cell import ParameterTuple
-from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from .serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from .tensor import Parameter, Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .train import *  # noqa: F401,F403  MindSpore's top level has mindspore.train's names (Model, callbacks, metrics)
@@ -32,7 +32,7 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "set_context", "get_context", "set_device", "set_seed", "get_seed", "jit", "initializer",
            "float16", "float32", "int32", "bool_", "capture", "set_backend", "get_backend", "grad",
            "value_and_grad", "GradOperation", "ParameterTuple", "serialization", "train", "save_checkpoint",
-           "load_checkpoint", "load_param_into_net", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
+           "load_checkpoint", "load_param_into_net", "export", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context"]
 __all__ += [n for n in train.__all__ if n not in __all__]

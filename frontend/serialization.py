@@ -40,9 +40,10 @@ from ascendemu.units import MiB
 
 from .checkpoint_proto import Value, WireError, iter_values, peek_tag, value_head
 from .nn import Cell
+from .onnx_export import export
 from .tensor import Parameter, Tensor
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointWarning"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointWarning", "export"]
 
 # MindSpore's SLICE_SIZE (512 * 1024 KB): tensor bytes go out in chunks of at most this size, one
 # Value each, so no Value nears the 2 GiB message limit of MindSpore's protobuf reader.

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+sys.path.insert(0, str(EXAMPLES.parent))          # examples.networks / examples.reference for the oracles
 SEED_OUTPUT = "output:  [ 1. 16. 81.]"          # print("output: ", Tensor) of the seed
 KERNEL_FILE = re.compile(r"square_\d+_0\.(info|json|o)")
 TIMEOUT_S = 180
@@ -317,3 +318,30 @@ def test_dry_run_of_a_graph_bigger_than_host_memory_needs_no_host_backing(tmp_pa
     assert "Used peak memory usage (without fragments): 28610.23M" in proc.stdout
     child_rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert child_rss_kib < 1 << 20 or child_rss_kib == before     # under 1 GiB of host memory
+
+
+def test_script_exports_lenet_to_onnx_and_onnxruntime_runs_it(tmp_path):
+    """examples/export_onnx.py under ``ascendemu run``: ``ms.export(net, Tensor(x), file_name="lenet",
+    file_format="ONNX")`` writes ./lenet.onnx and onnxruntime runs it in the script; the file holds
+    the script's network (numpy LeNet-5 of the same seeded weights agrees with it, also on the
+    classes the script printed)."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    import ascendemu.frontend as ms
+    from examples.networks import LeNet5
+    from examples.reference import lenet5
+
+    proc = run_cli(tmp_path, str(EXAMPLES / "export_onnx.py"))
+    assert proc.returncode == 0, proc.stderr
+    assert "lenet.onnx: input x [2, 1, 32, 32] tensor(float), output" in proc.stdout
+    path = tmp_path / "lenet.onnx"
+    onnx.checker.check_model(onnx.load(str(path)), full_check=True)
+    ms.set_seed(1)
+    params = {k: p.asnumpy() for k, p in LeNet5().parameters_dict().items()}
+    x = np.random.default_rng(0).standard_normal((2, 1, 32, 32)).astype(np.float32)
+    want = lenet5(params, x)
+    assert f"onnxruntime classes: {want.argmax(axis=1).tolist()}" in proc.stdout
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -1,6 +1,6 @@
 """``mindspore.train``: ``Model``, callbacks (``mindspore.train.callback``), metrics
 (``mindspore.train.metrics``), checkpoints (``mindspore.train.serialization``) and loss scale
-managers, under the names MindSpore 2.x gives them. Other names raise UnsupportedOpError.
+managers, ONNX export, under the names MindSpore 2.x gives them. Other names raise UnsupportedOpError.
 """
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import amp, serialization
 from ..amp import build_train_network
-from ..serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from ..serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from ..unsupported import unsupported
 from . import callback, loss_scale_manager, metrics
 from .callback import (BackupAndRestore, Callback, CheckpointConfig, EarlyStopping, History, LambdaCallback,
@@ -21,7 +21,7 @@ from .metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Re
 from .model import Model
 
 # MindSpore's list (``mindspore`` itself star-imports it); the submodules are attributes besides
-__all__ = ["Model", "build_train_network", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+__all__ = ["Model", "build_train_network", "save_checkpoint", "load_checkpoint", "load_param_into_net", "export",
            "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", *callback.__all__, *metrics.__all__]
 SUBMODULES = ("amp", "serialization", "callback", "metrics", "loss_scale_manager")
 

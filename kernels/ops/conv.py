@@ -39,7 +39,8 @@ MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller convolutions use
 def conv_geometry(sig: OpSignature, x: tuple[int, ...], w: tuple[int, ...], x_name: str, w_name: str) -> dict:
     """Validated geometry of a Conv2D of input shape ``x`` and weight shape ``w`` (named in errors as
     ``x_name``/``w_name``: an input of ``sig`` or a backprop's shape attribute): strides, dilations,
-    explicit pads and output size."""
+    explicit pads (top, bottom, left, right: ``pt, pb, pl, pr``, also what the ONNX export writes)
+    and output size."""
     check_format(sig)
     n, c, h, wd = x
     group = sig.attr("group", 1)
@@ -77,7 +78,7 @@ def conv_geometry(sig: OpSignature, x: tuple[int, ...], w: tuple[int, ...], x_na
     if oh < 1 or ow < 1:
         raise fail(sig, f"kernel {kh}x{kw} (dilation {dh}x{dw}) does not fit {x_name} shape {x} with pad {pad}")
     return dict(n=n, c=c, h=h, w=wd, oc=w[0], kh=kh, kw=kw, sh=sh, sw=sw, dh=dh, dw=dw,
-                pt=pad[0], pl=pad[2], oh=oh, ow=ow, group=group)
+                pt=pad[0], pb=pad[1], pl=pad[2], pr=pad[3], oh=oh, ow=ow, group=group)
 
 
 # backprop -> names of its two inputs

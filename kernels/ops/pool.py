@@ -25,7 +25,8 @@ from .conv import shape_attr
 
 
 def pool_geometry(sig: OpSignature) -> dict:
-    """Validated window geometry of the forward pool an op of this family computes or differentiates."""
+    """Validated window geometry of the forward pool an op of this family computes or differentiates;
+    SAME's implicit pads are ``pt, pb, pl, pr`` (top, bottom, left, right), what the ONNX export writes."""
     n, c, h, w = shape_attr(sig, "x_shape") if sig.op == "AvgPoolGrad" else check_rank(sig, 0, 4, "x")
     check_format(sig)
     kh, kw = hw_pair(sig, "kernel_size", sig.attr("kernel_size", 1), 1)
@@ -35,15 +36,15 @@ def pool_geometry(sig: OpSignature) -> dict:
     if mode == "SAME":
         oh, ow = -(-h // sh), -(-w // sw)
         ph, pw = max((oh - 1) * sh + kh - h, 0), max((ow - 1) * sw + kw - w, 0)
-        pt, pl = ph // 2, pw // 2
+        pt, pb, pl, pr = ph // 2, ph - ph // 2, pw // 2, pw - pw // 2
     elif mode == "VALID":
-        oh, ow, pt, pl = (h - kh) // sh + 1, (w - kw) // sw + 1, 0, 0
+        oh, ow, pt, pb, pl, pr = (h - kh) // sh + 1, (w - kw) // sw + 1, 0, 0, 0, 0
         if h < kh or w < kw:
             raise fail(sig, f"attr kernel_size=({kh}, {kw}) is larger than the input {h}x{w} "
                             f"(pad_mode VALID)")
     else:
         raise fail(sig, f"attr pad_mode={sig.attr('pad_mode')!r} must be 'VALID' or 'SAME'")
-    return dict(n=n, c=c, h=h, w=w, kh=kh, kw=kw, sh=sh, sw=sw, pt=pt, pl=pl, oh=oh, ow=ow)
+    return dict(n=n, c=c, h=h, w=w, kh=kh, kw=kw, sh=sh, sw=sw, pt=pt, pb=pb, pl=pl, pr=pr, oh=oh, ow=ow)
 
 
 def infer_pool(sig: OpSignature) -> tuple[TensorDesc, ...]:
