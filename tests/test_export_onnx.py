@@ -28,7 +28,6 @@ from ascendemu.errors import FeatureNotSupportedError, InvalidParamError  # noqa
 from ascendemu.frontend import Parameter, Tensor, nn, ops  # noqa: E402
 from ascendemu.frontend.onnx_export import LOWERINGS, ONNX_OPSET, ExportTypeError, ExportValueError  # noqa: E402
 from ascendemu.frontend.unsupported import UnsupportedOpError  # noqa: E402
-from ascendemu.graph.executor import DeviceExecutor  # noqa: E402
 from ascendemu.graph.ir import NO_TASK_OPS  # noqa: E402
 from ascendemu.kernels.registry import REGISTRY  # noqa: E402
 from examples import reference as ref  # noqa: E402
