@@ -33,7 +33,7 @@ from ascendemu.frontend.train import (F1, MAE, MSE, Accuracy, Callback, Checkpoi
 from ascendemu.frontend.unsupported import UnsupportedOpError
 from ascendemu.graph import executor as executor_module
 from ascendemu.graph.executor import DeviceExecutor
-from test_dataset import write_idx
+from datafiles import write_idx
 from test_run_cli import run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
