@@ -221,8 +221,8 @@ class Device:
         self.env: simpy.Environment = node.env
         self.id = device_id
         self.spec = spec
-        self.strict: bool = node.strict    # fixed for the node's life, like its trace (init(strict=, trace=))
-        self.trace = node.trace
+        self.strict: bool = node.strict    # fixed for the node's life (init(strict=))
+        self.trace = node.trace            # init(trace=True), or Node.attach_trace later
         self.cores = Units(self.env, spec.ai_cores)
         self.dma = Units(self.env, spec.dma_engines)
         self.block_times: dict = {}     # (KernelCost, block_dim) -> seconds per block, for KernelTask

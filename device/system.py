@@ -44,6 +44,12 @@ class Node:
         self.trace = trace
         self.devices = [Device(self, i, self.spec, defrag=defrag, backing=backing) for i in range(device_count)]
 
+    def attach_trace(self, trace) -> None:
+        """Record into ``trace`` from now on (a profiler started mid-run); the devices share it."""
+        self.trace = trace
+        for d in self.devices:
+            d.trace = trace
+
     def host_advance(self, seconds: float) -> float:
         """Charge a host-side cost on the simulated host timeline; returns the call's start time."""
         start = self.host_time

@@ -131,9 +131,28 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
         return self.node.host_time
 
     @api(cost=None)
+    def start_trace(self) -> None:
+        """Collect a Chrome trace from now on, as ``init(trace=True)`` does from the start (a profiler
+        started mid-run); a node that already traces keeps its trace."""
+        if self.node.trace is not None:
+            return
+        self.node.attach_trace(ChromeTrace())
+        self._name_tracks()
+        for h, s in self.streams.items():
+            self.node.trace.name_track(device_pid(s.device.id), h, f"stream {h}")
+
+    @api(cost=None)
+    def trace_events(self) -> list[dict]:
+        """The trace's events so far (Chrome trace "X"/"s"/"f" records, times in simulated microseconds)."""
+        if self.node.trace is None:
+            raise RtParamInvalidError("tracing is off; call start_trace() or init(trace=True) first")
+        return list(self.node.trace.events)
+
+    @api(cost=None)
     def write_trace(self, path: str | Path) -> Path:
         if self.node.trace is None:
-            raise RtParamInvalidError("tracing is off; call init(trace=True) to collect a Chrome trace")
+            raise RtParamInvalidError("tracing is off; call init(trace=True) or start_trace() to collect a "
+                                      "Chrome trace")
         return self.node.trace.write(path)
 
 

@@ -86,7 +86,7 @@ def ready(rt, make_scale):
     host = np.zeros(64, np.uint8)
     templates = {
         "init": (None, 2, False, True, False, True), "finalize": (), "device_time": (), "host_time": (),
-        "write_trace": ("/nonexistent/trace.json",),
+        "write_trace": ("/nonexistent/trace.json",), "start_trace": (), "trace_events": (),
         "get_device_count": (), "set_device": (0,), "reset_device": (1,), "get_device": (),
         "create_context": (1,), "destroy_context": (10**6,), "set_current_context": (10**6,),
         "create_stream": (), "destroy_stream": (10**6,), "synchronize_stream": (s,), "synchronize_device": (),
