@@ -214,6 +214,8 @@ launch_graph = _runtime.launch_graph
 # observation
 device_time = _runtime.device_time
 host_time = _runtime.host_time
+start_trace = _runtime.start_trace
+trace_events = _runtime.trace_events
 write_trace = _runtime.write_trace
 
 __all__ = [
@@ -230,5 +232,5 @@ __all__ = [
     "malloc", "free", "malloc_host", "free_host", "host_buffer", "memcpy", "memcpy_async", "memset",
     "memset_async", "get_mem_info", "mem_stats", "dump_memory_snapshot",
     "load_binary", "register_function", "unload_binary", "get_function", "launch_kernel", "launch_graph",
-    "device_time", "host_time", "write_trace",
+    "device_time", "host_time", "start_trace", "trace_events", "write_trace",
 ]

@@ -106,8 +106,7 @@ ALIAS_ONLY = {"mindspore.train.serialization"}
 
 # paths and names the zoo imports that stay outside the subset, with the error each gives
 # (path, the first missing module the error names)
-ZOO_UNSUPPORTED_PATHS = [("mindspore.profiler", "mindspore.profiler"),
-                         ("mindspore.parallel._transformer.transformer", "mindspore.parallel"),
+ZOO_UNSUPPORTED_PATHS = [("mindspore.parallel._transformer.transformer", "mindspore.parallel"),
                          ("mindspore.train.train_thor", "mindspore.train.train_thor"),
                          ("mindspore.nn.transformer.loss", "mindspore.nn.transformer")]
 ZOO_UNSUPPORTED_NAMES = [("mindspore", "set_ps_context"), ("mindspore.nn", "GraphCell"),
@@ -500,4 +499,4 @@ def test_census_reads_the_names_a_script_uses_through_its_aliases(alias):
         "mindspore", "mindspore.nn", "mindspore.ops.operations", "mindspore.Tensor", "mindspore.nn.Cell",
         "mindspore.ops.operations.ReLU", "mindspore.ops.square"}
     assert census.resolves("mindspore.ops.operations.ReLU") and census.resolves("mindspore.nn.loss.loss.LossBase")
-    assert not census.resolves("mindspore.ops.operations.NoSuchOp") and not census.resolves("mindspore.profiler")
+    assert not census.resolves("mindspore.ops.operations.NoSuchOp") and not census.resolves("mindspore.train.train_thor")
