@@ -5,13 +5,13 @@ Module layout mirrors MindSpore's names: ``context``, ``ops`` (a package: ``oper
 ``functional``, ``composite``, ``primitive``), ``nn`` (with ``cell``, ``layer``, ``loss``, ``optim``,
 ``wrap``), ``common`` (``dtype``, ``initializer``, ``tensor``, ``parameter``; also ``dtype``),
 ``dataset`` (with ``vision`` and ``transforms``), ``train`` (``serialization``, ``callback``),
-``communication`` (``management``), ``numpy``, ``log``, ``amp``, ``profiler``. A name outside the subset raises
-UnsupportedOpError (``from mindspore import X``: UnsupportedImportError).
+``communication`` (``management``), ``numpy``, ``log``, ``amp``, ``profiler``, ``mindrecord``. A name outside
+the subset raises UnsupportedOpError (``from mindspore import X``: UnsupportedImportError).
 """
 from typing import Any
 
 from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
-from . import amp, communication, context, dataset, log, nn, numpy, ops, profiler, serialization
+from . import amp, communication, context, dataset, log, mindrecord, nn, numpy, ops, profiler, serialization
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -34,7 +34,7 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "value_and_grad", "GradOperation", "ParameterTuple", "serialization", "train", "save_checkpoint",
            "load_checkpoint", "load_param_into_net", "export", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
-           "get_auto_parallel_context", "reset_auto_parallel_context"]
+           "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord"]
 __all__ += [n for n in train.__all__ if n not in __all__]
 
 

@@ -310,7 +310,7 @@ class TupleIterator:
         return values
 
     def _value(self, array: np.ndarray, name: str) -> Any:
-        if self._output_numpy:
+        if self._output_numpy or array.dtype.kind in "SU":      # MindSpore 2.x gives text and bytes as numpy
             return array
         if array.dtype.kind == "u" and array.dtype.itemsize >= 2:
             array = array.astype(np.int64)           # lossless; Tensor then narrows it like any int64

@@ -10,7 +10,8 @@ each pass (epoch or repeat) has its own order and the same run gives the same or
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -118,6 +119,53 @@ class DistributedSampler(BuiltinSampler):
         return rng.permutation(num_rows)[ids].astype(np.int64) if self.shuffle else ids
 
 
+class Shuffle(str, Enum):
+    """``mindspore.dataset.Shuffle``: how a file-based source shuffles. ADAPTIVE (the default), GLOBAL and
+    PARTIAL shuffle all rows (MindSpore's PARTIAL shuffles within blocks of a million rows, ADAPTIVE
+    switches to it past 100 million: beyond what a host pipeline here reads); FILES reads whole files in
+    a random order; INFILE reads the files in order, each one's rows shuffled; FALSE keeps the order."""
+
+    FALSE = "false"
+    ADAPTIVE = "adaptive"
+    GLOBAL = "global"
+    PARTIAL = "partial"
+    FILES = "files"
+    INFILE = "infile"
+
+
+class FileShuffleSampler(BuiltinSampler):
+    """Shuffle.FILES / Shuffle.INFILE over a source whose rows are ``file_rows[0]`` rows of the first file,
+    then the second's, ...: each pass a new order of whole files (``shuffle_files``) or of the rows inside
+    each file; with ``num_shards``, shard ``shard_id`` reads rows ``shard_id, shard_id + num_shards, ...``
+    of that order, ``ceil(rows / num_shards)`` of them (wrapping around), as DistributedSampler does."""
+
+    def __init__(self, file_rows: Sequence[int], shuffle_files: bool, num_shards: int | None = None,
+                 shard_id: int | None = None):
+        super().__init__(None)
+        self.file_rows, self.shuffle_files = [int(n) for n in file_rows], shuffle_files
+        self.num_shards, self.shard_id = shard_pair(num_shards, shard_id) or (None, None)
+
+    def is_shuffled(self) -> bool:
+        return True
+
+    def is_sharded(self) -> bool:
+        return self.num_shards is not None
+
+    def _size(self, num_rows: int) -> int:
+        return num_rows if self.num_shards is None else math.ceil(num_rows / self.num_shards)
+
+    def _indices(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        starts = np.concatenate([[0], np.cumsum(self.file_rows)[:-1]]).astype(np.int64)
+        if self.shuffle_files:
+            parts = [np.arange(starts[f], starts[f] + self.file_rows[f]) for f in rng.permutation(len(starts))]
+        else:
+            parts = [start + rng.permutation(n) for start, n in zip(starts, self.file_rows)]
+        order = np.concatenate(parts or [np.zeros(0, np.int64)]).astype(np.int64)
+        if self.num_shards is None or num_rows == 0:
+            return order
+        return order[(self.num_shards * np.arange(self._size(num_rows), dtype=np.int64) + self.shard_id) % num_rows]
+
+
 class SubsetSampler(BuiltinSampler):
     """Exactly the given row indices, in the given order."""
 
@@ -189,12 +237,18 @@ def _check_shards(num_shards: Any, shard_id: Any) -> tuple[int, int]:
     return num_shards, shard_id
 
 
-def select_sampler(num_samples: int | None, sampler: Any, shuffle: bool | None, num_shards: int | None,
-                   shard_id: int | None) -> BuiltinSampler:
-    """The sampler a source's keyword arguments describe (MindSpore's ``select_sampler``)."""
+def shard_pair(num_shards: Any, shard_id: Any) -> tuple[int, int] | None:
+    """``(num_shards, shard_id)`` checked, or None when neither is given."""
     if (num_shards is None) != (shard_id is None):
         raise InvalidParamError("num_shards and shard_id go together: give both (the number of devices and "
                                 "this device's rank) or neither")
+    return None if num_shards is None else _check_shards(num_shards, shard_id)
+
+
+def select_sampler(num_samples: int | None, sampler: Any, shuffle: bool | None, num_shards: int | None,
+                   shard_id: int | None) -> BuiltinSampler:
+    """The sampler a source's keyword arguments describe (MindSpore's ``select_sampler``)."""
+    shard_pair(num_shards, shard_id)
     if shuffle is not None and not isinstance(shuffle, bool):
         raise InvalidParamError(f"shuffle={short_repr(shuffle)} must be True, False or None")
     if sampler is not None:
@@ -218,4 +272,5 @@ def select_sampler(num_samples: int | None, sampler: Any, shuffle: bool | None, 
 
 
 __all__ = ["BuiltinSampler", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler", "select_sampler"]
+           "SubsetSampler", "SubsetRandomSampler", "Shuffle", "FileShuffleSampler", "shard_pair",
+           "select_sampler"]

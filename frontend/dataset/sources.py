@@ -1,6 +1,7 @@
 """Source datasets: user data (``GeneratorDataset``, ``NumpySlicesDataset``) and the standard on-disk
 formats (``MnistDataset``: IDX files, ``Cifar10Dataset``: binary batches, ``ImageFolderDataset``: one
-folder per class), read the way MindSpore reads them (file names, record layout, row order, dtypes).
+folder per class, ``MindDataset``: MindRecord files), read the way MindSpore reads them (file names,
+record layout, row order, dtypes).
 
 A random-access source is a :class:`MappableDataset`: its sampler (from ``shuffle``, ``num_samples``,
 ``num_shards``/``shard_id`` or ``sampler=``) picks the row indices of each pass and the source reads
@@ -9,17 +10,20 @@ truncated file fail at once, naming the file); pixel data is read when rows are.
 """
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidFileError, InvalidParamError, short_repr
+from ascendemu.errors import FeatureNotSupportedError, InvalidFileError, InvalidParamError, check_int, short_repr
 
+from ..mindrecord.format import MindRecordFileError, open_shards, resolve_shape
 from . import config
 from .pipeline import Dataset, Row, _Run, reject_cache, split_sizes
-from .samplers import BuiltinSampler, SequentialSampler, SubsetRandomSampler, select_sampler
+from .samplers import (BuiltinSampler, FileShuffleSampler, SequentialSampler, Shuffle, SubsetRandomSampler,
+                       select_sampler)
 from .transforms.transforms import as_array, to_np_dtype
 from .vision.transforms import decode_bytes
 
@@ -421,5 +425,145 @@ class ImageFolderDataset(MappableDataset):
         return len(set(self.class_indexing.values()))
 
 
+# ------------------------------------------------------------------------------------- MindRecord
+class MindDataset(MappableDataset):
+    """MindRecord files (``mindspore.mindrecord``; the layout is ``mindrecord/format.py``'s): a path reads its
+    whole data set (the shards its header lists), a list exactly those files; rows in file order, then
+    row order. Columns in the schema's (sorted) order or ``columns_list``'s: numbers as 0-d arrays of their
+    type, strings as numpy str, ``bytes`` fields as a one-element numpy bytes array (as MindSpore 2.10 gives
+    them; ``vision.Decode`` takes it), arrays in their schema shape. ``shuffle`` may be a ``Shuffle``
+    (FILES, INFILE: see FileShuffleSampler). ``padded_sample`` x ``num_padded`` are rows appended after the
+    files' rows, so that ``num_shards`` divides the total."""
+
+    def __init__(self, dataset_files: Any, columns_list: list[str] | None = None,
+                 num_parallel_workers: int | None = None, shuffle: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, sampler: Any = None, padded_sample: dict | None = None,
+                 num_padded: int | None = None, num_samples: int | None = None, cache: Any = None):
+        owner = "MindDataset"
+        reject_cache(cache, owner)
+        if columns_list is not None and not isinstance(columns_list, list):
+            raise InvalidParamError(f"{owner}: columns_list {short_repr(columns_list)} must be a list of column names")
+        _check_padding(columns_list, padded_sample, num_padded)
+        self._shards = open_shards(dataset_files, owner)
+        fields = self._shards[0].schema.fields
+        self.columns_list = list(columns_list) if columns_list else list(fields)
+        missing = [c for c in self.columns_list if c not in fields]
+        if missing:
+            raise InvalidParamError(f"{owner}: Invalid data, column name: {missing} can not found in schema "
+                                    f"{sorted(fields)}. Please check the 'column_list'.")
+        self._specs = [fields[c] for c in self.columns_list]
+        self._file_rows = [len(shard) for shard in self._shards]
+        self._starts = np.cumsum([0] + self._file_rows)
+        self.num_padded = num_padded or 0
+        self._padded = None if padded_sample is None else tuple(
+            _padded_value(spec, padded_sample[name], name) for name, spec in zip(self.columns_list, self._specs))
+        mode = _shuffle_mode(shuffle)
+        if sampler is None and mode in (Shuffle.FILES, Shuffle.INFILE):
+            if num_samples is not None:
+                raise InvalidParamError(f"{owner}: 'Shuffle.FILES' or 'Shuffle.INFILE' and 'num_samples' cannot be "
+                                        "specified at the same time.")
+            blocks = self._file_rows + ([self.num_padded] if self.num_padded else [])
+            super().__init__(None, num_parallel_workers, None, FileShuffleSampler(blocks, mode is Shuffle.FILES,
+                                                                                   num_shards, shard_id), None, None)
+        else:
+            super().__init__(num_samples, num_parallel_workers, None if shuffle is None else mode is not Shuffle.FALSE,
+                             sampler, num_shards, shard_id)
+        shards = getattr(self.sampler, "num_shards", None)
+        if self.num_padded and shards and self._num_rows() % shards:
+            raise InvalidParamError(f"{owner}: Invalid data, the size of dataset and padded samples: "
+                                    f"{self._num_rows()} can not be divisible by the value of 'num_shards' ({shards}). "
+                                    "Please adjust the value of 'num_padded'.")
+
+    def _columns(self) -> list[str]:
+        return list(self.columns_list)
+
+    def _num_rows(self) -> int:
+        return int(self._starts[-1]) + self.num_padded
+
+    def _row(self, index: int) -> Row:
+        if index >= self._starts[-1]:
+            return self._padded
+        file = int(np.searchsorted(self._starts, index, "right")) - 1
+        shard = self._shards[file]
+        values = shard.read(index - int(self._starts[file]), self.columns_list)
+        try:
+            return tuple(_column(spec, values[name]) for name, spec in zip(self.columns_list, self._specs))
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise MindRecordFileError(f"MindDataset: row {index - int(self._starts[file])} of {shard.path}: {exc}") \
+                from None
+
+
+_SCALARS = {"int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+
+
+def _column(spec: dict, value: Any) -> np.ndarray:
+    """A stored value as MindDataset's column array (ValueError/TypeError if it does not fit the type)."""
+    if "shape" in spec:
+        return value
+    kind = spec["type"]
+    if kind == "bytes":
+        return np.array([value])
+    if kind == "string":
+        return np.array(value if isinstance(value, str) else json.dumps(value))
+    if kind in ("int32", "int64"):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"the {kind} field holds {short_repr(value)}, not an integer")
+        info = np.iinfo(kind)
+        if not info.min <= value <= info.max:
+            raise ValueError(f"the {kind} field holds {value}, out of its range")
+    elif not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"the {kind} field holds {short_repr(value)}, not a number")
+    return np.array(value, _SCALARS[kind])
+
+
+def _padded_value(spec: dict, value: Any, name: str) -> np.ndarray:
+    """A padded_sample value as its column's array: arrays and bytes are taken as their bytes, reinterpreted
+    by the schema's type and shape (as MindSpore does), numbers and strings converted."""
+    kind = spec["type"]
+    try:
+        if "shape" in spec or kind == "bytes":
+            data = np.ascontiguousarray(value).tobytes() if isinstance(value, np.ndarray) else bytes(value)
+            if kind == "bytes":
+                return np.array([data])
+            flat = np.frombuffer(data, kind)
+            shape = resolve_shape(spec["shape"], flat.size)
+            if shape is None:
+                raise ValueError(f"{flat.size} values do not fit the shape {spec['shape']}")
+            return flat.reshape(shape)
+        return np.array(str(value)) if kind == "string" else np.array(value, _SCALARS[kind])
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidParamError(f"MindDataset: padded_sample[{name!r}] = {short_repr(value)} does not fit the column "
+                                f"({spec}): {exc}") from None
+
+
+def _check_padding(columns_list: list[str] | None, padded_sample: Any, num_padded: Any) -> None:
+    """MindSpore's rules for padded_sample / num_padded (``check_padding_options``)."""
+    if padded_sample is None:
+        if num_padded is not None:
+            raise InvalidParamError("MindDataset: num_padded is specified but padded_sample is not.")
+        return
+    if not isinstance(padded_sample, dict):
+        raise InvalidParamError(f"MindDataset: padded_sample {short_repr(padded_sample)} must be a dict")
+    if num_padded is None:
+        raise InvalidParamError("MindDataset: padded_sample is specified and requires num_padded as well.")
+    check_int(num_padded, "MindDataset: num_padded", minimum=0)
+    if columns_list is None:
+        raise InvalidParamError("MindDataset: padded_sample is specified and requires columns_list as well.")
+    if any(c not in padded_sample for c in columns_list):
+        raise InvalidParamError(f"MindDataset: padded_sample cannot match columns_list: it has "
+                                f"{sorted(padded_sample)}, columns_list is {columns_list}")
+
+
+def _shuffle_mode(shuffle: Any) -> Shuffle:
+    if shuffle is None or shuffle is True:
+        return Shuffle.ADAPTIVE
+    if shuffle is False:
+        return Shuffle.FALSE
+    if isinstance(shuffle, Shuffle):
+        return shuffle
+    raise InvalidParamError(f"MindDataset: shuffle={short_repr(shuffle)} must be a bool, None or a "
+                            "mindspore.dataset.Shuffle")
+
+
 __all__ = ["MappableDataset", "GeneratorDataset", "NumpySlicesDataset", "MnistDataset", "Cifar10Dataset",
-           "ImageFolderDataset"]
+           "ImageFolderDataset", "MindDataset"]

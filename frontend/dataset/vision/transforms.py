@@ -184,6 +184,8 @@ class Decode(TensorOperation):
     def _apply(self, args: tuple, rng: np.random.Generator) -> Any:
         data = one_input(self, args)
         raw = data if isinstance(data, bytes) else as_array(data, "Decode's input")
+        if not isinstance(raw, bytes) and raw.dtype.kind == "S" and raw.size == 1:
+            raw = raw.reshape(-1)[0]                   # a MindRecord bytes field: one numpy bytes item
         if not isinstance(raw, bytes):
             if raw.ndim != 1 or raw.dtype != np.uint8:
                 raise InvalidParamError(f"Decode: the input must be encoded image bytes (1-D uint8), got "
