@@ -38,7 +38,7 @@ class FileWriter:
     (several), each with its ``.db`` index; an existing file is replaced only with ``overwrite=True``."""
 
     def __init__(self, file_name: str, shard_num: int = 1, overwrite: bool = False):
-        self._file_name = check_filename(file_name)
+        check_filename(file_name)
         if shard_num is None:
             raise ParamValueError("Parameter shard_num is None.")
         self._shard_num = check_int(shard_num, "FileWriter: shard_num", minimum=1, maximum=MAX_SHARD_COUNT,
