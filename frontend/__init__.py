@@ -15,8 +15,11 @@ from . import amp, communication, context, dataset, log, mindrecord, nn, numpy, 
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
-from .common.dtype import bool_, float16, float32, int32
+from .common.dtype import (bfloat16, bool_, byte, cdouble, cfloat, complex64, complex128, double, dtype_to_nptype,
+                           float16, float32, float64, half, int8, int16, int32, int64, intc, intp, long,
+                           pytype_to_dtype, short, single, ubyte, uint8, uint16, uint32, uint64, uintc, uintp, ushort)
 from .common.initializer import initializer
+from .common.jit_config import JitConfig
 from .common.seed import get_seed, set_seed
 from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel_context, get_context,
                       reset_auto_parallel_context, set_auto_parallel_context, set_context, set_device)
@@ -35,6 +38,9 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "load_checkpoint", "load_param_into_net", "export", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord"]
+__all__ += ["int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "float64", "complex64", "complex128",
+            "bfloat16", "half", "single", "double", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc",
+            "uintp", "cfloat", "cdouble", "dtype_to_nptype", "pytype_to_dtype", "JitConfig"]
 __all__ += [n for n in train.__all__ if n not in __all__]
 
 

@@ -1,5 +1,6 @@
 """Loss functions in ``mindspore.ops`` form (``ops.cross_entropy``, ``ops.nll_loss``, ``ops.mse_loss``,
-``ops.l1_loss``, ``ops.binary_cross_entropy_with_logits``); ``nn``'s loss cells call them.
+``ops.l1_loss``, ``ops.binary_cross_entropy_with_logits``, ``ops.smooth_l1_loss``); ``nn``'s loss cells
+call them.
 
 They are compositions of library ops (and the fused softmax-cross-entropy kernels), so their gradients
 come from the ops' backward rules. Class targets become one-hot rows by comparing the labels with a
@@ -18,7 +19,7 @@ from .common import dtype as mstype
 from .tensor import Tensor
 
 __all__ = ["REDUCTIONS", "reduce_loss", "softmax_cross_entropy", "cross_entropy", "nll_loss", "mse_loss",
-           "l1_loss", "binary_cross_entropy_with_logits"]
+           "l1_loss", "binary_cross_entropy_with_logits", "check_smooth_l1", "smooth_l1_loss"]
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -114,3 +115,32 @@ def binary_cross_entropy_with_logits(logits: Tensor, label: Tensor, weight: Any 
     scale = 1.0 if pos_weight is None else (ops.cast(pos_weight, logits.dtype) - 1.0) * label + 1.0
     loss = (1.0 - label) * logits + scale * softplus
     return reduce_loss(loss, reduction, None if weight is None else ops.cast(weight, logits.dtype))
+
+
+def check_smooth_l1(beta: Any, reduction: str) -> tuple[float, str]:
+    """SmoothL1Loss's arguments as MindSpore checks them: beta a number >= 0, a known reduction."""
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)):
+        raise InvalidParamError(f"SmoothL1Loss: beta={beta!r} must be a float")
+    if beta < 0:
+        raise InvalidParamError(f"SmoothL1Loss: beta={beta!r} must be >= 0 (0 is the L1 loss)")
+    return float(beta), check_reduction(reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, beta: float = 1.0, reduction: str = "none") -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (d = input - target, one shape;
+    beta = 0 is the L1 loss), as MindSpore's SmoothL1Loss kernel computes it; built from Abs, Less,
+    Select and arithmetic, so O1 fuses it into one kernel and its gradient is d / beta or sign(d)."""
+    beta, reduction = check_smooth_l1(beta, reduction)
+    input, target = ops._tensor(input), ops._tensor(target)
+    if input.shape != target.shape:
+        raise InvalidParamError(f"smooth_l1_loss: input shape {input.shape} and target shape {target.shape} "
+                                f"must be equal")
+    if input.dtype.name not in ("float32", "float16") or target.dtype.name not in ("float32", "float16"):
+        raise InvalidParamError(f"smooth_l1_loss: input and target must be float16 or float32, got {input.dtype} "
+                                f"and {target.dtype}")
+    diff = input - target
+    size = ops.abs(diff)
+    if beta == 0:
+        return reduce_loss(size, reduction)
+    loss = ops.select(size < beta, diff * diff * (0.5 / beta), size - 0.5 * beta)
+    return reduce_loss(loss, reduction)

@@ -600,6 +600,27 @@ class Gather(Primitive):
         return apply_op("Gather", [params, indices], {"axis": int(axis)})[0]
 
 
+class SigmoidCrossEntropyWithLogits(Primitive):
+    """``SigmoidCrossEntropyWithLogits()(logits, label)``: the elementwise binary cross entropy
+    ``-(label log sigmoid(logits) + (1 - label) log(1 - sigmoid(logits)))``, computed stably; logits
+    and label share one shape and one float dtype. Only the logits get a gradient (MindSpore's
+    bprop gives the label zeros)."""
+
+    def __call__(self, logits: Any, label: Any) -> Tensor:
+        return apply_op("SigmoidCrossEntropyWithLogits", [logits, label])[0]
+
+
+class SmoothL1Loss(Primitive):
+    """``SmoothL1Loss(beta=1.0, reduction='none')(logits, labels)``: see :func:`smooth_l1_loss`."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__()
+        self.beta, self.reduction = check_smooth_l1(beta, reduction)
+
+    def __call__(self, logits: Any, labels: Any) -> Tensor:
+        return smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
 def _probability(owner: str, name: str, value: Any, low_open: bool, allow_int: bool = False) -> float:
     """A dropout probability as MindSpore checks it: a float (an int too where ``allow_int``) in
     (0, 1] (``low_open``: a keep probability) or in [0, 1) (a drop probability)."""
@@ -698,6 +719,15 @@ class Squeeze(Primitive):
 class Flatten(Primitive):
     def __call__(self, x: Any) -> Tensor:
         return apply_op("Flatten", [x])[0]
+
+
+class Identity(Primitive):
+    """``Identity()(x)``: x as a new tensor. MindSpore copies it; here it is a no-task op (a Reshape to
+    its own shape) that aliases x, which is the same thing since nothing writes a tensor in place."""
+
+    def __call__(self, x: Any) -> Tensor:
+        x = _tensor(x)
+        return apply_op("Reshape", [x], {"shape": x.shape})[0]
 
 
 # ----------------------------------------------------------------------------------------- functional
@@ -1238,6 +1268,41 @@ def topk(input: Any, k: int, dim: int | None = None, largest: bool = True,
     return transpose(values, inverse), transpose(indices, inverse)
 
 
+class Sort(Primitive):
+    """``Sort(axis=-1, descending=False)(x) -> (values, indices)``: x sorted along ``axis``, ascending
+    (NaN last) or descending (NaN first); equal elements keep their order (stable), and ``indices``
+    (int32) says where each value was."""
+
+    def __init__(self, axis: int = -1, descending: bool = False):
+        super().__init__()
+        self.axis = check_int(axis, "Sort: axis")
+        self.descending = _flag("Sort: descending", descending)
+
+    def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
+        return apply_op("Sort", [x], {"axis": self.axis, "descending": self.descending})
+
+
+def sort(input_x: Any, axis: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
+    return Sort(axis, descending)(input_x)
+
+
+class GatherD(Primitive):
+    """``GatherD()(x, dim, index)``: ``out[i][j][k] = x[index[i][j][k]][j][k]`` for dim 0 (likewise for the
+    other dims). index has x's rank, is no larger than x except along ``dim``, and may count from
+    the end (``-1`` is the last); an index outside ``[-n, n)`` reads 0 (MindSpore raises at run time)."""
+
+    def __call__(self, x: Any, dim: Any, index: Any) -> Tensor:
+        return apply_op("GatherD", [x, index], {"dim": _static_int("GatherD: dim", dim)})[0]
+
+
+def gather_elements(input: Any, dim: int, index: Any) -> Tensor:
+    return GatherD()(input, dim, index)
+
+
+def gather_d(x: Any, dim: int, index: Any) -> Tensor:
+    return GatherD()(x, dim, index)
+
+
 class Stack(Primitive):
     """``Stack(axis=0)(input_x)``: the tensors of one shape and dtype joined along a new dimension
     ``axis``; built as each tensor's ExpandDims and one Concat (whose backward slices the gradient)."""
@@ -1341,6 +1406,31 @@ def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None
     return out
 
 
+def clip_by_global_norm(x: Any, clip_norm: Any = 1.0, use_norm: Any = None) -> Any:
+    """The tensors of ``x`` scaled by ``clip_norm / max(global_norm, clip_norm)``, where global_norm is
+    the L2 norm of all of them together (a tuple of tensors, as MindSpore's _ClipByGlobalNorm builds
+    it: float32 square sums, Sqrt of their sum, Select, each tensor scaled in float32 and cast back
+    to its dtype). A single tensor is clipped by its own norm. ``use_norm`` must be None."""
+    if use_norm is not None:
+        raise InvalidParamError(f"clip_by_global_norm: use_norm only supports None (as in MindSpore), got "
+                                f"{use_norm!r}")
+    limit = clip_norm.item() if isinstance(clip_norm, Tensor) else clip_norm
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
+        raise InvalidParamError(f"clip_by_global_norm: clip_norm={clip_norm!r} must be a number > 0")
+    tensors = [_tensor(t) for t in x] if isinstance(x, (tuple, list)) else [_tensor(x)]
+    if not tensors:
+        raise InvalidParamError("clip_by_global_norm: x is an empty tuple; give the tensors to clip")
+    squares = [expand_dims(cast(sum(square(t)), mstype.float32), 0) for t in tensors]
+    total = squares[0]
+    for part in squares[1:]:
+        total = add(total, part)
+    clip = Tensor(np.array([limit], np.float32))
+    norm = sqrt(total)
+    norm = select(greater_equal(norm, clip), norm, clip)
+    clipped = tuple(cast(t * clip / norm, t.dtype) for t in tensors)
+    return clipped if isinstance(x, (tuple, list)) else clipped[0]
+
+
 def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
     return clip_by_value(input, min, max)
 
@@ -1371,12 +1461,46 @@ def shape(input_x: Any) -> tuple[int, ...]:
     return Shape()(input_x)
 
 
+class TupleToArray(Primitive):
+    """``TupleToArray()(input_x)``: a constant 1-D tensor of a non-empty tuple of numbers of one kind
+    (ints become int32, the device's int; floats float32)."""
+
+    def __call__(self, input_x: Any) -> Tensor:
+        if not isinstance(input_x, tuple) or not input_x:
+            raise InvalidParamError(f"TupleToArray: input_x={input_x!r} must be a non-empty tuple of numbers")
+        numbers = [v for v in input_x if isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))]
+        ints = builtins.sum(isinstance(v, (int, np.integer)) for v in numbers)
+        if len(numbers) != len(input_x) or 0 < ints < len(numbers):
+            raise InvalidParamError(f"TupleToArray: input_x={input_x!r} must hold numbers of one kind, all ints or "
+                                    f"all floats (not bools)")
+        return Tensor(np.asarray(input_x))
+
+
 def tuple_to_array(input_x: Any) -> Tensor:
-    """A constant 1-D tensor of a tuple of numbers (ints become int32, the device's int)."""
-    if (not isinstance(input_x, tuple) or not input_x
-            or not builtins.all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in input_x)):
-        raise InvalidParamError(f"tuple_to_array: input_x={input_x!r} must be a non-empty tuple of numbers")
-    return Tensor(np.asarray(input_x))
+    return TupleToArray()(input_x)
+
+
+def scalar_to_tensor(input_x: Any, dtype: Any = mstype.float32) -> Tensor:
+    """A 0-d constant tensor of a Python bool, int or float, of ``dtype`` (default float32)."""
+    if not isinstance(input_x, (bool, int, float)):
+        raise InvalidParamError(f"scalar_to_tensor: input_x must be a bool, an int or a float, got "
+                                f"{type(input_x).__name__}")
+    if not isinstance(dtype, mstype.Type):
+        raise InvalidParamError(f"scalar_to_tensor: dtype={dtype!r} must be a mindspore number type such as "
+                                f"mstype.float32")
+    return Tensor(input_x, dtype)
+
+
+class DType(Primitive):
+    """``DType()(input_x)``: the tensor's dtype (``mstype.float32``...); ``ops.dtype`` is an instance."""
+
+    def __call__(self, input_x: Any) -> mstype.Type:
+        if not isinstance(input_x, Tensor):
+            raise InvalidParamError(f"DType: input_x must be a Tensor, got {type(input_x).__name__}")
+        return input_x.dtype
+
+
+dtype = DType()
 
 
 class Print(Primitive):
@@ -1405,8 +1529,8 @@ def print_(*input_x: Any) -> None:
 
 
 from .grad import GradOperation, grad, value_and_grad  # noqa: E402  (these build on this module's ops)
-from .losses import (binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss,  # noqa: E402
-                     nll_loss)
+from .losses import (binary_cross_entropy_with_logits, check_smooth_l1, cross_entropy, l1_loss,  # noqa: E402
+                     mse_loss, nll_loss, smooth_l1_loss)
 
 PRIMITIVES = tuple(name for name, obj in list(globals().items())
                    if isinstance(obj, type) and issubclass(obj, Primitive) and not name.startswith("_")
@@ -1423,9 +1547,12 @@ from .ops import composite, functional, operations, primitive  # noqa: E402
 from .ops.composite import HyperMap, Map, MultitypeFuncGraph, partial  # noqa: E402
 from .ops.primitive import PrimitiveWithCheck, PrimitiveWithInfer, constexpr, prim_attr_register  # noqa: E402
 
+identity = operations.identity()       # MindSpore's ops.identity / F.identity: an instance of P.identity
+
 SUPPORTED += ("Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr",
               "MultitypeFuncGraph", "HyperMap", "Map", "partial", "GradOperation", "grad", "value_and_grad",
-              "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss", "nll_loss")
+              "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss", "nll_loss",
+              "smooth_l1_loss", "identity")
 
 
 def __getattr__(name: str) -> Any:

@@ -48,9 +48,10 @@ ZOO_PATHS = {
                   "load_param_into_net": "serialization.load_param_into_net", "value_and_grad": "grad.value_and_grad",
                   "set_seed": "common.seed.set_seed", "ParallelMode": "context.ParallelMode",
                   "set_auto_parallel_context": "context.set_auto_parallel_context", "numpy": "numpy",
-                  "communication": "communication", "float32": "common.dtype.float32"},
+                  "communication": "communication", "float32": "common.dtype.float32", "int8": "common.dtype.int8",
+                  "JitConfig": "common.jit_config.JitConfig"},
     "mindspore.common": {"dtype": "common.dtype", "initializer": "common.initializer",
-                         "set_seed": "common.seed.set_seed"},
+                         "set_seed": "common.seed.set_seed", "JitConfig": "common.jit_config.JitConfig"},
     "mindspore.common.api": {"jit": "common.api.jit"},
     "mindspore.common.dtype": {"float16": "common.dtype.float16", "float32": "common.dtype.float32",
                                "int32": "common.dtype.int32"},
@@ -70,12 +71,13 @@ ZOO_PATHS = {
                           "vision": "dataset.vision", "MindDataset": "dataset.MindDataset",
                           "Shuffle": "dataset.Shuffle"},
     "mindspore.dataset.transforms": {"TypeCast": "dataset.transforms.TypeCast"},
-    "mindspore.dataset.vision": {"Inter": "dataset.vision.Inter"},
+    "mindspore.dataset.vision": {"Inter": "dataset.vision.Inter", "Pad": "dataset.vision.transforms.Pad"},
     "mindspore.dataset.vision.utils": {"Inter": "dataset.vision.Inter"},
     "mindspore.log": {n: f"log.{n}" for n in ("warning", "info", "debug", "error")},
     "mindspore.mindrecord": {"FileWriter": "mindrecord.FileWriter"},
     "mindspore.nn": {n: f"nn.{n}" for n in ("Cell", "Dense", "Dropout", "SequentialCell", "Conv2d", "ReLU",
-                                            "SoftmaxCrossEntropyWithLogits", "Momentum", "TrainOneStepCell")},
+                                            "SoftmaxCrossEntropyWithLogits", "Momentum", "TrainOneStepCell",
+                                            "CentralCrop", "OneHot", "SmoothL1Loss")},
     "mindspore.nn.cell": {"Cell": "nn.cell.Cell"},
     "mindspore.nn.layer": {"CellList": "nn.layer.CellList"},
     "mindspore.nn.loss": {"LossBase": "nn.LossBase",
@@ -88,11 +90,13 @@ ZOO_PATHS = {
     "mindspore.ops": {"operations": "ops.operations", "functional": "ops.functional", "composite": "ops.composite",
                       "expand_dims": "ops.expand_dims", "MultitypeFuncGraph": "ops.composite.MultitypeFuncGraph",
                       "HyperMap": "ops.composite.HyperMap", "partial": "ops.composite.partial"},
-    "mindspore.ops.operations": {n: f"ops.{n}" for n in (
+    "mindspore.ops.operations": {**{n: f"ops.{n}" for n in (
         "Add", "Cast", "Concat", "ReduceMean", "ReduceSum", "Reshape", "Transpose", "Squeeze", "MatMul",
         "BatchMatMul", "Softmax", "LogSoftmax", "Gather", "Greater", "LessEqual", "Mul", "Sqrt", "ZerosLike")},
+        "identity": "ops.operations.identity"},
     "mindspore.ops.functional": {**{n: f"ops.{n}" for n in ("cast", "depend", "square", "sqrt", "expand_dims",
-                                                            "fill", "assign", "not_equal")},
+                                                            "fill", "assign", "not_equal", "identity", "dtype",
+                                                            "scalar_to_tensor")},
                                  "partial": "ops.composite.partial", "tensor_pow": "ops.pow",
                                  "make_range": "ops.functional.make_range"},
     "mindspore.ops.composite": {"GradOperation": "grad.GradOperation", "HyperMap": "ops.composite.HyperMap",
@@ -197,7 +201,8 @@ def test_from_import_of_an_unsupported_name_under_ascendemu_run(tmp_path):
 
 def test_ops_submodules_are_views_of_ops():
     from ascendemu.frontend.ops import operations as P
-    assert set(dir(P)) == set(ops.PRIMITIVES) and P.__all__ == list(ops.PRIMITIVES)
+    assert set(dir(P)) == set(ops.PRIMITIVES) | {"identity"} and P.__all__ == list(ops.PRIMITIVES) + ["identity"]
+    assert isinstance(ops.identity, P.identity) and F.identity is ops.identity     # MindSpore's deprecated pair
     assert all(getattr(P, n) is getattr(ops, n) for n in ops.PRIMITIVES)
     assert F.tensor_add is ops.add and F.neg_tensor is ops.neg and F.reduce_sum is ops.sum
     assert "square" in F.__all__ and "Square" not in F.__all__ and "make_range" in F.__all__

@@ -1,4 +1,5 @@
-"""``mindspore.common``: dtype, initializer, seed, jit."""
-from . import dtype, initializer
+"""``mindspore.common``: dtype, initializer, seed, jit, JitConfig."""
+from . import dtype, initializer, jit_config
 from .api import jit
+from .jit_config import JitConfig
 from .seed import get_seed, set_seed

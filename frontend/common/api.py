@@ -18,6 +18,7 @@ from ascendemu.graph.plan import JIT_LEVELS
 
 from ..backend import get_backend
 from ..context import get_context
+from .jit_config import jit_level_of
 
 
 def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
@@ -72,11 +73,16 @@ def _rebuild(graph: Graph, structure: Any, arrays: list[np.ndarray], name: str) 
     return rebuild(structure, tensors)
 
 
-def jit(function: Callable | None = None, *, jit_level: str | None = None, **options: Any) -> Any:
+def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_config: Any = None,
+        **options: Any) -> Any:
     """Run the decorated function (or Cell method) as a captured graph, even in PyNative mode.
 
-    Inside another capture it is simply inlined. Other MindSpore options are accepted and ignored.
+    Inside another capture it is simply inlined. ``jit_level`` (MindSpore 2.5+), or the level of
+    ``jit_config`` (a JitConfig, MindSpore 2.0-2.4), picks the compile level; by default the
+    context's. Other MindSpore options are accepted and ignored.
     """
+    if jit_config is not None and jit_level is None:
+        jit_level = jit_level_of(jit_config, "jit")
     if jit_level is not None and jit_level not in JIT_LEVELS:
         raise InvalidParamError(f"jit: jit_level must be one of {JIT_LEVELS}, got {jit_level!r}")
 

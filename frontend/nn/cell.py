@@ -16,9 +16,10 @@ from typing import Any, Iterable, Iterator
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer
 
-from .. import ops
+from .. import log, ops
 from ..common import dtype as mstype
 from ..common.api import run_graph
+from ..common.jit_config import jit_level_of
 from ..context import GRAPH_MODE, get_context
 from ..tensor import Parameter, Tensor
 
@@ -57,6 +58,7 @@ class Cell:
         object.__setattr__(self, "_attr_name", None)
         object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "training", False)
+        object.__setattr__(self, "_jit_config_dict", {})
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -161,6 +163,29 @@ class Cell:
             object.__setattr__(cell, "training", bool(mode))
         return self
 
+    # ------------------------------------------------------------------ compile options
+    @property
+    def jit_config_dict(self) -> dict:
+        return self._jit_config_dict
+
+    def set_jit_config(self, jit_config: Any) -> None:
+        """Compile this cell's graphs with ``jit_config`` (a JitConfig; its jit_level is used). As in
+        MindSpore it can be set once; a second call is ignored with a warning."""
+        jit_level_of(jit_config, f"{type(self).__name__}.set_jit_config")
+        if self._jit_config_dict:
+            log.warning("For Cell, jit config can only be set once, ignore this setting.")
+            return
+        object.__setattr__(self, "_jit_config_dict", jit_config.jit_config_dict)
+
+    def _get_attr_from_cell(self, network: Any) -> None:
+        """A wrapper cell (WithLossCell, TrainOneStepCell, ...) compiles like the network it wraps."""
+        if isinstance(network, Cell) and network._jit_config_dict:
+            object.__setattr__(self, "_jit_config_dict", network._jit_config_dict)
+
+    def _jit_level(self) -> str | None:
+        """The jit level of this cell's graphs; None: the context's."""
+        return self._jit_config_dict.get("jit_level") or None
+
     # ------------------------------------------------------------------ running
     def construct(self, *args: Any, **kwargs: Any) -> Any:
         raise InvalidParamError(f"{type(self).__name__} does not define construct(); every Cell must")
@@ -193,7 +218,7 @@ class Cell:
             if kwargs:
                 def construct(*a: Any) -> Any:
                     return self._run_construct(*a, **kwargs)
-            return run_graph(construct, args, type(self).__name__)
+            return run_graph(construct, args, type(self).__name__, self._jit_level())
         return self._run_construct(*args, **kwargs)
 
     # ------------------------------------------------------------------ printing

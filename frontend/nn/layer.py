@@ -1,5 +1,5 @@
 """``mindspore.nn`` layers of the supported subset: Dense, Conv2d, Conv2dTranspose, Conv1d, pooling,
-normalisation, Embedding, Pad, ResizeBilinear, activations, containers.
+normalisation, Embedding, OneHot, Pad, CentralCrop, ResizeBilinear, activations, containers.
 """
 from __future__ import annotations
 
@@ -351,6 +351,22 @@ class Embedding(Cell):
                 f"use_one_hot={self.use_one_hot}, dtype={self.dtype}, padding_idx={self.padding_idx}")
 
 
+class OneHot(Cell):
+    """``OneHot(axis=-1, depth=1, on_value=1.0, off_value=0.0, dtype=mstype.float32)(indices)``: the
+    OneHot primitive with the values cast to ``dtype`` (MindSpore's deprecated layer, kept as
+    ``ops.one_hot``'s cell form)."""
+
+    def __init__(self, axis: int = -1, depth: int = 1, on_value: float = 1.0, off_value: float = 0.0,
+                 dtype: Any = mstype.float32):
+        super().__init__()
+        self.onehot = ops.OneHot(axis)
+        self.depth, self.dtype, self.on_value, self.off_value = depth, dtype, on_value, off_value
+
+    def construct(self, indices: Tensor) -> Tensor:
+        return self.onehot(indices, self.depth, ops.cast(self.on_value, self.dtype),
+                           ops.cast(self.off_value, self.dtype))
+
+
 class Pad(Cell):
     """``Pad(paddings, mode='CONSTANT')``: ``paddings`` is a tuple of (before, after) pairs, one per
     dimension of x (at most 4); CONSTANT pads zeros (Pad), REFLECT and SYMMETRIC mirror (MirrorPad)."""
@@ -376,6 +392,33 @@ class Pad(Cell):
 
     def extend_repr(self) -> str:
         return f"paddings={self.paddings}, mode={self.mode}"
+
+
+class CentralCrop(Cell):
+    """``CentralCrop(central_fraction)(image)``: the central ``central_fraction`` of the H and W of a
+    (C, H, W) or (N, C, H, W) image, one Slice with MindSpore's box (start = int((h - h * f) / 2),
+    size = h - 2 * start), so a fraction close to 1 may keep the whole image."""
+
+    def __init__(self, central_fraction: float):
+        super().__init__()
+        if not isinstance(central_fraction, float):
+            raise InvalidParamError(f"CentralCrop: central_fraction must be a float, got "
+                                    f"{type(central_fraction).__name__}")
+        if not 0.0 < central_fraction <= 1.0:
+            raise InvalidParamError(f"CentralCrop: central_fraction={central_fraction} must be in (0.0, 1.0]")
+        self.central_fraction = central_fraction
+
+    def construct(self, image: Tensor) -> Tensor:
+        shape = ops.shape(image)
+        if len(shape) not in (3, 4):
+            raise InvalidParamError(f"CentralCrop: image must be 3d or 4d, but got shape {shape}")
+        if self.central_fraction == 1.0:
+            return image
+        h, w = shape[-2:]
+        top = int((float(h) - float(h * self.central_fraction)) / 2)
+        left = int((float(w) - float(w * self.central_fraction)) / 2)
+        begin = (0,) * (len(shape) - 2) + (top, left)
+        return ops.slice(image, begin, shape[:-2] + (h - 2 * top, w - 2 * left))
 
 
 class ResizeBilinear(Cell):

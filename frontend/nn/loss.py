@@ -8,7 +8,7 @@ from .. import losses
 from .cell import Cell
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss",
-           "BCEWithLogitsLoss"]
+           "BCEWithLogitsLoss", "SmoothL1Loss"]
 # MindSpore's `mindspore.nn.loss` is a package: its submodules are the files of frontend/nn/loss/.
 __path__ = [os.path.splitext(__file__)[0]]
 
@@ -77,3 +77,15 @@ class BCEWithLogitsLoss(LossBase):
     def construct(self, logits: Any, labels: Any) -> Any:
         return losses.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
                                                        self.reduction)
+
+
+class SmoothL1Loss(LossBase):
+    """``SmoothL1Loss(beta=1.0, reduction='none')``: ``ops.smooth_l1_loss`` (0.5 d^2 / beta inside
+    ``|d| < beta``, ``|d| - 0.5 beta`` outside); default reduction 'none', as in MindSpore."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__(reduction)
+        self.beta, _ = losses.check_smooth_l1(beta, reduction)
+
+    def construct(self, logits: Any, labels: Any) -> Any:
+        return losses.smooth_l1_loss(logits, labels, self.beta, self.reduction)

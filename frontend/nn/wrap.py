@@ -39,6 +39,7 @@ class WithLossCell(Cell):
     def __init__(self, backbone: Cell, loss_fn: Cell):
         super().__init__(auto_prefix=False)
         self._backbone, self._loss_fn = backbone, loss_fn
+        self._get_attr_from_cell(backbone)
 
     def construct(self, data: Any, label: Any) -> Any:
         return self._loss_fn(self._backbone(data), label)
@@ -54,6 +55,7 @@ class WithEvalCell(Cell):
     def __init__(self, network: Cell, loss_fn: Cell, add_cast_fp32: bool = False):
         super().__init__(auto_prefix=False)
         self._network, self._loss_fn, self.add_cast_fp32 = network, loss_fn, bool(add_cast_fp32)
+        self._get_attr_from_cell(network)
 
     def construct(self, data: Any, label: Any) -> Any:
         outputs = self._network(data)
@@ -69,6 +71,7 @@ class WithGradCell(Cell):
     def __init__(self, network: Cell, loss_fn: Cell | None = None, sens: Any = None):
         super().__init__(auto_prefix=False)
         self.network = network if loss_fn is None else WithLossCell(network, loss_fn)
+        self._get_attr_from_cell(network)
         self.weights = tuple(network.trainable_params())
         self.sens = sens
         self.grad = GradOperation(get_by_list=True, sens_param=sens is not None)
@@ -87,6 +90,7 @@ class ForwardValueAndGrad(Cell):
         if get_by_list and weights is None:
             raise InvalidParamError("ForwardValueAndGrad: get_by_list=True needs weights")
         self.network, self.weights, self.sens_param = network, weights, bool(sens_param)
+        self._get_attr_from_cell(network)
         self.grad = GradOperation(get_all=get_all, get_by_list=get_by_list, sens_param=sens_param)
 
     def construct(self, *inputs: Any) -> Any:
@@ -102,6 +106,7 @@ class TrainOneStepCell(Cell):
         if sens is not None and sens == 0:
             raise InvalidParamError("TrainOneStepCell: sens must not be 0 (every gradient would be 0)")
         self.network = network
+        self._get_attr_from_cell(network)
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         self.grad = GradOperation(get_by_list=True, sens_param=True)

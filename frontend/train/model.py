@@ -70,6 +70,7 @@ class Model:
         self._keep_bn_fp32 = kwargs.get("keep_batchnorm_fp32")
         self._metrics = metrics
         self._train_network = self._build_train_network()
+        self._train_network._get_attr_from_cell(network)
         self._metric_fns = get_metrics(metrics)
         self._eval_network, self._eval_indexes = self._build_eval_network(eval_network, eval_indexes)
         self._predict_network = network
@@ -367,7 +368,7 @@ def _run_sink(network: Cell, batches: list[list[Tensor]]) -> Any:
     start a sunk loop of their own, each on its own captured graph. The last step's outputs."""
     outputs = None
     for _, group in itertools.groupby(batches, key=lambda b: tuple((t.shape, t.dtype) for t in b)):
-        outputs = run_sunk(network, list(group))
+        outputs = run_sunk(network, list(group), network._jit_level())
     return outputs
 
 

@@ -1,5 +1,5 @@
-"""Elementwise ops: unary, Cast, broadcasting binary ops, comparisons, logical ops, Select, BiasAdd
-and FusedElemwise.
+"""Elementwise ops: unary, Cast, broadcasting binary ops, comparisons, logical ops, Select, BiasAdd,
+SigmoidCrossEntropyWithLogits and FusedElemwise.
 
 All of them are one generated loop: the broadcast output is walked in rows of its innermost
 (coalesced) dimension; every input is read through its own broadcast strides (0 on broadcast dims),
@@ -381,6 +381,16 @@ def infer_is_finite(sig: OpSignature) -> tuple[TensorDesc, ...]:
     return (TensorDesc(sig.inputs[0].shape, "bool"),)
 
 
+def infer_sigmoid_cross_entropy(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """SigmoidCrossEntropyWithLogits(logits, label): one shape and one float dtype, as MindSpore checks."""
+    check_arity(sig, 2, ("logits", "label"))
+    dtype = same_dtype(sig, FLOAT)
+    logits, label = sig.inputs[0].shape, sig.inputs[1].shape
+    if label != logits:
+        raise fail(sig, f"input 1 (label) has shape {label}; it must have logits' shape {logits}")
+    return (TensorDesc(logits, dtype),)
+
+
 def infer_select(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """Select(cond, x, y): x where cond else y, broadcast (MindSpore's ops.select); x and y share a dtype."""
     check_arity(sig, 3, ("cond", "x", "y"))
@@ -503,6 +513,12 @@ def _g_select(b, c):
             b.sum_to(b.op("Select", cond, zero, g), b.desc(y).shape))
 
 
+def _g_sigmoid_cross_entropy(b, c):
+    """MindSpore's bprop: dlogits = dout * (sigmoid(logits) - label); the label gets no gradient."""
+    logits, label = c.inputs
+    return b.op("Mul", c.douts[0], b.op("Sub", b.op("Sigmoid", logits), label)), None
+
+
 OPS: tuple[OpDef, ...] = (
     unary("Square", "square", "{0} * {0}", "{0} * {0}",
           grad=_unary_rule(lambda b, x, out: b.op("Mul", x, _k(b, 2.0, x)))),
@@ -580,6 +596,10 @@ OPS: tuple[OpDef, ...] = (
     logical("LogicalNot", "logical_not", 1, "({0} == 0)", ("logical_not",)),
     logical("LogicalAnd", "logical_and", 2, "({0} != 0 and {1} != 0)", ("logical_and",)),
     logical("LogicalOr", "logical_or", 2, "({0} != 0 or {1} != 0)", ("logical_or",)),
+    # -(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))) in the stable form max(x, 0) - x y + log1p(exp(-|x|))
+    OpDef("SigmoidCrossEntropyWithLogits", "sigmoid_cross_entropy_with_logits", infer_sigmoid_cross_entropy, plan,
+          emit, Elementwise(2, "(({0} if {0} > f32(0.0) else f32(0.0)) - {0} * {1} + math.log1p(math.exp(-abs({0}))))"),
+          _g_sigmoid_cross_entropy, Exposure(("SigmoidCrossEntropyWithLogits",), ())),
     OpDef("Select", "select", infer_select, plan, emit, Elementwise(3, "{1} if {0} else {2}", "{1} if {0} else {2}"),
           _g_select, Exposure(("Select",), ("select",))),
 )

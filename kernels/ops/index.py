@@ -1,4 +1,5 @@
-"""Indexing: OneHot, Tile, StridedSlice (and its backward StridedSliceGrad), GatherNd and ScatterNd.
+"""Indexing: OneHot, Tile, StridedSlice (and its backward StridedSliceGrad), GatherNd, ScatterNd and
+GatherD (``gather_elements``, and its backward GatherDGrad).
 
 OneHot, Tile, StridedSlice, StridedSliceGrad and GatherNd split their output's flat range over blocks
 like an elementwise op, so every output element is written by exactly one block. Tile and
@@ -8,14 +9,20 @@ the slice's first element through step-scaled strides (negative for a reversed s
 StridedSliceGrad walks dx (x's shape) and writes dout where an element is on the slice's lattice,
 zeros elsewhere: a strided slice never reads one element twice, so its backward needs no scatter.
 ScatterNd is UnsortedSegmentSum's deterministic scatter-add (misc.py: each block owns an output range
-and adds every row landing in it, rows in ascending order) with an index tuple per row.
+and adds every row landing in it, rows in ascending order) with an index tuple per row. GatherD
+reads, for each index element, x at the same coordinates with dimension ``dim`` replaced by the
+index (negative counts from the end, as in MindSpore). Its backward GatherDGrad is the same kind of
+scatter-add: blocks own whole lines of dx along ``dim`` and sum each line in a float32 workspace row,
+adding the line's dout elements in index order.
 
-Out-of-range index rows read zeros (GatherNd) or drop their row (ScatterNd), as Gather and
-UnsortedSegmentSum do; OneHot writes off_value for an index outside [0, depth).
+Out-of-range index rows read zeros (GatherNd, GatherD) or drop their row (ScatterNd, GatherDGrad), as
+Gather and UnsortedSegmentSum do (MindSpore raises at run time; a kernel cannot); OneHot writes
+off_value for an index outside [0, depth).
 
 Backward rules: Tile sums dout over the tiles (Reshape to (m0, s0, m1, s1, ...), ReduceSum over the
 m axes); StridedSlice is StridedSliceGrad; GatherNd scatters dout with ScatterNd, ScatterNd gathers it
-with GatherNd; OneHot passes no gradient (MindSpore's bprop gives zeros).
+with GatherNd; GatherD scatters it with GatherDGrad, GatherDGrad gathers it with GatherD; OneHot
+passes no gradient (MindSpore's bprop gives zeros).
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
-from .common import ANY, check_arity, check_dtype, fail
+from .common import ANY, FLOAT, check_arity, check_dtype, fail, norm_axis
 from .elementwise import no_grad, strided_source
 from .misc import ZERO, scatter_add_plan, scatter_add_source
 
@@ -388,6 +395,164 @@ def grad_scatter_nd(b: GradBuilder, c: GradCall) -> tuple[None, int | None]:
     return None, b.op("GatherNd", c.douts[0], c.inputs[0])
 
 
+# ------------------------------------------------------------------------------- GatherD, GatherDGrad
+
+def gather_dim(sig: OpSignature, x: tuple[int, ...], index: tuple[int, ...]) -> int:
+    """GatherD's ``dim`` (normalised), after checking that index fits x: one rank, and index no larger
+    than x along every other dimension (MindSpore's rules)."""
+    if not x:
+        raise fail(sig, "input x must have rank >= 1, got a scalar")
+    if len(index) != len(x):
+        raise fail(sig, f"index shape {index} must have the rank of x {x}")
+    dim = norm_axis(sig, sig.attr("dim"), len(x), "dim")
+    for d, (i, n) in enumerate(zip(index, x)):
+        if d != dim and i > n:
+            raise fail(sig, f"index shape {index} is larger than x {x} in dimension {d}; only dimension "
+                            f"{dim} (dim) may be larger")
+    return dim
+
+
+def infer_gather_d(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 2, ("x", "index"))
+    dtype = check_dtype(sig, 0, ANY, "x")
+    check_dtype(sig, 1, ("int32",), "index")
+    gather_dim(sig, sig.inputs[0].shape, sig.inputs[1].shape)
+    return (TensorDesc(sig.inputs[1].shape, dtype),)
+
+
+def gather_d_shape(sig: OpSignature) -> tuple[int, ...]:
+    """GatherDGrad's attr shape: the forward input's shape."""
+    shape = sig.attr("shape")
+    if (not isinstance(shape, tuple) or not shape
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
+        raise fail(sig, f"attr shape={shape!r} must be a non-empty tuple of ints >= 0")
+    return shape
+
+
+def infer_gather_d_grad(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 2, ("index", "dout"))
+    check_dtype(sig, 0, ("int32",), "index")
+    dtype = check_dtype(sig, 1, FLOAT, "dout")
+    index, dout = sig.inputs[0].shape, sig.inputs[1].shape
+    if dout != index:
+        raise fail(sig, f"input 1 (dout) has shape {dout}; it must have index's shape {index}")
+    shape = gather_d_shape(sig)
+    gather_dim(sig, shape, index)
+    return (TensorDesc(shape, dtype),)
+
+
+def _gather_dims(x: tuple[int, ...], index: tuple[int, ...], dim: int) -> list[list]:
+    """GatherD's loop dimensions: [index size, x size, x stride, index stride, is dim] per dimension,
+    adjacent dimensions on one side of ``dim`` merged where index and x agree on both (one coordinate
+    then walks both tensors contiguously), so the common case is three loops (before, dim, after)."""
+    xs, ist = contiguous_strides(x), contiguous_strides(index)
+    dims: list[list] = []
+    for d in range(len(x)):
+        entry = [index[d], x[d], xs[d], ist[d], d == dim]
+        last = dims[-1] if dims else None
+        if last is not None and not last[4] and d != dim and last[0] == last[1] and index[d] == x[d]:
+            last[0] *= index[d]
+            last[1] *= x[d]
+            last[2], last[3] = xs[d], ist[d]
+        else:
+            dims.append(entry)
+    return dims
+
+
+def _decompose(var: str, sizes: list[int]) -> list[str]:
+    """Source lines splitting ``var`` into coordinates c0, c1, ... over ``sizes`` (last fastest)."""
+    lines = [f"r = {var}"]
+    for k in reversed(range(len(sizes))):
+        lines += [f"c{k} = r % {sizes[k]}", f"r = r // {sizes[k]}"] if k else ["c0 = r"]
+    return lines
+
+
+def plan_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Every output element reads its index and one element of x."""
+    out = outputs[0]
+    cost = KernelCost(vector_ops=out.size, bytes=2 * out.nbytes + sig.inputs[1].nbytes, dtype=out.dtype)
+    return Plan(src.elementwise_blocks(out.size), cost)
+
+
+def emit_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Output element f (index's shape) reads x at f's coordinates with dimension ``dim`` replaced by
+    index[f] (negative: counted from the end); an index outside [-n, n) reads zero."""
+    x, index = sig.inputs
+    out = outputs[0]
+    dim = gather_dim(sig, x.shape, index.shape)
+    n = x.shape[dim]
+    dims = _gather_dims(x.shape, index.shape, dim)
+    step = next(e[2] for e in dims if e[4])
+    body = _decompose("f", [e[0] for e in dims]) + ["off = 0"]
+    body += [f"off += c{k} * {e[2]}" for k, e in enumerate(dims) if not e[4] and e[0] > 1]
+    body += ["p = i64(ix[f])", "if p < 0:", f"    p += {n}",
+             f"if p >= 0 and p < {n}:", f"    y[f] = x[off + p * {step}]",
+             "else:", f"    y[f] = {ZERO[out.dtype]}"]
+    lines = src.HEADER + src.views(("x", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
+    lines += src.indent(src.split_lines(str(out.size))) + ["    for f in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def plan_gather_d_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Blocks own lines of dx along ``dim`` (x's other coordinates); each line is summed in a float32
+    workspace row of n elements, adding every dout element of its index line once."""
+    index, dout = sig.inputs
+    out = outputs[0]
+    dim = gather_dim(sig, out.shape, index.shape)
+    n = out.shape[dim]
+    lines = out.size // n if n else 0
+    block_dim = max(1, min(lines, src.elementwise_blocks(out.size)))
+    cost = KernelCost(vector_ops=dout.size + out.size,
+                      bytes=index.nbytes + dout.nbytes + out.nbytes + 8 * out.size, dtype=out.dtype)
+    return Plan(block_dim, cost, (block_dim * max(n, 1) * 4,))
+
+
+def emit_gather_d_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """dx line (the other coordinates fixed) = the sum, in index order, of the dout elements of the
+    same coordinates whose index (wrapped like GatherD's) points into the line; a line outside index's
+    extent is zeros. No two blocks write one element: deterministic, like UnsortedSegmentSum."""
+    index, dout = sig.inputs
+    out = outputs[0]
+    dim = gather_dim(sig, out.shape, index.shape)
+    n, m = out.shape[dim], index.shape[dim]
+    dims = _gather_dims(out.shape, index.shape, dim)
+    (xstep, istep), = [(e[2], e[3]) for e in dims if e[4]]
+    others = [e for e in dims if not e[4]]
+    body = _decompose("u", [e[1] for e in others]) + ["xo = 0", "io = 0", "ok = True"]
+    for k, e in enumerate(others):
+        if e[1] > 1:
+            body += [f"xo += c{k} * {e[2]}", f"io += c{k} * {e[3]}"]
+        if e[0] < e[1]:
+            body.append(f"ok = ok and c{k} < {e[0]}")
+    body += [f"for p in range({n}):", "    acc[w + p] = f32(0.0)",
+             "if ok:",
+             f"    for t in range({m}):",
+             f"        q = i64(ix[io + t * {istep}])",
+             "        if q < 0:", f"            q += {n}",
+             f"        if q >= 0 and q < {n}:",
+             f"            acc[w + q] += {src.load(out.dtype, f'dy[io + t * {istep}]')}",
+             f"for p in range({n}):", f"    dx[xo + p * {xstep}] = {src.store(out.dtype, 'acc[w + p]')}"]
+    lines = src.HEADER + src.views(("ix", 0, "int32"), ("dy", 1, out.dtype), ("dx", 2, out.dtype),
+                                   ("acc", 3, "float32"))
+    lines += [f"    w = block_idx * {max(n, 1)}"] + src.indent(src.split_lines(str(out.size // n if n else 0)))
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def grad_gather_d(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    """dout scattered back to where each element was read (GatherDGrad); index has no gradient."""
+    if not c.wants[0]:
+        return None, None
+    return b.op("GatherDGrad", c.inputs[1], c.douts[0], dim=c.sig.attr("dim"), shape=c.sig.inputs[0].shape), None
+
+
+def grad_gather_d_grad(b: GradBuilder, c: GradCall) -> tuple[None, int | None]:
+    """GatherDGrad is linear in dout; its adjoint is GatherD of the incoming gradient."""
+    if not c.wants[1]:
+        return None, None
+    return None, b.op("GatherD", c.douts[0], c.inputs[0], dim=c.sig.attr("dim"))
+
+
 OPS: tuple[OpDef, ...] = (
     OpDef("OneHot", "one_hot", infer_one_hot, plan_one_hot, emit_one_hot, grad=no_grad,
           frontend=Exposure(("OneHot",), ("one_hot",))),
@@ -400,4 +565,8 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("GatherNd",), ("gather_nd",))),
     OpDef("ScatterNd", "scatter_nd", infer_scatter_nd, plan_scatter_nd, emit_scatter_nd, grad=grad_scatter_nd,
           frontend=Exposure(("ScatterNd",), ("scatter_nd",))),
+    OpDef("GatherD", "gather_d", infer_gather_d, plan_gather_d, emit_gather_d, grad=grad_gather_d,
+          frontend=Exposure(("GatherD",), ("gather_elements", "gather_d"))),
+    OpDef("GatherDGrad", "gather_d_grad_v2", infer_gather_d_grad, plan_gather_d_grad, emit_gather_d_grad,
+          grad=grad_gather_d_grad),
 )

@@ -1,20 +1,25 @@
 """Order statistics: Argmax/Argmin, ArgMaxWithValue/ArgMinWithValue (index and value of the extremum
-along one axis) and TopK (the k largest, or smallest, along the last axis, best first).
+along one axis), TopK (the k largest, or smallest, along the last axis, best first) and Sort (every
+element along any axis, ascending or ``descending``, with the indices it came from).
 
 Ties go to the lowest index, and NaN is picked first as numpy's argmax/argmin pick it (the arg
 reductions return the first NaN, as ReduceMax/ReduceMin return NaN); TopK orders NaN above every
-number, as a descending sort does: its largest k put NaNs first, its smallest k last.
+number, as a descending sort does: its largest k put NaNs first, its smallest k last. Sort orders
+the same way (ascending: NaN last, like numpy; descending: NaN first) and keeps equal elements in
+index order (a stable sort).
 
 The arg reductions split their output elements over blocks; each scans its axis in order. TopK splits
 rows over blocks; each row streams its n elements through a binary heap of the k best seen so far
 (worst at the root) kept in the block's own workspace slice, then pops the heap from the back of the
-output, so values come out sorted: O(n log k + k log k) per row, no allocation. Values compare in
-float64 registers, exact for float16, float32 and int32.
+output, so values come out sorted: O(n log k + k log k) per row, no allocation. Sort is the same
+kernel with k = n, its lines strided along any axis. Values compare in float64 registers, exact
+for float16, float32 and int32.
 
 Backward rules: ArgMaxWithValue/ArgMinWithValue send the value's gradient to the chosen element
 (a OneHot of the index times the broadcast gradient); TopK scatters the values' gradient to the
 chosen elements with UnsortedSegmentSum over flat indices (row * n + index), as MindSpore's bprop
-does with ScatterNd. Indices carry no gradient.
+does with ScatterNd; Sort scatters it along its axis with GatherDGrad (index.py). Indices carry no
+gradient.
 """
 from __future__ import annotations
 
@@ -48,13 +53,18 @@ def _better(largest: bool, nan_first: bool, a: str, ia: str, b: str, ib: str) ->
 
 # ------------------------------------------------------------------------------- Argmax and friends
 
+def _axis(sig: OpSignature) -> int:
+    """The axis an op reduces or orders along: attr axis (default and TopK: the last)."""
+    return norm_axis(sig, sig.attr("axis", -1), len(sig.inputs[0].shape))
+
+
 def infer_arg(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
     dtype = check_dtype(sig, 0, ANY, "x")
     x = sig.inputs[0].shape
     if not x:
         raise fail(sig, "input 0 (x) must have rank >= 1, got a scalar")
-    axis = norm_axis(sig, sig.attr("axis", -1), len(x))
+    axis = _axis(sig)
     if x[axis] == 0:
         raise fail(sig, f"input 0 (x) shape {x} has an empty axis {axis}, which has no extremum")
     keep = check_bool(sig, "keep_dims")
@@ -64,9 +74,9 @@ def infer_arg(sig: OpSignature) -> tuple[TensorDesc, ...]:
 
 
 def _layout(sig: OpSignature) -> tuple[int, int, int]:
-    """(outer, n, inner): x viewed around the reduced axis."""
+    """(outer, n, inner): x viewed around the reduced or ordered axis."""
     x = sig.inputs[0].shape
-    axis = norm_axis(sig, sig.attr("axis", -1), len(x))
+    axis = _axis(sig)
     return math.prod(x[:axis]), x[axis], math.prod(x[axis + 1:])
 
 
@@ -103,7 +113,7 @@ def grad_arg_with_value(b: GradBuilder, c: GradCall) -> tuple[int | None]:
     if dvalue is None or not c.wants[0]:
         return (None,)
     x = c.sig.inputs[0]
-    axis = norm_axis(c.sig, c.sig.attr("axis", -1), len(x.shape))
+    axis = _axis(c.sig)
     index = c.outputs[0]
     reduced = x.shape[:axis] + x.shape[axis + 1:]
     if b.desc(index).shape != reduced:
@@ -138,10 +148,11 @@ def plan_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """Per row: n tests against the heap's root, then (for input in random order) about k pushes and
     k pops of log2(k + 1) sift steps each (input sorted from worst to best is the worst case, n
     sifts); x read once, the outputs written once. The heap lives in two workspaces of k float64
-    values and k int64 indices per block."""
+    values and k int64 indices per block. Sort is the same kernel with k = n along its axis."""
     x = sig.inputs[0]
-    k, n = topk_k(sig), x.shape[-1]
-    rows = math.prod(x.shape[:-1])
+    outer, n, inner = _layout(sig)
+    k = outputs[0].shape[_axis(sig)]
+    rows = outer * inner
     block_dim = max(1, min(src.MAX_BLOCKS, rows, x.size // src.MIN_ELEMENTS_PER_BLOCK))
     depth = max(1, math.ceil(math.log2(k + 1)))
     heap = block_dim * k * 8
@@ -151,10 +162,12 @@ def plan_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
 
 
 def emit_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Each line of x along the axis (TopK: a row; Sort: any axis, strided by ``inner``) streams
+    through the heap; the k best come out best first, along the same axis of the outputs."""
     x = sig.inputs[0]
-    k, n = topk_k(sig), x.shape[-1]
-    rows = math.prod(x.shape[:-1])
-    largest = sig.attr("largest", True)
+    outer, n, inner = _layout(sig)
+    k = outputs[0].shape[_axis(sig)]
+    largest = sig.attr("largest", True) if sig.op == "TopK" else sig.attr("descending", False)
 
     def better(a: str, ia: str, b: str, ib: str) -> str:
         return _better(largest, largest, a, ia, b, ib)
@@ -174,31 +187,61 @@ def emit_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> 
                 "        break",
                 f"hv[h + p] = {value}", f"hx[h + p] = {index}"]
 
+    def at(base: str, pos: str) -> str:
+        return f"{base} + {pos}" if inner == 1 else f"{base} + {pos} * {inner}"
+
     store = "np.int32(i64(hv[h]))" if x.dtype == "int32" else src.store(x.dtype, "f32(hv[h])")
     lines = src.HEADER + src.views(("x", 0, x.dtype), ("yv", 1, x.dtype), ("yi", 2, "int32"),
                                    ("hv", 3, "float64"), ("hx", 4, "int64"))
-    lines += [f"    h = block_idx * {k}"] + src.indent(src.split_lines(str(rows)))
-    body = [f"base = row * {n}", "size = 0",
-            f"for j in range({n}):",
-            f"    v = f64({src.load(x.dtype, 'x[base + j]')})",
-            f"    if size < {k}:",
-            "        p = size",                                   # push: sift up past better parents
-            "        size += 1",
-            "        while p > 0:",
-            "            q = (p - 1) // 2",
-            f"            if {better('hv[h + q]', 'hx[h + q]', 'v', 'j')}:",
-            "                hv[h + p] = hv[h + q]", "                hx[h + p] = hx[h + q]", "                p = q",
-            "            else:",
-            "                break",
-            "        hv[h + p] = v", "        hx[h + p] = j",
-            f"    elif {better('v', 'j', 'hv[h]', 'hx[h]')}:"]
+    lines += [f"    h = block_idx * {k}"] + src.indent(src.split_lines(str(outer * inner)))
+    if inner == 1:
+        body = [f"base = row * {n}", f"obase = row * {k}"]
+    else:
+        body = [f"a = row // {inner}", f"i = row - a * {inner}",
+                f"base = a * {n * inner} + i", f"obase = a * {k * inner} + i"]
+    body += ["size = 0",
+             f"for j in range({n}):",
+             f"    v = f64({src.load(x.dtype, 'x[' + at('base', 'j') + ']')})",
+             f"    if size < {k}:",
+             "        p = size",                                   # push: sift up past better parents
+             "        size += 1",
+             "        while p > 0:",
+             "            q = (p - 1) // 2",
+             f"            if {better('hv[h + q]', 'hx[h + q]', 'v', 'j')}:",
+             "                hv[h + p] = hv[h + q]", "                hx[h + p] = hx[h + q]", "                p = q",
+             "            else:",
+             "                break",
+             "        hv[h + p] = v", "        hx[h + p] = j",
+             f"    elif {better('v', 'j', 'hv[h]', 'hx[h]')}:"]
     body += src.indent(sift_down(str(k), "v", "j"), 2)
     body += [f"for t in range({k - 1}, -1, -1):",                 # pop the worst into the last free slot
-             f"    yv[row * {k} + t] = {store}", f"    yi[row * {k} + t] = np.int32(hx[h])",
+             f"    yv[{at('obase', 't')}] = {store}", f"    yi[{at('obase', 't')}] = np.int32(hx[h])",
              "    lv = hv[h + t]", "    li = hx[h + t]"]
     body += src.indent(sift_down("t", "lv", "li"))
     lines += ["    for row in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
+
+
+# -------------------------------------------------------------------------------------------- Sort
+
+def infer_sort(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    check_arity(sig, 1, ("x",))
+    dtype = check_dtype(sig, 0, ANY, "x")
+    x = sig.inputs[0].shape
+    if not x:
+        raise fail(sig, "input 0 (x) must have rank >= 1, got a scalar")
+    _axis(sig)
+    check_bool(sig, "descending")
+    return TensorDesc(x, dtype), TensorDesc(x, "int32")
+
+
+def grad_sort(b: GradBuilder, c: GradCall) -> tuple[int | None]:
+    """The values' gradient goes back to where each value came from: GatherDGrad along the axis."""
+    dvalues = c.douts[0]
+    if dvalues is None or not c.wants[0]:
+        return (None,)
+    x = c.sig.inputs[0]
+    return (b.op("GatherDGrad", c.outputs[1], dvalues, dim=_axis(c.sig), shape=x.shape),)
 
 
 def grad_topk(b: GradBuilder, c: GradCall) -> tuple[int | None]:
@@ -224,4 +267,5 @@ OPS: tuple[OpDef, ...] = (
     OpDef("ArgMinWithValue", "arg_min_with_value", infer_arg, plan_arg, emit_arg, grad=grad_arg_with_value,
           frontend=Exposure(("ArgMinWithValue",), ("min",))),
     OpDef("TopK", "top_k_d", infer_topk, plan_topk, emit_topk, grad=grad_topk, frontend=Exposure(("TopK",), ("topk",))),
+    OpDef("Sort", "sort", infer_sort, plan_topk, emit_topk, grad=grad_sort, frontend=Exposure(("Sort",), ("sort",))),
 )

@@ -86,7 +86,7 @@ def apply_operations(ops: Sequence[Any], args: tuple, rng: np.random.Generator) 
 def to_np_dtype(data_type: Any, who: str) -> np.dtype:
     """A MindSpore type (``mstype.int32``) or a numpy dtype/name as a numpy dtype."""
     if isinstance(data_type, mstype.Type):
-        return np.dtype(data_type.np_type)
+        return np.dtype(mstype.dtype_to_nptype(data_type))
     try:
         return np.dtype(data_type)
     except TypeError:

@@ -5,7 +5,7 @@ makes; the geometric transforms accept PIL images and return them."""
 from collections.abc import Sequence
 
 from . import transforms as _t
-from .transforms import (HWC2CHW, CenterCrop, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
+from .transforms import (HWC2CHW, CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
                          RandomVerticalFlip, Resize, ToPIL, ToTensor)
 from .utils import Border, Inter
 
@@ -24,5 +24,5 @@ class Normalize(_t.Normalize):
         super().__init__(mean, std, is_hwc=False)
 
 
-__all__ = ["Decode", "Normalize", "ToTensor", "ToPIL", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop",
+__all__ = ["Decode", "Normalize", "ToTensor", "ToPIL", "Resize", "CenterCrop", "Pad", "RandomCrop", "RandomResizedCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "HWC2CHW", "Inter", "Border"]

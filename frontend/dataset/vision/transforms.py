@@ -241,7 +241,7 @@ class CenterCrop(TensorOperation):
         return _like(img[top:top + ch, left:left + cw], original)
 
 
-def _padding(padding: Any) -> tuple[int, int, int, int]:
+def _padding(padding: Any, who: str) -> tuple[int, int, int, int]:
     """(left, top, right, bottom) from an int, (left/right, top/bottom) or (left, top, right, bottom)."""
     if padding is None:
         return 0, 0, 0, 0
@@ -249,21 +249,61 @@ def _padding(padding: Any) -> tuple[int, int, int, int]:
     if len(values) == 2:
         values = values * 2
     if len(values) != 4:
-        raise InvalidParamError(f"RandomCrop: padding {short_repr(padding)} must be an int or a sequence of "
+        raise InvalidParamError(f"{who}: padding {short_repr(padding)} must be an int or a sequence of "
                                 "2 or 4 ints")
-    left, top, right, bottom = (check_int(v, "RandomCrop: padding", minimum=0, maximum=INT32_MAX) for v in values)
+    left, top, right, bottom = (check_int(v, f"{who}: padding", minimum=0, maximum=INT32_MAX) for v in values)
     return left, top, right, bottom
 
 
 def _pad(img: np.ndarray, top: int, bottom: int, left: int, right: int, mode: Border, fill: Any) -> np.ndarray:
+    """``img`` padded: a constant ``fill`` (an int, or one value per channel of a 3-channel image; a
+    one-channel image takes the first), or the edge pixel / a reflection (OpenCV's BORDER_REFLECT_101
+    is numpy's 'reflect', BORDER_REFLECT its 'symmetric')."""
     if not (top or bottom or left or right):
         return img
     pads = [(top, bottom), (left, right)] + [(0, 0)] * (img.ndim - 2)
     if mode is not Border.CONSTANT:
         return np.pad(img, pads, mode=mode.value)
-    if isinstance(fill, Sequence):                       # one value per channel
-        return np.stack([np.pad(img[..., c], pads[:2], constant_values=fill[c]) for c in range(img.shape[2])], 2)
+    if isinstance(fill, Sequence):
+        channels = img.shape[2] if img.ndim == 3 else 1
+        if channels not in (1, 3):
+            raise InvalidParamError(f"Pad: fill_value {short_repr(fill)} gives 3 channels a value each, but the "
+                                    f"image has shape {img.shape}; give one int")
+        if channels == 1:
+            fill = fill[0]
+        else:
+            return np.stack([np.pad(img[..., c], pads[:2], constant_values=fill[c]) for c in range(3)], 2)
     return np.pad(img, pads, constant_values=fill)
+
+
+class Pad(TensorOperation):
+    """``Pad(padding, fill_value=0, padding_mode=Border.CONSTANT)``: pad an HW or HWC image (or a PIL
+    image, which stays one) by ``padding``: an int for every side, (left/right, top/bottom) or
+    (left, top, right, bottom). ``fill_value`` (CONSTANT) is an int in [0, 255] or an (R, G, B) tuple."""
+
+    def __init__(self, padding: Any, fill_value: Any = 0, padding_mode: Border = Border.CONSTANT):
+        if isinstance(padding, bool) or not isinstance(padding, (int, Sequence)) or isinstance(padding, str):
+            raise InvalidParamError(f"Pad: padding {short_repr(padding)} must be an int or a sequence of 2 or 4 "
+                                    "ints")
+        self.padding = _padding(padding, "Pad")
+        if isinstance(fill_value, tuple) and len(fill_value) == 3:
+            values = fill_value
+        elif isinstance(fill_value, int) and not isinstance(fill_value, bool):
+            values = (fill_value,)
+        else:
+            raise InvalidParamError(f"Pad: fill_value {short_repr(fill_value)} must be an int or an (R, G, B) tuple")
+        for v in values:
+            check_int(v, "Pad: fill_value", minimum=0, maximum=255)
+        if not isinstance(padding_mode, Border):
+            raise InvalidParamError(f"Pad: padding_mode {short_repr(padding_mode)} must be a Border (e.g. "
+                                    "Border.EDGE)")
+        self.fill_value, self.padding_mode = fill_value, padding_mode
+
+    def _apply(self, args: tuple, rng: np.random.Generator) -> Any:
+        original = one_input(self, args)
+        left, top, right, bottom = self.padding
+        img = _pad(_image(original, "Pad"), top, bottom, left, right, self.padding_mode, self.fill_value)
+        return _like(img, original)
 
 
 class RandomCrop(TensorOperation):
@@ -274,7 +314,7 @@ class RandomCrop(TensorOperation):
     def __init__(self, size: Any, padding: Any = None, pad_if_needed: bool = False, fill_value: Any = 0,
                  padding_mode: Border = Border.CONSTANT):
         self.size = _size_pair(size, "RandomCrop")
-        self.padding = _padding(padding)
+        self.padding = _padding(padding, "RandomCrop")
         self.pad_if_needed = bool(pad_if_needed)
         if not (isinstance(fill_value, int) or (isinstance(fill_value, Sequence) and len(fill_value) == 3)):
             raise InvalidParamError(f"RandomCrop: fill_value {short_repr(fill_value)} must be an int or an "
@@ -444,6 +484,6 @@ class ToPIL(TensorOperation):
         arr = _image(img, "ToPIL")
         return _pil_image().fromarray(arr[:, :, 0] if arr.ndim == 3 and arr.shape[2] == 1 else arr)
 
-__all__ = ["Decode", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomCropDecodeResize",
+__all__ = ["Decode", "Resize", "CenterCrop", "Pad", "RandomCrop", "RandomResizedCrop", "RandomCropDecodeResize",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Normalize", "HWC2CHW", "ToTensor", "ToPIL",
            "Inter", "Border", "resize_array", "decode_bytes"]
