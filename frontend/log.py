@@ -14,17 +14,34 @@ __all__ = ["debug", "info", "warning", "error", "critical", "exception", "get_le
 _LEVELS = {"0": logging.DEBUG, "1": logging.INFO, "2": logging.WARNING, "3": logging.ERROR, "4": logging.CRITICAL}
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to ``sys.stderr`` as it is when a record is emitted (as ``print`` does), not as it was when
+    the logger was first used: a redirected or captured stderr gets the messages."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+_HANDLER = _StderrHandler()
+_HANDLER.setFormatter(logging.Formatter("[%(levelname)s] ME(%(process)d:%(thread)d,%(processName)s):"
+                                        "%(asctime)s [%(filename)s:%(lineno)d] %(message)s"))
+
+
 def _logger() -> logging.Logger:
+    """The ``mindspore`` logger, with this module's stderr handler attached (again, if something removed
+    it; other handlers, such as a test harness's, may sit beside it) at the level GLOG_v gives."""
     logger = logging.getLogger("mindspore")
-    if not logger.handlers:
+    if _HANDLER not in logger.handlers:
         level = os.environ.get("GLOG_v", "2")
         if level not in _LEVELS:
             raise InvalidParamError(f"GLOG_v={level!r} must be one of 0 (debug), 1 (info), 2 (warning), 3 (error), "
                                     "4 (critical)")
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("[%(levelname)s] ME(%(process)d:%(thread)d,%(processName)s):"
-                                               "%(asctime)s [%(filename)s:%(lineno)d] %(message)s"))
-        logger.addHandler(handler)
+        logger.addHandler(_HANDLER)
         logger.setLevel(_LEVELS[level])
         logger.propagate = False
     return logger

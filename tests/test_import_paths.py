@@ -474,7 +474,7 @@ def test_numpy_functions_on_ops_match_numpy():
 
 def test_log_levels_follow_glog_v(monkeypatch, capsys):
     logger = logging.getLogger("mindspore")
-    handlers = list(logger.handlers)
+    handlers, level = list(logger.handlers), logger.level
     for h in handlers:
         logger.removeHandler(h)
     monkeypatch.setenv("GLOG_v", "3")
@@ -490,6 +490,7 @@ def test_log_levels_follow_glog_v(monkeypatch, capsys):
             logger.removeHandler(h)
         for h in handlers:
             logger.addHandler(h)
+        logger.setLevel(level)
 
 
 # ------------------------------------------------------------------------------- the census script
