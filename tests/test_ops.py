@@ -682,6 +682,17 @@ def test_matmul_epilogue_is_bitwise_the_unfused_pair(dtype):
     check(fused, np.maximum(f64(a) @ f64(b) + f64(bias), 0), dtype)
 
 
+def test_float16_matmul_epilogue_with_a_float32_bias():
+    """O2 mixed precision fuses a float16 product with Cast(float32 bias) + Add: the signature infers
+    (as a graph cache entry re-checks it) and stores float16, numpy's result within tolerance."""
+    a, b, bias = rand((8, 12), "float16"), rand((12, 5), "float16"), rand((5,))
+    program = (("Cast", ("in", 1)), ("Add", ("in", 0), ("t", 0)), ("ReLU", ("t", 1)))
+    s = sig("MatMul", [a, b, bias], epilogue=program)
+    assert infer_outputs(s) == (TensorDesc((8, 5), "float16"),)
+    (out,) = launch(s, [a, b, bias])
+    check(out, np.maximum(f64(a) @ f64(b) + f64(bias.astype("float16")), 0), "float16")
+
+
 def test_batch_matmul_epilogue_broadcasts_its_inputs():
     a, b, e = rand((3, 2, 17, 9)), rand((2, 40, 9)), rand((2, 1, 40))
     program = (("Mul", ("in", 0), ("c", 0.5)), ("Add", ("t", 0), ("in", 1)))

@@ -67,7 +67,8 @@ def infer_matmul(sig: OpSignature) -> tuple[TensorDesc, ...]:
     out = TensorDesc(batch + (m, n), dtype)
     if epilogue is not None:
         extras = sig.inputs[2:]
-        fused = OpSignature("FusedElemwise", (out,) + extras, (("program", epilogue),))
+        # the epilogue stores in the product's dtype (a mixed-precision bias is cast inside it)
+        fused = OpSignature("FusedElemwise", (out,) + extras, (("dst_type", dtype), ("program", epilogue)))
         (result,) = infer_fused(fused)
         if result != out:
             raise fail(sig, f"epilogue makes {result}, but it must keep the product's shape and dtype {out}")
