@@ -357,3 +357,17 @@ def test_strided_padded_convolutions_build_within_the_allowlist():
         kb = build_binary(sig, 0)
         assert set(kb.json["undefinedSymbols"]) <= ALLOWED_UNDEFINED
         verify_binary(kb)
+
+
+def test_float16_stores_of_float64_statistics_build_within_the_allowlist():
+    """Regression: an all-float16 training BatchNorm (amp O3) stored its float64 moving statistics with
+    f2h, whose float64 specialisation linked numba's runtime (NRT_Free, numba_do_raise); so did the
+    float16 dscale/dbias of its gradient."""
+    from ascendemu.kernels.signature import TensorDesc
+    x, c = TensorDesc((4, 8, 3, 3), "float16"), TensorDesc((8,), "float16")
+    for sig in (OpSignature.make("BatchNorm", [x, c, c, c, c], is_training=True, momentum=0.1, epsilon=1e-4),
+                OpSignature.make("BatchNormGrad", [x, x, c, TensorDesc((8,)), TensorDesc((8,))], is_training=True,
+                                 epsilon=1e-4)):
+        kb = build_binary(sig, 0)
+        assert set(kb.json["undefinedSymbols"]) <= ALLOWED_UNDEFINED
+        verify_binary(kb)

@@ -42,9 +42,11 @@ def load(dtype: str, expr: str) -> str:
 
 
 def store(dtype: str, value: str) -> str:
-    """Source expression converting a compute value to the storage type of ``dtype``."""
+    """Source expression converting a compute value to the storage type of ``dtype``. float16 goes
+    through float32 explicitly: a float64 value (statistics accumulate in float64) would otherwise
+    compile a float64 specialisation of ``f2h`` that calls numba's runtime, which no kernel may link."""
     if dtype == "float16":
-        return f"f2h({value})"
+        return f"f2h(f32({value}))"
     if dtype == "float32":
         return f"f32({value})"
     if dtype == "bool":
