@@ -5,13 +5,13 @@ Module layout mirrors MindSpore's names: ``context``, ``ops`` (a package: ``oper
 ``functional``, ``composite``, ``primitive``), ``nn`` (with ``cell``, ``layer``, ``loss``, ``optim``,
 ``wrap``), ``common`` (``dtype``, ``initializer``, ``tensor``, ``parameter``; also ``dtype``),
 ``dataset`` (with ``vision`` and ``transforms``), ``train`` (``serialization``, ``callback``),
-``communication`` (``management``), ``numpy``, ``log``, ``amp``, ``profiler``, ``mindrecord``. A name outside
-the subset raises UnsupportedOpError (``from mindspore import X``: UnsupportedImportError).
+``communication`` (``management``), ``parallel``, ``numpy``, ``log``, ``amp``, ``profiler``, ``mindrecord``. A name
+outside the subset raises UnsupportedOpError (``from mindspore import X``: UnsupportedImportError).
 """
 from typing import Any
 
 from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
-from . import amp, communication, context, dataset, log, mindrecord, nn, numpy, ops, profiler, serialization
+from . import amp, communication, context, dataset, log, mindrecord, nn, numpy, ops, parallel, profiler, serialization
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -25,6 +25,7 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel
                       reset_auto_parallel_context, set_auto_parallel_context, set_context, set_device)
 from .grad import GradOperation, grad, value_and_grad
 from .nn.cell import ParameterTuple
+from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from .serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from .tensor import Parameter, Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
@@ -37,7 +38,8 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "value_and_grad", "GradOperation", "ParameterTuple", "serialization", "train", "save_checkpoint",
            "load_checkpoint", "load_param_into_net", "export", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
-           "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord"]
+           "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord", "parallel",
+           "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
 __all__ += ["int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "float64", "complex64", "complex128",
             "bfloat16", "half", "single", "double", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc",
             "uintp", "cfloat", "cdouble", "dtype_to_nptype", "pytype_to_dtype", "JitConfig"]

@@ -102,7 +102,9 @@ ZOO_PATHS = {
     "mindspore.ops.composite": {"GradOperation": "grad.GradOperation", "HyperMap": "ops.composite.HyperMap",
                                 "MultitypeFuncGraph": "ops.composite.MultitypeFuncGraph"},
     "mindspore.ops.primitive": {"constexpr": "ops.primitive.constexpr", "Primitive": "ops.Primitive"},
+    "mindspore.parallel": {"set_algo_parameters": "parallel.set_algo_parameters"},
     "mindspore.train": {"serialization": "serialization"},
+    "mindspore.train.train_thor": {"ConvertModelUtils": "train.train_thor.ConvertModelUtils"},
     "mindspore.train.callback": {},       # its names come from mindspore.train's callbacks
     "mindspore.train.serialization": {n: f"serialization.{n}" for n in (
         "load_checkpoint", "load_param_into_net", "save_checkpoint")},
@@ -112,10 +114,11 @@ ALIAS_ONLY = {"mindspore.train.serialization"}
 
 # paths and names the zoo imports that stay outside the subset, with the error each gives
 # (path, the first missing module the error names)
-ZOO_UNSUPPORTED_PATHS = [("mindspore.parallel._transformer.transformer", "mindspore.parallel"),
-                         ("mindspore.train.train_thor", "mindspore.train.train_thor"),
+ZOO_UNSUPPORTED_PATHS = [("mindspore.boost", "mindspore.boost"),
+                         ("mindspore.parallel._transformer.transformer", "mindspore.parallel._transformer"),
                          ("mindspore.nn.transformer.loss", "mindspore.nn.transformer")]
 ZOO_UNSUPPORTED_NAMES = [("mindspore", "set_ps_context"), ("mindspore.nn", "GraphCell"),
+                         ("mindspore.parallel", "shard"), ("mindspore.train.train_thor", "ConvertNetUtils"),
                          ("mindspore.ops", "NPUGetFloatStatus"), ("mindspore.ops.operations", "NPUAllocFloatStatus"),
                          ("mindspore.ops.composite", "add_flags_x"), ("mindspore.numpy", "kron"),
                          ("mindspore.communication.management", "create_group"),
@@ -424,6 +427,47 @@ def test_auto_parallel_context_records_a_one_device_job():
         ctx.reset_auto_parallel_context()
 
 
+def test_algo_parameters_are_checked_recorded_and_reset():
+    """mindspore.parallel's strategy-search parameters, with MindSpore 2.10's defaults and error types."""
+    par = ms.parallel
+    try:
+        assert ms.get_algo_parameters("elementwise_op_strategy_follow") is False
+        assert par.get_algo_parameters("tensor_slice_align_size") == 16
+        assert par.get_algo_parameters("algo_approxi_epsilon") == 0.10000000149011612      # held as float32
+        ms.set_algo_parameters(elementwise_op_strategy_follow=True, tensor_slice_align_size=32)
+        assert par.get_algo_parameters("elementwise_op_strategy_follow") is True
+        assert par.get_algo_parameters("tensor_slice_align_size") == 32
+        with pytest.raises(TypeError, match="'fully_use_devices' must be bool, but got int"):
+            par.set_algo_parameters(fully_use_devices=1)
+        with pytest.raises(TypeError, match="'algo_approxi_epsilon' must be float"):
+            par.set_algo_parameters(algo_approxi_epsilon=1)
+        with pytest.raises(ValueError, match=r"tensor_slice_align_size must be in \[1, 1024\], but got 2000"):
+            par.set_algo_parameters(enable_algo_approxi=True, tensor_slice_align_size=2000)
+        assert par.get_algo_parameters("enable_algo_approxi") is False          # a refused call changes nothing
+        with pytest.raises(RuntimeError, match=r"algo_approxi_epsilon must be in \(0, 1\]"):
+            par.set_algo_parameters(algo_approxi_epsilon=0.0)
+        with pytest.raises(ValueError, match="keyword 'foo' is not recognized"):
+            par.get_algo_parameters("foo")
+        with pytest.raises(InvalidParamError, match="keyword 'foo' is not recognized"):
+            par.set_algo_parameters(foo=True)
+        par.reset_algo_parameters()
+        assert par.get_algo_parameters("elementwise_op_strategy_follow") is False
+    finally:
+        par.reset_algo_parameters()
+
+
+def test_convert_to_thor_model_keeps_a_first_order_model():
+    """The zoo's train.py imports ConvertModelUtils always; for a non-THOR optimizer MindSpore returns the
+    model itself, and anything named like THOR's optimizers is refused clearly."""
+    net = nn.Dense(3, 2)
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    model = ms.Model(net, nn.MSELoss(), opt)
+    assert ms.train.ConvertModelUtils.convert_to_thor_model(model, net, optimizer=opt) is model
+    thor = type("ThorAscend", (), {})()
+    with pytest.raises(FeatureNotSupportedError, match="THOR .* not supported"):
+        ms.train.ConvertModelUtils().convert_to_thor_model(model=model, network=net, optimizer=thor)
+
+
 # ------------------------------------------------------------------------------- mindspore.numpy
 
 def test_numpy_creation_matches_numpy_with_mindspores_dtypes():
@@ -507,4 +551,4 @@ def test_census_reads_the_names_a_script_uses_through_its_aliases(alias):
         "mindspore", "mindspore.nn", "mindspore.ops.operations", "mindspore.Tensor", "mindspore.nn.Cell",
         "mindspore.ops.operations.ReLU", "mindspore.ops.square"}
     assert census.resolves("mindspore.ops.operations.ReLU") and census.resolves("mindspore.nn.loss.loss.LossBase")
-    assert not census.resolves("mindspore.ops.operations.NoSuchOp") and not census.resolves("mindspore.train.train_thor")
+    assert not census.resolves("mindspore.ops.operations.NoSuchOp") and not census.resolves("mindspore.boost")

@@ -496,6 +496,9 @@ def test_bad_arguments_get_typed_errors_that_say_what_to_do():
         Model(net, metrics={"acc"})
     with pytest.raises(FeatureNotSupportedError, match="boost_level"):
         Model(net, loss_fn(), opt, boost_level="O1")
+    # as MindSpore's AutoBoost: at boost level O0 the boost config is not used (the zoo's ResNet passes one)
+    assert isinstance(Model(net, loss_fn(), opt, boost_level="O0", boost_config_dict={"grad_freeze": {}}
+                            )._train_network, nn.TrainOneStepCell)
     m = Model(net, loss_fn(), opt)
     with pytest.raises(InvalidParamError, match="has no metrics"):
         m.eval(dataset())

@@ -1,6 +1,6 @@
 """``mindspore.train``: ``Model``, callbacks (``mindspore.train.callback``), metrics
 (``mindspore.train.metrics``), checkpoints (``mindspore.train.serialization``) and loss scale
-managers, ONNX export, under the names MindSpore 2.x gives them. Other names raise UnsupportedOpError.
+managers, ONNX export, ``train_thor.ConvertModelUtils``, under the names MindSpore 2.x gives them. Other names raise UnsupportedOpError.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .. import amp, serialization
 from ..amp import build_train_network
 from ..serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from ..unsupported import unsupported
-from . import callback, loss_scale_manager, metrics
+from . import callback, loss_scale_manager, metrics, train_thor
 from .callback import (BackupAndRestore, Callback, CheckpointConfig, EarlyStopping, History, LambdaCallback,
                        LearningRateScheduler, LossMonitor, ModelCheckpoint, OnRequestExit, ReduceLROnPlateau,
                        RunContext, SummaryCollector, SummaryLandscape, TimeMonitor)
@@ -19,11 +19,13 @@ from .metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Re
                       Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metric_fn, get_metrics, names,
                       rearrange_inputs)
 from .model import Model
+from .train_thor import ConvertModelUtils
 
 # MindSpore's list (``mindspore`` itself star-imports it); the submodules are attributes besides
 __all__ = ["Model", "build_train_network", "save_checkpoint", "load_checkpoint", "load_param_into_net", "export",
-           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", *callback.__all__, *metrics.__all__]
-SUBMODULES = ("amp", "serialization", "callback", "metrics", "loss_scale_manager")
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "ConvertModelUtils",
+           *callback.__all__, *metrics.__all__]
+SUBMODULES = ("amp", "serialization", "callback", "metrics", "loss_scale_manager", "train_thor")
 
 
 def __getattr__(name: str) -> Any:

@@ -38,12 +38,14 @@ __all__ = ["Model"]
 
 AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
+BOOST_LEVELS = ("O1", "O2")       # the levels at which MindSpore's AutoBoost changes the training network
 
 
 class Model:
     """High-level training and inference (see the module docstring). ``amp_level`` is
     ``build_train_network``'s level; ``kwargs``: ``loss_scale_manager``, ``keep_batchnorm_fp32``.
-    ``boost_level`` other than "O0" (MindSpore's boost algorithms) is not supported."""
+    ``boost_level`` "O1"/"O2" (MindSpore's boost algorithms) is not supported; with any other level
+    ``boost_config_dict`` is ignored, as in MindSpore."""
 
     def __init__(self, network: Cell, loss_fn: Cell | None = None, optimizer: Cell | None = None,
                  metrics: dict | set | None = None, eval_network: Cell | None = None,
@@ -55,9 +57,10 @@ class Model:
             if key not in KWARGS:
                 raise InvalidParamError(f"Model: unknown argument {key!r}; kwargs may be {', '.join(KWARGS)}")
         boost_level = kwargs.get("acc_level", boost_level)
-        if boost_level != "O0" or kwargs.get("boost_config_dict"):
+        if boost_level in BOOST_LEVELS:
             raise FeatureNotSupportedError(f"Model: boost_level={boost_level!r} (MindSpore's boost algorithms) is not "
                                            f"supported by the emulator; use boost_level='O0'")
+        boost_level = "O0"        # as MindSpore's AutoBoost: any other level is O0, and boost_config_dict unused
         if amp_level not in AMP_LEVELS:
             raise InvalidParamError(f"Model: amp_level must be one of {AMP_LEVELS}, got {amp_level!r}")
         if optimizer is None and amp_level != "O0":
