@@ -79,5 +79,5 @@ def tracer_value(tracer: Tracer, t: Tensor) -> int:
                                     "created inside one construct cannot be kept and reused in another")
         return sym[1]
     if t.is_parameter:
-        return tracer.state(t, t.name, t.desc, generator=t.is_generator)
+        return tracer.state(t, t.name, t.desc)
     return tracer.constant(t, t._data, None, False, t.desc.dtype)

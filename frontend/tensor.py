@@ -48,7 +48,6 @@ class Tensor:
     """A tensor in host memory, or a symbolic placeholder during GRAPH_MODE capture."""
 
     is_parameter = False
-    is_generator = False      # a random op's generator state (GeneratorState), replayed by gradients
 
     def __init__(self, input_data: Any = None, dtype: Any = None, shape: Any = None, init: Any = None,
                  const_arg: bool = False):
@@ -406,12 +405,10 @@ class GeneratorState(Parameter):
 
     The op's kernel reads it like any input and the op advances ``offset`` by one per call (a graph
     state update), so the state lives in device memory and each step draws new random numbers, the
-    same sequence every run. A gradient's own forward pass reads it as it was when the graph began
+    same sequence every run. A gradient's own forward pass reads it as the first pass did
     (``Tracer.replay``), so the loss and its gradients see one draw. Owned by a primitive, never by a
     Cell: checkpoints do not list it, as MindSpore's do not.
     """
-
-    is_generator = True
 
     def __init__(self, seed0: int, seed1: int, name: str = "generator_state"):
         words = np.array([seed0 & 0xFFFFFFFF, seed1 & 0xFFFFFFFF, 0], np.uint32).view(np.int32)

@@ -57,7 +57,7 @@ class Tracer:
         self._objects: dict[int, tuple[Any, int]] = {}   # id(tensor) -> (tensor kept alive, value id)
         self._literals: dict[tuple, int] = {}
         self._states: dict[int, int] = {}                   # id(parameter) -> its constant's value id
-        self._generators: set[int] = set()                  # id(parameter) of random generator states
+        self._first_reads: dict[int, int] = {}              # id(parameter) -> the value its first read saw
         self._draws = 0                                     # functional random calls traced so far
         self._literal_count = 0
         self._replaying = 0
@@ -102,23 +102,26 @@ class Tracer:
             self._literals[key] = vid
         return vid
 
-    def state(self, obj: Any, name: str, desc: TensorDesc, generator: bool = False) -> int:
-        """The current value of parameter ``obj``: its constant, or what the graph last assigned to it.
-        ``generator``: ``obj`` is a random op's generator state, which :meth:`replay` rewinds."""
+    def state(self, obj: Any, name: str, desc: TensorDesc) -> int:
+        """Read parameter ``obj``: its constant, or what the graph last assigned to it. The first read
+        is remembered for :meth:`replay`."""
+        vid = self._current(obj, name, desc)
+        self._first_reads.setdefault(id(obj), vid)
+        return vid
+
+    def _current(self, obj: Any, name: str, desc: TensorDesc) -> int:
         known = self._objects.get(id(obj))
         if known is not None:
             return known[1]
         vid = self.graph.add_state(name, desc, obj)
         self._objects[id(obj)] = (obj, vid)
         self._states[id(obj)] = vid
-        if generator:
-            self._generators.add(id(obj))
         return vid
 
     def assign(self, obj: Any, name: str, desc: TensorDesc, value: int) -> None:
         """Parameter ``obj`` holds ``value`` from here on: later reads in this graph see it, and the
         parameter's own memory receives it when the graph has run."""
-        self.state(obj, name, desc)
+        self._current(obj, name, desc)
         self.graph.add_update(self._states[id(obj)], value)
         self._objects[id(obj)] = (obj, value)
 
@@ -127,16 +130,19 @@ class Tracer:
         """Trace a forward pass again: a gradient's own forward after ``loss = net(x)``
         (TrainOneStepCell), which must compute what the first pass computed.
 
-        Inside, random generator states read as they were when the graph began and functional random
-        calls are counted from 0 again (:meth:`draw`), so the pass draws the same random numbers (one
-        dropout mask per step, and common-subexpression elimination merges the two passes). After it,
-        every state already assigned before keeps its first new value, so a training step moves
-        BatchNorm's moving statistics and the generators' offsets once, as MindSpore's does.
+        Inside, every parameter read so far reads what its first read saw (BatchNorm's moving
+        statistics, random generator states: as before the first pass assigned them) and functional
+        random calls are counted from 0 again (:meth:`draw`), so the pass computes the same nodes from
+        the same values, draws the same random numbers (one dropout mask per step), and
+        common-subexpression elimination merges the two passes: a network with BatchNorm runs its
+        forward once per step. After it, every state already assigned before keeps its first new
+        value, so a training step moves BatchNorm's moving statistics and the generators' offsets
+        once, as MindSpore's does.
         """
         before = dict(self.graph.updates)
-        rewound = {key: self._objects[key] for key in self._generators}
+        rewound = {key: self._objects[key] for key in self._first_reads}
         for key, (obj, _) in rewound.items():
-            self._objects[key] = (obj, self._states[key])
+            self._objects[key] = (obj, self._first_reads[key])
         draws, self._draws = self._draws, 0
         self._replaying += 1
         try:

@@ -10,6 +10,7 @@ import ascendemu.frontend as ms
 from ascendemu.frontend import nn, ops
 from ascendemu.graph.autodiff import differentiate
 from ascendemu.graph.capture import Tracer
+from ascendemu.graph.plan import compile_graph
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -253,6 +254,33 @@ def test_train_step_updates_parameters_in_device_memory(ex, jit_level):
     np.testing.assert_allclose(net.fc.weight.asnumpy(), W, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(opt.moments[1].asnumpy(), vb, rtol=1e-5, atol=1e-6)
     assert opt.global_step.asnumpy().tolist() == [3]
+
+
+class NormNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn, self.flat, self.fc = nn.BatchNorm2d(3), nn.Flatten(), nn.Dense(12, 2)
+
+    def construct(self, x):
+        return self.fc(self.flat(self.bn(x)))
+
+
+def test_batchnorm_network_runs_its_forward_once_per_step(ex):
+    """TrainOneStepCell traces the forward twice (the loss, then the gradient's own); the second reads
+    BatchNorm's moving statistics as the first did, so CSE leaves one BatchNorm and one BiasAdd kernel,
+    and the step moves the statistics once: moving = 0.9 * moving + 0.1 * batch statistic (unbiased
+    variance), as MindSpore's nn.BatchNorm2d(momentum=0.9) does."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = NormNet()
+    x, y = rand(4, 3, 2, 2), rand(4, 2)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                              nn.Momentum(net.trainable_params(), 0.1, 0.9)).set_train()
+    graph, _ = ms.capture(step, ms.Tensor(x), ms.Tensor(y))
+    kernels = [k.signature.op for k in compile_graph(graph, "O0").kernels]
+    assert kernels.count("BatchNorm") == 1 and kernels.count("BiasAdd") == 1
+    step(ms.Tensor(x), ms.Tensor(y))
+    np.testing.assert_allclose(net.bn.moving_mean.asnumpy(), 0.1 * x.mean((0, 2, 3)), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(net.bn.moving_variance.asnumpy(), 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-5)
 
 
 @pytest.mark.parametrize("mode", ["GRAPH_MODE", "PYNATIVE_MODE"])
