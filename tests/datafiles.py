@@ -38,3 +38,14 @@ def learnable_mnist(directory: Path, train: int = 256, test: int = 64, seed: int
             r, q = divmod(int(c), 5)
             images[i, 4 + 12 * r:8 + 12 * r, 2 + 5 * q:6 + 5 * q] = 255
         write_idx(directory / split, prefix, images, labels)
+
+
+def write_image_folder(directory: Path, images: np.ndarray, labels: np.ndarray, classes: int) -> None:
+    """ImageNet's layout, as ImageFolderDataset reads it: one sub-folder per class (``class_00`` ...,
+    so name order is label order), each image a JPEG file (quality 95) of the uint8 HWC RGB array."""
+    from PIL import Image
+    for c in range(classes):
+        (directory / f"class_{c:02d}").mkdir(parents=True, exist_ok=True)
+    for i, (image, label) in enumerate(zip(images, labels)):
+        Image.fromarray(image.astype(np.uint8), "RGB").save(directory / f"class_{int(label):02d}" / f"{i:05d}.JPEG",
+                                                            quality=95)
