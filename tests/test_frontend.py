@@ -113,6 +113,21 @@ def test_initializers_are_seeded_and_follow_formulas():
         initializer("glorot", (2, 2))
 
 
+def test_set_seed_also_seeds_numpy_and_the_dataset_pipeline():
+    """MindSpore's set_seed calls np.random.seed and dataset.config.set_seed: the zoo's ResNet draws its
+    initial weights from np.random after ms.set_seed(1)."""
+    from ascendemu.frontend.dataset import config as ds_config
+    try:
+        ms.set_seed(1)
+        assert np.random.normal(size=3).tolist() == np.random.RandomState(1).normal(size=3).tolist()
+        assert ds_config.get_seed() == 1 and ms.get_seed() == 1
+        with pytest.raises(InvalidParamError, match="seed"):
+            ms.set_seed(2**32)
+    finally:
+        ms.set_seed(0)
+        ds_config.set_seed(ds_config.DEFAULT_SEED)
+
+
 def conv2d_valid(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """NCHW convolution, stride 1, no padding, group 1, in plain numpy."""
     windows = np.lib.stride_tricks.sliding_window_view(x, w.shape[2:], axis=(2, 3))   # N,C,H',W',kh,kw

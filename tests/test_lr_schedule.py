@@ -158,3 +158,9 @@ def test_get_lr_like_mindspore(ex):
     got = [listed.get_lr() for _ in range(4)]
     assert all(g.shape == () for g in got)
     assert [float(g.asnumpy()) for g in got] == pytest.approx([0.3, 0.2, 0.1, 0.1])
+    # a per-step list (the zoo's lr generators) is a schedule cell owning Parameter learning_rate, so
+    # the checkpoint lists it after the moments, as MindSpore 2.10 wrote for the zoo's ResNet
+    stepped = nn.Momentum(params, Tensor(np.array([0.3, 0.2], np.float32)), 0.9)
+    assert [p.name for p in stepped.get_parameters()] == ["weight", "bias", "global_step", "momentum",
+                                                         "moments.weight", "moments.bias", "learning_rate"]
+    assert [p.name for p in fixed.get_parameters()][2:4] == ["global_step", "learning_rate"]

@@ -30,9 +30,15 @@ _call_sites: dict[tuple, Any] = {}                 # a functional random call si
 
 
 def set_seed(seed: int) -> None:
-    """Restart the initializer random stream, the random ops' seeds and their generators from ``seed``."""
+    """Restart the initializer random stream, the random ops' seeds and their generators from ``seed``;
+    as MindSpore's ``set_seed``, also seed numpy's global random state (``np.random.seed``: the zoo's
+    weight initialisers draw from it) and the dataset pipeline (``dataset.config.set_seed``)."""
+    from ..dataset import config as dataset_config        # the pipeline imports the front end's tensors
+
     global _seed, _rng
-    _seed = check_int(seed, "set_seed: seed", minimum=0)
+    _seed = check_int(seed, "set_seed: seed", minimum=0, maximum=2**32 - 1)
+    np.random.seed(_seed)
+    dataset_config.set_seed(_seed)
     _rng = np.random.default_rng(seed)
     _op_seeds.clear()
     _call_sites.clear()

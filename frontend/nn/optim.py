@@ -44,13 +44,29 @@ def _number(name: str, value: Any, minimum: float = 0.0) -> float:
     return float(value)
 
 
+class _IteratorLearningRate(LearningRateSchedule):
+    """A list of learning rates, one per step, as MindSpore holds it: a schedule cell owning the
+    Parameter ``learning_rate``, so a checkpoint lists it after the optimizer's own state (as
+    MindSpore's does). Past its end the last rate stays."""
+
+    def __init__(self, values: np.ndarray):
+        super().__init__()
+        self.learning_rate = Parameter(values, name="learning_rate", requires_grad=False)
+
+    def construct(self, global_step: Tensor) -> Tensor:
+        step = ops.minimum(global_step, self.learning_rate.shape[0] - 1)
+        return ops.gather(self.learning_rate, step, 0)
+
+
 class Optimizer(Cell):
     """Base of the optimizers: parameters (or parameter groups), learning rate, weight decay, loss scale.
 
     ``parameters``: Parameters, or dicts ``{"params": [...], "weight_decay": wd, "lr": lr}`` plus an
     optional ``{"order_params": [...]}`` fixing the order. ``learning_rate``: a number, a list/array (one
     value per step), a 0-/1-d Tensor, or a LearningRateSchedule cell (then ``self.learning_rate`` is
-    that cell and the checkpoint has no ``learning_rate`` entry, as in MindSpore).
+    that cell and the checkpoint has no ``learning_rate`` entry, as in MindSpore). A list or 1-d
+    Tensor becomes such a cell too (``_IteratorLearningRate``), whose ``learning_rate`` Parameter a
+    checkpoint lists after the optimizer's moments, where MindSpore's does.
     """
 
     def __init__(self, learning_rate: Any, parameters: Any, weight_decay: float = 0.0, loss_scale: float = 1.0):
@@ -100,21 +116,17 @@ class Optimizer(Cell):
             if values.size == 0 or (values < 0).any():
                 raise InvalidParamError("learning_rate: a list of learning rates must be non-empty and >= 0")
             self.dynamic_lr = True
-            return Parameter(values, name="learning_rate", requires_grad=False)
+            return _IteratorLearningRate(values)
         return Parameter(np.float32(_number("learning_rate", float(np.asarray(learning_rate)))),
                          name="learning_rate", requires_grad=False)
 
     def get_lr(self) -> Tensor:
-        """The learning rate of this step: the fixed rate's Parameter; or, for a dynamic rate, its value
-        at ``global_step`` (a list indexed by it, the last value after its end; a schedule called on it),
-        after which global_step += 1 (MindSpore's ``get_lr``)."""
+        """The learning rate of this step: the fixed rate's Parameter; or, for a dynamic rate, its
+        schedule called on ``global_step`` (a list: its value there), after which global_step += 1
+        (MindSpore's ``get_lr``)."""
         if not self.dynamic_lr:
             return self.learning_rate
-        if isinstance(self.learning_rate, LearningRateSchedule):
-            lr = self.learning_rate(self.global_step)
-        else:
-            step = ops.minimum(self.global_step, self.learning_rate.shape[0] - 1)
-            lr = ops.gather(self.learning_rate, step, 0)
+        lr = self.learning_rate(self.global_step)
         ops.assign(self.global_step, self.global_step + 1)
         return ops.reshape(lr, ())
 
