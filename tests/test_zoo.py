@@ -91,9 +91,11 @@ def test_lenet_train_eval_export_run_unchanged(tmp_path, kernel_cache_root):
 
     # MindSpore's names, the same as real MindSpore wrote (it also writes a graph .meta, not emulated)
     ckpts = sorted(p.name for p in (work / "ckpt").iterdir())
-    assert ckpts == [line for line in oracle[oracle.index("# ls ck") + 1:] if line.endswith(".ckpt")]
+    assert ckpts == [line for line in oracle[oracle.index("# ls ck") + 1:-2] if line.endswith(".ckpt")]
     ckpt = f"ckpt/{ckpts[-1]}"
-    params = {k: p.asnumpy().astype(np.float64) for k, p in load_checkpoint(str(work / ckpt)).items()}
+    saved = load_checkpoint(str(work / ckpt))
+    assert list(saved) == oracle[-1].split()           # the network, the loss scale state, the optimizer's
+    params = {k: p.asnumpy().astype(np.float64) for k, p in saved.items()}
 
     out = run_zoo(work, kernel_cache_root, "eval.py", "--data_path", "MNIST_Data", "--ckpt_path", ckpt)
     x, labels = lenet_test_images(work / "MNIST_Data")
