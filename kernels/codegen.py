@@ -7,7 +7,10 @@ reshaped so that the object is a clean, reproducible kernel binary:
   definition becomes internal, unused ones are dropped and the survivors get positional names
   (numba's mangled names carry a per-process counter, which would make the bytes differ run to run);
 - the ``.ascend.meta`` section carries the TLV records given by the caller;
-- code goes to ``.text`` (the large code model would otherwise pick ``.ltext``).
+- code goes to ``.text`` (the large code model would otherwise pick ``.ltext``);
+- every internal function is inlined and the status tests that become constant fold away, so no
+  helper call LLVM's inliner left (a float16 converter in a large kernel) keeps numba's exception
+  runtime referenced.
 
 The large code model makes every reference an absolute 64-bit relocation, so ORC may place the code,
 its constants and the imported CPython symbols anywhere in the address space.
@@ -55,8 +58,18 @@ def _meta_module(meta: bytes, layout: str, triple: str) -> llvm.ModuleRef:
         f'@llvm.used = appending global [1 x ptr] [ptr @{META_SYMBOL}], section "llvm.metadata"\n')
 
 
-def _drop_unused(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+def _inline_and_drop_unused(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    """Inline every internal function (its callers are marked), fold what that makes constant, then
+    drop what nothing references. numba calls its helpers (the float16 converters) with a status
+    code the caller tests, and LLVM's inliner may leave such a call in a large kernel: the test's
+    raise path then references numba's exception runtime, which a loaded kernel cannot call. Once
+    inlined, a helper that never raises returns a constant status and that path folds away."""
     passes = llvm.create_new_module_pass_manager()
+    passes.add_always_inliner_pass()
+    passes.add_instruction_combine_pass()
+    passes.add_simplify_cfg_pass()
+    passes.add_ipsccp_pass()
+    passes.add_simplify_cfg_pass()
     passes.add_global_dead_code_eliminate_pass()
     passes.add_strip_dead_prototype_pass()
     passes.run(module, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
@@ -67,9 +80,11 @@ def _reshape(ir: str, wrapper: str, symbol: str, meta: bytes, tm: llvm.TargetMac
     for value in [*module.functions, *module.global_variables]:
         if not value.is_declaration and value.name != wrapper and not value.name.startswith("llvm."):
             value.linkage = llvm.Linkage.internal
+            if value.is_function:
+                value.add_function_attribute("alwaysinline")
     module.get_function(wrapper).name = symbol
     module.link_in(_meta_module(meta, str(module.data_layout), module.triple))
-    _drop_unused(module, tm)
+    _inline_and_drop_unused(module, tm)
     local = [v for v in [*module.functions, *module.global_variables]
              if not v.is_declaration and v.linkage == llvm.Linkage.internal and v.name != META_SYMBOL]
     for index, value in enumerate(local):

@@ -324,6 +324,20 @@ def test_verify_rejects_a_disallowed_undefined_symbol(square):
         verify_binary(kb)
 
 
+def test_helpers_llvm_left_as_calls_are_inlined_and_their_raise_paths_dropped():
+    """An all-float16 training BatchNorm is large enough that LLVM's inliner keeps a call to the
+    float64 specialisation of the float16 converter; numba tests such a call's status and its raise
+    path needs numba's exception runtime. The codegen inlines it and folds the never-taken path, so
+    the object needs no symbol at all."""
+    from ascendemu.kernels.codegen import compile_object
+    from ascendemu.kernels.library import generate
+
+    sig = OpSignature.make("BatchNorm", [((2, 64, 4, 4), "float16")] + [((64,), "float16")] * 4,
+                           is_training=True, epsilon=1e-5, momentum=0.1)
+    _, undefined = compile_object(generate(sig).pyfunc, "bn16", encode_meta(1))
+    assert undefined == []
+
+
 def test_compile_object_is_deterministic_across_processes(square):
     """Another process, which compiles another kernel first (numba's name counters move), emits the
     same bytes."""

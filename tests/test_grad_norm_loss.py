@@ -145,6 +145,24 @@ def test_batch_norm_1d_training_moving_statistics_by_hand(ex):
     np.testing.assert_allclose(y[:, 1], np.array([-1, -1, -1, 3]) / np.sqrt(3), rtol=1e-3)
 
 
+def test_batch_norm_training_all_float16_matches_numpy(ex):
+    """Every input float16 (amp O2 with keep_batchnorm_fp32=False, as the zoo's VGG16 trains): the
+    kernel stores float64 moving statistics into float16 parameters. It builds (LLVM leaves a float16
+    converter call in this kernel, which the codegen inlines, see tests/test_binary.py) and matches
+    numpy to float16 rounding."""
+    x = normal((2, 64, 4, 4), "float16", scale=2.0, shift=0.5)
+    scale, bias, mean = normal(64, "float16"), normal(64, "float16"), normal(64, "float16")
+    var = RNG.uniform(0.5, 2.0, 64).astype(np.float16)
+    y, new_mean, new_var, saved_mean, _ = run(ex, "BatchNorm", [x, scale, bias, mean, var],
+                                              is_training=True, epsilon=1e-5, momentum=0.1)
+    assert y.dtype == new_mean.dtype == new_var.dtype == np.float16 and saved_mean.dtype == np.float32
+    axes, n = channel_axes(x), x.size // 64
+    mu, biased = f64(x).mean(axes), f64(x).var(axes)
+    np.testing.assert_allclose(y, bn_train_ref(x, scale, bias, mean, var), rtol=2e-3, atol=4e-3)
+    np.testing.assert_allclose(new_mean, 0.9 * f64(mean) + 0.1 * mu, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(new_var, 0.9 * f64(var) + 0.1 * biased * n / (n - 1), rtol=1e-3)
+
+
 def test_batch_norm_grad_kernel_matches_numpy_over_several_blocks(ex):
     x, dy = normal((8, 4, 64, 64), shift=1.0), normal((8, 4, 64, 64))
     scale = normal(4)
