@@ -5,6 +5,7 @@ jit_level O2 for graphs (the seed: "The default Atlas training product is O2, th
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
@@ -13,7 +14,8 @@ from ascendemu.graph.plan import JIT_LEVELS
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 DEFAULT_JIT_LEVEL = "O2"
-DEVICE_TARGETS = ("Ascend",)
+# What an Ascend install of MindSpore accepts: its own device and the host CPU backend.
+DEVICE_TARGETS = ("Ascend", "CPU")
 
 # Keys accepted for compatibility and stored, but not acted on by the emulator.
 PASSIVE_KEYS = ("save_graphs", "save_graphs_path", "max_call_depth", "enable_graph_kernel",
@@ -33,9 +35,16 @@ def _check_mode(mode: Any) -> int:
 
 
 def _check_target(target: Any) -> str:
+    """MindSpore's rule for a process: a target its package does not support is an error. The
+    emulator has no CPU backend of its own, so work a script sends to "CPU" (zoo helpers that set it
+    at import time, CPU configs) runs on the emulated Ascend device, as the warning says."""
     if target not in DEVICE_TARGETS:
-        raise InvalidParamError(f"device_target {target!r} is not available: the emulator provides "
-                                f"{DEVICE_TARGETS} only")
+        raise InvalidParamError(f"Unsupported device target {target}. This process only supports one of the "
+                                f"{list(DEVICE_TARGETS)} (the emulated Ascend package); use "
+                                f"device_target='Ascend'")
+    if target == "CPU":
+        warnings.warn("device_target 'CPU': ascendemu has no CPU backend; the ops run on the emulated "
+                      "Ascend device", stacklevel=3)
     return target
 
 

@@ -189,8 +189,13 @@ def test_context_set_and_get():
     ms.set_context(device_id=0)
     with pytest.raises(InvalidParamError, match="jit_level"):
         ms.set_context(jit_config={"jit_level": "O3"})
-    with pytest.raises(InvalidParamError, match="Ascend"):
+    with pytest.raises(InvalidParamError, match=r"Unsupported device target GPU\. This process only supports "
+                                                r"one of the \['Ascend', 'CPU'\]"):
         ms.set_context(device_target="GPU")
+    with pytest.warns(UserWarning, match="no CPU backend") as caught:    # an Ascend install accepts CPU
+        ms.set_context(device_target="CPU")
+    assert caught[0].filename == __file__ and ms.get_context("device_target") == "CPU"
+    ms.set_context(device_target="Ascend")
     with pytest.raises(InvalidParamError, match="unknown key"):
         ms.set_context(mode=ms.PYNATIVE_MODE, no_such_key=1)
     assert ms.get_context("mode") == ms.GRAPH_MODE       # a rejected call changes nothing
