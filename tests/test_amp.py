@@ -75,6 +75,22 @@ def test_to_float_casts_inputs_and_parameters_at_use():
         dense.to_float(ms.int32)
 
 
+def test_add_flags_fp16_is_mixed_precision_of_that_cell():
+    """MindSpore's Cell flags: ``add_flags_recursive(fp16=True)`` (the zoo's VGG16 eval) puts the same
+    casts in the graph as ``to_float(float16)``; ``add_flags`` on one cell changes only that cell's
+    construct; flags become attributes and ``get_flags`` entries, also from ``Cell(flags=...)``."""
+    flagged = nn.Dense(4, 3).add_flags_recursive(fp16=True)
+    assert flagged.fp16 is True and flagged.get_flags() == {"fp16": True}
+    assert compute_dtypes(flagged, Tensor(X)) == compute_dtypes(nn.Dense(4, 3).to_float(ms.float16), Tensor(X))
+    net = mlp()
+    net.fc2.add_flags(fp16=True)
+    ops_ = [(s, op) for s, op, _ in compute_dtypes(net, Tensor(X))]
+    assert ("fc2-Dense", "Cast->float16") in ops_ and not any(s.startswith("fc1") and "Cast" in op for s, op in ops_)
+    assert nn.Cell(flags={"sink_mode": True}).sink_mode is True
+    with pytest.raises(InvalidParamError, match="bf16 mixed precision is not supported"):
+        nn.Dense(4, 3).add_flags(bf16=True)
+
+
 def test_amp_levels_put_casts_where_mindspore_does():
     f16 = ("float16",)
     o1 = compute_dtypes(amp.auto_mixed_precision(mlp(), "O1"), Tensor(X))

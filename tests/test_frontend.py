@@ -83,6 +83,9 @@ def test_parameter_and_cell_registration():
     assert [p.name for p in net.trainable_params()] == ["inner.w", "fc.weight", "fc.bias", "bn.gamma", "bn.beta"]
     assert repr(net.fc.weight) == "Parameter (name=fc.weight, shape=(3, 2), dtype=Float32, requires_grad=True)"
     assert [name for name, _ in net.cells_and_names()] == ["", "inner", "fc", "bn"]
+    # Parameters are initialised when made: MindSpore's {original: initialised} maps each to itself
+    replaced = net.init_parameters_data()
+    assert list(replaced) == list(net.get_parameters()) and all(k is v for k, v in replaced.items())
 
     class Broken(nn.Cell):
         def __init__(self):
@@ -150,6 +153,14 @@ def test_layers_take_a_tensor_and_every_initializer_mindspore_accepts(backend):
     out = conv(Tensor(img)).asnumpy()
     assert out.shape == (1, 2, 4, 3)
     np.testing.assert_allclose(out, conv2d_valid(img, cw, cb), rtol=1e-5, atol=1e-5)
+
+    # MindSpore's public attributes, which zoo init code reads (bias None without a bias)
+    plain = nn.Conv2d(8, 8, (3, 1), stride=2, pad_mode="pad", padding=1, group=4)
+    assert (plain.kernel_size, plain.stride, plain.dilation, plain.padding, plain.group) == ((3, 1), (2, 2),
+                                                                                             (1, 1), 1, 4)
+    assert plain.pad_mode == "pad" and plain.data_format == "NCHW" and plain.bias is None
+    assert nn.Dense(3, 4, has_bias=False).bias is None and nn.Conv1d(2, 2, 3).bias is None
+    assert nn.Conv2dTranspose(2, 2, 3).bias is None and not list(nn.Conv2dTranspose(2, 2, 3).get_parameters())[1:]
 
     # a numpy array; numbers, 0 included (a constant, not "use the default"); a one-element Tensor
     np.testing.assert_array_equal(nn.Dense(3, 4, weight_init=w.astype(np.float64)).weight.asnumpy(), w)

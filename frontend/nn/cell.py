@@ -59,6 +59,8 @@ class Cell:
         object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "training", False)
         object.__setattr__(self, "_jit_config_dict", {})
+        if flags:
+            self.add_flags(**flags)
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -127,6 +129,11 @@ class Cell:
     def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
         return [p for p in self.get_parameters(recurse) if not p.requires_grad]
 
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict[Parameter, Parameter]:
+        """MindSpore initialises lazily created Parameters here and returns {original: initialised}.
+        The emulator's Parameters hold their data from creation, so each one maps to itself."""
+        return {p: p.init_data() for p in self.get_parameters()}
+
     def cells_and_names(self, cells: set | None = None, name_prefix: str = "") -> Iterator[tuple[str, "Cell"]]:
         seen = cells if cells is not None else set()
         if id(self) in seen:
@@ -149,14 +156,37 @@ class Cell:
     def to_float(self, dst_type: mstype.Type) -> "Cell":
         """Run this cell and all its sub-cells in ``dst_type`` (float16 or float32): float inputs and
         the float Parameters its ops read are cast to it where they are used; Parameters keep their
-        own dtype (float32 master weights receive float32 gradients through the Cast)."""
+        own dtype (float32 master weights receive float32 gradients through the Cast). As in
+        MindSpore, this is ``add_flags_recursive(fp16=..., fp32=...)``."""
         if dst_type not in (mstype.float16, mstype.float32):
             raise InvalidParamError(f"{type(self).__name__}.to_float: dst_type must be mstype.float16 or "
                                     f"mstype.float32, got {dst_type!r}")
-        scope = ops.AmpScope(dtype=dst_type.name)
-        for _, cell in self.cells_and_names():
-            object.__setattr__(cell, "_amp", scope)
+        return self.add_flags_recursive(fp16=dst_type == mstype.float16, fp32=dst_type == mstype.float32)
+
+    def add_flags(self, **flags: Any) -> "Cell":
+        """MindSpore's ``add_flags``: each flag becomes an attribute of the cell and an entry of
+        :meth:`get_flags`; a true ``fp16``/``fp32`` flag is this cell's mixed precision (its own
+        construct, as ``to_float`` sets it for a whole tree)."""
+        if flags.get("bf16"):
+            raise InvalidParamError(f"{type(self).__name__}.add_flags: bf16 mixed precision is not supported "
+                                    f"(the emulator has no bfloat16); use fp16=True or fp32=True")
+        self.get_flags().update(flags)
+        for name, value in flags.items():
+            object.__setattr__(self, name, value)
+        for flag, dtype in (("fp16", "float16"), ("fp32", "float32")):
+            if flags.get(flag):
+                object.__setattr__(self, "_amp", ops.AmpScope(dtype=dtype))
         return self
+
+    def add_flags_recursive(self, **flags: Any) -> "Cell":
+        """:meth:`add_flags` on this cell and every sub-cell."""
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self) -> dict:
+        """The flags given to :meth:`add_flags` (and ``Cell(flags=...)``), by name."""
+        return self.__dict__.setdefault("_func_graph_flags", {})
 
     def set_train(self, mode: bool = True) -> "Cell":
         for _, cell in self.cells_and_names():

@@ -59,6 +59,8 @@ class Dense(Cell):
             self.bias = Parameter(_init_param("Dense", "bias_init", bias_init, Uniform(bound),
                                               (self.out_channels,), dtype), name="bias")
             self.bias_add = ops.BiasAdd()
+        else:
+            self.bias = None                # as MindSpore's: zoo init loops test `cell.bias is not None`
         self.matmul = ops.MatMul(transpose_b=True)
         self.activation = get_activation(activation)
 
@@ -97,8 +99,14 @@ class Conv2d(Cell):
             self.bias = Parameter(_init_param("Conv2d", "bias_init", bias_init, Uniform(bound),
                                               (out_channels,), dtype), name="bias")
             self.bias_add = ops.BiasAdd()
+        else:
+            self.bias = None
         self.conv2d = ops.Conv2D(out_channels, (kh, kw), pad_mode=pad_mode, pad=padding, stride=stride,
                                  dilation=dilation, group=group, data_format=data_format)
+        # MindSpore's public attributes (zoo init code reads kernel_size, group...): pairs as tuples
+        a = self.conv2d.conv_attrs
+        self.kernel_size, self.stride, self.dilation = (kh, kw), a["stride"], a["dilation"]
+        self.pad_mode, self.padding, self.group, self.data_format = pad_mode, padding, group, data_format
 
     def construct(self, x: Tensor) -> Tensor:
         out = self.conv2d(x, self.weight)
@@ -171,6 +179,8 @@ class Conv2dTranspose(Cell):
             self.bias = Parameter(_init_param(name, "bias_init", bias_init, Uniform(bound), (self.out_channels,),
                                               dtype), name="bias")
             self.bias_add = ops.BiasAdd()
+        else:
+            self.bias = None
         # Conv2DTranspose's out_channel is the out_channel of the Conv2D it transposes
         self.conv2d_transpose = ops.Conv2DTranspose(self.in_channels, self.kernel_size, pad_mode=pad_mode,
                                                     pad=self.padding, stride=self.stride, dilation=self.dilation,
@@ -233,6 +243,8 @@ class Conv1d(Cell):
             self.bias = Parameter(_init_param(name, "bias_init", bias_init, Uniform(bound), (out_channels,),
                                               dtype), name="bias")
             self.bias_add = ops.BiasAdd()
+        else:
+            self.bias = None
         self.conv2d = ops.Conv2D(out_channels, (1, kernel_size), pad_mode=pad_mode, pad=(0, 0, padding, padding),
                                  stride=(1, stride), dilation=(1, dilation), group=group)
 
