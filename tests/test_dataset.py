@@ -15,12 +15,12 @@ import io
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from PIL import Image
+from PIL import Image, ImageEnhance
 
 import ascendemu.frontend.dataset as ds
 import ascendemu.frontend.dataset.transforms as T
 import ascendemu.frontend.dataset.vision as V
-from ascendemu.errors import InvalidFileError, InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidFileError, InvalidParamError
 from ascendemu.frontend import Tensor
 from ascendemu.frontend.common import dtype as mstype
 from datafiles import write_cifar, write_idx
@@ -444,6 +444,62 @@ def test_random_crops_are_windows_of_the_padded_image():
     with pytest.raises(InvalidParamError, match="smaller than the crop"):
         V.RandomCrop(40)(img)
     assert V.RandomCrop(40, pad_if_needed=True)(img).shape == (40, 40, 3)
+
+
+COLOURS = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255], [10, 200, 90], [123, 45, 67], [250, 250, 3]]],
+                   np.uint8)
+
+
+def test_random_color_adjust_matches_mindspore_2_10():
+    """Fixed factors against MindSpore 2.10's own outputs (recorded): OpenCV's float32 scaling, grey
+    (15-bit coefficients) and fused multiply-add blend. The contrast row has exact ties (the grey mean
+    is 129, 0.7 * 129 + 0.3 * 24 = 97.5): a plain float32 sum would round 97.49999 down to 97."""
+    greys = np.array([4, 14, 24, 200, 250, 255, 255, 30], np.uint8)
+    img = np.repeat(greys[None, :, None], 3, -1)
+    assert V.RandomColorAdjust(contrast=(0.3, 0.3))(img)[0, :, 0].tolist() == [92, 94, 98, 150, 165, 167, 167, 99]
+    assert V.RandomColorAdjust(saturation=(1.8, 1.8))(COLOURS).tolist() == [
+        [[255, 0, 0], [0, 255, 0], [0, 0, 255], [0, 255, 57], [165, 24, 64], [255, 255, 0]]]
+    assert V.RandomColorAdjust(saturation=(0.0, 0.0))(COLOURS)[0, :, 0].tolist() == [76, 150, 29, 131, 71, 222]
+    assert V.RandomColorAdjust(brightness=(1.37, 1.37))(COLOURS).tolist() == [
+        [[255, 0, 0], [0, 255, 0], [0, 0, 255], [14, 255, 123], [169, 62, 92], [255, 255, 4]]]
+    floats = V.RandomColorAdjust(contrast=(1.6, 1.6))((COLOURS / 255).astype(np.float32))
+    assert floats.dtype == np.float32
+    np.testing.assert_allclose(floats[0, 3], [-0.2032635360956192, 0.9888933300971985, 0.29869726300239563],
+                               atol=2e-7)
+
+
+def test_random_color_adjust_draws_factors_in_their_ranges_in_a_random_order():
+    """A number b means [max(0, 1 - b), 1 + b]; each row draws its own factor (brightness on a flat grey
+    image is a plain scale, so the factor can be read back); identity ranges leave the image as it is;
+    PIL images take Pillow's path and stay PIL images; bad ranges and hue on numpy images are typed errors."""
+    flat = np.full((2, 2, 3), 100, np.uint8)
+    op = V.RandomColorAdjust(brightness=0.4)
+    assert op.brightness == (0.6, 1.4) and op.hue == (0.0, 0.0)
+    seen = {int(op(flat)[0, 0, 0]) for _ in range(40)}
+    assert min(seen) >= 60 and max(seen) <= 140 and len(seen) > 10
+    assert V.RandomColorAdjust()(COLOURS) is COLOURS
+    # PIL: all four adjustments in a random order; with factor 1 contrast and colour are exact, hue 0 is
+    # Pillow's HSV round trip, so the result is one of two Pillow computations
+    pil = V.RandomColorAdjust(brightness=(0.5, 0.5))(Image.fromarray(COLOURS))
+    assert isinstance(pil, Image.Image)
+
+    def hsv_round_trip(image):
+        return image.convert("HSV").convert("RGB")
+
+    darker = ImageEnhance.Brightness(Image.fromarray(COLOURS)).enhance(0.5)
+    candidates = [hsv_round_trip(darker), ImageEnhance.Brightness(hsv_round_trip(Image.fromarray(COLOURS))).enhance(0.5)]
+    assert any(np.array_equal(np.asarray(pil), np.asarray(c)) for c in candidates)
+    assert V.RandomColorAdjust(hue=0.25).hue == (-0.25, 0.25)
+    with pytest.raises(InvalidParamError, match="within \\[-0.5, 0.5\\]"):
+        V.RandomColorAdjust(hue=0.6)
+    with pytest.raises(InvalidParamError, match="cannot be negative"):
+        V.RandomColorAdjust(contrast=-1)
+    with pytest.raises(InvalidParamError, match="\\(min, max\\) format"):
+        V.RandomColorAdjust(saturation=(2, 1))
+    with pytest.raises(InvalidParamError, match="<H, W, 3> uint8 or float32"):
+        V.RandomColorAdjust(brightness=0.1)(np.zeros((4, 4), np.uint8))
+    with pytest.raises(FeatureNotSupportedError, match="hue range other than \\(0, 0\\) is supported on PIL"):
+        V.RandomColorAdjust(hue=(0.1, 0.1))(COLOURS)
 
 
 def test_decode_gives_rgb_pixels_of_the_png():

@@ -5,8 +5,8 @@ makes; the geometric transforms accept PIL images and return them."""
 from collections.abc import Sequence
 
 from . import transforms as _t
-from .transforms import (HWC2CHW, CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
-                         RandomVerticalFlip, Resize, ToPIL, ToTensor)
+from .transforms import (HWC2CHW, CenterCrop, Pad, RandomColorAdjust, RandomCrop, RandomHorizontalFlip,
+                         RandomResizedCrop, RandomVerticalFlip, Resize, ToPIL, ToTensor)
 from .utils import Border, Inter
 
 
@@ -25,4 +25,4 @@ class Normalize(_t.Normalize):
 
 
 __all__ = ["Decode", "Normalize", "ToTensor", "ToPIL", "Resize", "CenterCrop", "Pad", "RandomCrop", "RandomResizedCrop",
-           "RandomHorizontalFlip", "RandomVerticalFlip", "HWC2CHW", "Inter", "Border"]
+           "RandomHorizontalFlip", "RandomVerticalFlip", "RandomColorAdjust", "HWC2CHW", "Inter", "Border"]

@@ -21,6 +21,7 @@ import numpy as np
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int, short_repr
 
 from ..transforms.transforms import TensorOperation, as_array, one_input, to_np_dtype
+from . import color
 from .utils import Border, Inter
 
 INT32_MAX = 2**31 - 1
@@ -407,6 +408,95 @@ class RandomVerticalFlip(RandomHorizontalFlip):
     axis = 0
 
 
+def _factor_range(value: Any, who: str, center: float, bound: tuple[float, float]) -> tuple[float, float]:
+    """A factor range: a number v gives [center - v, center + v] (clamped at 0 for the non-negative
+    factors), a sequence is [min, max] itself; both must lie within ``bound``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value < 0:
+            raise InvalidParamError(f"{who} {short_repr(value)} cannot be negative")
+        lo, hi = center - value, center + value
+        lo = max(lo, 0.0) if bound[0] == 0 else lo
+    elif (isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2
+          and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        lo, hi = value
+        if lo > hi:
+            raise InvalidParamError(f"{who} {short_repr(value)} must be in (min, max) format")
+    else:
+        raise InvalidParamError(f"{who} {short_repr(value)} must be a number or a (min, max) pair")
+    if not bound[0] <= lo <= hi <= bound[1]:
+        raise InvalidParamError(f"{who} range [{lo}, {hi}] must lie within [{bound[0]}, {bound[1]}]")
+    return float(lo), float(hi)
+
+
+class RandomColorAdjust(TensorOperation):
+    """Brightness, contrast, saturation and hue, each by a factor drawn uniformly from its range, in a
+    random order; an adjustment whose range is the identity ((1, 1), hue (0, 0)) is skipped and draws
+    nothing (MindSpore's RandomColorAdjustOp). On an <H, W, 3> uint8 or float32 image with OpenCV's
+    arithmetic (``vision/color.py``): brightness ``x * f``; contrast a blend with the image's mean grey
+    value; saturation a blend with each pixel's grey. A PIL image takes MindSpore's Python path:
+    Pillow's ImageEnhance and a shift of H by ``uint8(f * 255)``, all four applied in a random order."""
+
+    random = True
+    _NAMES = ("brightness", "contrast", "saturation", "hue")
+
+    def __init__(self, brightness: Any = (1, 1), contrast: Any = (1, 1), saturation: Any = (1, 1),
+                 hue: Any = (0, 0)):
+        unbounded = (0.0, float(np.finfo(np.float32).max))
+        self.brightness = _factor_range(brightness, "RandomColorAdjust: brightness", 1.0, unbounded)
+        self.contrast = _factor_range(contrast, "RandomColorAdjust: contrast", 1.0, unbounded)
+        self.saturation = _factor_range(saturation, "RandomColorAdjust: saturation", 1.0, unbounded)
+        self.hue = _factor_range(hue, "RandomColorAdjust: hue", 0.0, (-0.5, 0.5))
+
+    def _ranges(self) -> tuple[tuple[float, float], ...]:
+        return self.brightness, self.contrast, self.saturation, self.hue
+
+    def _apply(self, args: tuple, rng: np.random.Generator) -> Any:
+        original = one_input(self, args)
+        if _is_pil(original):
+            return self._apply_pil(original, rng)
+        img = _image(original, "RandomColorAdjust")
+        if img.ndim != 3 or img.shape[2] != 3 or img.dtype not in (np.uint8, np.float32):
+            raise InvalidParamError(f"RandomColorAdjust: the image must be <H, W, 3> uint8 or float32 (RGB), got "
+                                    f"{img.dtype} of shape {img.shape}")
+        identity = (1.0, 1.0, 1.0, 0.0)
+        for k in rng.permutation(4):
+            lo, hi = self._ranges()[k]
+            if lo == hi == identity[k]:
+                continue
+            f = float(np.float32(rng.uniform(lo, hi)))
+            img = self._adjust(int(k), img, f)
+        return img
+
+    @staticmethod
+    def _adjust(k: int, img: np.ndarray, f: float) -> np.ndarray:
+        if k == 0:
+            return color.scale(img, f)
+        if k == 1:
+            mean = color.rgb_to_gray(img).mean()
+            grey = np.full_like(img, np.rint(mean) if img.dtype == np.uint8 else mean)
+            return color.blend(grey, 1.0 - f, img, f)
+        if k == 2:
+            grey = np.repeat(color.rgb_to_gray(img)[..., None], 3, -1)
+            return color.blend(grey, 1.0 - f, img, f)
+        raise FeatureNotSupportedError("RandomColorAdjust: a hue range other than (0, 0) is supported on PIL images "
+                                       "only (vision.ToPIL() first); on numpy images MindSpore shifts H through "
+                                       "OpenCV's 8-bit HSV conversions, which the emulator does not reproduce")
+
+    def _apply_pil(self, img: Any, rng: np.random.Generator) -> Any:
+        from PIL import ImageEnhance
+
+        factors = [rng.uniform(lo, hi) for lo, hi in self._ranges()]
+        enhancers = (ImageEnhance.Brightness, ImageEnhance.Contrast, ImageEnhance.Color)
+        for k in rng.permutation(4):
+            if k < 3:
+                img = enhancers[k](img).enhance(factors[k])
+            elif img.mode not in ("L", "1", "I", "F"):
+                h, s, v = img.convert("HSV").split()
+                shifted = np.asarray(h, np.uint8) + np.uint8(int(factors[3] * 255) % 256)
+                img = _pil_image().merge("HSV", (_pil_image().fromarray(shifted, "L"), s, v)).convert(img.mode)
+        return img
+
+
 class Rescale(TensorOperation):
     """``x * rescale + shift`` as float32."""
 
@@ -485,5 +575,6 @@ class ToPIL(TensorOperation):
         return _pil_image().fromarray(arr[:, :, 0] if arr.ndim == 3 and arr.shape[2] == 1 else arr)
 
 __all__ = ["Decode", "Resize", "CenterCrop", "Pad", "RandomCrop", "RandomResizedCrop", "RandomCropDecodeResize",
-           "RandomHorizontalFlip", "RandomVerticalFlip", "Rescale", "Normalize", "HWC2CHW", "ToTensor", "ToPIL",
+           "RandomHorizontalFlip", "RandomVerticalFlip", "RandomColorAdjust", "Rescale", "Normalize", "HWC2CHW",
+           "ToTensor", "ToPIL",
            "Inter", "Border", "resize_array", "decode_bytes"]
