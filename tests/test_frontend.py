@@ -102,6 +102,13 @@ def test_initializers_are_seeded_and_follow_formulas():
     b = initializer("normal", (4, 5)).asnumpy()
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, initializer("normal", (4, 5)).asnumpy())
+    # as MindSpore's set_seed: numpy's global state (zoo init code draws np.random.normal) and the
+    # dataset pipeline's seed follow it
+    ms.set_seed(7)
+    drawn = np.random.normal(0, 1, 3)
+    np.random.seed(7)
+    np.testing.assert_array_equal(drawn, np.random.normal(0, 1, 3))
+    assert ms.dataset.config.get_seed() == 7
     assert initializer("zeros", 3).asnumpy().tolist() == [0, 0, 0]
     assert initializer("ones", (2,), ms.float16).asnumpy().dtype == np.float16
     xu = initializer(XavierUniform(), (300, 200)).asnumpy()
