@@ -1,8 +1,10 @@
 """Shared fixtures: a fresh emulated node per test, and a tiny hand-written kernel under the ABI."""
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -11,7 +13,12 @@ import pytest
 
 # The kernel cache's per-user MAC key: the suite (and the processes it starts) uses a key of its own,
 # never the real ~/.config/ascendemu/cache.key.
-os.environ.setdefault("ASCENDEMU_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="ascendemu_key_")) / "cache.key"))
+# The process that makes the key's directory (pytest's controller; xdist workers inherit the variable)
+# removes it when it exits.
+if "ASCENDEMU_CACHE_KEY_FILE" not in os.environ:
+    _key_dir = tempfile.mkdtemp(prefix="ascendemu_key_")
+    atexit.register(shutil.rmtree, _key_dir, True)
+    os.environ["ASCENDEMU_CACHE_KEY_FILE"] = str(Path(_key_dir) / "cache.key")
 
 from ascendemu.hal.runtime import get_runtime
 
