@@ -8,6 +8,7 @@ loaded. The warm path (every kernel found) reads, verifies and links objects and
 """
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import warnings
@@ -83,11 +84,12 @@ class KernelCache:
         return self.get_many([sig], progress=False)[0]
 
     def get_many(self, sigs: Iterable[OpSignature | KernelPlan], jobs: int | None = None,
-                 progress: bool = True) -> list[KernelFunction]:
+                 progress: bool = True, build: bool = True) -> list[KernelFunction | None]:
         """Kernels for ``sigs`` in order; misses compile in up to ``jobs`` processes (default: all cores).
 
         Pass KernelPlans when the outputs are already known (the graph executor does), so shapes are
-        not inferred again."""
+        not inferred again. ``build=False`` only looks: a kernel that is not in the cache (or whose entry
+        is bad) comes back as None and nothing is built or quarantined (a replay prices it instead)."""
         kernels = []
         for sig in sigs:
             if isinstance(sig, OpSignature):
@@ -114,6 +116,8 @@ class KernelCache:
                     except CorruptKernelError as exc:      # settled (quarantined) under the lock
                         distrust = exc.message
                 misses.append(Request(kernel, distrust))
+            if not build:
+                return [self._kernels.get(k.sig) for k in kernels]
             for req, outcome in settle(self.directory, misses, self.device_id, self.soc, self.key, jobs,
                                        progress):
                 self._record(outcome)
@@ -144,7 +148,8 @@ class KernelCache:
     def _link(self, kernel: KernelPlan, binary: KernelBinary) -> None:
         """Link a binary that verified against ``kernel``; its launch facts come from the kernel's plan."""
         entry, keepalive = link(binary)
+        identity = functools.partial(kernel.identity, kernel_meta=binary.bin_file_name, json=binary.json)
         self._kernels[kernel.sig] = KernelFunction(name=binary.bin_file_name, entry=entry,
                                                    block_dim=kernel.block_dim, args=kernel.args,
-                                                   cost=kernel.cost, keepalive=keepalive)
+                                                   cost=kernel.cost, keepalive=keepalive, identity=identity)
         self.stats.loaded += 1

@@ -19,10 +19,12 @@ import runpy
 import sys
 import time
 import traceback
+from pathlib import Path
 from types import ModuleType, TracebackType
 
 from ascendemu.errors import AclError
 from ascendemu.graph.plan import JIT_LEVELS
+from ascendemu.replay.compare import DEFAULT_TOLERANCE, load_baseline, regressions, save_baseline
 
 ALIAS = "mindspore"
 DRY_RUN_ENV = "MS_SIMULATION_LEVEL"
@@ -72,7 +74,9 @@ def install_mindspore_alias() -> None:
         sys.meta_path.insert(0, MindSporeFinder())
 
 
-_VALUE_OPTIONS = ("--jit-level", "--trace", "--exec-order", "--device")   # the options below that take a value
+# the options below that take a value
+_VALUE_OPTIONS = ("--jit-level", "--trace", "--exec-order", "--device", "--record", "--save-baseline", "--check",
+                  "--tolerance")
 
 
 def _module_flag(argv: list[str]) -> int | None:
@@ -91,6 +95,7 @@ USAGE_EXIT = 2             # like python and argparse: a bad command line
 ERROR_EXIT = 1             # like python: the script raised
 DEVICE_ERROR_EXIT = 2      # an AclError (ascendemu's, e.g. an unsupported op or a bad setting)
 INTERRUPT_EXIT = 130       # like a shell reports a program stopped by Ctrl-C
+REGRESSION_EXIT = 3        # --check: a gated figure grew past the tolerance (the script itself succeeded)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -108,6 +113,19 @@ def _parser() -> argparse.ArgumentParser:
                         help="DryRun: compile graphs and simulate memory and time without building or running "
                              f"kernels (also on when {DRY_RUN_ENV} is set, as in MindSpore)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    parser.add_argument("--record", metavar="TRACE",
+                        help="record every runtime call of the run into TRACE (.aetrace, docs/TRACE_FORMAT.md) "
+                             "for `ascendemu replay`")
+    parser.add_argument("--record-data", action="store_true",
+                        help="with --record: also keep the bytes copied host to device and digests of the "
+                             "bytes copied back, so `ascendemu replay --compute` recomputes and checks them")
+    parser.add_argument("--save-baseline", metavar="JSON",
+                        help="write the run's simulated figures (step times, peak memory) here for --check")
+    parser.add_argument("--check", metavar="JSON",
+                        help=f"compare the run's figures with this baseline; exit {REGRESSION_EXIT} naming each "
+                             "simulated step time or peak memory that grew past the tolerance")
+    parser.add_argument("--tolerance", type=parse_tolerance, default=DEFAULT_TOLERANCE, metavar="PCT",
+                        help=f"--check's tolerance, e.g. 5%% or 0.05 (default {DEFAULT_TOLERANCE * 100:g}%%)")
     parser.add_argument("script", nargs="?", help="the script; or -m MODULE [args] to run a module like "
                                                    "python -m (e.g. -m pytest test_square.py)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -144,11 +162,19 @@ def main(argv: list[str]) -> int:
         return _usage_error(parser, f"can't open file {opts.script!r}: {why}")
     else:
         what = opts.script
+    if opts.record_data and not opts.record:
+        return _usage_error(parser, "--record-data needs --record TRACE")
+    if opts.check:
+        try:
+            baseline = load_baseline(opts.check)
+        except AclError as e:
+            return _usage_error(parser, e.message)
 
     from ascendemu.frontend import backend, context
     from ascendemu.graph.executor import DeviceExecutor
 
     wall0 = time.perf_counter()
+    clock = _measure(opts)
     install_mindspore_alias()
     executor = DeviceExecutor(device_id=context.get_context("device_id"), exec_order=opts.exec_order,
                               trace=bool(opts.trace), progress=not opts.quiet, jit_level=opts.jit_level,
@@ -180,6 +206,10 @@ def main(argv: list[str]) -> int:
         _report(opts, what, executor, wall0)
     except Exception as exc:     # never let the report hide the script's own error
         print(f"[ascendemu] could not finish the run summary: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if clock is not None:
+        gate = _finish_measuring(opts, clock, executor, status, wall0, baseline if opts.check else None)
+        if status == 0:
+            status = gate
     if error is not None:
         sys.stdout.flush()
         if isinstance(error, SystemExit):
@@ -187,6 +217,65 @@ def main(argv: list[str]) -> int:
         else:
             traceback.print_exception(type(error), error, user_traceback(error))
     return status
+
+
+def parse_tolerance(text: str) -> float:
+    """A tolerance as a percentage ("5%") or a fraction ("0.05")."""
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"tolerance {text!r} is not a number: give e.g. 5% or 0.05") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"tolerance {text!r} must be >= 0")
+    return value
+
+
+def _measure(opts: argparse.Namespace):
+    """The recorder (``--record``) or step clock (``--save-baseline``/``--check``) of the run, attached to the
+    runtime before the executor initialises it; None when nothing is measured."""
+    from ascendemu.hal.record import Recorder, StepClock
+    from ascendemu.hal.runtime import get_runtime
+    if opts.record:
+        from ascendemu.cache.layout import resolve_rank, resolve_root
+        options = {"script": opts.module and f"-m {opts.module}" or opts.script, "args": list(opts.args),
+                   "jit_level": opts.jit_level, "exec_order": opts.exec_order, "device": opts.device,
+                   "dry_run": opts.dry_run or bool(os.environ.get(DRY_RUN_ENV)),
+                   "kernel_cache_root": str(Path(resolve_root(None)).absolute()), "rank": resolve_rank(None)}
+        return Recorder(opts.record, record_data=opts.record_data, options=options).attach(get_runtime())
+    if opts.save_baseline or opts.check:
+        return StepClock().attach(get_runtime())
+    return None
+
+
+def _finish_measuring(opts: argparse.Namespace, clock, executor, status: int, wall0: float,
+                      baseline: dict | None) -> int:
+    """Close the trace, write the baseline, run the gate; the gate's exit status (0 when it passes)."""
+    from ascendemu.hal.record import Recorder
+    figures = clock.figures()
+    if isinstance(clock, Recorder):
+        path = clock.close(status, executor.summary(), time.perf_counter() - wall0)
+        print(f"[ascendemu] trace of the run's runtime calls: {path} - `ascendemu replay {path}` replays it")
+    else:
+        clock.detach()
+    if opts.save_baseline:
+        path = save_baseline(opts.save_baseline, figures, executor.rt.node.spec.name)
+        print(f"[ascendemu] baseline (simulated figures): {path} - gate later runs with --check {path}")
+    if baseline is None:
+        return 0
+    return gate_report(baseline, figures, opts.tolerance, f"baseline {opts.check}")
+
+
+def gate_report(baseline: dict, figures: dict, tolerance: float, against: str) -> int:
+    """Print the regression gate's verdict; REGRESSION_EXIT if a gated figure grew past ``tolerance``."""
+    found = regressions(baseline, figures, tolerance)
+    for r in found:
+        print(f"[ascendemu] {r.describe()}")
+    if found:
+        print(f"[ascendemu] gate FAILED against {against}: {len(found)} figure(s) regressed past {tolerance:.1%}")
+        return REGRESSION_EXIT
+    print(f"[ascendemu] gate passed against {against}: no simulated step time or peak memory grew past "
+          f"{tolerance:.1%}")
+    return 0
 
 
 def _report(opts: argparse.Namespace, what: str, executor, wall0: float) -> None:

@@ -37,7 +37,7 @@ import numpy as np
 from ascendemu.errors import (FeatureNotSupportedError, InvalidParamError, MemoryAllocationError, MemoryFreeError,
                               check_int)
 
-from .pool import BestFitPool, PoolStats
+from .pool import DEFAULT_POOL_POLICY, PoolStats, pool_class
 from .spec import DeviceSpec
 
 if TYPE_CHECKING:
@@ -87,12 +87,14 @@ class _Backing:
 class DeviceMemory:
     """The HBM of one device: pool-managed addresses, their requested sizes and their host backing."""
 
-    def __init__(self, spec: DeviceSpec, device_id: int, defrag: bool = True, backing: bool = True):
+    def __init__(self, spec: DeviceSpec, device_id: int, defrag: bool = True, backing: bool = True,
+                 pool: str = DEFAULT_POOL_POLICY):
+        """``pool``: the placement policy (``device.pool.POOL_POLICIES``), best fit unless a what-if asks."""
         self.device_id = device_id
         self.backed = backing
         if not backing:
             self.host_address = self._no_host_address      # the launch path stays free of a backing test
-        self.pool = BestFitPool(spec.hbm_bytes, base=DEVICE_VA_BASE + device_id * DEVICE_VA_STRIDE,
+        self.pool = pool_class(pool)(spec.hbm_bytes, base=DEVICE_VA_BASE + device_id * DEVICE_VA_STRIDE,
                                 expand_unit=spec.pool_expand_unit, defrag=defrag,
                                 on_map=self._map if backing else None, on_unmap=self._unmap if backing else None)
         self.sizes: dict[int, int] = {}          # live allocation start -> size the user asked for

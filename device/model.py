@@ -27,6 +27,7 @@ import simpy
 from ascendemu.errors import AclError, RaceError
 
 from .memory import DeviceMemory
+from .pool import DEFAULT_POOL_POLICY
 from .spec import DeviceSpec
 
 if TYPE_CHECKING:
@@ -110,6 +111,12 @@ class Stream:
         self._drain_waiters: list[simpy.Event] = []
         self._room_waiters: list[simpy.Event] = []
         self._finish_waiters: list[tuple[int, simpy.Event]] = []
+        # what the stream ran, in simulated seconds: busy is the time its tasks ran, a wait's blocked
+        # time excluded (``Task.busy``); last_end when its last task ended
+        self.tasks_run = 0
+        self.busy_time = 0.0
+        self.last_end = 0.0
+        device.stream_log[stream_id] = self
         device.env.process(self._loop())
 
     @property
@@ -188,6 +195,7 @@ class Stream:
             tracked = device.strict and (task.writes or task.reads)
             if tracked:
                 device.running[id(task)] = (self, task)
+            started = env.now
             try:
                 # run_task adds strict mode's race check; without it, the task runs itself directly
                 yield from (device.run_task(self, task) if device.strict else task.run(device, self))
@@ -198,6 +206,10 @@ class Stream:
                     device.pending.pop(id(task), None)
                     device.running.pop(id(task), None)
             self.current = None
+            self.tasks_run += 1
+            if task.busy:
+                self.busy_time += env.now - started
+            self.last_end = env.now
             if self._finish_waiters:
                 self._release_finish_waiters(task.seq)
             task = None      # a finished task (and the views a copy holds) must not outlive its run
@@ -216,7 +228,8 @@ class Stream:
 class Device:
     """One emulated chip: cores and DMA engines as SimPy resources, memory, streams and events."""
 
-    def __init__(self, node: "Node", device_id: int, spec: DeviceSpec, defrag: bool = True, backing: bool = True):
+    def __init__(self, node: "Node", device_id: int, spec: DeviceSpec, defrag: bool = True, backing: bool = True,
+                 pool: str = DEFAULT_POOL_POLICY):
         self.node = node
         self.env: simpy.Environment = node.env
         self.id = device_id
@@ -226,8 +239,10 @@ class Device:
         self.cores = Units(self.env, spec.ai_cores)
         self.dma = Units(self.env, spec.dma_engines)
         self.block_times: dict = {}     # (KernelCost, block_dim) -> seconds per block, for KernelTask
-        self.memory = DeviceMemory(spec, device_id, defrag=defrag, backing=backing)
+        self.memory = DeviceMemory(spec, device_id, defrag=defrag, backing=backing, pool=pool)
         self.streams: dict[int, Stream] = {}
+        self.stream_log: dict[int, Stream] = {}     # every stream the device ever had (destroyed ones too)
+        self.core_busy = [0.0] * spec.ai_cores      # simulated seconds each AI core ran blocks
         self.events: dict[int, Event] = {}
         # strict mode: tasks touching memory that the host enqueued / a stream started, not yet finished
         self.pending: dict[int, tuple[Stream, Task]] = {}

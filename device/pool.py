@@ -161,10 +161,10 @@ class BestFitPool:
             size = check_int(size, "malloc size", minimum=1, hint="give a positive number of bytes")
         need = (size + ALIGN - 1) & -ALIGN
         keys = self._free_keys
-        i = bisect_left(keys, need << ADDR_BITS)
+        i = self._fit(keys, need)
         if i == len(keys):
             self._grow(size, need)
-            i = bisect_left(keys, need << ADDR_BITS)
+            i = self._fit(keys, need)
         key = keys.pop(i)
         addr = key & ADDR_MASK
         bsize = key >> ADDR_BITS
@@ -193,6 +193,12 @@ class BestFitPool:
         if used > self._peak_used:
             self._peak_used = used
         return addr
+
+    @staticmethod
+    def _fit(keys: list[int], need: int) -> int:
+        """Index in ``keys`` of the free block to take for ``need`` bytes, ``len(keys)`` if none fits.
+        Best fit: the smallest that fits, the lowest address among equal sizes (the first key)."""
+        return bisect_left(keys, need << ADDR_BITS)
 
     def free(self, addr: int) -> int:
         """Release the block starting at ``addr``; return its size in bytes.
@@ -478,3 +484,34 @@ class BestFitPool:
 
     def _in_segment(self, addr: int) -> bool:
         return self.segment_of(addr) is not None
+
+
+class FirstFitPool(BestFitPool):
+    """The same pool (segments, splitting, merging, defragmentation, statistics) with first-fit placement:
+    the free block at the lowest address that is large enough, whatever its size. A named alternative
+    to best fit for what-if replays (``ascendemu replay --pool first-fit``): first fit keeps low
+    addresses busy and leaves the large free blocks at the top of each segment, best fit keeps the
+    large blocks whole; which fragments less depends on the allocation pattern. Its search scans the
+    blocks large enough (O(n)), where best fit bisects."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _fit(keys: list[int], need: int) -> int:
+        i = bisect_left(keys, need << ADDR_BITS)
+        if len(keys) - i <= 1:
+            return i
+        return min(range(i, len(keys)), key=lambda j: keys[j] & ADDR_MASK)
+
+
+# Placement policies by the name a user gives (``init(pool=...)``, ``ascendemu replay --pool``).
+POOL_POLICIES: dict[str, type[BestFitPool]] = {"best-fit": BestFitPool, "first-fit": FirstFitPool}
+DEFAULT_POOL_POLICY = "best-fit"
+
+
+def pool_class(policy: str) -> type[BestFitPool]:
+    """The pool class of a placement policy name; an unknown name raises with the valid ones listed."""
+    cls = POOL_POLICIES.get(policy)
+    if cls is None:
+        raise InvalidParamError(f"unknown pool policy {policy!r}; choose one of {sorted(POOL_POLICIES)}")
+    return cls

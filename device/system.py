@@ -22,6 +22,7 @@ from simpy.core import EmptySchedule
 from ascendemu.errors import check_int
 
 from .model import Device
+from .pool import DEFAULT_POOL_POLICY
 from .spec import DeviceSpec, get_spec
 
 DEFAULT_DEVICE_COUNT = 8   # one Atlas 800 training server
@@ -33,16 +34,19 @@ class DeadlockError(Exception):
 
 class Node:
     def __init__(self, spec: DeviceSpec | None = None, device_count: int = DEFAULT_DEVICE_COUNT,
-                 strict: bool = False, defrag: bool = True, trace=None, backing: bool = True):
+                 strict: bool = False, defrag: bool = True, trace=None, backing: bool = True,
+                 pool: str = DEFAULT_POOL_POLICY):
         """``backing=False`` gives the devices no host memory (DryRun): allocation, checks and time as
-        usual, but no bytes; see :mod:`.memory`."""
+        usual, but no bytes; see :mod:`.memory`. ``pool``: the device pools' placement policy
+        (:data:`.pool.POOL_POLICIES`)."""
         check_int(device_count, "device_count", minimum=1)
         self.spec = spec or get_spec()
         self.env = simpy.Environment()
         self.host_time = 0.0
         self.strict = strict
         self.trace = trace
-        self.devices = [Device(self, i, self.spec, defrag=defrag, backing=backing) for i in range(device_count)]
+        self.devices = [Device(self, i, self.spec, defrag=defrag, backing=backing, pool=pool)
+                        for i in range(device_count)]
 
     def attach_trace(self, trace) -> None:
         """Record into ``trace`` from now on (a profiler started mid-run); the devices share it."""

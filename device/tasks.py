@@ -23,7 +23,7 @@ from __future__ import annotations
 import ctypes
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, Sequence
 
 import simpy
 
@@ -67,6 +67,7 @@ class Task:
     reads: Ranges = field(default=(), kw_only=True)
     writes: Ranges = field(default=(), kw_only=True)
     seq: int = field(default=0, init=False, repr=False, compare=False)   # number on its stream, set at enqueue
+    busy: ClassVar[bool] = True     # its time on the stream counts as busy (a wait's blocked time does not)
 
     def enqueued(self) -> None:
         """The host has just enqueued this task (host order). Nothing to do for most kinds."""
@@ -124,6 +125,7 @@ class KernelTask(Task):
             lead = 0.0
             cores.release(core)
             device.busy_time += t_block
+            device.core_busy[core] += t_block
             if device.trace is not None:
                 device.trace.span(device_pid(device.id), CORE_TID_BASE + core, self.name, t0, t_block, "block",
                                   {"block": b})
@@ -206,6 +208,7 @@ class WaitTask(Task):
 
     event: Event
     generation: simpy.Event | None = None     # bound by enqueued()
+    busy: ClassVar[bool] = False
 
     def enqueued(self) -> None:
         self.generation = self.event.wait_target()

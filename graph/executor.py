@@ -35,6 +35,7 @@ from ascendemu.hal.runtime import (MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOS
                                    get_runtime)
 from ascendemu.kernels.library import KernelPlan, dry_run_function, plan_kernel
 from ascendemu.kernels.signature import OpSignature, TensorDesc
+from ascendemu.traces.aetrace import StepBegin, StepEnd
 
 from .graph_cache import GraphCache
 from .ir import Graph, StateSource
@@ -226,6 +227,8 @@ class DeviceExecutor:
         the op's inferred output descs (the front end has them; they are not inferred again)."""
         rt = self.rt
         wall0, host0 = time.perf_counter(), rt.host_time()
+        if rt.recorders:
+            rt.annotate(StepBegin(sig.op, "PyNative"))
         func = self._kernels([plan_kernel(sig, outputs)])[0]
         outs = outputs
         owned = [self._upload(a, d) for a, d in zip(inputs, sig.inputs)]
@@ -236,6 +239,8 @@ class DeviceExecutor:
         results = [self._download(p, d) for p, d in zip(out_ptrs, outs)]
         for p in owned + out_ptrs + scratch:
             rt.free(p)
+        if rt.recorders:
+            rt.annotate(StepEnd(sig.op, "PyNative"))
         self._record(StepRecord(sig.op, "PyNative", 1, time.perf_counter() - wall0, rt.device_time() - host0))
         return results
 
@@ -246,7 +251,11 @@ class DeviceExecutor:
         prepared = self.prepare(graph, jit_level)
         self._bind_constants(prepared, graph)
         host0 = self.rt.host_time()
+        if self.rt.recorders:
+            self.rt.annotate(StepBegin(graph.name, jit_level))
         results = self._execute(prepared, inputs)
+        if self.rt.recorders:
+            self.rt.annotate(StepEnd(graph.name, jit_level))
         self._record(StepRecord(graph.name, jit_level, len(prepared.kernels), time.perf_counter() - wall0,
                                 self.rt.device_time() - host0, self.rt.host_time() - host0))
         return results
@@ -268,7 +277,12 @@ class DeviceExecutor:
             return [self.run_graph(graph, inputs, jit_level) for inputs in batches][-1]
         self._bind_constants(prepared, graph)
         host0 = self.rt.host_time()
+        sink = f"{jit_level} sink of {len(batches)}"
+        if self.rt.recorders:
+            self.rt.annotate(StepBegin(graph.name, sink))
         results = self._execute_sunk(prepared, batches)
+        if self.rt.recorders:
+            self.rt.annotate(StepEnd(graph.name, sink))
         host_s = self.rt.host_time() - host0
         self.steps.append(StepRecord(graph.name, jit_level, len(prepared.kernels) * len(batches),
                                      time.perf_counter() - wall0, self.rt.device_time() - host0, host_s))

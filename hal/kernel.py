@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import ACL_ERROR_RT_INTERNAL_ERROR, AclError
@@ -49,6 +49,10 @@ class KernelFunction:
     args: tuple[ArgSpec, ...]
     cost: KernelCost = field(default_factory=KernelCost)
     keepalive: Any = None                # whatever owns the code (JIT library, numba cfunc)
+    # Where the kernel comes from, for a trace recorder (``hal.record``): the layer that made the kernel
+    # passes a function returning plain JSON data, e.g. {"signature": ..., "outputs": [...],
+    # "kernel_meta": name, "json": {...}}; called once per kernel recorded, never on the launch path.
+    identity: Callable[[], dict] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         # entry 0: a DryRun kernel, checked and priced by the device but with no code to run

@@ -29,7 +29,8 @@ from typing import Any, Callable
 
 from ascendemu.device.spec import DeviceSpec, get_spec
 from ascendemu.device.system import DEFAULT_DEVICE_COUNT, Node
-from ascendemu.errors import ContextNullError, InvalidParamError, RtParamInvalidError
+from ascendemu.device.pool import DEFAULT_POOL_POLICY
+from ascendemu.errors import AclError, ContextNullError, InvalidParamError, RtParamInvalidError
 from ascendemu.traces.chrome import HOST_PID, ChromeTrace, device_pid
 
 from .api import API_CALL_COST_S, ApiCall, api
@@ -80,11 +81,37 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
         except TypeError as e:
             if e.__traceback__.tb_next is not None:     # raised inside a validator: a bug, not a bad call
                 raise
-            raise InvalidParamError(f"{e}; see help(ascendemu.hal.runtime.{name})") from None
-        result = call.fn(self, *args)
+            error = InvalidParamError(f"{e}; see help(ascendemu.hal.runtime.{name})")
+            self._note_failure(name, error)
+            raise error from None
+        except AclError as e:
+            self._note_failure(name, e)
+            raise
+        if not self.recorders:
+            return call.fn(self, *args)
+        try:
+            result = call.fn(self, *args)
+        except AclError as e:       # a recorder that keeps the host timeline (hal.record) notes the failure
+            self._note_failure(name, e)
+            raise
         for rec in self.recorders:
             rec(name, args, {}, result, self.node.host_time if self.node else 0.0)
         return result
+
+    def annotate(self, record: Any) -> None:
+        """Tell the recorders that take annotations (``rec.annotate``) about something above the runtime
+        that is no runtime call, such as the graph executor's step boundaries (``traces.aetrace.StepBegin``).
+        Not an API call: no host cost, nothing changes."""
+        for rec in self.recorders:
+            note = getattr(rec, "annotate", None)
+            if note is not None:
+                note(record)
+
+    def _note_failure(self, name: str, error: AclError) -> None:
+        for rec in self.recorders:
+            failed = getattr(rec, "failed", None)
+            if failed is not None:
+                failed(name, error)
 
     def _handle(self) -> int:
         h = self._next_handle
@@ -94,16 +121,18 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
     # -- init / finalize ---------------------------------------------------------------------------
     @api(cost=None)
     def init(self, spec: DeviceSpec | str | None = None, device_count: int = DEFAULT_DEVICE_COUNT,
-             strict: bool = False, defrag: bool = True, trace: bool = False, backing: bool = True) -> None:
+             strict: bool = False, defrag: bool = True, trace: bool = False, backing: bool = True,
+             pool: str = DEFAULT_POOL_POLICY) -> None:
         """Create the emulated node. ``strict`` reports races; ``trace`` collects a Chrome trace;
         ``backing=False`` (DryRun) gives the devices no host memory, so any device size is planned and
-        priced on any host, and an operation that needs the bytes is refused with 207000."""
+        priced on any host, and an operation that needs the bytes is refused with 207000; ``pool`` is
+        the device pools' placement policy (``device.pool.POOL_POLICIES``: best-fit, first-fit)."""
         if self.node is not None:
             raise RtParamInvalidError("init() called twice; call finalize() first to start a new node")
         if isinstance(spec, str):
             spec = get_spec(spec)
         self.node = Node(spec, device_count, strict=strict, defrag=defrag, trace=ChromeTrace() if trace else None,
-                         backing=backing)
+                         backing=backing, pool=pool)
         if self.node.trace is not None:
             self._name_tracks()
 

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ascendemu.device.memory import DEVICE_VA_BASE, DEVICE_VA_STRIDE
+from ascendemu.device.pool import POOL_POLICIES
 from ascendemu.device.spec import DeviceSpec
 from ascendemu.errors import (AclError, ContextNullError, InvalidDeviceError, InvalidParamError, KernelLookupError,
                               MemoryFreeError, RtParamInvalidError, check_int, short_repr)
@@ -252,6 +253,20 @@ BLOCK_DIM = int_kind(1, MAX_BLOCK_DIM, hint="the kernel's blockDim, or None for 
 MEMCPY_KIND = enum_kind(MEMCPY_KINDS)
 MALLOC_POLICY = enum_kind(MALLOC_POLICIES)
 SPEC = type_kind((DeviceSpec, str), "a DeviceSpec or a preset name (ascendemu.device.spec.get_spec)")
+
+
+def pool_kind(what: str, optional: bool) -> Validator:
+    """A pool placement policy name (``device.pool.POOL_POLICIES``)."""
+    rule = "one of " + ", ".join(repr(n) for n in POOL_POLICIES)
+
+    def check(v):
+        if type(v) is str and v in POOL_POLICIES:
+            return v
+        raise _reject(InvalidParamError, what, v, rule)
+    return check
+
+
+POOL = pool_kind
 KERNEL_FUNCTION = type_kind((KernelFunction,), "a KernelFunction")
 KERNEL_NAME = type_kind((str,), "a kernel name (str)", KernelLookupError)
 FUNCTION, FLAG, PATH, KERNEL_ARGS, STEPS = function_kind, flag_kind, path_kind, kernel_args_kind, steps_kind
@@ -261,6 +276,7 @@ DESTINATION, SOURCE = buffer_kind(writable=True), buffer_kind(writable=False)
 PARAMS: dict[str, Kind] = {
     # init
     "spec": SPEC, "device_count": DEVICE_COUNT, "strict": FLAG, "defrag": FLAG, "trace": FLAG, "backing": FLAG,
+    "pool": POOL,
     # devices and contexts
     "device_id": DEVICE_ID, "context": CONTEXT,
     # streams and events

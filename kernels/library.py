@@ -24,7 +24,7 @@ from ascendemu.hal.kernel import ArgSpec, KernelFunction
 from .opdef import Plan
 from .ops import src
 from .registry import REGISTRY, SUPPORTED_OPS, get_op
-from .signature import OpSignature, TensorDesc
+from .signature import OpSignature, TensorDesc, attrs_from_json
 
 __all__ = ["KERNEL_ERROR_MODEL", "FUNC_NAMES", "SUPPORTED_OPS", "KernelPlan", "KernelSource", "infer_outputs",
            "plan_kernel", "generate", "dry_run_function", "compile_inprocess", "kernel_signature"]
@@ -78,6 +78,20 @@ class KernelPlan:
     def empty(self) -> bool:
         """All outputs are empty: the kernel has nothing to compute."""
         return all(d.size == 0 for d in self.outputs)
+
+    def identity(self, **more: Any) -> dict:
+        """What names this kernel in a trace (``hal.record``): its signature and inferred outputs as JSON
+        data, from which a replay plans it again (``from_identity``), plus ``more`` (the kernel cache
+        adds the kernel_meta name and the entry's ``.json``)."""
+        return {"signature": self.sig.to_json(), "outputs": [d.to_json() for d in self.outputs], **more}
+
+    @classmethod
+    def from_identity(cls, identity: dict) -> "KernelPlan":
+        """The plan of a kernel a trace names by :meth:`identity` (its signature planned again)."""
+        s = identity["signature"]
+        sig = OpSignature(s["op"], tuple(TensorDesc(tuple(d["shape"]), d["dtype"]) for d in s["inputs"]),
+                          attrs_from_json(s["attrs"]))
+        return plan_kernel(sig, tuple(TensorDesc(tuple(d["shape"]), d["dtype"]) for d in identity["outputs"]))
 
     def source(self) -> str:
         """The kernel's Python source (pure Python; compiling it is :func:`generate`'s job)."""
@@ -133,7 +147,7 @@ def dry_run_function(kernel: OpSignature | KernelPlan) -> KernelFunction:
     if not isinstance(kernel, KernelPlan):
         kernel = plan_kernel(kernel)
     return KernelFunction(name=kernel.func_name, entry=0, block_dim=kernel.block_dim, args=kernel.args,
-                          cost=kernel.cost)
+                          cost=kernel.cost, identity=kernel.identity)
 
 
 def kernel_signature():

@@ -1,4 +1,4 @@
-"""Imports point down: front end / CLI -> graph -> cache -> kernels -> hal -> device -> traces -> errors.
+"""Imports point down: front end / CLI -> graph -> replay -> cache -> kernels -> hal -> device -> traces -> errors.
 
 Every ``import`` and ``from ... import`` in every module of the package is read with ``ast`` (lazy
 imports inside functions and ``TYPE_CHECKING`` blocks included) and checked against the layer order:
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Packages, bottom first. The root package holds only the bottom layer (errors, units). Where each
 # lives on disk is pyproject.toml's package-dir mapping (its one home).
 ORDER = ["ascendemu", "ascendemu.traces", "ascendemu.device", "ascendemu.hal", "ascendemu.kernels",
-         "ascendemu.cache", "ascendemu.graph", "ascendemu.frontend", "ascendemu.cli"]
+         "ascendemu.cache", "ascendemu.replay", "ascendemu.graph", "ascendemu.frontend", "ascendemu.cli"]
 _SECTION = (ROOT / "pyproject.toml").read_text().split("[tool.setuptools.package-dir]", 1)[1].split("\n[", 1)[0]
 PACKAGE_DIR = dict(re.findall(r'^"([\w.]+)" = "([\w/]+)"$', _SECTION, re.MULTILINE))   # tomllib needs 3.11
 LAYERS = [(package, PACKAGE_DIR[package]) for package in ORDER]

@@ -1,0 +1,683 @@
+"""The ``.aetrace`` format: a recorded run of the emulated runtime, read back for replay, what-if and export.
+
+A trace holds every public runtime call of a run as one typed record (``Malloc``, ``LaunchKernel``,
+``LaunchGraph`` ...), the kernels those calls launched (``Kernel``: name, blockDim, arguments, cost and
+identity), the graph executor's step boundaries (``StepBegin``/``StepEnd``) and, last, what the run
+measured (``End``: figures and summary). The layout is specified in ``docs/TRACE_FORMAT.md``; in short:
+
+* ``b"AETRACE\\0"``, then the format version as two little-endian u16 (major, minor);
+* chunks until the end of the file, each ``u32 size, u32 records`` (little-endian) and one zstd frame of
+  ``size`` bytes (content size and checksum in its header) holding ``records`` msgpack arrays back to back;
+* a record is ``[code, field, field, ...]``: ``code`` names its class (``Record.CODE``), the fields
+  follow in the class's order. Three msgpack extension types carry what plain msgpack has no word for:
+  1 = host bytes (:class:`HostData` with its data), 2 = host bytes not recorded (u64 size), 3 =
+  :class:`KernelRef` (u32 id of a ``Kernel`` record).
+
+Why so: chunks are written whole as the run goes (:class:`TraceWriter`), so a run that dies leaves
+every earlier chunk readable, and the reader (:class:`TraceReader`) stops at the first chunk that is
+cut short or damaged, keeps the complete records before the damage and says where it stopped
+(record number, byte offset). msgpack needs no length prefix (each array says how long it is), zstd
+frames carry a checksum. A minor version adds record kinds or appends fields with defaults, so a
+reader skips a kind it does not know (:class:`Unknown`) and ignores extra trailing fields; a major
+version is incompatible and refused.
+
+This module is pure (msgpack and zstandard, no runtime): the recorder (``ascendemu.hal.record``) fills
+a trace, the replayer (``ascendemu.replay``) and the exporters read one. A new runtime call is one
+record class here: ``CALL`` names the runtime method, its fields are the call's parameters in order
+(then ``result`` when ``RESULT`` says what the call returns), and the operand kinds of its fields are
+named by field (:data:`FIELD_OPERANDS`), so the recorder and the replayer need nothing else.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, ClassVar, Iterator
+
+import msgpack
+import zstandard
+
+from ascendemu.errors import InvalidFileError
+
+__all__ = ["MAGIC", "FORMAT_VERSION", "PARTIAL_SUFFIX", "Operand", "FIELD_OPERANDS", "HostData", "KernelRef",
+           "Record", "RECORDS", "RECORD_OF_CALL", "TraceFormatError", "Stop", "TraceWriter", "TraceReader",
+           "read_trace", "Header", "End", "Kernel", "StepBegin", "StepEnd", "Failed", "Unknown", "Call",
+           "Init", "Finalize"]
+
+MAGIC = b"AETRACE\0"
+FORMAT_VERSION = (1, 0)
+PARTIAL_SUFFIX = ".partial"         # a trace being written (or left by a run that died) has this suffix
+_PREAMBLE = struct.Struct("<8sHH")
+_CHUNK = struct.Struct("<II")
+# a chunk is written once it holds this much (uncompressed) or this many records, or at every flush
+CHUNK_BYTES = 1 << 20
+CHUNK_RECORDS = 8192
+MAX_CHUNK_BYTES = 1 << 30           # a chunk header asking for more is damage, not data
+EXT_HOST_DATA, EXT_HOST_SIZE, EXT_KERNEL = 1, 2, 3
+
+
+class TraceFormatError(InvalidFileError):
+    """A file that is not a trace this reader can read (wrong magic, a newer major version)."""
+
+
+# -- operands ----------------------------------------------------------------------------------------
+class Operand(enum.Enum):
+    """What a field's value refers to, so a replay knows how to translate it: a recorded handle or address
+    names something the replay made again, under the handle or address the replay got."""
+
+    VALUE = "value"              # taken as is
+    DEVICE_PTR = "device_ptr"    # an address in device memory (the start of an allocation or inside one)
+    HOST_PTR = "host_ptr"        # an address from malloc_host
+    POINTER = "pointer"          # either side of a copy: a device or host address, or HostData
+    ADDRESSES = "addresses"      # a kernel's argument list: device addresses
+    STREAM = "stream"            # a stream handle (None or 0: the current context's default stream)
+    EVENT = "event"
+    CONTEXT = "context"
+    BINARY = "binary"
+    FUNCTION = "function"        # a function handle, or a KernelRef
+    KERNEL = "kernel"            # a KernelRef
+    STEPS = "steps"              # a graph launch's steps: [step class name, field, ...] each
+
+
+# Operand kind by field name, for records and for the steps of a graph launch alike (a field's name says
+# what it holds, as the runtime's own argument check (hal.validate.PARAMS) reads it). A field not named
+# here is a VALUE.
+FIELD_OPERANDS: dict[str, Operand] = {
+    "ptr": Operand.POINTER, "dst": Operand.POINTER, "src": Operand.POINTER, "args": Operand.ADDRESSES,
+    "stream": Operand.STREAM, "event": Operand.EVENT, "start": Operand.EVENT, "end": Operand.EVENT,
+    "context": Operand.CONTEXT, "binary": Operand.BINARY, "func": Operand.FUNCTION, "kernel": Operand.FUNCTION,
+    "steps": Operand.STEPS,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HostData:
+    """Host bytes a call read (a copy's source): their size, and the bytes when the run recorded them
+    (``ascendemu run --record-data``), else None."""
+
+    nbytes: int
+    data: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KernelRef:
+    """A kernel by the id of its ``Kernel`` record."""
+
+    id: int
+
+
+def _ext_default(value: Any) -> Any:
+    if type(value) is KernelRef:
+        return msgpack.ExtType(EXT_KERNEL, struct.pack("<I", value.id))
+    if type(value) is HostData:
+        if value.data is None:
+            return msgpack.ExtType(EXT_HOST_SIZE, struct.pack("<Q", value.nbytes))
+        return msgpack.ExtType(EXT_HOST_DATA, value.data)
+    if isinstance(value, Record):
+        return value.to_wire()
+    raise TypeError(f"cannot record a {type(value).__name__} in a trace")
+
+
+def _ext_hook(code: int, payload: bytes) -> Any:
+    if code == EXT_KERNEL:
+        return KernelRef(struct.unpack("<I", payload)[0])
+    if code == EXT_HOST_SIZE:
+        return HostData(struct.unpack("<Q", payload)[0])
+    if code == EXT_HOST_DATA:
+        return HostData(len(payload), payload)
+    return msgpack.ExtType(code, payload)
+
+
+# -- records -----------------------------------------------------------------------------------------
+class Record:
+    """Base of every record kind. ``CODE`` is its number on the wire; ``CALL`` the runtime method it
+    records (None for records that are no call); ``RESULT`` the operand kind of the call's result, kept
+    in the last field, ``result`` (None: the call returns nothing worth keeping)."""
+
+    __slots__ = ()
+    CODE: ClassVar[int]
+    CALL: ClassVar[str | None] = None
+    RESULT: ClassVar[Operand | None] = None
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def to_wire(self) -> list:
+        return [self.CODE, *(getattr(self, f) for f in self.FIELDS)]
+
+    @classmethod
+    def from_wire(cls, values: list) -> "Record":
+        """The record of ``values`` (the wire array after the code): fields this reader does not know (a
+        newer minor version appended them) are dropped, missing trailing ones take their defaults."""
+        return cls(*values[:len(cls.FIELDS)])
+
+    def operands(self) -> dict[str, Operand]:
+        """Each field's operand kind (:data:`FIELD_OPERANDS`; ``result`` by :attr:`RESULT`)."""
+        kinds = {f: FIELD_OPERANDS.get(f, Operand.VALUE) for f in self.FIELDS}
+        if "result" in kinds:
+            kinds["result"] = self.RESULT or Operand.VALUE
+        return kinds
+
+
+RECORDS: dict[int, type[Record]] = {}          # code -> class
+RECORD_OF_CALL: dict[str, type[Record]] = {}   # runtime method name -> the class recording it
+
+
+def record(code: int, call: str | None = None, result: Operand | None = None):
+    """Declare a record kind: a slotted dataclass registered under ``code`` (and ``call``)."""
+    def wrap(cls: type) -> type[Record]:
+        cls = dataclass(slots=True)(cls)
+        cls.CODE, cls.CALL, cls.RESULT = code, call, result
+        cls.FIELDS = tuple(f.name for f in dataclasses.fields(cls))
+        if code in RECORDS:
+            raise TypeError(f"record code {code} is taken by {RECORDS[code].__name__}")
+        RECORDS[code] = cls
+        if call is not None:
+            RECORD_OF_CALL[call] = cls
+        return cls
+    return wrap
+
+
+# meta records --------------------------------------------------------------------------------------
+@record(1)
+class Header(Record):
+    """The first record: what wrote the trace, the device preset (every ``DeviceSpec`` field) and the
+    options of the run (``ascendemu run``'s: jit level, DryRun, what was recorded, the kernel cache)."""
+
+    format: str
+    version: list
+    ascendemu: str
+    created: str
+    preset: dict
+    device_count: int
+    options: dict
+
+
+@record(2)
+class End(Record):
+    """The last record of a complete trace: the script's exit status, the run's figures
+    (``hal.record.figures``), the summary lines it printed and its host wall time."""
+
+    status: int
+    figures: dict
+    summary: list = field(default_factory=list)
+    host_wall_s: float = 0.0      # the run's measured host wall time (not a simulated figure)
+
+
+@record(3)
+class Kernel(Record):
+    """A kernel some launch used, recorded before its first launch: ``args`` are [nbytes, role,
+    zero_init] per argument (inputs, outputs, workspaces), ``cost`` [cube_flops, vector_ops, bytes, dtype];
+    ``identity`` says where it came from ({"signature", "outputs"} and, from the kernel cache,
+    "kernel_meta" (the entry's name) and "json" (its .json)), None for a kernel nobody named."""
+
+    id: int
+    name: str
+    block_dim: int
+    args: list
+    cost: list
+    identity: dict | None = None
+
+
+@record(4)
+class StepBegin(Record):
+    """The graph executor starts a step: one run of a graph (``level`` O0/O1/O2) or of an op
+    (``level`` "PyNative"). Its simulated step time is the device time at ``StepEnd`` minus the host
+    time here, as the executor measures it."""
+
+    name: str
+    level: str
+
+
+@record(5)
+class StepEnd(Record):
+    """The step begun by the last ``StepBegin`` has ended (the host has seen its results)."""
+
+    name: str
+    level: str
+
+
+@record(6)
+class Failed(Record):
+    """A call the runtime refused (``code``: its ACL error code): it cost its host time all the same."""
+
+    call: str
+    code: int
+    message: str
+
+
+@record(7)
+class Call(Record):
+    """A runtime call without a record kind of its own (a call newer than this format), by name, with its
+    arguments as recorded (handles and addresses untranslated)."""
+
+    call: str
+    args: list
+    result: Any = None
+
+
+@dataclass(slots=True)
+class Unknown(Record):
+    """A record of a kind this reader does not know (a newer minor version wrote it): skipped by replays."""
+
+    code: int
+    values: list
+
+    def to_wire(self) -> list:
+        return [self.code, *self.values]
+
+
+# init / devices ------------------------------------------------------------------------------------
+@record(10, "init")
+class Init(Record):
+    """``init``: ``spec`` is the device preset as a dict of every ``DeviceSpec`` field."""
+
+    spec: dict
+    device_count: int
+    strict: bool = False
+    defrag: bool = True
+    trace: bool = False
+    backing: bool = True
+    pool: str = "best-fit"
+
+
+@record(11, "finalize")
+class Finalize(Record):
+    pass
+
+
+@record(20, "get_device_count")
+class GetDeviceCount(Record):
+    result: int = 0
+
+
+@record(21, "set_device")
+class SetDevice(Record):
+    device_id: int
+
+
+@record(22, "reset_device")
+class ResetDevice(Record):
+    device_id: int
+
+
+@record(23, "get_device")
+class GetDevice(Record):
+    result: int = 0
+
+
+@record(24, "create_context", Operand.CONTEXT)
+class CreateContext(Record):
+    device_id: int
+    result: int = 0
+
+
+@record(25, "destroy_context")
+class DestroyContext(Record):
+    context: int
+
+
+@record(26, "set_current_context")
+class SetCurrentContext(Record):
+    context: int
+
+
+# streams and events --------------------------------------------------------------------------------
+@record(30, "create_stream", Operand.STREAM)
+class CreateStream(Record):
+    result: int = 0
+
+
+@record(31, "destroy_stream")
+class DestroyStream(Record):
+    stream: int
+
+
+@record(32, "synchronize_stream")
+class SynchronizeStream(Record):
+    stream: int | None = None
+
+
+@record(33, "synchronize_device")
+class SynchronizeDevice(Record):
+    pass
+
+
+@record(34, "query_stream")
+class QueryStream(Record):
+    stream: int | None = None
+    result: bool = False
+
+
+@record(35, "stream_wait_event")
+class StreamWaitEvent(Record):
+    stream: int | None
+    event: int
+
+
+@record(36, "create_event", Operand.EVENT)
+class CreateEvent(Record):
+    flags: int = 0
+    result: int = 0
+
+
+@record(37, "destroy_event")
+class DestroyEvent(Record):
+    event: int
+
+
+@record(38, "record_event")
+class RecordEvent(Record):
+    event: int
+    stream: int | None = None
+
+
+@record(39, "reset_event")
+class ResetEvent(Record):
+    event: int
+    stream: int | None = None
+
+
+@record(40, "query_event_status")
+class QueryEventStatus(Record):
+    event: int
+    result: int = 0
+
+
+@record(41, "synchronize_event")
+class SynchronizeEvent(Record):
+    event: int
+
+
+@record(42, "event_elapsed_time")
+class EventElapsedTime(Record):
+    start: int
+    end: int
+    result: float = 0.0
+
+
+# memory --------------------------------------------------------------------------------------------
+@record(50, "malloc", Operand.DEVICE_PTR)
+class Malloc(Record):
+    size: int
+    policy: int = 0
+    result: int = 0
+
+
+@record(51, "free")
+class Free(Record):
+    ptr: int
+
+
+@record(52, "malloc_host", Operand.HOST_PTR)
+class MallocHost(Record):
+    size: int
+    result: int = 0
+
+
+@record(53, "free_host")
+class FreeHost(Record):
+    ptr: int
+
+
+@record(54, "memcpy")
+class Memcpy(Record):
+    """A synchronous copy. A host side is an address from malloc_host or :class:`HostData` (a buffer of
+    the caller's); ``digest`` (with ``--record-data``, device to host) is the BLAKE2b-128 of the bytes
+    the host received, so a replay that computes can check it produced the same."""
+
+    dst: Any
+    dest_max: int
+    src: Any
+    count: int
+    kind: int = 4
+    digest: bytes | None = None
+
+
+@record(55, "memcpy_async")
+class MemcpyAsync(Record):
+    dst: Any
+    dest_max: int
+    src: Any
+    count: int
+    kind: int = 4
+    stream: int | None = None
+
+
+@record(56, "memset")
+class Memset(Record):
+    ptr: int
+    max_count: int
+    value: int
+    count: int
+
+
+@record(57, "memset_async")
+class MemsetAsync(Record):
+    ptr: int
+    max_count: int
+    value: int
+    count: int
+    stream: int | None = None
+
+
+@record(58, "get_mem_info")
+class GetMemInfo(Record):
+    result: list = field(default_factory=list)
+
+
+# kernels -------------------------------------------------------------------------------------------
+@record(60, "load_binary", Operand.BINARY)
+class LoadBinary(Record):
+    """``load_binary``; ``kernels`` maps each kernel name in the binary to its ``Kernel`` record."""
+
+    path: str
+    magic: int | None = None
+    result: int = 0
+    kernels: dict = field(default_factory=dict)
+
+
+@record(61, "register_function", Operand.FUNCTION)
+class RegisterFunction(Record):
+    func: KernelRef
+    result: int = 0
+
+
+@record(62, "unload_binary")
+class UnloadBinary(Record):
+    binary: int
+
+
+@record(63, "get_function", Operand.FUNCTION)
+class GetFunction(Record):
+    binary: int
+    name: str
+    result: int = 0
+
+
+@record(64, "launch_kernel")
+class LaunchKernel(Record):
+    """A kernel launch: ``func`` a KernelRef (or a function handle), ``args`` its device addresses."""
+
+    func: Any
+    block_dim: int | None
+    args: list
+    stream: int | None = None
+
+
+@record(65, "launch_graph")
+class LaunchGraph(Record):
+    """A graph launch: ``steps`` are [step class name, field, ...] in issue order, the fields of the
+    ``ascendemu.hal.steps`` class of that name in its order (operand kinds by field name)."""
+
+    steps: list
+
+
+# -- writing -----------------------------------------------------------------------------------------
+class TraceWriter:
+    """Writes a trace as it is recorded: records are packed into a chunk, and each full chunk is
+    compressed and written at once, so the file grows by whole chunks. The file is
+    ``<path>.partial`` until :meth:`close` renames it to ``path`` (fsynced first): a run that dies
+    leaves the ``.partial`` file, readable up to its last chunk (call :meth:`flush` to write the
+    chunk being filled, e.g. at every synchronisation a crash should not lose).
+    """
+
+    def __init__(self, path: str | os.PathLike, level: int = 3) -> None:
+        self.path = Path(path)
+        self.partial = self.path.with_name(self.path.name + PARTIAL_SUFFIX)
+        self._file: BinaryIO = open(self.partial, "wb")
+        self._file.write(_PREAMBLE.pack(MAGIC, *FORMAT_VERSION))
+        self._packer = msgpack.Packer(default=_ext_default, use_bin_type=True, autoreset=False)
+        self._compressor = zstandard.ZstdCompressor(level=level, write_checksum=True, write_content_size=True)
+        self._pending = 0
+        self.records = 0
+        self.closed = False
+
+    def write(self, rec: Record | list) -> None:
+        """Append a record (or its wire array, as the recorder's hot path builds it)."""
+        self._packer.pack(rec if type(rec) is list else rec.to_wire())
+        self._pending += 1
+        self.records += 1
+        if self._pending >= CHUNK_RECORDS or self._packer.getbuffer().nbytes >= CHUNK_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the records packed so far as one chunk (to the OS: a crash of this process keeps it)."""
+        if not self._pending:
+            return
+        frame = self._compressor.compress(self._packer.bytes())
+        self._file.write(_CHUNK.pack(len(frame), self._pending) + frame)
+        self._file.flush()
+        self._packer.reset()
+        self._pending = 0
+
+    def close(self, end: End | None = None) -> Path:
+        """Write ``end`` (the record a complete trace ends with), fsync and rename the file into place.
+        Without ``end`` the trace stays ``.partial``: readable, but marked incomplete by its name and
+        by the missing ``End``. Returns the file's path."""
+        if self.closed:
+            return self.path if end is not None else self.partial
+        if end is not None:
+            self.write(end)
+        self.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        self.closed = True
+        if end is None:
+            return self.partial
+        os.replace(self.partial, self.path)
+        return self.path
+
+
+# -- reading -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stop:
+    """Where a reader stopped before the end of a complete trace: after ``records`` good records, at
+    file byte ``offset`` (the start of the chunk it could not read whole), and why."""
+
+    records: int
+    offset: int
+    reason: str
+
+    def describe(self) -> str:
+        return f"stopped after record {self.records} at byte offset {self.offset}: {self.reason}"
+
+
+class TraceReader:
+    """Reads a trace: :attr:`header` at once, then the records (after the header) by iterating, one chunk
+    at a time. Damage never raises while iterating: the reader yields every complete record before the
+    first chunk it cannot read and sets :attr:`stop`; :attr:`complete` tells whether the trace ended
+    with its ``End`` record. A file that is not a trace raises :class:`TraceFormatError` at once."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.stop: Stop | None = None
+        self.end: End | None = None
+        self.version: tuple[int, int] = (0, 0)
+        self._iter = self._records()
+        first = next(self._iter, None)
+        if not isinstance(first, Header):
+            why = self.stop.describe() if self.stop else f"its first record is {type(first).__name__}"
+            raise TraceFormatError(f"{self.path}: no trace header ({why}); record a trace with "
+                                   "`ascendemu run --record FILE script.py`")
+        self.header: Header = first
+
+    @property
+    def complete(self) -> bool:
+        return self.end is not None
+
+    def __iter__(self) -> Iterator[Record]:
+        return self._iter
+
+    def _records(self) -> Iterator[Record]:
+        with open(self.path, "rb") as f:
+            pre = f.read(_PREAMBLE.size)
+            if len(pre) < _PREAMBLE.size or pre[:8] != MAGIC:
+                raise TraceFormatError(f"{self.path} is not an ascendemu trace (no {MAGIC!r} magic); record one with "
+                                       "`ascendemu run --record FILE script.py`")
+            _, major, minor = _PREAMBLE.unpack(pre)
+            self.version = (major, minor)
+            if major != FORMAT_VERSION[0]:
+                raise TraceFormatError(f"{self.path} is trace format {major}.{minor}; this ascendemu reads "
+                                       f"{FORMAT_VERSION[0]}.x: use the ascendemu version that recorded it")
+            count, offset = 0, _PREAMBLE.size
+            decompressor = zstandard.ZstdDecompressor()
+            while True:
+                head = f.read(_CHUNK.size)
+                if not head:
+                    if self.end is None:
+                        self.stop = Stop(count, offset, "the file ends before the trace's End record (the run "
+                                                        "did not finish)")
+                    return
+                if len(head) < _CHUNK.size:
+                    self.stop = Stop(count, offset, "the file ends inside a chunk header (cut short)")
+                    return
+                size, n = _CHUNK.unpack(head)
+                if size > MAX_CHUNK_BYTES:
+                    self.stop = Stop(count, offset, f"chunk header claims {size} bytes (damaged)")
+                    return
+                frame = f.read(size)
+                cut = len(frame) < size
+                try:
+                    data = (decompressor.decompressobj().decompress(frame) if cut else decompressor.decompress(frame))
+                except zstandard.ZstdError as e:
+                    self.stop = Stop(count, offset, f"chunk does not decompress ({e}): damaged")
+                    return
+                unpacker = msgpack.Unpacker(ext_hook=_ext_hook, raw=False, strict_map_key=False,
+                                            max_buffer_size=max(len(data), 1))
+                unpacker.feed(data)
+                got = 0
+                try:
+                    for wire in unpacker:
+                        rec = _decode(wire)
+                        got += 1
+                        count += 1
+                        if isinstance(rec, End):
+                            self.end = rec
+                        yield rec
+                except (ValueError, TypeError, msgpack.UnpackException) as e:
+                    self.stop = Stop(count, offset, f"record {count + 1} is malformed ({e}): damaged")
+                    return
+                if cut:
+                    self.stop = Stop(count, offset, f"the file ends inside a chunk ({len(frame)} of {size} bytes; "
+                                                    f"{got} of its {n} records were complete)")
+                    return
+                if got != n:
+                    self.stop = Stop(count, offset, f"chunk holds {got} records, its header says {n}: damaged")
+                    return
+                offset += _CHUNK.size + size
+
+
+def _decode(wire: Any) -> Record:
+    if type(wire) is not list or not wire or type(wire[0]) is not int:
+        raise ValueError(f"a record is [code, fields...], got {type(wire).__name__}")
+    cls = RECORDS.get(wire[0])
+    if cls is None:
+        return Unknown(wire[0], wire[1:])
+    return cls.from_wire(wire[1:])
+
+
+def read_trace(path: str | os.PathLike) -> TraceReader:
+    """Open a trace for reading (see :class:`TraceReader`)."""
+    return TraceReader(path)
