@@ -2,9 +2,9 @@
 
 The package is one namespace over the repository's top-level directories (see pyproject.toml), one
 package per layer, imports pointing down (tests/test_layers.py checks it):
-``ascendemu.cli`` -> ``ascendemu.frontend`` -> ``ascendemu.graph`` -> ``ascendemu.cache`` ->
-``ascendemu.kernels`` -> ``ascendemu.hal`` -> ``ascendemu.device`` -> ``ascendemu.traces`` -> this root
-package, which holds only what every layer shares: the typed ACL errors (``errors``) and byte units
+``ascendemu.cli`` -> ``ascendemu.frontend`` -> ``ascendemu.graph`` -> ``ascendemu.replay`` ->
+``ascendemu.cache`` -> ``ascendemu.kernels`` -> ``ascendemu.hal`` -> ``ascendemu.device`` ->
+``ascendemu.traces`` -> this root package, which holds only what every layer shares: the typed ACL errors (``errors``) and byte units
 (``units``). Imports stay lazy here so that a warm start never pays for numba.
 """
 

@@ -8,6 +8,7 @@ Public modules:
 * ``api``: the ``@api`` marker that routes a public call through the choke point;
 * ``steps``: the typed schedule a graph launch sinks (Launch, RecordEvent, WaitEvent, MemcpyAsync);
 * ``acl``: the pyACL layer (results plus ACL return codes);
+* ``record``: the trace recorder at the choke point (``.aetrace``) and the figures a run measured;
 * ``kernel``: the uniform kernel ABI; ``binary``, ``meta``, ``elf``, ``identity``, ``loader``: kernel
   binaries (layout, verification, loading without numba).
 
@@ -15,4 +16,4 @@ Nothing is imported here: ``import ascendemu.hal`` stays free of numpy, SimPy, l
 each module is imported when used.
 """
 __all__ = ["acl", "api", "binary", "devices", "elf", "identity", "kernel", "launch", "loader", "memory", "meta",
-           "runtime", "steps", "validate", "streams"]
+           "record", "runtime", "steps", "validate", "streams"]

@@ -121,12 +121,15 @@ class Recorder(StepClock):
 
     ``record_data``: also keep the bytes every host-to-device copy reads and a digest of what every
     synchronous device-to-host copy delivers, so a replay can compute and check the same outputs.
-    ``options``: what the header keeps about the run (``ascendemu run`` passes its options).
+    ``options``: what the header keeps about the run (``ascendemu run`` passes its options);
+    ``writer_options`` go to the trace writer (chunk size and age).
     """
 
-    def __init__(self, path: str | os.PathLike, record_data: bool = False, options: dict | None = None) -> None:
+    def __init__(self, path: str | os.PathLike, record_data: bool = False, options: dict | None = None,
+                 **writer_options: Any) -> None:
         super().__init__()
         self.path = path
+        self.writer_options = writer_options     # traces.aetrace.TraceWriter's chunking options
         self.record_data = record_data
         self.options = dict(options or {}, record_data=record_data)
         self.writer: fmt.TraceWriter | None = None
@@ -191,7 +194,7 @@ class Recorder(StepClock):
     # -- encoders: (validated args, result) -> wire array -------------------------------------------
     def _generic(self, cls: type[fmt.Record]) -> Callable[[tuple, Any], list]:
         """The encoder of a record class whose fields are the call's parameters (then ``result``)."""
-        kinds = [fmt.FIELD_OPERANDS.get(f, fmt.Operand.VALUE) for f in cls.FIELDS if f != "result"]
+        kinds = [k for f, k in cls.operands().items() if f != "result"]
         encoders = [self._operand_encoder(k) for k in kinds]
         with_result = "result" in cls.FIELDS
         code = cls.CODE
@@ -224,7 +227,7 @@ class Recorder(StepClock):
         preset = dataclasses.asdict(node.spec)
         if self.writer is None:
             from ascendemu import __version__
-            self.writer = fmt.TraceWriter(self.path)
+            self.writer = fmt.TraceWriter(self.path, **self.writer_options)
             self.writer.write(fmt.Header("aetrace", list(fmt.FORMAT_VERSION), __version__,
                                          datetime.now(timezone.utc).isoformat(timespec="seconds"), preset,
                                          device_count, self.options))

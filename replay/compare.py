@@ -100,6 +100,8 @@ def side_by_side(first: dict, second: dict, titles: tuple[str, str] = ("original
         unit = (fa or fb).unit
         va, vb = (fa.value if fa else 0.0), (fb.value if fb else 0.0)
         change = "" if va == vb else (f"{(vb - va) / va:+.1%}" if va else "new")
+        if change in ("+0.0%", "-0.0%"):
+            change = "~0% (rounding)"
         lines.append(f"{label:{width}}  {_show(va, unit) if fa else '-':>{cols[0]}}  "
                      f"{_show(vb, unit) if fb else '-':>{cols[1]}}  {change}")
     return lines

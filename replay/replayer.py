@@ -211,8 +211,8 @@ class Replayer:
             def skip(rec: Any) -> None:
                 self.result.skipped += 1
             return skip
-        names = [f for f in cls.FIELDS if f != "result"]
-        translators = [self._translate[fmt.FIELD_OPERANDS.get(f, fmt.Operand.VALUE)] for f in names]
+        kinds = {f: k for f, k in cls.operands().items() if f != "result"}
+        names, translators = list(kinds), [self._translate[k] for k in kinds.values()]
         method = getattr(self.rt, cls.CALL)
         bind = self._binder(cls.RESULT) if "result" in cls.FIELDS else None
 

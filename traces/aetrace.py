@@ -33,6 +33,7 @@ import dataclasses
 import enum
 import os
 import struct
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Iterator
@@ -52,9 +53,12 @@ FORMAT_VERSION = (1, 0)
 PARTIAL_SUFFIX = ".partial"         # a trace being written (or left by a run that died) has this suffix
 _PREAMBLE = struct.Struct("<8sHH")
 _CHUNK = struct.Struct("<II")
-# a chunk is written once it holds this much (uncompressed) or this many records, or at every flush
+# a chunk is written once it holds this much (uncompressed) or this many records, once it has waited
+# this long since the last chunk was written (what a run killed outright can lose), or at every flush
 CHUNK_BYTES = 1 << 20
 CHUNK_RECORDS = 8192
+CHUNK_SECONDS = 1.0
+_SIZE_CHECK_EVERY = 128              # records between two looks at the packed size
 MAX_CHUNK_BYTES = 1 << 30           # a chunk header asking for more is damage, not data
 EXT_HOST_DATA, EXT_HOST_SIZE, EXT_KERNEL = 1, 2, 3
 
@@ -82,9 +86,9 @@ class Operand(enum.Enum):
     STEPS = "steps"              # a graph launch's steps: [step class name, field, ...] each
 
 
-# Operand kind by field name, for records and for the steps of a graph launch alike (a field's name says
-# what it holds, as the runtime's own argument check (hal.validate.PARAMS) reads it). A field not named
-# here is a VALUE.
+# Operand kind by field name, for call records and for the steps of a graph launch alike (a field's name
+# says what it holds, as the runtime's own argument check (hal.validate.PARAMS) reads it). A field not
+# named here is a VALUE; so is every field of a record that is no call (Kernel, End ...).
 FIELD_OPERANDS: dict[str, Operand] = {
     "ptr": Operand.POINTER, "dst": Operand.POINTER, "src": Operand.POINTER, "args": Operand.ADDRESSES,
     "stream": Operand.STREAM, "event": Operand.EVENT, "start": Operand.EVENT, "end": Operand.EVENT,
@@ -152,11 +156,15 @@ class Record:
         newer minor version appended them) are dropped, missing trailing ones take their defaults."""
         return cls(*values[:len(cls.FIELDS)])
 
-    def operands(self) -> dict[str, Operand]:
-        """Each field's operand kind (:data:`FIELD_OPERANDS`; ``result`` by :attr:`RESULT`)."""
-        kinds = {f: FIELD_OPERANDS.get(f, Operand.VALUE) for f in self.FIELDS}
+    @classmethod
+    def operands(cls) -> dict[str, Operand]:
+        """Each field's operand kind: for a call record by :data:`FIELD_OPERANDS` (``result`` by
+        :attr:`RESULT`); a record that is no call (``Kernel``, ``End`` ...) holds plain values."""
+        if cls.CALL is None:
+            return {f: Operand.VALUE for f in cls.FIELDS}
+        kinds = {f: FIELD_OPERANDS.get(f, Operand.VALUE) for f in cls.FIELDS}
         if "result" in kinds:
-            kinds["result"] = self.RESULT or Operand.VALUE
+            kinds["result"] = cls.RESULT or Operand.VALUE
         return kinds
 
 
@@ -516,22 +524,27 @@ class LaunchGraph(Record):
 
 # -- writing -----------------------------------------------------------------------------------------
 class TraceWriter:
-    """Writes a trace as it is recorded: records are packed into a chunk, and each full chunk is
-    compressed and written at once, so the file grows by whole chunks. The file is
+    """Writes a trace as it is recorded: records are packed into a chunk, and each chunk is compressed
+    and written at once when it is full or has waited ``chunk_seconds``, so the file grows by whole
+    chunks. The file is
     ``<path>.partial`` until :meth:`close` renames it to ``path`` (fsynced first): a run that dies
     leaves the ``.partial`` file, readable up to its last chunk (call :meth:`flush` to write the
     chunk being filled, e.g. at every synchronisation a crash should not lose).
     """
 
-    def __init__(self, path: str | os.PathLike, level: int = 3) -> None:
+    def __init__(self, path: str | os.PathLike, level: int = 3, chunk_records: int = CHUNK_RECORDS,
+                 chunk_bytes: int = CHUNK_BYTES, chunk_seconds: float = CHUNK_SECONDS) -> None:
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + PARTIAL_SUFFIX)
         self._file: BinaryIO = open(self.partial, "wb")
         self._file.write(_PREAMBLE.pack(MAGIC, *FORMAT_VERSION))
         self._packer = msgpack.Packer(default=_ext_default, use_bin_type=True, autoreset=False)
         self._compressor = zstandard.ZstdCompressor(level=level, write_checksum=True, write_content_size=True)
+        self.chunk_records, self.chunk_bytes, self.chunk_seconds = chunk_records, chunk_bytes, chunk_seconds
         self._pending = 0
+        self._flushed_at = time.monotonic()
         self.records = 0
+        self.chunks = 0
         self.closed = False
 
     def write(self, rec: Record | list) -> None:
@@ -539,11 +552,17 @@ class TraceWriter:
         self._packer.pack(rec if type(rec) is list else rec.to_wire())
         self._pending += 1
         self.records += 1
-        if self._pending >= CHUNK_RECORDS or self._packer.getbuffer().nbytes >= CHUNK_BYTES:
+        if (self._pending >= self.chunk_records or time.monotonic() - self._flushed_at >= self.chunk_seconds
+                or (self._pending % _SIZE_CHECK_EVERY == 0 and self._packed() >= self.chunk_bytes)):
             self.flush()
+
+    def _packed(self) -> int:
+        with self._packer.getbuffer() as buf:
+            return buf.nbytes
 
     def flush(self) -> None:
         """Write the records packed so far as one chunk (to the OS: a crash of this process keeps it)."""
+        self._flushed_at = time.monotonic()
         if not self._pending:
             return
         frame = self._compressor.compress(self._packer.bytes())
@@ -551,6 +570,7 @@ class TraceWriter:
         self._file.flush()
         self._packer.reset()
         self._pending = 0
+        self.chunks += 1
 
     def close(self, end: End | None = None) -> Path:
         """Write ``end`` (the record a complete trace ends with), fsync and rename the file into place.
@@ -573,8 +593,9 @@ class TraceWriter:
 # -- reading -----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Stop:
-    """Where a reader stopped before the end of a complete trace: after ``records`` good records, at
-    file byte ``offset`` (the start of the chunk it could not read whole), and why."""
+    """Where a reader stopped before the end of a complete trace: after ``records`` good records (counted
+    after the header, as iterating the reader yields them), at file byte ``offset`` (the start of the
+    chunk it could not read whole), and why."""
 
     records: int
     offset: int
@@ -627,22 +648,22 @@ class TraceReader:
                 head = f.read(_CHUNK.size)
                 if not head:
                     if self.end is None:
-                        self.stop = Stop(count, offset, "the file ends before the trace's End record (the run "
+                        self.stop = Stop(max(count - 1, 0), offset, "the file ends before the trace's End record (the run "
                                                         "did not finish)")
                     return
                 if len(head) < _CHUNK.size:
-                    self.stop = Stop(count, offset, "the file ends inside a chunk header (cut short)")
+                    self.stop = Stop(max(count - 1, 0), offset, "the file ends inside a chunk header (cut short)")
                     return
                 size, n = _CHUNK.unpack(head)
                 if size > MAX_CHUNK_BYTES:
-                    self.stop = Stop(count, offset, f"chunk header claims {size} bytes (damaged)")
+                    self.stop = Stop(max(count - 1, 0), offset, f"chunk header claims {size} bytes (damaged)")
                     return
                 frame = f.read(size)
                 cut = len(frame) < size
                 try:
                     data = (decompressor.decompressobj().decompress(frame) if cut else decompressor.decompress(frame))
                 except zstandard.ZstdError as e:
-                    self.stop = Stop(count, offset, f"chunk does not decompress ({e}): damaged")
+                    self.stop = Stop(max(count - 1, 0), offset, f"chunk does not decompress ({e}): damaged")
                     return
                 unpacker = msgpack.Unpacker(ext_hook=_ext_hook, raw=False, strict_map_key=False,
                                             max_buffer_size=max(len(data), 1))
@@ -657,14 +678,14 @@ class TraceReader:
                             self.end = rec
                         yield rec
                 except (ValueError, TypeError, msgpack.UnpackException) as e:
-                    self.stop = Stop(count, offset, f"record {count + 1} is malformed ({e}): damaged")
+                    self.stop = Stop(max(count - 1, 0), offset, f"the record after it is malformed ({e}): damaged")
                     return
                 if cut:
-                    self.stop = Stop(count, offset, f"the file ends inside a chunk ({len(frame)} of {size} bytes; "
+                    self.stop = Stop(max(count - 1, 0), offset, f"the file ends inside a chunk ({len(frame)} of {size} bytes; "
                                                     f"{got} of its {n} records were complete)")
                     return
                 if got != n:
-                    self.stop = Stop(count, offset, f"chunk holds {got} records, its header says {n}: damaged")
+                    self.stop = Stop(max(count - 1, 0), offset, f"chunk holds {got} records, its header says {n}: damaged")
                     return
                 offset += _CHUNK.size + size
 
