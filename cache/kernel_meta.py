@@ -151,5 +151,6 @@ class KernelCache:
         identity = functools.partial(kernel.identity, kernel_meta=binary.bin_file_name, json=binary.json)
         self._kernels[kernel.sig] = KernelFunction(name=binary.bin_file_name, entry=entry,
                                                    block_dim=kernel.block_dim, args=kernel.args,
-                                                   cost=kernel.cost, keepalive=keepalive, identity=identity)
+                                                   cost=kernel.cost, keepalive=keepalive, identity=identity,
+                                                   op_info=kernel.op_info)
         self.stats.loaded += 1

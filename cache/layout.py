@@ -10,12 +10,12 @@ import os
 import stat
 from pathlib import Path
 
-from ascendemu.errors import ACL_ERROR_RT_PARAM_INVALID, AclError, InvalidParamError, check_int
+from ascendemu.errors import ACL_ERROR_RT_PARAM_INVALID, AclError, InvalidParamError
+from ascendemu.ranks import resolve_rank
 from ascendemu.hal.binary import READ_FLAGS, UNSAFE_WRITE_BITS, _read_all, _untrusted
 from ascendemu.hal.kernel import CorruptKernelError
 
 CACHE_PATH_ENV = "MS_COMPILER_CACHE_PATH"
-RANK_ENV = "RANK_ID"
 KERNEL_META = "kernel_meta"
 LOCKS_DIR = ".locks"
 QUARANTINE_DIR = ".quarantine"
@@ -27,20 +27,6 @@ class CacheSecurityError(AclError):
     """The cache directory could be written by someone else, so its kernels cannot be trusted."""
 
     code = ACL_ERROR_RT_PARAM_INVALID
-
-
-def resolve_rank(rank: int | None = None) -> int:
-    """The explicit rank, else ``RANK_ID`` (empty or unset means 0)."""
-    if rank is not None:
-        return check_int(rank, "rank", minimum=0)
-    raw = os.environ.get(RANK_ENV, "").strip()
-    if raw == "":
-        return 0
-    if not raw.isdigit():
-        raise InvalidParamError(
-            f"environment variable {RANK_ENV}={raw!r} is not a non-negative integer; "
-            f"set it to the rank number (e.g. {RANK_ENV}=0) or unset it")
-    return int(raw)
 
 
 def resolve_root(root: str | os.PathLike | None = None) -> Path:

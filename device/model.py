@@ -77,7 +77,7 @@ class Event:
         self.last_issued: simpy.Event | None = None  # generation of the most recent record issued
         self.timestamp: float | None = None          # simulated time the last record executed
         self.record_stream: "Stream | None" = None
-        self.flow_src: tuple[int, int, float] | None = None
+        self.flow_src: tuple[int, float] | None = None   # traced: (stream tid, time) of the last record run
 
     def issue_record(self) -> simpy.Event:
         gen = self.next_generation
@@ -278,6 +278,14 @@ class Device:
                                 f"strict mode: {who} {verb} device memory [{ms:#x}, {me:#x}) that task "
                                 f"{other.name!r} on stream {other_stream.id} (device {self.id}) has not finished "
                                 f"{their}; synchronize that stream or wait on an event recorded after it")
+
+    def trace_memory(self, time_s: float) -> None:
+        """Traced: a sample of this device's memory counters (its pool's allocated and reserved bytes)
+        at ``time_s``. The runtime calls it after every change of the pool, at the host time it happened."""
+        if self.trace is not None:
+            stats = self.memory.stats()
+            self.trace.counter(f"device {self.id} memory", time_s,
+                               {"allocated": stats.used, "reserved": stats.reserved})
 
     def utilization(self) -> float:
         """Fraction of core-time busy since the start of the simulation."""

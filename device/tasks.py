@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, Sequence
 
 import simpy
 
-from ascendemu.traces.chrome import CORE_TID_BASE, DMA_TID_BASE, device_pid
-
 from .cost import KernelCost, block_time, copy_time
 
 if TYPE_CHECKING:
@@ -52,6 +50,7 @@ class Kernel(Protocol):
     name: str
     entry: int                     # native entry point; 0: none (a DryRun kernel: checked, priced, not run)
     cost: KernelCost
+    op_info: dict | None           # what it computes, for traces and profilers (op type, tensors); None: unknown
     args: Sequence[Any]            # argument specs: ``nbytes``, ``zero_init``
 
     def call_block(self, host_args: ctypes.Array, block_idx: int) -> None: ...
@@ -90,6 +89,7 @@ class KernelTask(Task):
     block_dim: int
     args: tuple[int, ...]          # device addresses: inputs, outputs, workspaces
     host_args: tuple[int, ...]     # their host addresses, checked at launch
+    launch: tuple[int, float] | None = field(default=None, kw_only=True)   # traced: (host tid, time) of the launch call
 
     def buffers(self) -> Sequence[int]:
         return self.args
@@ -109,9 +109,14 @@ class KernelTask(Task):
             yield simpy.AllOf(env, [env.process(self._blocks(device, w, workers, t_block)) for w in range(workers)])
         self._compute(device)
         device.kernels_run += 1
-        if device.trace is not None:
-            device.trace.span(device_pid(device.id), stream.id, self.name, start, env.now - start, "kernel",
-                              {"blockDim": self.block_dim, "cost": func.cost.to_json()})
+        trace = device.trace
+        if trace is not None:
+            args = {"blockDim": self.block_dim, "cost": func.cost.to_json()}
+            if func.op_info is not None:
+                args["op"] = func.op_info
+            trace.span(stream.id, self.name, start, env.now - start, "kernel", args)
+            if self.launch is not None:
+                trace.flow("launch", self.launch, (stream.id, (start + env.now) / 2), cat="launch")
 
     def _blocks(self, device: Device, first: int, step: int, t_block: float, lead: float = 0.0) -> Generator:
         """Blocks first, first+step, ... of the launch, each holding one AI core for ``t_block``."""
@@ -127,7 +132,7 @@ class KernelTask(Task):
             device.busy_time += t_block
             device.core_busy[core] += t_block
             if device.trace is not None:
-                device.trace.span(device_pid(device.id), CORE_TID_BASE + core, self.name, t0, t_block, "block",
+                device.trace.span(device.trace.core_track(device.id, core), self.name, t0, t_block, "block",
                                   {"block": b})
 
     def _compute(self, device: Device) -> None:
@@ -174,8 +179,8 @@ class CopyTask(Task):
         self.move()
         if device.trace is not None:
             args = {"bytes": self.nbytes, "kind": self.copy_kind}
-            device.trace.span(device_pid(device.id), DMA_TID_BASE + engine, self.name, t0, env.now - t0, "dma", args)
-            device.trace.span(device_pid(device.id), stream.id, self.name, t0, env.now - t0, "copy", args)
+            device.trace.span(device.trace.dma_track(device.id, engine), self.name, t0, env.now - t0, "dma", args)
+            device.trace.span(stream.id, self.name, t0, env.now - t0, "copy", args)
 
 
 @dataclass(slots=True)
@@ -193,11 +198,11 @@ class RecordTask(Task):
         ev, now = self.event, device.env.now
         ev.timestamp = now
         ev.record_stream = stream
-        ev.flow_src = (device_pid(device.id), stream.id, now)
+        ev.flow_src = (stream.id, now)
         if not self.generation.triggered:
             self.generation.succeed(now)
         if device.trace is not None:
-            device.trace.span(device_pid(device.id), stream.id, self.name, now, 0.0, "event")
+            device.trace.span(stream.id, self.name, now, 0.0, "event")
         yield from ()     # instantaneous
 
 
@@ -221,6 +226,6 @@ class WaitTask(Task):
             yield self.generation
             stream.blocked_on = None
         if device.trace is not None:
-            device.trace.span(device_pid(device.id), stream.id, self.name, t0, env.now - t0, "event")
+            device.trace.span(stream.id, self.name, t0, env.now - t0, "event")
             if self.event.flow_src is not None:
-                device.trace.flow(self.name, self.event.flow_src, (device_pid(device.id), stream.id, env.now))
+                device.trace.flow(self.name, self.event.flow_src, (stream.id, env.now))

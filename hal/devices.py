@@ -85,6 +85,8 @@ class DevicesMixin:
             owned.clear()
         for addr in list(dev.memory.allocations):
             dev.memory.free(addr)
+        if dev.trace is not None:
+            dev.trace_memory(self.node.host_time)
         for ctx in self.contexts.values():
             if ctx.device_id == device_id:
                 ctx.destroyed = True

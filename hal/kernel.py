@@ -53,6 +53,9 @@ class KernelFunction:
     # passes a function returning plain JSON data, e.g. {"signature": ..., "outputs": [...],
     # "kernel_meta": name, "json": {...}}; called once per kernel recorded, never on the launch path.
     identity: Callable[[], dict] | None = field(default=None, repr=False, compare=False)
+    # What the kernel computes, for traces and profilers: {"type": op, "inputs"/"outputs": [{"shape",
+    # "dtype"}]}, filled by the layer that planned it; None when unknown (a binary loaded by path).
+    op_info: dict | None = None
 
     def __post_init__(self):
         # entry 0: a DryRun kernel, checked and priced by the device but with no code to run

@@ -131,6 +131,8 @@ class LaunchMixin:
                 host_address(a, spec.nbytes, f"argument {i} ({spec.role}) of kernel {f.name!r}")
             raise
         task = KernelTask(f.name, self.node.host_time, f, block_dim, args, host_args)
+        if self.node.trace is not None:      # the launch call being dispatched: its kernel's flow arrow starts there
+            task.launch = self.node.trace.current_call
         if self.node.strict:
             task.reads = [(a, a + spec.nbytes) for a, spec in zip(args, f.args) if not spec.writes]
             task.writes = [(a, a + spec.nbytes) for a, spec in zip(args, f.args) if spec.writes]

@@ -78,7 +78,11 @@ class MemoryMixin:
     # -- device memory ----------------------------------------------------------------------------
     @api()
     def malloc(self, size: int, policy: int = MEM_MALLOC_HUGE_FIRST) -> int:
-        return self._cur_device().memory.malloc(size)
+        dev = self._cur_device()
+        addr = dev.memory.malloc(size)
+        if dev.trace is not None:
+            dev.trace_memory(self.node.host_time)
+        return addr
 
     @api()
     def free(self, ptr: int) -> None:
@@ -94,6 +98,8 @@ class MemoryMixin:
                     "event recorded after the task, before freeing the buffer")
             self._wait(stream.finished(seq), f"free({ptr:#x}), waiting for task {task.name!r} on stream {stream.id},")
         mem.free(ptr)
+        if dev.trace is not None:
+            dev.trace_memory(self.node.host_time)
 
     @api()
     def get_mem_info(self) -> tuple[int, int]:

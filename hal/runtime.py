@@ -31,7 +31,7 @@ from ascendemu.device.spec import DeviceSpec, get_spec
 from ascendemu.device.system import DEFAULT_DEVICE_COUNT, Node
 from ascendemu.device.pool import DEFAULT_POOL_POLICY
 from ascendemu.errors import AclError, ContextNullError, InvalidParamError, RtParamInvalidError
-from ascendemu.traces.chrome import HOST_PID, ChromeTrace, device_pid
+from ascendemu.traces.chrome import HOST_TID, ChromeTrace
 
 from .api import API_CALL_COST_S, ApiCall, api
 from .devices import Context, DevicesMixin
@@ -75,7 +75,7 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
             seconds = getattr(node.spec, cost) if isinstance(cost, str) else (cost or 0.0)
             start = node.host_advance(seconds)
             if node.trace is not None and seconds:
-                node.trace.span(HOST_PID, 0, name, start, seconds, "api")
+                node.trace.host_call(name, start, seconds)
         try:
             args = call.check(*args, **kwargs)
         except TypeError as e:
@@ -142,11 +142,13 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
         self._reset_state()
 
     def _name_tracks(self) -> None:
-        t = self.node.trace
-        t.name_track(HOST_PID, None, "host (simulated API timeline)")
-        t.name_track(HOST_PID, 0, "host API calls")
-        for d in self.node.devices:
-            t.name_track(device_pid(d.id), None, f"device {d.id} ({d.spec.name})")
+        """Name the rank's process and host track, and sample every device's memory counters once."""
+        node = self.node
+        t = node.trace
+        t.name_track(None, f"rank {t.rank} ({len(node.devices)} x {node.spec.name})")
+        t.name_track(HOST_TID, "host API calls (simulated host timeline)")
+        for d in node.devices:
+            d.trace_memory(node.host_time)
 
     # -- observation (public calls too, so they are refused before init like any other) --------------
     @api(cost=None)
@@ -168,7 +170,7 @@ class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin):
         self.node.attach_trace(ChromeTrace())
         self._name_tracks()
         for h, s in self.streams.items():
-            self.node.trace.name_track(device_pid(s.device.id), h, f"stream {h}")
+            self.node.trace.name_track(h, f"device {s.device.id} stream {h}")
 
     @api(cost=None)
     def trace_events(self) -> list[dict]:

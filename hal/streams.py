@@ -17,7 +17,6 @@ from ascendemu.device.model import Device, Event, Stream
 from ascendemu.device.system import DeadlockError
 from ascendemu.errors import (EventSyncTimeoutError, NoEventResourceError, NoStreamResourceError,
                               RtParamInvalidError, StreamSyncTimeoutError)
-from ascendemu.traces.chrome import device_pid
 
 from .api import api
 from .steps import RecordEvent, WaitEvent
@@ -64,7 +63,7 @@ class StreamsMixin:
         dev.streams[h] = s
         self.streams[h] = s
         if self.node.trace is not None:
-            self.node.trace.name_track(device_pid(dev.id), h, f"stream {h}")
+            self.node.trace.name_track(h, f"device {dev.id} stream {h}")
         return h
 
     def _stream(self, stream: int | None) -> Stream:
@@ -102,7 +101,7 @@ class StreamsMixin:
         if s is None:
             s = self._sync_streams[dev.id] = Stream(dev, -1 - dev.id, internal=True)
             if self.node.trace is not None:
-                self.node.trace.name_track(device_pid(dev.id), s.id, "sync copies")
+                self.node.trace.name_track(s.id, f"device {dev.id} sync copies")
         return s
 
     # -- submitting and waiting -------------------------------------------------------------------

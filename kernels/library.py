@@ -59,6 +59,12 @@ class KernelPlan:
         return self.plan.block_dim
 
     @property
+    def op_info(self) -> dict:
+        """What the kernel computes, as traces and profilers show it: its op and tensors (no attributes)."""
+        return {"type": self.sig.op, "inputs": [d.to_json() for d in self.sig.inputs],
+                "outputs": [d.to_json() for d in self.outputs]}
+
+    @property
     def cost(self) -> KernelCost:
         return self.plan.cost
 
@@ -147,7 +153,7 @@ def dry_run_function(kernel: OpSignature | KernelPlan) -> KernelFunction:
     if not isinstance(kernel, KernelPlan):
         kernel = plan_kernel(kernel)
     return KernelFunction(name=kernel.func_name, entry=0, block_dim=kernel.block_dim, args=kernel.args,
-                          cost=kernel.cost, identity=kernel.identity)
+                          cost=kernel.cost, identity=kernel.identity, op_info=kernel.op_info)
 
 
 def kernel_signature():
@@ -163,4 +169,4 @@ def compile_inprocess(sig: OpSignature) -> KernelFunction:
     source = generate(sig)
     cfunc = numba.cfunc(kernel_signature(), error_model=KERNEL_ERROR_MODEL)(source.pyfunc)
     return KernelFunction(name=source.func_name, entry=cfunc.address, block_dim=source.block_dim,
-                          args=source.args, cost=source.cost, keepalive=cfunc)
+                          args=source.args, cost=source.cost, keepalive=cfunc, op_info=source.kernel.op_info)

@@ -350,7 +350,7 @@ def test_chrome_trace_is_valid_and_nested(rt, make_scale, tmp_path):
     assert len([e for e in events if e.get("cat") == "block"]) == 41
     assert {e["ph"] for e in events if e.get("cat") == "event" and e["ph"] in "sf"} == {"s", "f"}
     names = {e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "thread_name"}
-    assert f"stream {s1}" in names
+    assert f"device 0 stream {s1}" in names
     assert _spans_nest(events)
 
 

@@ -1,65 +1,131 @@
 """Chrome trace / Perfetto JSON export of a simulated run.
 
-Tracks: one process per device (threads: one per stream, one per AI core, one per DMA engine) and one
-process for the host (its API calls on the simulated host timeline). Event records and the waits they
-release are joined by flow arrows. Timestamps are simulated microseconds; the trace's metadata says so.
+One trace is one rank, and one rank is one Chrome process: its pid is derived from the rank
+(``RANK_ID``, :func:`rank_pid`), so the traces the ranks of a job write side by side merge into one
+timeline (:func:`merge`) without two ranks sharing a track. Its tracks:
+
+* threads: the host's API calls on the simulated host timeline (tid 0), one per stream (tid = the
+  stream handle), and per device one per AI core and one per DMA engine (:meth:`ChromeTrace.core_track`,
+  :meth:`ChromeTrace.dma_track`);
+* counters: ``device N memory``, the allocated and reserved bytes of the device's pool, sampled at
+  every change (a malloc, a free) on the host timeline;
+* flow arrows: from an event record to the wait it releases (cat ``event``) and from each host launch
+  call to the execution of the kernel it launched (cat ``launch``).
+
+Host and device spans share one axis, simulated seconds since the node started, written in
+microseconds; the trace's metadata says so.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterable
 
-HOST_PID = 0
-STREAM_TID_BASE = 0
-CORE_TID_BASE = 10_000
-DMA_TID_BASE = 20_000
+from ascendemu.errors import InvalidParamError
+from ascendemu.ranks import resolve_rank
+
+__all__ = ["HOST_TID", "ChromeTrace", "merge", "rank_pid"]
+
+HOST_TID = 0
+# Per-device unit tracks: 4096 units per device, devices stacked above the stream handles.
+CORE_TID_BASE = 1 << 24
+DMA_TID_BASE = 2 << 24
+DEVICE_TID_STRIDE = 1 << 12
+FLOW_ID_BITS = 40           # flow ids: rank << FLOW_ID_BITS | n, unique across merged ranks
 
 
-def device_pid(device_id: int) -> int:
-    return device_id + 1
+def rank_pid(rank: int) -> int:
+    """The Chrome pid of a rank (rank + 1: Perfetto reserves pid 0 for the idle process)."""
+    return rank + 1
 
 
 class ChromeTrace:
-    """Collects complete ("X") spans, flow arrows and track names; writes the JSON object format."""
+    """Collects the spans, counters, flow arrows and track names of one rank; writes the JSON object format."""
 
-    def __init__(self) -> None:
+    def __init__(self, rank: int | None = None) -> None:
+        self.rank = resolve_rank(rank)
+        self.pid = rank_pid(self.rank)
         self.events: list[dict] = []
-        self._names: dict[tuple[int, int | None], str] = {}
-        self._next_flow = 1
+        self._names: dict[int | None, str] = {None: f"rank {self.rank}"}
+        self._next_flow = (self.rank << FLOW_ID_BITS) + 1
+        self.current_call: tuple[int, float] | None = None    # (tid, time_s) inside the last host API span
 
-    def name_track(self, pid: int, tid: int | None, name: str) -> None:
-        self._names.setdefault((pid, tid), name)
+    def name_track(self, tid: int | None, name: str) -> None:
+        """Name thread ``tid`` (its first name stays), or with None rename the rank's process."""
+        if tid is None:
+            self._names[None] = name
+        else:
+            self._names.setdefault(tid, name)
 
-    def span(self, pid: int, tid: int, name: str, start_s: float, dur_s: float, cat: str = "task",
+    def core_track(self, device: int, core: int) -> int:
+        """The tid of AI core ``core`` of ``device`` (named on first use)."""
+        tid = CORE_TID_BASE + device * DEVICE_TID_STRIDE + core
+        if tid not in self._names:
+            self._names[tid] = f"device {device} AI core {core}"
+        return tid
+
+    def dma_track(self, device: int, engine: int) -> int:
+        """The tid of DMA engine ``engine`` of ``device`` (named on first use)."""
+        tid = DMA_TID_BASE + device * DEVICE_TID_STRIDE + engine
+        if tid not in self._names:
+            self._names[tid] = f"device {device} DMA {engine}"
+        return tid
+
+    def span(self, tid: int, name: str, start_s: float, dur_s: float, cat: str = "task",
              args: dict | None = None) -> None:
-        ev = {"ph": "X", "pid": pid, "tid": tid, "name": name, "cat": cat,
+        ev = {"ph": "X", "pid": self.pid, "tid": tid, "name": name, "cat": cat,
               "ts": start_s * 1e6, "dur": max(dur_s, 0.0) * 1e6}
         if args:
             ev["args"] = args
         self.events.append(ev)
 
-    def flow(self, name: str, src: tuple[int, int, float], dst: tuple[int, int, float]) -> None:
-        """An arrow from (pid, tid, time_s) to (pid, tid, time_s): event record -> the wait it releases."""
+    def host_call(self, name: str, start_s: float, dur_s: float) -> None:
+        """A host API call's span; the work it launches points back to it (:attr:`current_call`, the
+        middle of the span, where a flow arrow binds to it unambiguously)."""
+        self.span(HOST_TID, name, start_s, dur_s, "api")
+        self.current_call = (HOST_TID, start_s + dur_s / 2)
+
+    def flow(self, name: str, src: tuple[int, float], dst: tuple[int, float], cat: str = "event") -> None:
+        """An arrow from (tid, time_s) to (tid, time_s) of this rank: the slices enclosing both ends."""
         fid = self._next_flow
         self._next_flow += 1
-        self.events.append({"ph": "s", "id": fid, "pid": src[0], "tid": src[1], "ts": src[2] * 1e6,
-                            "name": name, "cat": "event"})
-        self.events.append({"ph": "f", "bp": "e", "id": fid, "pid": dst[0], "tid": dst[1],
-                            "ts": dst[2] * 1e6, "name": name, "cat": "event"})
+        self.events.append({"ph": "s", "id": fid, "pid": self.pid, "tid": src[0], "ts": src[1] * 1e6,
+                            "name": name, "cat": cat})
+        self.events.append({"ph": "f", "bp": "e", "id": fid, "pid": self.pid, "tid": dst[0],
+                            "ts": dst[1] * 1e6, "name": name, "cat": cat})
+
+    def counter(self, name: str, time_s: float, values: dict[str, float]) -> None:
+        """A sample of a counter track: each key of ``values`` is one series of the track ``name``."""
+        self.events.append({"ph": "C", "pid": self.pid, "name": name, "ts": time_s * 1e6, "args": values})
 
     def to_json(self) -> dict:
-        meta = []
-        for (pid, tid), name in sorted(self._names.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1)):
-            if tid is None:
-                meta.append({"ph": "M", "pid": pid, "name": "process_name", "args": {"name": name}})
-            else:
-                meta.append({"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": name}})
-                meta.append({"ph": "M", "pid": pid, "tid": tid, "name": "thread_sort_index",
-                             "args": {"sort_index": tid}})
+        meta = [{"ph": "M", "pid": self.pid, "name": "process_name", "args": {"name": self._names[None]}},
+                {"ph": "M", "pid": self.pid, "name": "process_sort_index", "args": {"sort_index": self.rank}}]
+        for tid, name in sorted((kv for kv in self._names.items() if kv[0] is not None), key=lambda kv: kv[0]):
+            meta.append({"ph": "M", "pid": self.pid, "tid": tid, "name": "thread_name", "args": {"name": name}})
+            meta.append({"ph": "M", "pid": self.pid, "tid": tid, "name": "thread_sort_index",
+                         "args": {"sort_index": tid}})
         return {"traceEvents": meta + self.events, "displayTimeUnit": "ns",
-                "otherData": {"clock": "simulated device time (us)", "generator": "ascendemu"}}
+                "otherData": {"clock": "simulated device time (us)", "generator": "ascendemu", "ranks": [self.rank]}}
 
     def write(self, path: str | Path) -> Path:
         path = Path(path)
         path.write_text(json.dumps(self.to_json()))
         return path
+
+
+def merge(docs: Iterable[dict]) -> dict:
+    """One trace of several ranks from their traces (the JSON objects :meth:`ChromeTrace.to_json` wrote).
+    Their pids and flow ids are disjoint by construction; two traces of the same rank are refused."""
+    events: list[dict] = []
+    ranks: list[int] = []
+    for doc in docs:
+        mine = doc.get("otherData", {}).get("ranks", [])
+        clash = sorted(set(mine) & set(ranks))
+        if clash:
+            raise InvalidParamError(f"merge: rank(s) {clash} appear in two traces; merge the traces of "
+                                    "different ranks (set RANK_ID per process)")
+        ranks += mine
+        events += doc["traceEvents"]
+    return {"traceEvents": events, "displayTimeUnit": "ns",
+            "otherData": {"clock": "simulated device time (us)", "generator": "ascendemu", "ranks": sorted(ranks)}}
