@@ -1,4 +1,4 @@
-"""The ``ascendemu`` command line: ``info``, ``demo``, ``run``, ``replay``, ``cache``.
+"""The ``ascendemu`` command line: ``info``, ``demo``, ``run``, ``replay``, ``profile``, ``cache``.
 
 Each verb is a small function; heavy imports happen inside the verb so that ``ascendemu info`` and a
 warm ``ascendemu run`` never import numba.
@@ -52,6 +52,11 @@ def cmd_replay(argv: list[str]) -> int:
     return replay_main(argv)
 
 
+def cmd_profile(argv: list[str]) -> int:
+    from ascendemu.cli.profile import main as profile_main
+    return profile_main(argv)
+
+
 def version() -> str:
     """The installed distribution's version (package metadata), else the source tree's."""
     from importlib.metadata import PackageNotFoundError, version as dist_version
@@ -82,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         return _guard(cmd_run, argv[1:])
     if argv and argv[0] == "replay":
         return _guard(cmd_replay, argv[1:])
+    if argv and argv[0] == "profile":
+        return _guard(cmd_profile, argv[1:])
     parser = argparse.ArgumentParser(prog="ascendemu", description="An emulated Ascend910A-like accelerator.")
     parser.add_argument("--version", action=_VersionAction, help="print ascendemu's version and exit")
     sub = parser.add_subparsers(dest="verb", required=True)
@@ -99,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("cache", help="inspect the kernel cache: ascendemu cache ls|verify|clear|stats|export|import")
     sub.add_parser("replay", help="replay a trace of `ascendemu run --record`, or a what-if of it: "
                                   "ascendemu replay run.aetrace [--device P | --clock-mhz F | ...] [--check BASE]")
+    sub.add_parser("profile", help="a real Ascend profile (kernel_details.csv, op_summary_*.csv) on the emulated "
+                                   "device: ascendemu profile replay|fidelity PROFILE")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:             # --help, --version, or a usage error argparse printed

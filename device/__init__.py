@@ -6,7 +6,7 @@ Public modules:
 * ``cost``: the roofline cost model (kernel blocks, copies);
 * ``pool``, ``memory``: the BestFit pool (and FirstFit, a what-if policy) and HBM with host backing;
 * ``model``: AI cores and DMA engines (Units), streams and events, the Device;
-* ``tasks``: what a stream runs, one class per kind (kernel, copy, record, wait);
+* ``tasks``: what a stream runs, one class per kind (kernel, copy, record, wait, timed);
 * ``system``: the Node of devices, the two clocks, deadlock detection.
 
 Nothing is imported here, so importing one module does not pull in the others.

@@ -229,3 +229,19 @@ class WaitTask(Task):
             device.trace.span(stream.id, self.name, t0, env.now - t0, "event")
             if self.event.flow_src is not None:
                 device.trace.flow(self.name, self.event.flow_src, (stream.id, env.now))
+
+
+@dataclass(slots=True)
+class TimedTask(Task):
+    """Work whose duration is given rather than modelled: a task of a recorded profile, replayed. It
+    holds its stream for ``duration`` simulated seconds and nothing else (no AI core, engine or memory:
+    a recorded duration already contains whatever the task waited for on the real chip)."""
+
+    duration: float
+    category: str = "recorded"          # its trace spans' category
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        t0 = device.env.now
+        yield device.env.timeout(self.duration)
+        if device.trace is not None:
+            device.trace.span(stream.id, self.name, t0, self.duration, self.category)

@@ -9,7 +9,10 @@ with
   Perfetto and chrome://tracing open;
 * ``kernel_details.csv``: one row per kernel launch with MindSpore's Level0 columns (Name, Type,
   Accelerator Core, Start Time(us), Duration(us), Wait Time(us) since the stream's previous task, Block
-  Num, ...), ``Type`` being the op of the library that built the kernel.
+  Num, ...), ``Type`` being the op of the library that built the kernel; at ``profiler_level`` Level1 and
+  Level2 also the tensor columns (Input Shapes ``"2,3;3,5"``, Input Data Types ``FLOAT;FLOAT``, formats
+  ``ND``, the same for the outputs), which ``ascendemu profile fidelity`` reads back. The PMU metric
+  columns a real device adds (``aic_metrics``) have no counterpart here and are not written.
 
 Times are simulated device microseconds: the figures the real chip would show under the cost model,
 not host wall time. The directory is written whole or not at all (built beside it, then renamed).
@@ -29,6 +32,7 @@ from typing import Any
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.kernels.registry import REGISTRY
 
+from . import log
 from .backend import get_backend
 
 __all__ = ["Profiler", "ProfilerLevel", "ProfilerActivity", "AicoreMetrics"]
@@ -36,6 +40,11 @@ __all__ = ["Profiler", "ProfilerLevel", "ProfilerActivity", "AicoreMetrics"]
 # Level0 columns of kernel_details.csv (MindSpore 2.10 OpSummaryHeaders, renamed as kernel_details names them)
 KERNEL_DETAILS_COLUMNS = ("Step ID", "Model Name", "Model ID", "Task ID", "Stream ID", "Name", "Type",
                           "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Num")
+# what Level1 and Level2 add after them (the columns Level0 drops)
+TENSOR_COLUMNS = ("Mix Block Num", "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats",
+                  "Output Shapes", "Output Data Types", "Output Formats", "Context ID")
+# the device's dtypes as CANN's profiles name them
+CANN_DTYPES = {"float32": "FLOAT", "float16": "FLOAT16", "int32": "INT32", "bool": "BOOL"}
 # MindSpore 2.x Profiler keywords: accepted (their collection switches have nothing to switch here)
 OPTIONS = ("profiler_level", "activities", "aic_metrics", "profile_memory", "with_stack", "data_simplification",
            "l2_cache", "hbm_ddr", "pcie", "sync_enable", "data_process", "parallel_strategy",
@@ -47,6 +56,7 @@ _OP_OF_FUNC = {op.func_name: op.name for op in REGISTRY.values()}
 
 class ProfilerLevel:
     Level0, Level1, Level2 = "Level0", "Level1", "Level2"
+    LEVELS = (Level0, Level1, Level2)
 
 
 class ProfilerActivity:
@@ -70,6 +80,11 @@ class Profiler:
         if unknown:
             raise InvalidParamError(f"Profiler: unknown argument(s) {unknown}; MindSpore's are {list(OPTIONS)}")
         self.output_path = Path(output_path)
+        self.profiler_level = kwargs.get("profiler_level", ProfilerLevel.Level0)
+        if self.profiler_level not in ProfilerLevel.LEVELS:     # MindSpore warns and falls back to Level0
+            log.warning(f"profiler_level must be one of {list(ProfilerLevel.LEVELS)}, got {self.profiler_level!r}; "
+                        "it is set to Level0")
+            self.profiler_level = ProfilerLevel.Level0
         self._span: list[float | None] = [None, None]
         if start_profile:
             self.start()
@@ -110,7 +125,8 @@ class Profiler:
         out.mkdir(parents=True)
         try:
             (out / "trace_view.json").write_text(json.dumps(events, indent=1 if pretty else None))
-            write_kernel_details(out / "kernel_details.csv", events)
+            write_kernel_details(out / "kernel_details.csv", events,
+                                 tensors=self.profiler_level != ProfilerLevel.Level0)
             os.replace(building, final)
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)
@@ -130,9 +146,16 @@ def kernel_type(kernel_name: str) -> str:
     return _OP_OF_FUNC.get(func, func)
 
 
-def write_kernel_details(path: Path, events: list[dict]) -> None:
+def tensor_cells(tensors: list[dict]) -> tuple[str, str, str]:
+    """Shapes, data types and formats of a kernel's tensors as profiles write them: ``2,3;3,5``,
+    ``FLOAT;FLOAT``, ``ND;ND`` (a scalar's shape is empty)."""
+    return (";".join(",".join(str(d) for d in t["shape"]) for t in tensors),
+            ";".join(CANN_DTYPES[t["dtype"]] for t in tensors), ";".join("ND" for _ in tensors))
+
+
+def write_kernel_details(path: Path, events: list[dict], tensors: bool = False) -> None:
     """One row per kernel span, in start order; Wait Time is the gap since the previous task (kernel,
-    copy or event) ended on the same stream."""
+    copy or event) ended on the same stream. ``tensors``: Level1's columns too, from the kernel's op."""
     rows = []
     last_end: dict[tuple[int, int], float] = {}
     tasks = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "copy", "event")),
@@ -142,9 +165,15 @@ def write_kernel_details(path: Path, events: list[dict]) -> None:
         wait = max(e["ts"] - last_end.get(lane, e["ts"]), 0.0)
         last_end[lane] = e["ts"] + e["dur"]
         if e["cat"] == "kernel":
-            rows.append(("", "", "N/A", task_id, e["tid"], e["name"], kernel_type(e["name"]), "AI_CORE",
-                         f"{e['ts']:.3f}", f"{e['dur']:.3f}", f"{wait:.3f}", e.get("args", {}).get("blockDim", "")))
+            args = e.get("args", {})
+            op = args.get("op")
+            row = ("", "", "N/A", task_id, e["tid"], e["name"], op["type"] if op else kernel_type(e["name"]),
+                   "AI_CORE", f"{e['ts']:.3f}", f"{e['dur']:.3f}", f"{wait:.3f}", args.get("blockDim", ""))
+            if tensors:
+                cells = (*tensor_cells(op["inputs"]), *tensor_cells(op["outputs"])) if op else ("N/A",) * 6
+                row += ("N/A", "NO", *cells, "N/A")
+            rows.append(row)
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(KERNEL_DETAILS_COLUMNS)
+        writer.writerow(KERNEL_DETAILS_COLUMNS + (TENSOR_COLUMNS if tensors else ()))
         writer.writerows(rows)
