@@ -22,10 +22,20 @@ PASSIVE_KEYS = ("save_graphs", "save_graphs_path", "max_call_depth", "enable_gra
                 "max_device_memory", "memory_optimize_level", "pynative_synchronize", "deterministic",
                 "ascend_config", "op_timeout")
 
-_context: dict[str, Any] = {
+_DEFAULTS: dict[str, Any] = {
     "mode": PYNATIVE_MODE, "device_target": "Ascend", "device_id": 0,
     "jit_config": {"jit_level": DEFAULT_JIT_LEVEL},
 }
+_context: dict[str, Any] = {}
+
+
+def _reset() -> None:
+    """Every key back to how a fresh process starts (``ascendemu.frontend.state.reset``)."""
+    _context.clear()
+    _context.update({k: dict(v) if isinstance(v, dict) else v for k, v in _DEFAULTS.items()})
+
+
+_reset()
 
 
 def _check_mode(mode: Any) -> int:

@@ -1,13 +1,15 @@
-"""Shared fixtures: a fresh emulated node per test, and a tiny hand-written kernel under the ABI."""
+"""Shared fixtures: a fresh emulated node per test, and a tiny hand-written kernel under the ABI.
+
+The device fixtures are the ascendemu pytest plugin's (``ascendemu.cli.pytest_plugin``, installed with
+the package): ``ex`` and ``rt`` are its context managers at the scopes these tests want, and
+``ascendemu_kernel_cache`` overrides its per-worker caches with one cache for the whole session."""
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
 
 import pytest
 
@@ -20,13 +22,14 @@ if "ASCENDEMU_CACHE_KEY_FILE" not in os.environ:
     atexit.register(shutil.rmtree, _key_dir, True)
     os.environ["ASCENDEMU_CACHE_KEY_FILE"] = str(Path(_key_dir) / "cache.key")
 
-from ascendemu.hal.runtime import get_runtime
+from ascendemu.cli.pytest_plugin import emulated_device, fresh_runtime
 
 
 @pytest.fixture(scope="session")
-def kernel_cache_root(tmp_path_factory) -> Path:
-    """One kernel cache per test session for the modules that run networks (the same small ones
-    compile once); xdist workers share it (the cache is multi-process safe)."""
+def ascendemu_kernel_cache(tmp_path_factory) -> Path:
+    """Overrides the plugin's per-worker caches: one kernel cache per test session for the modules that
+    run networks (the same small ones compile once), shared by the xdist workers (the cache is
+    multi-process safe)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = tmp_path_factory.getbasetemp().parent / "shared-kernel-cache"
         root.mkdir(mode=0o700, exist_ok=True)
@@ -34,30 +37,10 @@ def kernel_cache_root(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("shared-kernel-cache")
 
 
-@contextlib.contextmanager
-def device_executor(cache_root: Path | str, **kwargs: Any) -> Iterator[Any]:
-    """A DeviceExecutor on a fresh emulated node, the front end's backend while inside; afterwards the
-    previous backend is back and the node is finalised."""
-    from ascendemu.frontend.backend import set_backend
-    from ascendemu.graph.executor import DeviceExecutor
-
-    runtime = get_runtime()
-    if runtime.node is not None:
-        runtime.finalize()
-    executor = DeviceExecutor(cache_root=str(cache_root), progress=False, **kwargs)
-    previous = set_backend(executor)
-    try:
-        yield executor
-    finally:
-        set_backend(previous)
-        if runtime.node is not None:
-            runtime.finalize()
-
-
 @pytest.fixture(scope="module")
-def ex(kernel_cache_root):
-    """One executor for the module's tests, on the session's kernel cache."""
-    with device_executor(kernel_cache_root) as executor:
+def ex(ascendemu_kernel_cache):
+    """One executor for the module's tests, on the session's kernel cache (the plugin's emulated_device)."""
+    with emulated_device(ascendemu_kernel_cache) as executor:
         yield executor
 
 
@@ -73,13 +56,9 @@ def restore_context():
 
 @pytest.fixture
 def rt():
-    """The process-wide runtime, initialised on a fresh node and finalised afterwards."""
-    runtime = get_runtime()
-    if runtime.node is not None:
-        runtime.finalize()
-    yield runtime
-    if runtime.node is not None:
-        runtime.finalize()
+    """The process-wide runtime with no node: each test inits it as it needs; finalised afterwards."""
+    with fresh_runtime() as runtime:
+        yield runtime
 
 
 _SCALE_CACHE: dict = {}

@@ -23,7 +23,6 @@ import ascendemu.frontend.dataset.transforms as T
 import ascendemu.frontend.dataset.vision as V
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.frontend import Tensor, nn
-from ascendemu.frontend.backend import set_backend
 from ascendemu.frontend.serialization import load_checkpoint
 from ascendemu.frontend.train import (F1, MAE, MSE, Accuracy, Callback, CheckpointConfig, DynamicLossScaleManager,
                                       EarlyStopping, History, LambdaCallback, LearningRateScheduler, Loss,
@@ -32,7 +31,7 @@ from ascendemu.frontend.train import (F1, MAE, MSE, Accuracy, Callback, Checkpoi
                                       TopKCategoricalAccuracy)
 from ascendemu.frontend.unsupported import UnsupportedOpError
 from ascendemu.graph import executor as executor_module
-from ascendemu.graph.executor import DeviceExecutor
+from ascendemu.cli.pytest_plugin import emulated_device
 from datafiles import write_idx
 from test_run_cli import run_cli
 
@@ -50,17 +49,9 @@ LR, MOMENTUM = 0.1, 0.9
 
 
 @pytest.fixture(scope="module")
-def ex(kernel_cache_root):
-    from ascendemu.hal.runtime import get_runtime
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    rt.init(strict=True)
-    executor = DeviceExecutor(cache_root=str(kernel_cache_root), progress=False)
-    previous = set_backend(executor)
-    yield executor
-    set_backend(previous)
-    rt.finalize()
+def ex(ascendemu_kernel_cache):
+    with emulated_device(ascendemu_kernel_cache, strict=True) as executor:
+        yield executor
 
 
 @pytest.fixture(autouse=True)

@@ -22,12 +22,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import ascendemu.frontend as ms  # noqa: E402
-from ascendemu.frontend import Tensor, context, nn, ops  # noqa: E402
+from ascendemu.frontend import Tensor, nn, ops  # noqa: E402
 from ascendemu.frontend.unsupported import UnsupportedOpError  # noqa: E402
+from ascendemu.cli.pytest_plugin import emulated_device  # noqa: E402
 from ascendemu.graph.capture import GraphCaptureError  # noqa: E402
 from ascendemu.graph.executor import DeviceExecutor  # noqa: E402
 from ascendemu.graph.memory_plan import heaviest_clique  # noqa: E402
-from ascendemu.hal.runtime import get_runtime  # noqa: E402
 from ascendemu.hal.steps import Launch, RecordEvent, WaitEvent  # noqa: E402
 from examples import reference as ref  # noqa: E402
 from examples.networks import MLP, BasicBlock, LeNet5, TransformerEncoderLayer  # noqa: E402
@@ -101,23 +101,16 @@ class Device:
 
 
 @pytest.fixture
-def device(kernel_cache_root):
+def device(ascendemu_kernel_cache):
     """A fresh emulated node and executor (backend of the front end), in GRAPH_MODE."""
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    executor = DeviceExecutor(cache_root=str(kernel_cache_root), progress=False)
-    launches = Launches()
-    rt.recorders.append(launches)
-    previous = ms.set_backend(executor)
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        yield Device(executor, launches)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE, jit_config={"jit_level": context.DEFAULT_JIT_LEVEL})
-        ms.set_backend(previous)
-        rt.recorders.remove(launches)
-        rt.finalize()
+    with emulated_device(ascendemu_kernel_cache) as executor:
+        launches = Launches()
+        executor.rt.recorders.append(launches)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            yield Device(executor, launches)
+        finally:
+            executor.rt.recorders.remove(launches)
 
 
 # ------------------------------------------------------------------------------------------ numerics

@@ -73,12 +73,12 @@ def lenet_test_images(data: Path) -> tuple[np.ndarray, np.ndarray]:
     return x.astype(np.float64), labels
 
 
-def test_lenet_train_eval_export_run_unchanged(tmp_path, kernel_cache_root):
+def test_lenet_train_eval_export_run_unchanged(tmp_path, ascendemu_kernel_cache):
     """120 sunk steps (5 epochs of 24) on 384 learnable MNIST images, checkpoints every epoch keeping 2,
     then eval.py and export.py on the last checkpoint."""
     work = zoo_copy("lenet", tmp_path)
     learnable_mnist(work / "MNIST_Data", train=384, test=64)
-    out = run_zoo(work, kernel_cache_root, "train.py", *LENET_TRAIN)
+    out = run_zoo(work, ascendemu_kernel_cache, "train.py", *LENET_TRAIN)
 
     # one LossMonitor and one TimeMonitor line per sink (= epoch), in the format MindSpore printed
     oracle = (ZOO / "lenet.mindspore-2.10-cpu.txt").read_text().splitlines()
@@ -97,7 +97,7 @@ def test_lenet_train_eval_export_run_unchanged(tmp_path, kernel_cache_root):
     assert list(saved) == oracle[-1].split()           # the network, the loss scale state, the optimizer's
     params = {k: p.asnumpy().astype(np.float64) for k, p in saved.items()}
 
-    out = run_zoo(work, kernel_cache_root, "eval.py", "--data_path", "MNIST_Data", "--ckpt_path", ckpt)
+    out = run_zoo(work, ascendemu_kernel_cache, "eval.py", "--data_path", "MNIST_Data", "--ckpt_path", ckpt)
     x, labels = lenet_test_images(work / "MNIST_Data")
     logits = ref.lenet5(params, x)
     accuracy = np.mean(logits[:len(labels) // 32 * 32].argmax(1) == labels[:len(labels) // 32 * 32])
@@ -105,7 +105,7 @@ def test_lenet_train_eval_export_run_unchanged(tmp_path, kernel_cache_root):
     assert out[-1] == f"============== {{'Accuracy': {accuracy.item()!r}}} =============="
     assert skeleton(out[-1]) in {skeleton(line) for line in oracle}
 
-    run_zoo(work, kernel_cache_root, "export.py", "--ckpt_file", ckpt, "--file_format", "ONNX",
+    run_zoo(work, ascendemu_kernel_cache, "export.py", "--ckpt_file", ckpt, "--file_format", "ONNX",
             "--file_name", "lenet", "--batch_size", "16")
     ort = pytest.importorskip("onnxruntime")
     session = ort.InferenceSession(str(work / "lenet.onnx"), providers=["CPUExecutionProvider"])
@@ -145,7 +145,7 @@ def eval_result(out: list[str]) -> dict[str, float]:
     return dict(re.findall(r"'(\w+)': ([\d.e+-]+)", match.group(1)))
 
 
-def test_resnet18_imagenet_config_trains_in_sink_mode_and_evaluates(tmp_path, kernel_cache_root):
+def test_resnet18_imagenet_config_trains_in_sink_mode_and_evaluates(tmp_path, ascendemu_kernel_cache):
     """Four sunk steps of ResNet-18 (amp O3, loss scale 1024 without overflow checks, momentum with
     weight decay on conv/dense weights only, label smoothing) on 32 JPEGs in class folders at 32x32,
     the zoo's callbacks and checkpoint; eval.py's top-1/top-5 on 16 more are numpy's forward of it.
@@ -156,7 +156,7 @@ def test_resnet18_imagenet_config_trains_in_sink_mode_and_evaluates(tmp_path, ke
     for split, n in (("train", 32), ("val", 16)):
         write_image_folder(work / "imagenet" / split, rng.integers(0, 256, (n, 40, 48, 3)), rng.integers(0, 10, n), 10)
     config = ("--config_path", "config/resnet18_imagenet2012_config.yaml", "--class_num", "10", "--batch_size", "8")
-    out = run_zoo(work, kernel_cache_root, "train.py", *config, "--data_path", "imagenet/train", "--epoch_size", "1",
+    out = run_zoo(work, ascendemu_kernel_cache, "train.py", *config, "--data_path", "imagenet/train", "--epoch_size", "1",
                   "--train_image_size", "32", "--output_dir", "outputs")
     epoch = [line for line in out if ":INFO:epoch: " in line]
     assert len(epoch) == 1, out
@@ -175,7 +175,7 @@ def test_resnet18_imagenet_config_trains_in_sink_mode_and_evaluates(tmp_path, ke
     assert (saved["epoch_num"].asnumpy().item(), saved["step_num"].asnumpy().item()) == (1, 4)   # append_info
     assert saved["global_step"].asnumpy().item() == 4
 
-    out = run_zoo(work, kernel_cache_root, "eval.py", *config, "--data_path", "imagenet/val", "--eval_image_size",
+    out = run_zoo(work, ascendemu_kernel_cache, "eval.py", *config, "--data_path", "imagenet/val", "--eval_image_size",
                   "32", "--checkpoint_file_path", str(ckpt_dir / "resnet18-1_4.ckpt"), DEVICE_ID="0")
     result = {k: float(v) for k, v in eval_result(out).items()}
     assert set(result) == set(eval_result(oracle[-1:]))

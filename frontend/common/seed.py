@@ -29,6 +29,16 @@ _op_seeds: dict[tuple[str, int], int] = {}        # (kernel, op seed given) -> t
 _call_sites: dict[tuple, Any] = {}                 # a functional random call site's op (see call_site_op)
 
 
+def _reset() -> None:
+    """The seeds as a fresh process starts them (``ascendemu.frontend.state.reset``); unlike ``set_seed``,
+    numpy's global random state is left alone, as a fresh process leaves it."""
+    global _seed, _rng
+    _seed = DEFAULT_SEED
+    _rng = np.random.default_rng(DEFAULT_SEED)
+    _op_seeds.clear()
+    _call_sites.clear()
+
+
 def set_seed(seed: int) -> None:
     """Restart the initializer random stream, the random ops' seeds and their generators from ``seed``;
     as MindSpore's ``set_seed``, also seed numpy's global random state (``np.random.seed``: the zoo's

@@ -22,7 +22,13 @@ UINT32_MAX = 2**32 - 1
 EAGER_STREAM = 2**32 - 1            # transforms called directly on data
 SPLIT_STREAM = 2**32 - 2            # the partition of a random split
 
-_settings = {"seed": DEFAULT_SEED, "num_parallel_workers": 8, "prefetch_size": 16, "enable_shared_mem": True}
+_DEFAULTS = {"seed": DEFAULT_SEED, "num_parallel_workers": 8, "prefetch_size": 16, "enable_shared_mem": True}
+_settings = dict(_DEFAULTS)
+
+
+def _reset() -> None:
+    """Every setting as a fresh process starts it (``ascendemu.frontend.state.reset``)."""
+    _settings.update(_DEFAULTS)
 
 
 def set_seed(seed: int) -> None:
