@@ -281,8 +281,8 @@ def test_what_if_exec_order_is_explained_not_replayed(workdir, capsys):
 
 
 # -- computing replays ------------------------------------------------------------------------------------
-def test_replay_with_recorded_data_recomputes_the_same_output_bytes(workdir, kernel_cache_root, monkeypatch):
-    monkeypatch.setenv("MS_COMPILER_CACHE_PATH", str(kernel_cache_root))
+def test_replay_with_recorded_data_recomputes_the_same_output_bytes(workdir, ascendemu_kernel_cache, monkeypatch):
+    monkeypatch.setenv("MS_COMPILER_CACHE_PATH", str(ascendemu_kernel_cache))
     path = workdir / "square.aetrace"
     assert run_main(["--quiet", "--record", str(path), "--record-data", str(EXAMPLES / "square_2x.py")]) == 0
     get_runtime().finalize()
