@@ -27,9 +27,7 @@ from pathlib import Path
 from ascendemu.errors import AclError, InvalidParamError
 from ascendemu.hal.binary import FILE_SUFFIXES, MAX_FILE_BYTES, KernelBinary
 from ascendemu.hal.identity import first_difference, identity
-from ascendemu.kernels.binary import build_info
-from ascendemu.kernels.library import plan_kernel
-from ascendemu.kernels.signature import OpSignature, TensorDesc
+from ascendemu.kernels.binary import build_info, kernel_from_info
 from ascendemu.units import format_bytes
 
 from .atomic import temp_target, write_atomic
@@ -135,13 +133,6 @@ def cmd_ls(directory: Path, out) -> int:
     return 0
 
 
-def signature_from_info(info: dict) -> OpSignature:
-    """The op signature a .info describes (its op type, input descs and attributes)."""
-    op = info["job_content"]["op_list"][-1]
-    inputs = tuple(TensorDesc(tuple(d["shape"]), d["dtype"]) for d in op["input_desc"])
-    return OpSignature(op["type"], inputs, tuple((a["name"], a["value"]) for a in op["attrs"]))
-
-
 def content_verdict(binary: KernelBinary) -> tuple[str, str]:
     """("OK" | "BAD" | "STALE", reason) for an entry's content, its MAC aside: intact and loadable on
     this host, what this version would build for the kernel its .info describes (else STALE), and
@@ -153,7 +144,8 @@ def content_verdict(binary: KernelBinary) -> tuple[str, str]:
     info = binary.info
     try:
         soc = info["job_content"]["SocInfo"]
-        want = build_info(signature_from_info(info), int(soc["deviceId"]), soc=soc["socVersion"])
+        kernel = kernel_from_info(info)
+        want = build_info(kernel, int(soc["deviceId"]), soc=soc["socVersion"])
     except AclError as exc:
         return "BAD", f"{name}.info describes no buildable kernel: {exc.message}"
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
@@ -162,7 +154,7 @@ def content_verdict(binary: KernelBinary) -> tuple[str, str]:
     diff = first_difference(identity(info), identity(want))
     if diff:
         return "STALE", f"intact but built with another toolchain/host: {diff}; never reused, `clear` removes it"
-    mismatch = json_mismatch(binary, plan_kernel(signature_from_info(info)))
+    mismatch = json_mismatch(binary, kernel)
     if mismatch:         # a .json edited after the build: arguments, block dim, workspace or cost
         return "BAD", mismatch
     return "OK", ""

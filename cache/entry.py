@@ -28,7 +28,7 @@ from ascendemu.hal.binary import KernelBinary, read_binary, verify_binary
 from ascendemu.hal.identity import info_mismatch
 from ascendemu.hal.kernel import CorruptKernelError, MissingKernelError
 from ascendemu.kernels.binary import build_binary, build_info, retarget
-from ascendemu.kernels.library import KernelPlan
+from ascendemu.kernels.library import KernelFamily, KernelPlan
 
 from .atomic import fsync_dir, remove_stale_temps, write_atomic
 from .auth import CacheKey, entry_auth_problem, sign_entry
@@ -104,16 +104,11 @@ def entry_problem(binary: KernelBinary, kernel: KernelPlan, want_info: dict, key
             or entry_auth_problem(binary, key))
 
 
-def json_mismatch(binary: KernelBinary, kernel: KernelPlan) -> str | None:
+def json_mismatch(binary: KernelBinary, kernel: KernelPlan | KernelFamily) -> str | None:
     """Why ``binary``'s .json does not describe ``kernel``'s plan (block dim, arguments, zero flags,
-    workspaces, cost), or None. The runtime takes these facts from the plan, never from the file."""
+    workspaces, cost, tiling size: ``KernelPlan.launch_facts``), or None. The runtime takes these facts from the plan, never from the file."""
     doc = binary.json
-    want = {"blockDim": kernel.block_dim,
-            "args": [{"nbytes": a.nbytes, "role": a.role} for a in kernel.args],
-            "parameters": [int(a.zero_init) for a in kernel.args],
-            "workspace": {"num": len(kernel.workspace_sizes), "size": list(kernel.workspace_sizes)},
-            "cost": kernel.cost.to_json()}
-    for name, value in want.items():
+    for name, value in kernel.launch_facts().items():
         if doc.get(name) != value:
             return (f"{binary.bin_file_name}.json field {name!r} is {str(doc.get(name))[:80]}, but the "
                     f"kernel's plan says {str(value)[:80]}; the entry is not this kernel's")

@@ -22,7 +22,7 @@ from ascendemu.hal.binary import KernelBinary
 from ascendemu.hal.kernel import CorruptKernelError, KernelFunction
 from ascendemu.hal.loader import link
 from ascendemu.kernels.binary import build_info
-from ascendemu.kernels.library import KernelPlan, plan_kernel
+from ascendemu.kernels.library import KernelFamily, KernelPlan, plan_kernel
 from ascendemu.kernels.signature import OpSignature
 
 from .auth import load_key
@@ -50,6 +50,15 @@ class CacheStats:
     cleaned: int = 0                      # temp files of killed writers removed
 
 
+@dataclass(frozen=True)
+class LinkedBinary:
+    """An entry linked into this process: its native entry point and what keeps the code alive."""
+
+    binary: KernelBinary
+    entry: int
+    keepalive: object
+
+
 class KernelCache:
     """Kernels for one rank and device, backed by ``<root>/rank_<rank>/kernel_meta``.
 
@@ -74,6 +83,8 @@ class KernelCache:
         self.soc = soc
         self.stats = CacheStats(str(self.directory))
         self._kernels: dict[OpSignature, KernelFunction] = {}
+        self._binaries: dict[str, LinkedBinary] = {}          # linked entries by name
+        self._family_infos: dict[KernelFamily, dict] = {}
         self._lock = threading.Lock()
 
     @property
@@ -102,12 +113,20 @@ class KernelCache:
         if jobs is not None:
             check_int(jobs, "jobs", minimum=1)
         with self._lock:
-            misses = []
+            # misses by entry name: a dynamic-shape kernel is one entry, built once, for all its signatures
+            misses: dict[str, Request] = {}
+            waiting: dict[str, list[KernelPlan]] = {}
             for kernel in dict.fromkeys(kernels):
                 if kernel.sig in self._kernels:
                     continue
-                info = build_info(kernel, self.device_id, self.soc)
+                info = self._info(kernel)
                 name = info["job_content"]["fusion_op_name"]
+                if name in self._binaries:
+                    self._link(kernel, self._binaries[name].binary)
+                    continue
+                if name in misses:
+                    waiting[name].append(kernel)
+                    continue
                 found = read_entry(self.directory, name)
                 distrust = None
                 if found.binary is not None and entry_problem(found.binary, kernel, info, self.key) is None:
@@ -117,13 +136,15 @@ class KernelCache:
                         continue
                     except CorruptKernelError as exc:      # settled (quarantined) under the lock
                         distrust = exc.message
-                misses.append(Request(kernel, distrust))
+                misses[name] = Request(kernel, distrust)
+                waiting[name] = [kernel]
             if not build:
                 return [self._kernels.get(k.sig) for k in kernels]
-            for req, outcome in settle(self.directory, misses, self.device_id, self.soc, self.key, jobs,
-                                       progress):
+            for req, outcome in settle(self.directory, list(misses.values()), self.device_id, self.soc, self.key,
+                                       jobs, progress):
                 self._record(outcome)
-                self._link(req.kernel, outcome.binary)
+                for kernel in waiting[outcome.name]:
+                    self._link(kernel, outcome.binary)
             return [self._kernels[k.sig] for k in kernels]
 
     def summary(self) -> str:
@@ -153,12 +174,26 @@ class KernelCache:
                 f"{outcome.problem}; moved to {outcome.quarantined} and {how}"), stacklevel=3)
         self.stats.cleaned += len(outcome.cleaned)
 
+    def _info(self, kernel: KernelPlan) -> dict:
+        """The .info this build writes for ``kernel``: built once per dynamic-shape kernel family."""
+        family = kernel.family
+        if family is None:
+            return build_info(kernel, self.device_id, self.soc)
+        info = self._family_infos.get(family)
+        if info is None:
+            info = self._family_infos[family] = build_info(kernel, self.device_id, self.soc)
+        return info
+
     def _link(self, kernel: KernelPlan, binary: KernelBinary) -> None:
-        """Link a binary that verified against ``kernel``; its launch facts come from the kernel's plan."""
-        entry, keepalive = link(binary)
+        """Link a binary that verified against ``kernel`` (once per entry: the signatures of a dynamic-shape
+        kernel share its code); its launch facts come from the kernel's plan."""
+        linked = self._binaries.get(binary.bin_file_name)
+        if linked is None:
+            entry, keepalive = link(binary)
+            linked = self._binaries[binary.bin_file_name] = LinkedBinary(binary, entry, keepalive)
+            self.stats.loaded += 1
         identity = functools.partial(kernel.identity, kernel_meta=binary.bin_file_name, json=binary.json)
-        self._kernels[kernel.sig] = KernelFunction(name=binary.bin_file_name, entry=entry,
+        self._kernels[kernel.sig] = KernelFunction(name=binary.bin_file_name, entry=linked.entry,
                                                    block_dim=kernel.block_dim, args=kernel.args,
-                                                   cost=kernel.cost, keepalive=keepalive, identity=identity,
-                                                   op_info=kernel.op_info)
-        self.stats.loaded += 1
+                                                   cost=kernel.cost, keepalive=linked.keepalive, identity=identity,
+                                                   op_info=kernel.op_info, tiling=kernel.tiling_data)

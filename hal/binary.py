@@ -24,10 +24,10 @@ from ascendemu.errors import check_int
 
 from .elf import ALLOWED_UNDEFINED, ELF_MACHINES, read_elf
 from .identity import host_info, name_from_info
-from .kernel import (KERNEL_ABI_VERSION, MAX_BLOCK_DIM, CorruptKernelError, IncompatibleKernelError,
+from .kernel import (DYNAMIC, KERNEL_ABI_VERSION, MAX_BLOCK_DIM, CorruptKernelError, IncompatibleKernelError,
                      MissingKernelError, UnresolvedSymbolError)
 from .meta import (FUNCTION_TYPE_AICORE, META_ABI_VERSION, META_BLOCK_DIM, META_FUNCTION_TYPE, META_LAYOUT,
-                   META_LAYOUT_VERSION, META_SECTION, decode_meta)
+                   META_LAYOUT_VERSION, META_SECTION, decode_meta, meta_block_dim)
 
 __all__ = ["RT_DEV_BINARY_MAGIC_ELF", "JSON_MAGIC", "KERNEL_SUFFIX", "FILE_SUFFIXES", "KernelBinary",
            "canonical_json", "read_binary", "verify_binary"]
@@ -175,13 +175,21 @@ def _check_json(kb: KernelBinary) -> None:
                                       f"speaks ABI {KERNEL_ABI_VERSION}; rebuild it")
     if _field(doc, "binFileName", what) != kb.bin_file_name:
         raise CorruptKernelError(f"{what} names binFileName {doc['binFileName']!r}")
-    block_dim, args, flags = (_field(doc, key, what) for key in ("blockDim", "args", "parameters"))
-    check_int(block_dim, f"{what} blockDim", minimum=1, maximum=MAX_BLOCK_DIM, error=CorruptKernelError)
+    block_dim, args, flags, tiling = (_field(doc, key, what) for key in ("blockDim", "args", "parameters",
+                                                                         "opParaSize"))
+    check_int(tiling, f"{what} opParaSize", minimum=0, error=CorruptKernelError)
+    dynamic = tiling > 0          # a dynamic-shape kernel: its tiling decides block dim and sizes per launch
+    if tiling % 8 or dynamic != (block_dim == DYNAMIC):
+        raise CorruptKernelError(f"{what} has opParaSize {tiling} and blockDim {block_dim}: a dynamic-shape "
+                                 f"kernel has blockDim {DYNAMIC} and 8 bytes of tiling data per runtime fact")
+    if not dynamic:
+        check_int(block_dim, f"{what} blockDim", minimum=1, maximum=MAX_BLOCK_DIM, error=CorruptKernelError)
     if not isinstance(args, list) or not isinstance(flags, list) or len(args) != len(flags):
         raise CorruptKernelError(f"{what}: args and parameters must be lists of equal length")
     for arg in args:
         if not isinstance(arg, dict) or arg.get("role") not in ("in", "out", "workspace") \
-                or not isinstance(arg.get("nbytes"), int) or not 0 <= arg["nbytes"] < 1 << 48:
+                or not isinstance(arg.get("nbytes"), int) \
+                or not (arg["nbytes"] == DYNAMIC if dynamic else 0 <= arg["nbytes"] < 1 << 48):
             raise CorruptKernelError(f"{what} has a malformed argument {arg!r}")
 
 
@@ -228,7 +236,7 @@ def verify_binary(kb: KernelBinary, *, named: bool = False) -> None:
     if any(meta[kind] != value for kind, value in expected.items()):
         raise IncompatibleKernelError(f"{what}.o {META_SECTION} records {meta}, expected {expected} "
                                       f"(AI core function, kernel ABI, record layout)")
-    if meta[META_BLOCK_DIM] != kb.json["blockDim"]:
+    if meta[META_BLOCK_DIM] != meta_block_dim(kb.json["blockDim"]):
         raise CorruptKernelError(f"{what}.o {META_SECTION} says block dim {meta[META_BLOCK_DIM]}, "
                                  f"{what}.json says {kb.json['blockDim']}")
     refused = sorted(set(facts.undefined) - ALLOWED_UNDEFINED)

@@ -4,7 +4,8 @@ Uniform ABI (ABI version 1), the same for every kernel so that one launcher runs
 
     void <binFileName>__kernel0(uint64_t *args, int64_t block_idx, int64_t block_dim);
 
-``args`` holds one 8-byte *host* address per argument, in the order inputs, outputs, workspaces.
+``args`` holds one 8-byte *host* address per argument, in the order inputs, outputs, workspaces, then,
+for a dynamic-shape kernel, the address of its tiling data (int64 values; the .json's opParaSize bytes).
 The runtime receives *device* addresses from the user, checks each against the live allocations
 (bounds from :class:`ArgSpec`), translates them to the host addresses of the backing storage and
 calls the entry once per block, when the block runs in simulated time.
@@ -13,16 +14,18 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import ACL_ERROR_RT_INTERNAL_ERROR, AclError
 
-__all__ = ["KERNEL_ABI_VERSION", "MAX_BLOCK_DIM", "KernelEntry", "ArgSpec", "KernelFunction", "CorruptKernelError",
+__all__ = ["KERNEL_ABI_VERSION", "MAX_BLOCK_DIM", "DYNAMIC", "KernelEntry", "ArgSpec", "KernelFunction", "CorruptKernelError",
            "IncompatibleKernelError", "UnresolvedSymbolError", "MissingKernelError"]
 
 KERNEL_ABI_VERSION = 1
 MAX_BLOCK_DIM = 65535                # rtKernelLaunch's blockDim range (1..65535)
+# What a dynamic-shape kernel's .json says of the facts its tiling decides per launch (CANN: blockDim -1)
+DYNAMIC = -1
 KernelEntry = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
@@ -56,12 +59,25 @@ class KernelFunction:
     # What the kernel computes, for traces and profilers: {"type": op, "inputs"/"outputs": [{"shape",
     # "dtype"}]}, filled by the layer that planned it; None when unknown (a binary loaded by path).
     op_info: dict | None = None
+    # A dynamic-shape kernel's tiling data: the runtime facts of this signature, passed after the
+    # workspaces as the address of int64 values the kernel object owns (like the tiling data CANN
+    # appends to a launch's argument block). Empty for a kernel specialised to its signature.
+    tiling: tuple[int, ...] = ()
 
     def __post_init__(self):
         # entry 0: a DryRun kernel, checked and priced by the device but with no code to run
         self._cfunc = KernelEntry(self.entry) if self.entry else None
         # computed once: the device reads it on every launch
         self.zero_init_args = tuple(i for i, a in enumerate(self.args) if a.zero_init)
+        self._tiling_data = (ctypes.c_int64 * len(self.tiling))(*self.tiling) if self.tiling else None
+        # host addresses appended to the arguments' at every launch
+        self.tiling_args = (ctypes.addressof(self._tiling_data),) if self.tiling else ()
+
+    def argv(self, addresses: Sequence[int]) -> ctypes.Array:
+        """The ABI's argument array for host ``addresses`` of the inputs, outputs and workspaces (the
+        tiling data's address appended): what a caller outside the runtime passes to :meth:`call_block`."""
+        host = (*addresses, *self.tiling_args)
+        return (ctypes.c_uint64 * max(1, len(host)))(*host)
 
     def call_block(self, host_args: ctypes.Array, block_idx: int) -> None:
         """Run one block natively (ctypes releases the GIL for the call)."""

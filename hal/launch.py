@@ -125,7 +125,7 @@ class LaunchMixin:
                                     f"(inputs, outputs, workspaces), got {len(args)}")
         host_address = dev.memory.host_address
         try:
-            host_args = tuple([host_address(a, spec.nbytes) for a, spec in zip(args, f.args)])
+            host_args = tuple([host_address(a, spec.nbytes) for a, spec in zip(args, f.args)]) + f.tiling_args
         except InvalidParamError:    # check again one by one, to name the bad argument
             for i, (a, spec) in enumerate(zip(args, f.args)):
                 host_address(a, spec.nbytes, f"argument {i} ({spec.role}) of kernel {f.name!r}")

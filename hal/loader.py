@@ -19,7 +19,7 @@ from ascendemu.device.cost import KernelCost
 from .binary import KernelBinary, read_binary, verify_binary
 from .blas import blas_symbol_address
 from .elf import BLAS_SYMBOLS, CPYTHON_SYMBOLS, LIBC_SYMBOLS, LIBM_SYMBOLS, NUMBA_GIL_SYMBOLS
-from .kernel import ArgSpec, KernelFunction, UnresolvedSymbolError
+from .kernel import ArgSpec, IncompatibleKernelError, KernelFunction, UnresolvedSymbolError
 
 __all__ = ["link", "load_binary", "read_binary"]
 
@@ -112,8 +112,14 @@ def link(kb: KernelBinary) -> tuple[int, Any]:
 
 def load_binary(kb: KernelBinary) -> KernelFunction:
     """Verify ``kb`` and link it; its launch facts (arguments, block dim, cost) come from its verified
-    ``.json``. The kernel cache, which knows each kernel's plan, links with :func:`link` instead."""
+    ``.json``. The kernel cache, which knows each kernel's plan, links with :func:`link` instead. A
+    dynamic-shape kernel's .json leaves those facts to its tiling, so it loads only through the cache."""
     verify_binary(kb)
+    if kb.json["opParaSize"]:
+        raise IncompatibleKernelError(
+            f"kernel {kb.bin_file_name} is a dynamic-shape kernel: its block dim, argument sizes and "
+            f"{kb.json['opParaSize']} bytes of tiling data come from an op signature's plan; get it from "
+            f"the kernel cache (KernelCache.get with the signature) instead of loading the file")
     entry, keepalive = link(kb)
     args = tuple(ArgSpec(a["nbytes"], a["role"], bool(flag))
                  for a, flag in zip(kb.json["args"], kb.json["parameters"]))

@@ -12,7 +12,7 @@ import struct
 from .kernel import KERNEL_ABI_VERSION, CorruptKernelError
 
 __all__ = ["META_SECTION", "META_FUNCTION_TYPE", "META_BLOCK_DIM", "META_ABI_VERSION", "META_LAYOUT_VERSION",
-           "META_REQUIRED", "FUNCTION_TYPE_AICORE", "META_LAYOUT", "encode_meta", "decode_meta"]
+           "META_REQUIRED", "FUNCTION_TYPE_AICORE", "META_LAYOUT", "encode_meta", "meta_block_dim", "decode_meta"]
 
 META_SECTION = ".ascend.meta"
 META_FUNCTION_TYPE = 1
@@ -25,10 +25,16 @@ META_LAYOUT = 1
 
 
 def encode_meta(block_dim: int) -> bytes:
-    """The ``.ascend.meta`` records of a kernel (layout in the module docstring)."""
-    records = ((META_FUNCTION_TYPE, FUNCTION_TYPE_AICORE), (META_BLOCK_DIM, block_dim),
+    """The ``.ascend.meta`` records of a kernel (layout in the module docstring); a dynamic-shape
+    kernel's block dim (``DYNAMIC``, -1) is stored as its u32 two's complement (see :func:`meta_block_dim`)."""
+    records = ((META_FUNCTION_TYPE, FUNCTION_TYPE_AICORE), (META_BLOCK_DIM, meta_block_dim(block_dim)),
                (META_ABI_VERSION, KERNEL_ABI_VERSION), (META_LAYOUT_VERSION, META_LAYOUT))
     return b"".join(struct.pack("<HHI", kind, 4, value) for kind, value in records)
+
+
+def meta_block_dim(block_dim: int) -> int:
+    """The u32 a block dim is recorded as (the .json's -1 of a dynamic-shape kernel as 0xFFFFFFFF)."""
+    return block_dim & 0xFFFFFFFF
 
 
 def decode_meta(data: bytes) -> dict[int, int]:

@@ -8,25 +8,29 @@ Three steps, in order of cost:
 * :func:`generate` emits the kernel's source and compiles it with numba into a Python-callable
   function under the uniform kernel ABI ``(args, block_idx, block_dim) -> None`` (cache misses only).
 
-Every kernel bakes the signature's shapes, strides and attributes in as compile-time constants, splits
-its work over ``block_dim`` blocks (block ``b`` touches only its own share of the outputs and of the
-workspace) and calls no allocator, so the compiled object needs no runtime beyond libm.
+A kernel bakes the signature's shapes, strides and attributes in as compile-time constants, or, for
+an op with ``runtime_tiling`` (a dynamic-shape kernel, :class:`KernelFamily`), reads the runtime ones
+from its tiling data, so signatures that differ only there share one compiled kernel. Every kernel
+splits its work over ``block_dim`` blocks (block ``b`` touches only its own share of the outputs and
+of the workspace) and calls no allocator, so the compiled object needs no runtime beyond libm.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import InvalidParamError
-from ascendemu.hal.kernel import ArgSpec, KernelFunction
+from ascendemu.hal.kernel import DYNAMIC, ArgSpec, KernelFunction
 
 from .opdef import Plan
 from .ops import src
 from .registry import REGISTRY, SUPPORTED_OPS, get_op
 from .signature import OpSignature, TensorDesc, attrs_from_json
 
-__all__ = ["KERNEL_ERROR_MODEL", "FUNC_NAMES", "SUPPORTED_OPS", "KernelPlan", "KernelSource", "infer_outputs",
+__all__ = ["KERNEL_ERROR_MODEL", "FUNC_NAMES", "SUPPORTED_OPS", "KernelFamily", "KernelPlan",
+           "KernelSource", "infer_outputs",
            "plan_kernel", "generate", "dry_run_function", "compile_inprocess", "kernel_signature"]
 
 # Kernels cannot raise: float division and int32 Div use IEEE / guarded intrinsics, and numpy's error
@@ -36,6 +40,71 @@ KERNEL_ERROR_MODEL = "numpy"
 
 # Kernel function names as MindSpore's .info spells them (op_info "func_name"), by op.
 FUNC_NAMES: dict[str, str] = {name: op.func_name for name, op in REGISTRY.items()}
+
+
+def _structure(value: Any) -> Any:
+    """The nesting of a runtime tiling fact: None for an int, a tuple of its items' for a tuple."""
+    return None if isinstance(value, int) else tuple(_structure(v) for v in value)
+
+
+def _flat(value: Any) -> tuple[int, ...]:
+    return (int(value),) if isinstance(value, int) else tuple(x for v in value for x in _flat(v))
+
+
+def _stand_in(name: str, structure: Any) -> Any:
+    """The runtime fact ``name`` of this nesting as the kernel's local names (``t_dims_0``, ...)."""
+    if structure is None:
+        return src.RuntimeInt(name)
+    return tuple(_stand_in(f"{name}_{i}", s) for i, s in enumerate(structure))
+
+
+@dataclass(frozen=True)
+class KernelFamily:
+    """What a dynamic-shape kernel is compiled from: its op, dtypes, workspace count and static tiling
+    facts (sorted by name), and the facts its tiling data carries, in order, each with its nesting (an
+    int, or a tuple of a fixed length such as a loop's dims: the length is compiled in, the values are
+    not). Signatures with equal families share one compiled kernel and one kernel_meta entry."""
+
+    op: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    workspaces: int
+    static: tuple[tuple[str, Any], ...]
+    runtime: tuple[tuple[str, Any], ...]
+
+    def signature(self) -> tuple[OpSignature, tuple[TensorDesc, ...]]:
+        """The signature and outputs ``emit`` sees: dtypes only (no shapes, no attributes), so a
+        generator that reads anything else from them writes a visibly wrong kernel, not one that is
+        right for one signature of the family only."""
+        return (OpSignature(self.op, tuple(TensorDesc((), t) for t in self.inputs)),
+                tuple(TensorDesc((), t) for t in self.outputs))
+
+    def stand_ins(self) -> dict[str, Any]:
+        """Each runtime fact as the kernel's local name(s) for it (:class:`~.ops.src.RuntimeInt`)."""
+        return {name: _stand_in(f"t_{name}", structure) for name, structure in self.runtime}
+
+    def names(self) -> tuple[str, ...]:
+        """The kernel's local names of its tiling data's int64 values, in order."""
+        return tuple(str(x) for x in _flat_stand_ins(tuple(self.stand_ins().values())))
+
+    def launch_facts(self) -> dict:
+        """The ``.json`` facts of a dynamic-shape kernel: what its tiling decides per launch is ``DYNAMIC``;
+        its tiling data is 8 bytes per runtime value (opParaSize)."""
+        roles = ["in"] * len(self.inputs) + ["out"] * len(self.outputs) + ["workspace"] * self.workspaces
+        return {"blockDim": DYNAMIC, "args": [{"nbytes": DYNAMIC, "role": r} for r in roles],
+                "parameters": [0] * len(roles), "workspace": {"num": self.workspaces, "size": [DYNAMIC] * self.workspaces},
+                "cost": {}, "opParaSize": 8 * len(self.names())}
+
+    def plan(self) -> Plan:
+        """The plan ``emit`` sees: static facts as values, runtime facts as the names the kernel binds
+        them to (``src.with_tiling``), block_dim as the ABI's run-time argument."""
+        tiling = {**dict(self.static), **self.stand_ins()}
+        return Plan(src.RuntimeInt("block_dim"), KernelCost(),
+                    (src.RuntimeInt("workspace_bytes"),) * self.workspaces, tiling)
+
+
+def _flat_stand_ins(value: Any) -> tuple[src.RuntimeInt, ...]:
+    return (value,) if isinstance(value, src.RuntimeInt) else tuple(x for v in value for x in _flat_stand_ins(v))
 
 
 @dataclass(frozen=True)
@@ -99,11 +168,46 @@ class KernelPlan:
                           attrs_from_json(s["attrs"]))
         return plan_kernel(sig, tuple(TensorDesc(tuple(d["shape"]), d["dtype"]) for d in identity["outputs"]))
 
+    @functools.cached_property
+    def family(self) -> KernelFamily | None:
+        """The dynamic-shape kernel this signature runs on, or None (a kernel of its own)."""
+        runtime = REGISTRY[self.sig.op].runtime_tiling
+        if not runtime or self.empty:
+            return None
+        tiling = self.plan.tiling
+        static = tuple(sorted((k, v) for k, v in tiling.items() if k not in runtime))
+        return KernelFamily(self.sig.op, tuple(d.dtype for d in self.sig.inputs), tuple(d.dtype for d in self.outputs),
+                            len(self.plan.workspace_sizes), static,
+                            tuple((name, _structure(tiling[name])) for name in runtime))
+
+    @functools.cached_property
+    def tiling_data(self) -> tuple[int, ...]:
+        """The values of a dynamic-shape kernel's runtime facts, flat, in its tiling data's order (int64 each)."""
+        family = self.family
+        return tuple(x for name, _ in family.runtime for x in _flat(self.plan.tiling[name])) if family else ()
+
+    def launch_facts(self) -> dict:
+        """What the kernel's ``.json`` says of its launches (and the cache checks an entry against): block
+        dim, argument sizes and roles, zero flags, workspaces, cost and tiling bytes (a dynamic-shape
+        kernel's: :meth:`KernelFamily.launch_facts`). The runtime takes these facts from the plan, never
+        from the file."""
+        if self.family is not None:
+            return self.family.launch_facts()
+        return {"blockDim": self.block_dim, "args": [{"nbytes": a.nbytes, "role": a.role} for a in self.args],
+                "parameters": [int(a.zero_init) for a in self.args],
+                "workspace": {"num": len(self.workspace_sizes), "size": list(self.workspace_sizes)},
+                "cost": self.cost.to_json(), "opParaSize": 0}
+
     def source(self) -> str:
         """The kernel's Python source (pure Python; compiling it is :func:`generate`'s job)."""
         if self.empty:
             return src.finish(src.HEADER)
-        return REGISTRY[self.sig.op].emit(self.sig, self.outputs, self.plan)
+        family = self.family
+        if family is None:
+            return REGISTRY[self.sig.op].emit(self.sig, self.outputs, self.plan)
+        sig, outputs = family.signature()
+        text = REGISTRY[self.sig.op].emit(sig, outputs, family.plan())
+        return src.with_tiling(text, family.names(), len(self.args))
 
 
 @dataclass(frozen=True)
@@ -171,4 +275,5 @@ def compile_inprocess(sig: OpSignature) -> KernelFunction:
     source = generate(sig)
     cfunc = numba.cfunc(kernel_signature(), error_model=KERNEL_ERROR_MODEL)(source.pyfunc)
     return KernelFunction(name=source.func_name, entry=cfunc.address, block_dim=source.block_dim,
-                          args=source.args, cost=source.cost, keepalive=cfunc, op_info=source.kernel.op_info)
+                          args=source.args, cost=source.cost, keepalive=cfunc, op_info=source.kernel.op_info,
+                          tiling=source.kernel.tiling_data)

@@ -25,7 +25,8 @@ __all__ = ["Plan", "Elementwise", "Exposure", "Communication", "OpDef", "Infer",
 @dataclass(frozen=True)
 class Plan:
     """How one signature's kernel launches: blocks, workspace sizes (bytes), total work, and the
-    tiling facts ``emit`` bakes into the source (so they are computed once, here)."""
+    tiling facts ``emit`` writes into the source (so they are computed once, here): as literals, or,
+    for the op's ``runtime_tiling`` facts, as reads of the kernel's tiling data."""
 
     block_dim: int
     cost: KernelCost
@@ -126,7 +127,14 @@ class Communication:
 class OpDef:
     """One op of the library. ``emit`` returns Python source defining ``kernel(args, block_idx,
     block_dim)`` under the uniform kernel ABI, specialised to the signature. A collective has no
-    kernel: ``plan`` and ``emit`` are None and ``communication`` says what it runs."""
+    kernel: ``plan`` and ``emit`` are None and ``communication`` says what it runs.
+
+    ``runtime_tiling`` makes the op's kernels dynamic-shape kernels, as Ascend's are: the named
+    ``Plan.tiling`` facts (sizes, strides, pads) are not baked in but read at run time from tiling
+    data after the workspaces, so one compiled kernel serves every signature whose other facts (the
+    static tiling facts and the dtypes) agree. Its ``emit`` must then read everything but dtypes from
+    ``plan.tiling``: it is called with a signature stripped of shapes and attributes, and the runtime
+    facts as :class:`~ascendemu.kernels.ops.src.RuntimeInt` expressions."""
 
     name: str
     func_name: str
@@ -137,6 +145,7 @@ class OpDef:
     grad: Grad | None = None              # backward rule (None: not differentiable)
     frontend: Exposure | None = None
     communication: Communication | None = None
+    runtime_tiling: tuple[str, ...] = ()  # Plan.tiling facts read at run time (dynamic-shape kernels)
 
     @property
     def generator(self) -> str:

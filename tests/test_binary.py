@@ -44,8 +44,10 @@ SEED_DESC_KEYS = {"L1_addr_offset", "L1_fusion_type", "L1_workspace_size", "addr
                   "slice_offset", "split_index", "total_shape", "valid", "valid_shape"}
 HOST_MACHINE = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64"}[platform.machine()]
 
-SQUARE = OpSignature.make("Square", [((300_000,), "float32")])   # big enough for several blocks
+SQUARE = OpSignature.make("Square", [((300_000,), "float32")])   # a dynamic-shape kernel (shapes are tiling data)
 EXP = OpSignature.make("Exp", [((1000,), "float32")])            # calls libm
+SOFTMAX = OpSignature.make("Softmax", [((512, 600), "float32")])  # specialised to its signature; several blocks
+LOG_SOFTMAX = OpSignature.make("LogSoftmax", [((8, 100), "float32")])   # calls libm's expf and logf
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +61,24 @@ def exp() -> KernelBinary:
 
 
 @pytest.fixture(scope="module")
-def kernel_dir(tmp_path_factory, square, exp):
+def softmax() -> KernelBinary:
+    return build_binary(SOFTMAX, 0)
+
+
+@pytest.fixture(scope="module")
+def log_softmax() -> KernelBinary:
+    return build_binary(LOG_SOFTMAX, 0)
+
+
+def np_softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory, square, exp, softmax, log_softmax):
     directory = tmp_path_factory.mktemp("kernel_meta")
-    for kb in (square, exp):
+    for kb in (square, exp, softmax, log_softmax):
         for suffix, data in kb.files().items():
             (directory / f"{kb.bin_file_name}{suffix}").write_bytes(data)
     return directory
@@ -104,13 +121,16 @@ def test_object_is_a_relocatable_elf64_exporting_the_kernel(square):
     assert set(undefined) <= ALLOWED_UNDEFINED
 
 
-def test_meta_section_records_block_dim_and_abi(square):
-    meta = elf_of(square).get_section_by_name(".ascend.meta")
+def test_meta_section_records_block_dim_and_abi(softmax, square):
+    meta = elf_of(softmax).get_section_by_name(".ascend.meta")
     assert meta is not None
     records = decode_tlv(meta.data())
-    assert square.json["blockDim"] > 1
-    assert records == {1: 1, 2: square.json["blockDim"], 3: ABI_VERSION, 4: 1}
+    assert softmax.json["blockDim"] > 1
+    assert records == {1: 1, 2: softmax.json["blockDim"], 3: ABI_VERSION, 4: 1}
     assert decode_meta(meta.data()) == records
+    # a dynamic-shape kernel: block dim -1 (decided by its tiling), as u32
+    assert square.json["blockDim"] == -1
+    assert decode_tlv(elf_of(square).get_section_by_name(".ascend.meta").data())[2] == 0xFFFF_FFFF
 
 
 def test_meta_decoder_rejects_malformed_records():
@@ -126,39 +146,56 @@ def test_meta_decoder_rejects_malformed_records():
     assert decode_meta(good + struct.pack("<HH", 99, 3) + b"abc\0")[2] == 4     # unknown type skipped
 
 
-def test_json_matches_the_seed_layout(square):
-    doc = square.json
+def test_json_matches_the_seed_layout(softmax):
+    doc = softmax.json
     assert set(doc) == SEED_JSON_KEYS | EXTENSION_JSON_KEYS
-    assert doc["sha256"] == hashlib.sha256(square.obj).hexdigest()
+    assert doc["sha256"] == hashlib.sha256(softmax.obj).hexdigest()
     assert doc["magic"] == "RT_DEV_BINARY_MAGIC_ELF" and doc["binFileSuffix"] == ".o"
-    assert doc["kernelName"] == doc["binFileName"] + "__kernel0" == square.bin_file_name + "__kernel0"
+    assert doc["kernelName"] == doc["binFileName"] + "__kernel0" == softmax.bin_file_name + "__kernel0"
     assert doc["batchBindOnly"] == 1 and doc["opParaSize"] == 0 and doc["build_result"] == ""
     assert doc["parameters"] == [0, 0] and doc["abiVersion"] == ABI_VERSION
-    assert doc["args"] == [{"nbytes": 1_200_000, "role": "in"}, {"nbytes": 1_200_000, "role": "out"}]
+    assert doc["args"] == [{"nbytes": 1_228_800, "role": "in"}, {"nbytes": 1_228_800, "role": "out"}]
     assert doc["workspace"] == {"num": 0, "size": []}
     assert doc["cost"]["dtype"] == "float32"
-    files = square.files()
-    assert files[".o"] == square.obj
+    files = softmax.files()
+    assert files[".o"] == softmax.obj
     assert files[".json"] == (json.dumps(doc, sort_keys=True, indent=4) + "\n").encode()
 
 
-def test_info_has_the_seed_structure(square):
-    info = square.info
+def test_info_has_the_seed_structure(softmax):
+    info = softmax.info
     job = info["job_content"]
     assert SEED_JOB_KEYS <= set(job) and info["job_type"] == "Compile"
     assert set(job["SocInfo"]) == SEED_SOC_KEYS
     assert job["SocInfo"]["socVersion"] == "Ascend910A" and job["SocInfo"]["deviceId"] == "0"
-    assert job["fusion_op_name"] == square.bin_file_name
+    assert job["fusion_op_name"] == softmax.bin_file_name
     data, op = job["op_list"]
     assert data["type"] == "Data" and set(data["output_desc"][0]) == SEED_DESC_KEYS
-    assert SEED_OP_KEYS <= set(op) and op["type"] == "Square" and op["func_name"] == "square"
-    assert op["op_name"] == square.bin_file_name and op["attrs"] == []
+    assert SEED_OP_KEYS <= set(op) and op["type"] == "Softmax" and op["func_name"] == "softmax"
+    assert op["op_name"] == softmax.bin_file_name and op["attrs"] == []
     for desc in op["input_desc"] + op["output_desc"]:
         assert set(desc) == SEED_DESC_KEYS
         assert desc["format"] == "ND" and desc["dtype"] == desc["data_type"] == "float32"
-        assert desc["shape"] == desc["ori_shape"] == [300_000] and desc["range"] == [[300_000, 300_000]]
+        assert desc["shape"] == desc["ori_shape"] == [512, 600] and desc["range"] == [[512, 512], [600, 600]]
     assert set(info["toolchain"]) >= {"numba", "llvmlite", "python", "abi_version"}
     assert set(info["host"]) == {"cpu_name", "cpu_features", "triple"}
+
+
+def test_a_dynamic_shape_kernel_describes_its_family(square):
+    """Square's shapes are tiling data: the .json says blockDim -1, argument sizes -1 and 8 bytes of
+    tiling per runtime value (element count, one loop dim, one stride), the .info has operands of
+    unknown rank ([-2], MindSpore's) and, as attributes, what the kernel was compiled for."""
+    doc = square.json
+    assert set(doc) == SEED_JSON_KEYS | EXTENSION_JSON_KEYS
+    assert doc["blockDim"] == -1 and doc["opParaSize"] == 3 * 8
+    assert doc["args"] == [{"nbytes": -1, "role": "in"}, {"nbytes": -1, "role": "out"}] and doc["cost"] == {}
+    (data, op) = square.info["job_content"]["op_list"]
+    assert op["unknown_shape"] is True and op["build_type"] == "fuzzily_build"
+    for desc in op["input_desc"] + op["output_desc"] + data["output_desc"]:
+        assert set(desc) == SEED_DESC_KEYS and desc["shape"] == desc["ori_shape"] == [-2] and desc["range"] == []
+    attrs = {a["name"]: a["value"] for a in op["attrs"]}
+    assert attrs["tiling_data"] == [["n", None], ["dims", [None]], ["strides", [[None]]]]
+    assert attrs["program"] == [["Square", ["in", 0]]] and attrs["workspaces"] == 0
 
 
 def test_kernel_name_is_stable_across_processes_and_tracks_the_signature(square):
@@ -181,35 +218,41 @@ def test_kernel_name_is_stable_across_processes_and_tracks_the_signature(square)
     from_disk = json.loads(canonical_json(build_info(reduce, 0)))
     assert kernel_name(reduce, 0, from_disk) == kernel_name(reduce, 0)
     assert kernel_name(reduce, 0) == from_disk["job_content"]["fusion_op_name"]
-    others = {kernel_name(OpSignature.make("Square", [((300_001,), "float32")]), 0),
+    # another size is the same dynamic-shape kernel; another dtype, op or attribute is another kernel
+    assert kernel_name(OpSignature.make("Square", [((300_001,), "float32")]), 0) == name
+    others = {kernel_name(OpSignature.make("Neg", [((300_000,), "float32")]), 0),
               kernel_name(OpSignature.make("Square", [((300_000,), "float16")]), 0),
               kernel_name(OpSignature.make("ReduceSum", [((4, 8), "float32")], axis=(1,)), 0),
               kernel_name(OpSignature.make("ReduceSum", [((4, 8), "float32")], axis=(0,)), 0)}
     assert len(others) == 4 and name not in others
+    assert kernel_name(OpSignature.make("Square", [((3_000, 200), "float32")]), 0) == name     # coalesced: one dim
 
 
-def test_load_in_a_fresh_process_without_numba(kernel_dir, square, exp):
+def test_load_in_a_fresh_process_without_numba(kernel_dir, softmax, log_softmax):
     code = r"""
 import ctypes, sys
 import numpy as np
 from ascendemu.hal.loader import load_binary, read_binary
-directory, square, exp = sys.argv[1:]
-for name, oracle in ((square, np.square), (exp, np.exp)):
+directory, softmax, log_softmax = sys.argv[1:]
+def np_softmax(x):
+    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+for name, rows, oracle in ((softmax, 512, np_softmax), (log_softmax, 8, lambda x: np.log(np_softmax(x)))):
     kf = load_binary(read_binary(directory, name))
     n = kf.args[0].nbytes // 4
-    x = np.linspace(-3, 3, n, dtype=np.float32)
-    y = np.full(n, np.nan, dtype=np.float32)
+    x = np.linspace(-3, 3, n, dtype=np.float32).reshape(rows, -1)
+    y = np.full(x.shape, np.nan, dtype=np.float32)
     args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
     for block in range(kf.block_dim):
         kf.call_block(args, block)
-    np.testing.assert_allclose(y, oracle(x), rtol=1e-6)
+    np.testing.assert_allclose(y, oracle(x), rtol=1e-5, atol=1e-6)
     print(name, kf.block_dim, [a.role for a in kf.args])
 assert "numba" not in sys.modules, sorted(m for m in sys.modules if m.startswith("numba"))
 """
-    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), square.bin_file_name,
-                          exp.bin_file_name], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), softmax.bin_file_name,
+                          log_softmax.bin_file_name], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert f"{square.bin_file_name} {square.json['blockDim']} ['in', 'out']" in out.stdout
+    assert f"{softmax.bin_file_name} {softmax.json['blockDim']} ['in', 'out']" in out.stdout
 
 
 def test_read_binary_reports_a_missing_file(kernel_dir, square):
@@ -220,17 +263,19 @@ def test_read_binary_reports_a_missing_file(kernel_dir, square):
         read_binary(kernel_dir, "square_1_0")
 
 
-def test_load_in_process_runs_blocks_on_numpy_data(square):
+def test_load_in_process_runs_blocks_on_numpy_data(softmax, square):
     from ascendemu.hal.loader import load_binary
 
-    kf = load_binary(square)
-    assert kf.block_dim == square.json["blockDim"] and kf.cost.bytes == square.json["cost"]["bytes"]
-    x = np.random.default_rng(0).standard_normal(300_000).astype(np.float32)
+    kf = load_binary(softmax)
+    assert kf.block_dim == softmax.json["blockDim"] and kf.cost.bytes == softmax.json["cost"]["bytes"]
+    x = np.random.default_rng(0).standard_normal((512, 600)).astype(np.float32)
     y = np.zeros_like(x)
     args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
     for block in range(kf.block_dim):
         kf.call_block(args, block)
-    np.testing.assert_array_equal(y, x * x)
+    np.testing.assert_allclose(y, np_softmax(x), rtol=1e-5, atol=1e-7)
+    with pytest.raises(IncompatibleKernelError, match="dynamic-shape kernel"):
+        load_binary(square)            # its launch facts and tiling data come from a signature's plan
 
 
 def test_verify_accepts_the_built_binary(square, exp):

@@ -55,8 +55,8 @@ def _foreign_host(info: dict) -> None:
     info["host"]["cpu_features"] += ",+amx-tile,+avx512fp16"
 
 
-def _shrink_first_arg(doc: dict) -> None:
-    doc["args"][0]["nbytes"] //= 2
+def _first_arg_written(doc: dict) -> None:
+    doc["args"][0]["role"] = "out"          # a .json claiming the kernel writes its first input
 
 
 def _symlink_to_copy(path: Path) -> None:
@@ -97,7 +97,7 @@ TAMPERS = {
     "info_foreign_host": (lambda d, a, b: edit_json(d / f"{a}.info", _foreign_host), 1, "/host/cpu"),
     # launch facts the runtime relies on come from the kernel's plan; a .json that says otherwise is bad
     "json_cost_edited": (lambda d, a, b: edit_json(d / f"{a}.json", lambda j: j.update(cost=[1, 2])), 1, "'cost'"),
-    "json_nbytes_shrunk": (lambda d, a, b: edit_json(d / f"{a}.json", _shrink_first_arg), 1, "'args'"),
+    "json_args_edited": (lambda d, a, b: edit_json(d / f"{a}.json", _first_arg_written), 1, "'args'"),
     "json_is_fifo": (lambda d, a, b: ((d / f"{a}.json").unlink(), os.mkfifo(d / f"{a}.json")), 1,
                      "not a regular file"),
 }
@@ -170,7 +170,7 @@ def test_every_interrupted_write_state_recovers(cache_root, done):
 # ------------------------------------------------------------------------------------ child processes
 
 CHILD = textwrap.dedent("""
-    import ctypes, json, sys
+    import json, sys
     import numpy as np
     from ascendemu.cache import KernelCache
     from ascendemu.kernels.signature import OpSignature
@@ -186,7 +186,7 @@ CHILD = textwrap.dedent("""
     for s, k in zip(sigs, kernels):
         ins = [np.linspace(-2, 2, d.size, dtype=np.float32).reshape(d.shape) for d in s.inputs]
         out = np.zeros(s.inputs[0].shape, np.float32)
-        args = (ctypes.c_uint64 * (len(ins) + 1))(*[a.ctypes.data for a in ins + [out]])
+        args = k.argv([a.ctypes.data for a in ins + [out]])
         for b in range(k.block_dim):
             k.call_block(args, b)
         results.append(out.ravel().tolist())
@@ -295,7 +295,7 @@ def test_concurrent_processes_build_each_kernel_once(tmp_path):
 def test_build_workers_die_with_a_killed_parent(tmp_path):
     """SIGKILL of the process that asked for a cold build leaves no build worker behind."""
     code = ("import sys\nfrom ascendemu.cache import KernelCache\nfrom ascendemu.kernels.signature import OpSignature\n"
-            f"sigs = [OpSignature.make('Exp', [((n,), 'float32')]) for n in range(100, 140)]\n"
+            f"sigs = [OpSignature.make('ReduceSum', [((n, 3), 'float32')], axis=(1,)) for n in range(100, 140)]\n"
             f"KernelCache({str(tmp_path)!r}).get_many(sigs, jobs=2, progress=False)\n")
     parent = subprocess.Popen([sys.executable, "-c", code])
 

@@ -11,16 +11,36 @@ from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE
 from ascendemu.hal.kernel import CorruptKernelError
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
-N = 1000
+ROWS, COLS = 25, 40
+N = ROWS * COLS
 
 
 @pytest.fixture(scope="module")
-def square_files(tmp_path_factory):
+def cache_root(tmp_path_factory):
+    """A kernel_meta with a Transpose (a kernel specialised to its signature) and a Square (a
+    dynamic-shape kernel: its shapes are tiling data)."""
     root = tmp_path_factory.mktemp("hal_bin")
     cache = KernelCache(root=root)
+    cache.get(OpSignature.make("Transpose", [TensorDesc((ROWS, COLS), "float32")], perm=(1, 0)))
     cache.get(OpSignature.make("Square", [TensorDesc((N,), "float32")]))
-    (json_path,) = cache.directory.glob("square_*_0.json")
+    return cache.directory
+
+
+@pytest.fixture(scope="module")
+def square_files(cache_root):
+    """The Transpose entry's .json (the fixture kept its name: the files of a kernel loaded by path)."""
+    (json_path,) = cache_root.glob("transpose_*_0.json")
     return json_path
+
+
+def test_a_dynamic_shape_kernel_is_not_loaded_by_path(rt, cache_root):
+    """Its block dim, argument sizes and tiling data come from a signature's plan, which a path lacks."""
+    rt.init(device_count=1)
+    rt.set_device(0)
+    (square,) = cache_root.glob("square_*_0.o")
+    with pytest.raises(errors.AclError, match="dynamic-shape kernel.*kernel cache") as e:
+        rt.load_binary(square)
+    assert e.value.code == 507000
 
 
 def test_load_get_function_and_launch(rt, square_files):
@@ -36,7 +56,7 @@ def test_load_get_function_and_launch(rt, square_files):
     rt.synchronize_stream(0)
     y = np.empty_like(x)
     rt.memcpy(y, y.nbytes, dy, y.nbytes, MEMCPY_DEVICE_TO_HOST)
-    np.testing.assert_array_equal(y, x * x)
+    np.testing.assert_array_equal(y, x.reshape(ROWS, COLS).T.ravel())
     with pytest.raises(errors.KernelLookupError) as e:
         rt.get_function(binary, "relu__kernel0")
     assert e.value.code == 507027 and square_files.stem in e.value.message

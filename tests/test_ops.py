@@ -57,7 +57,7 @@ def launch(s: OpSignature, arrays, blocks=None, sentinel: bool = False, threads:
     for buf, spec in zip(written[:len(outs_desc)], k.args[n_in:]):
         buf[:spec.nbytes] = 0xFF if sentinel else 0
     buffers = inputs + written
-    host = (ctypes.c_uint64 * len(buffers))(*[b.ctypes.data for b in buffers])
+    host = k.argv([b.ctypes.data for b in buffers])
     order = list(reversed(range(k.block_dim)) if blocks is None else blocks)
     if threads:
         with ThreadPoolExecutor(threads) as pool:

@@ -24,13 +24,15 @@ from ascendemu.cli.run import main as run_main
 from ascendemu.device.cost import KernelCost, block_time, kernel_time
 from ascendemu.device.pool import PAGE, BestFitPool, FirstFitPool
 from ascendemu.device.spec import get_spec
-from ascendemu.errors import FeatureNotSupportedError
+from ascendemu.cache import KernelCache
+from ascendemu.errors import AclError, FeatureNotSupportedError
 from ascendemu.hal.api import api_call
 from ascendemu.hal.kernel import ArgSpec, KernelFunction
 from ascendemu.hal.record import Recorder
 from ascendemu.hal.runtime import Runtime, get_runtime
 from ascendemu.replay.compare import differences, regressions
 from ascendemu.replay.replayer import Replayer, WhatIf, replay
+from ascendemu.kernels.signature import OpSignature
 from ascendemu.traces import aetrace as fmt
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -320,25 +322,34 @@ def test_replay_with_recorded_data_recomputes_the_same_output_bytes(workdir, asc
     assert result.priced == 1 and result.digests_matched < result.digests_checked
     assert replay_main([str(path), "--compute", "--cache", str(empty)]) == 1
 
-    # the same kernel through the HAL alone: load_binary / get_function replay from the binary's file
+    # through the HAL alone: load_binary / get_function replay from the binary's file. The run's Square is a
+    # dynamic-shape kernel (its sizes come from a signature's plan), so it is refused by path; a kernel
+    # specialised to its signature (a Transpose built into the same cache) loads and replays
     (kernel,) = [r for r in fmt.read_trace(path) if isinstance(r, fmt.Kernel)]
-    binary = ascendemu_kernel_cache / "rank_0" / "kernel_meta" / f"{kernel.identity['kernel_meta']}.json"
+    kernel_meta = ascendemu_kernel_cache / "rank_0" / "kernel_meta"
     rt = get_runtime()
+    rt.init()
+    rt.set_device(0)
+    with pytest.raises(AclError, match="dynamic-shape kernel"):
+        rt.load_binary(kernel_meta / f"{kernel.identity['kernel_meta']}.json")
+    rt.finalize()
+    transpose = KernelCache(ascendemu_kernel_cache, rank=0).get(
+        OpSignature.make("Transpose", [((3, 2), "float32")], perm=(1, 0)))
     hal_path = workdir / "hal.aetrace"
     rec = Recorder(hal_path, record_data=True).attach(rt)
     rt.init()
     rt.set_device(0)
-    func = rt.get_function(rt.load_binary(binary), kernel.identity["json"]["kernelName"])
-    x = np.arange(3, dtype=np.float32) + 1.5                # the kernel of square_2x.py: 3 float32
+    func = rt.get_function(rt.load_binary(kernel_meta / f"{transpose.name}.json"), f"{transpose.name}__kernel0")
+    x = np.arange(6, dtype=np.float32).reshape(3, 2) + 1.5
     ptrs = [rt.malloc(a.nbytes) for a in rt.functions[func].args]
     rt.memcpy(ptrs[0], x.nbytes, x, x.nbytes, 1)
     rt.launch_kernel(func, None, ptrs, None)
     rt.synchronize_device()            # a synchronous memcpy does not wait for the streams (hal.memory)
-    out = np.empty_like(x)
+    out = np.empty((2, 3), np.float32)
     rt.memcpy(out, out.nbytes, ptrs[1], out.nbytes, 2)
     rec.close()
     rt.finalize()
-    assert np.array_equal(out, x * x)
+    assert np.array_equal(out, x.T)
     priced, computed = replay(str(hal_path)), replay(str(hal_path), compute=True)
     assert differences(priced.recorded.figures, priced.figures) == []
     assert differences(computed.recorded.figures, computed.figures) == []

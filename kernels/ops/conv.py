@@ -33,6 +33,10 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from . import src
 from .common import FLOAT, check_arity, check_format, check_rank, fail, hw_pair, int_tuple, same_dtype
 
+# What the kernels read at run time (dynamic-shape kernels): sizes, channels, groups, pads and the GEMM
+# route's bands. Kernel size, stride and dilation stay literals (they shape the inner loops), as do the
+# route and dtype: a network's convolutions share a handful of kernels.
+RUNTIME_TILING = ("n", "c", "h", "w", "oc", "oh", "ow", "group", "pt", "pb", "pl", "pr", "band", "bands")
 MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller convolutions use fewer blocks
 GEMM_MIN_CHANNELS = 4             # float32 Conv2D with this many output channels per group runs as GEMMs
 IM2COL_FLOATS = 1 << 17           # im2col columns per band: 512 KiB, about an L2
@@ -156,7 +160,8 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     else:
         units, scratch = g["oc"] * cg, g["ow"]
     block_dim = max(1, min(src.MAX_BLOCKS, units, flops // MIN_FLOPS_PER_BLOCK))
-    g = dict(g, gemm=sig.op == "Conv2D" and dtype == "float32" and g["oc"] // g["group"] >= GEMM_MIN_CHANNELS)
+    g = dict(g, gemm=sig.op == "Conv2D" and dtype == "float32" and g["oc"] // g["group"] >= GEMM_MIN_CHANNELS,
+             band=0, bands=0, direct=False)
     if g["gemm"]:
         scratch = gemm_tiling(g, block_dim)
     workspace = (block_dim * scratch * 4,) if scratch else ()
@@ -387,9 +392,11 @@ def grad_backprop_input(b: GradBuilder, c: GradCall) -> tuple[int | None, int | 
 
 OPS: tuple[OpDef, ...] = (
     OpDef("Conv2D", "conv2d", infer_conv2d, plan, emit, grad=grad_conv2d,
-          frontend=Exposure(("Conv2D",), ("conv2d",))),
+          frontend=Exposure(("Conv2D",), ("conv2d",)), runtime_tiling=RUNTIME_TILING),
     # MindSpore's backward primitives (TBE kernels conv2d_backprop_*_d: shapes as attributes)
     OpDef("Conv2DBackpropInput", "conv2d_backprop_input_d", infer_backprop, plan, emit_backprop_input,
-          grad=grad_backprop_input, frontend=Exposure(("Conv2DBackpropInput", "Conv2DTranspose"))),
-    OpDef("Conv2DBackpropFilter", "conv2d_backprop_filter_d", infer_backprop, plan, emit_backprop_filter),
+          grad=grad_backprop_input, frontend=Exposure(("Conv2DBackpropInput", "Conv2DTranspose")),
+          runtime_tiling=RUNTIME_TILING),
+    OpDef("Conv2DBackpropFilter", "conv2d_backprop_filter_d", infer_backprop, plan, emit_backprop_filter,
+          runtime_tiling=RUNTIME_TILING),
 )

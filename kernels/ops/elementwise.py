@@ -179,43 +179,66 @@ def store_value(dtype: str, value: str, compute: str) -> str:
     return src.store(dtype, value)
 
 
+# Stride kinds of a coalesced loop dim, fixed when the kernel is generated (a dynamic-shape elementwise
+# kernel reads the dims and strides themselves at run time): broadcast, unit, any other stride.
+BROADCAST, UNIT, STRIDED = 0, 1, 2
+
+
+def strided_layout(out_shape: tuple[int, ...], full_strides: list[list[int]]) -> dict:
+    """The tiling facts of an elementwise loop over ``out_shape`` reading input i through
+    ``full_strides[i]``: element count ``n``, the coalesced ``dims`` and per-input ``strides``, and the
+    per-input stride ``kinds`` (what decides the loop's code)."""
+    dims, strides = coalesce(out_shape, full_strides)
+    kinds = tuple(tuple(BROADCAST if st == 0 else UNIT if st == 1 else STRIDED for st in per_input)
+                  for per_input in strides)
+    return dict(n=math.prod(out_shape), dims=tuple(dims), strides=tuple(tuple(st) for st in strides), kinds=kinds)
+
+
 def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]],
                    out_shape: tuple[int, ...], steps: list[str], outputs: list[tuple[str, str]],
                    compute: str, bases: list[int] | None = None) -> str:
-    """Kernel source of an elementwise loop over ``out_shape`` (contiguous outputs).
+    """Kernel source of an elementwise loop over ``out_shape`` (contiguous outputs), specialised to it.
 
     Input i is read at bases[i] + sum(index[d] * full_strides[i][d]) (strides may be negative: a
     reversed slice; ``bases`` default to 0); ``steps`` are assignment lines over the
     loaded values v0, v1, ...; ``outputs`` are (variable, dtype); ``compute`` is "f" (float32
     registers), "i" (int64 registers) or "raw" (bit copies, no conversion).
     """
-    n = math.prod(out_shape)
-    dims, strides = coalesce(out_shape, full_strides)
+    return layout_source(tuple(d.dtype for d in inputs), strided_layout(out_shape, full_strides), steps, outputs,
+                         compute, bases)
+
+
+def layout_source(dtypes: tuple[str, ...], layout: dict, steps: list[str], outputs: list[tuple[str, str]],
+                  compute: str, bases: list[int] | None = None) -> str:
+    """Kernel source of the elementwise loop :func:`strided_layout` describes (see :func:`strided_source`);
+    its ``n``, ``dims`` and ``strides`` may be runtime tiling values, its ``kinds`` are literal."""
+    n, dims, strides, kinds = layout["n"], layout["dims"], layout["strides"], layout["kinds"]
     inner = dims[-1]
     lines = list(src.HEADER)
-    for i, desc in enumerate(inputs):
-        lines.append("    " + src.view(f"x{i}", i, desc.dtype))
+    for i, dtype in enumerate(dtypes):
+        lines.append("    " + src.view(f"x{i}", i, dtype))
     for k, (_, dtype) in enumerate(outputs):
-        lines.append("    " + src.view(f"y{k}", len(inputs) + k, dtype))
+        lines.append("    " + src.view(f"y{k}", len(dtypes) + k, dtype))
     lines += src.indent(src.split_lines(str(n)))
     lines += [f"    row = lo // {inner}",
               f"    while row * {inner} < hi:"]
-    body = [f"b{i} = {bases[i] if bases else 0}" for i in range(len(inputs))]
+    body = [f"b{i} = {bases[i] if bases else 0}" for i in range(len(dtypes))]
     if len(dims) > 1:
         body.append("r = row")
         for d in reversed(range(len(dims) - 1)):
             body.append(f"c = r % {dims[d]}")
             body.append(f"r = r // {dims[d]}")
-            body += [f"b{i} += c * {strides[i][d]}" for i in range(len(inputs)) if strides[i][d]]
+            body += [f"b{i} += c" + ("" if kinds[i][d] == UNIT else f" * {strides[i][d]}")
+                     for i in range(len(dtypes)) if kinds[i][d] != BROADCAST]
     body += [f"start = row * {inner}",
              "j0 = max(lo - start, 0)",
              f"j1 = min(hi - start, {inner})"]
     loads = []
-    for i, desc in enumerate(inputs):
-        step = strides[i][-1]
-        index = f"b{i}" if step == 0 else f"b{i} + j" if step == 1 else f"b{i} + j * {step}"
-        value = f"x{i}[{index}]" if compute == "raw" else src.load(desc.dtype, f"x{i}[{index}]")
-        (body if step == 0 else loads).append(f"v{i} = {value}")
+    for i, dtype in enumerate(dtypes):
+        kind = kinds[i][-1]
+        index = f"b{i}" if kind == BROADCAST else f"b{i} + j" if kind == UNIT else f"b{i} + j * {strides[i][-1]}"
+        value = f"x{i}[{index}]" if compute == "raw" else src.load(dtype, f"x{i}[{index}]")
+        (body if kind == BROADCAST else loads).append(f"v{i} = {value}")
     loop = loads + steps + [f"y{k}[start + j] = {store_value(dtype, var, compute)}"
                             for k, (var, dtype) in enumerate(outputs)]
     body += ["for j in range(j0, j1):"] + src.indent(loop) + ["row += 1"]
@@ -271,7 +294,7 @@ def program_op(name: str, func_name: str, operands: tuple[str, ...], program: Pr
         _, outs = program(sig)
         return tuple(TensorDesc(shape, sig.inputs[0].dtype) for _ in outs)
 
-    return OpDef(name, func_name, infer, plan, emit, frontend=frontend)
+    return loop_op(name, func_name, infer, frontend=frontend)
 
 
 def _program(sig: OpSignature) -> tuple[tuple[TensorDesc, ...], tuple, tuple[int, ...], str]:
@@ -296,22 +319,35 @@ def _program(sig: OpSignature) -> tuple[tuple[TensorDesc, ...], tuple, tuple[int
     return inputs, ((sig.op,) + tuple(("in", i) for i in range(len(inputs))),), (0,), compute
 
 
+# What an elementwise kernel reads at run time (one kernel per program, dtypes and loop structure
+# serves every shape): the element count, the coalesced dims and the inputs' strides along them.
+RUNTIME_TILING = ("n", "dims", "strides")
+
+
 def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    steps = (len(sig.attr("program")) if sig.op == "FusedElemwise"
-             else len(PROGRAMS[sig.op](sig)[0]) if sig.op in PROGRAMS else 1)
+    inputs, program, out_steps, compute = _program(sig)
     n = outputs[0].size
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     # priced at the rate of the dtype it computes in: a comparison's operands, else its output
     dtype = sig.inputs[0].dtype if outputs[0].dtype == "bool" and sig.inputs else outputs[0].dtype
-    return Plan(src.elementwise_blocks(n), KernelCost(vector_ops=n * steps, bytes=moved, dtype=dtype))
+    out_shape = outputs[0].shape
+    layout = strided_layout(out_shape, [broadcast_strides(out_shape, d.shape) for d in inputs])
+    tiling = dict(layout, program=program, out_steps=out_steps, compute=compute)
+    return Plan(src.elementwise_blocks(n), KernelCost(vector_ops=n * len(program), bytes=moved, dtype=dtype),
+                (), tiling)
 
 
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    inputs, program, out_steps, compute = _program(sig)
-    out_shape = outputs[0].shape
-    full = [broadcast_strides(out_shape, d.shape) for d in inputs]
-    return strided_source(inputs, full, out_shape, program_steps(program, compute),
-                          [(f"t{s}", d.dtype) for s, d in zip(out_steps, outputs)], compute)
+    t = plan.tiling
+    return layout_source(tuple(d.dtype for d in sig.inputs), t, program_steps(t["program"], t["compute"]),
+                         [(f"t{s}", d.dtype) for s, d in zip(t["out_steps"], outputs)], t["compute"])
+
+
+def loop_op(name: str, func_name: str, infer, lowering: Elementwise | None = None, grad: Grad | None = None,
+            frontend: Exposure | None = None) -> OpDef:
+    """An op of this family: its kernel is the family's one loop (:func:`plan`, :func:`emit`), a
+    dynamic-shape kernel (``RUNTIME_TILING``)."""
+    return OpDef(name, func_name, infer, plan, emit, lowering, grad, frontend, runtime_tiling=RUNTIME_TILING)
 
 
 # ------------------------------------------------------------------------------------------ stanzas
@@ -328,7 +364,7 @@ def unary(name: str, func_name: str, float_expr: str, int_expr: str | None = Non
         return (TensorDesc(sig.inputs[0].shape, check_dtype(sig, 0, dtypes, "x")),)
 
     exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
-    return OpDef(name, func_name, infer, plan, emit, lowering, grad, exposure)
+    return loop_op(name, func_name, infer, lowering, grad, exposure)
 
 
 def binary(name: str, func_name: str, float_expr: str, int_expr: str | None = None,
@@ -345,7 +381,7 @@ def binary(name: str, func_name: str, float_expr: str, int_expr: str | None = No
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), dtype),)
 
     exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
-    return OpDef(name, func_name, infer, plan, emit, lowering, grad, exposure if exposed else None)
+    return loop_op(name, func_name, infer, lowering, grad, exposure if exposed else None)
 
 
 def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) -> OpDef:
@@ -358,8 +394,7 @@ def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) 
         same_dtype(sig, ANY)
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
 
-    return OpDef(name, func_name, infer, plan, emit, lowering, no_grad,
-                 frontend=Exposure((name,), functions, generated=True))
+    return loop_op(name, func_name, infer, lowering, no_grad, Exposure((name,), functions, generated=True))
 
 
 def logical(name: str, func_name: str, arity: int, expr: str, functions: tuple[str, ...]) -> OpDef:
@@ -372,8 +407,7 @@ def logical(name: str, func_name: str, arity: int, expr: str, functions: tuple[s
             check_dtype(sig, i, ("bool",), ("x", "y")[i])
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
 
-    return OpDef(name, func_name, infer, plan, emit, lowering, no_grad,
-                 frontend=Exposure((name,), functions, generated=True))
+    return loop_op(name, func_name, infer, lowering, no_grad, Exposure((name,), functions, generated=True))
 
 
 def infer_is_finite(sig: OpSignature) -> tuple[TensorDesc, ...]:
@@ -582,13 +616,13 @@ OPS: tuple[OpDef, ...] = (
            grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, b.op("Mul", y, b.op(
                "Pow", x, b.op("Sub", y, _k(b, 1.0, y))))), _g_pow_y)),
     # Cast is a no-op on registers: the store converts to the output dtype
-    OpDef("Cast", "cast", infer_cast, plan, emit, Elementwise(1, "{0}", "{0}"), _g_cast,
-          frontend=Exposure(("Cast",), ("cast",))),
-    OpDef("BiasAdd", "bias_add", infer_bias_add, plan, emit, grad=_g_bias_add,
-          frontend=Exposure(("BiasAdd",), ("bias_add",))),
-    OpDef("BroadcastTo", "broadcast_to", infer_broadcast_to, plan, emit, grad=_g_broadcast_to,
-          frontend=Exposure(("BroadcastTo",), ("broadcast_to",))),
-    OpDef("FusedElemwise", "fused_elemwise", infer_fused, plan, emit),
+    loop_op("Cast", "cast", infer_cast, Elementwise(1, "{0}", "{0}"), _g_cast,
+            frontend=Exposure(("Cast",), ("cast",))),
+    loop_op("BiasAdd", "bias_add", infer_bias_add, grad=_g_bias_add,
+            frontend=Exposure(("BiasAdd",), ("bias_add",))),
+    loop_op("BroadcastTo", "broadcast_to", infer_broadcast_to, grad=_g_broadcast_to,
+            frontend=Exposure(("BroadcastTo",), ("broadcast_to",))),
+    loop_op("FusedElemwise", "fused_elemwise", infer_fused),
     compare("Equal", "equal", "==", ("equal",)),
     compare("NotEqual", "not_equal", "!=", ("not_equal", "ne")),
     compare("Greater", "greater", ">", ("greater", "gt")),
@@ -596,17 +630,17 @@ OPS: tuple[OpDef, ...] = (
     compare("Less", "less", "<", ("less", "lt")),
     compare("LessEqual", "less_equal", "<=", ("less_equal", "le")),
     # ints are always finite; a float is finite unless it is +-inf or NaN
-    OpDef("IsFinite", "is_finite", infer_is_finite, plan, emit, Elementwise(1, "math.isfinite({0})", "True"),
-          no_grad, Exposure(("IsFinite",), ("isfinite",), generated=True)),
+    loop_op("IsFinite", "is_finite", infer_is_finite, Elementwise(1, "math.isfinite({0})", "True"),
+            no_grad, Exposure(("IsFinite",), ("isfinite",), generated=True)),
     logical("LogicalNot", "logical_not", 1, "({0} == 0)", ("logical_not",)),
     logical("LogicalAnd", "logical_and", 2, "({0} != 0 and {1} != 0)", ("logical_and",)),
     logical("LogicalOr", "logical_or", 2, "({0} != 0 or {1} != 0)", ("logical_or",)),
     # -(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))) in the stable form max(x, 0) - x y + log1p(exp(-|x|))
-    OpDef("SigmoidCrossEntropyWithLogits", "sigmoid_cross_entropy_with_logits", infer_sigmoid_cross_entropy, plan,
-          emit, Elementwise(2, "(({0} if {0} > f32(0.0) else f32(0.0)) - {0} * {1} + math.log1p(math.exp(-abs({0}))))"),
-          _g_sigmoid_cross_entropy, Exposure(("SigmoidCrossEntropyWithLogits",), ())),
-    OpDef("Select", "select", infer_select, plan, emit, Elementwise(3, "{1} if {0} else {2}", "{1} if {0} else {2}"),
-          _g_select, Exposure(("Select",), ("select",))),
+    loop_op("SigmoidCrossEntropyWithLogits", "sigmoid_cross_entropy_with_logits", infer_sigmoid_cross_entropy,
+            Elementwise(2, "(({0} if {0} > f32(0.0) else f32(0.0)) - {0} * {1} + math.log1p(math.exp(-abs({0}))))"),
+            _g_sigmoid_cross_entropy, Exposure(("SigmoidCrossEntropyWithLogits",), ())),
+    loop_op("Select", "select", infer_select, Elementwise(3, "{1} if {0} else {2}", "{1} if {0} else {2}"),
+            _g_select, Exposure(("Select",), ("select",))),
 )
 
 # op name -> scalar lowering: the steps a FusedElemwise program (or a matmul epilogue) may use

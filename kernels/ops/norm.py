@@ -324,18 +324,28 @@ def emit_layer_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
     return src.finish(lines)
 
 
+# BatchNorm's and BatchNormGrad's tiling: what the kernels read at run time (one kernel per mode,
+# dtypes and epsilon/momentum serves every shape); the static facts are training, eps and momentum.
+BN_RUNTIME_TILING = ("batch", "channels", "spatial", "size")
+
+
 def plan_batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """BatchNorm and BatchNormGrad. Inference is elementwise; training and the grad split channels."""
     x = sig.inputs[1] if sig.op == "BatchNormGrad" else sig.inputs[0]
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
-    if sig.op == "BatchNorm" and not bn_training(sig):
-        return Plan(src.elementwise_blocks(x.size), KernelCost(vector_ops=2 * x.size, bytes=moved, dtype=x.dtype))
     batch, channels, spatial = bn_layout(sig)
+    training = bn_training(sig)
+    tiling = dict(batch=batch, channels=channels, spatial=spatial, size=x.size, training=training,
+                  eps=check_epsilon(sig, BN_EPSILON),
+                  momentum=bn_momentum(sig) if training and sig.op == "BatchNorm" else 0.0)
+    if sig.op == "BatchNorm" and not training:
+        cost = KernelCost(vector_ops=2 * x.size, bytes=moved, dtype=x.dtype)
+        return Plan(src.elementwise_blocks(x.size), cost, (), tiling)
     # training statistics need the whole channel before it can be normalised: a second pass over x
     # (and over dy for the grad), as Ascend's BNTrainingReduce + BNTrainingUpdate (and their grads) do
     again = sum(d.nbytes for d in sig.inputs[:2]) if sig.op == "BatchNormGrad" else x.nbytes
     cost = KernelCost(vector_ops=8 * x.size, bytes=moved, dtype=x.dtype, reread=again)
-    return Plan(row_blocks(channels, x.size), cost, (), dict(batch=batch, channels=channels, spatial=spatial))
+    return Plan(row_blocks(channels, x.size), cost, (), tiling)
 
 
 def channel_loop(plan: Plan, body: list[str]) -> list[str]:
@@ -346,27 +356,26 @@ def channel_loop(plan: Plan, body: list[str]) -> list[str]:
 
 
 def emit_batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    if bn_training(sig):
+    t = plan.tiling
+    if t["training"]:
         return emit_batch_norm_training(sig, outputs, plan)
-    x = sig.inputs[0]
-    dtype = x.dtype
-    channels, spatial = x.shape[1], math.prod(x.shape[2:])
-    eps = float(sig.attr("epsilon", BN_EPSILON))
+    dtype = sig.inputs[0].dtype
+    channels, spatial = t["channels"], t["spatial"]
     names = ("x", "scale", "bias", "mean", "var")
     p = {name: sig.inputs[i].dtype for i, name in enumerate(names)}
     lines = src.HEADER + src.views(*[(name, i, sig.inputs[i].dtype) for i, name in enumerate(names)],
                                    ("y", 5, dtype))
-    lines += src.indent(src.split_lines(str(x.size)))
+    lines += src.indent(src.split_lines(str(t["size"])))
     body = [f"c = row % {channels}",
             f"m = {src.load(p['mean'], 'mean[c]')}",
-            f"sd = math.sqrt({src.load(p['var'], 'var[c]')} + f32({eps!r}))",
+            f"sd = math.sqrt({src.load(p['var'], 'var[c]')} + f32({t['eps']!r}))",
             f"a = fdiv({src.load(p['scale'], 'scale[c]')}, sd)",
             f"bb = {src.load(p['bias'], 'bias[c]')}",
             f"start = row * {spatial}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {spatial})",
             "for j in range(j0, j1):",
             "    y[start + j] = " + src.store(dtype, "(" + src.load(dtype, "x[start + j]") + " - m) * a + bb"),
             "row += 1"]
-    lines += [f"    row = lo // {max(spatial, 1)}", f"    while row * {spatial} < hi:"] + src.indent(body, 2)
+    lines += [f"    row = lo // {spatial}", f"    while row * {spatial} < hi:"] + src.indent(body, 2)
     return src.finish(lines)
 
 
@@ -374,31 +383,31 @@ def emit_batch_norm_training(sig: OpSignature, outputs: tuple[TensorDesc, ...], 
     """Per channel: mean and biased variance over N, H, W (two float64 passes), y with them, then the
     saved statistics and the moving averages (the variance's with the unbiased batch variance)."""
     dtype = sig.inputs[0].dtype
-    eps = float(sig.attr("epsilon", BN_EPSILON))
-    mom = bn_momentum(sig)
-    count = plan.tiling["batch"] * plan.tiling["spatial"]
+    t = plan.tiling
+    eps, mom = t["eps"], t["momentum"]
+    count = t["batch"] * t["spatial"]
     names = ("x", "scale", "bias", "mean", "var")
     p = {name: sig.inputs[i].dtype for i, name in enumerate(names)}
     x = src.load(dtype, "x[base + j]")
-    body = ["s = f64(0.0)"] + channel_loop(plan, [f"s += {x}"])
-    body += [f"mu = fdiv(s, f64({float(count)!r}))", "ss = f64(0.0)"]
+    body = [f"count = f64({count})", "s = f64(0.0)"] + channel_loop(plan, [f"s += {x}"])
+    body += ["mu = fdiv(s, count)", "ss = f64(0.0)"]
     body += channel_loop(plan, [f"d = {x} - mu", "ss += d * d"])
-    body += [f"v = fdiv(ss, f64({float(count)!r}))",
+    body += ["v = fdiv(ss, count)",
              f"invstd = fdiv(f64(1.0), math.sqrt(v + f64({eps!r})))",
              "m = f32(mu)",
              f"a = f32({src.load(p['scale'], 'scale[c]')} * invstd)",
              f"bb = {src.load(p['bias'], 'bias[c]')}"]
     body += channel_loop(plan, ["y[base + j] = " + src.store(dtype, f"({x} - m) * a + bb")])
-    keep, unbiased = 1.0 - mom, count / (count - 1)
+    keep = 1.0 - mom
     body += ["sm[c] = f32(mu)", "si[c] = f32(invstd)",
              "nm[c] = " + src.store(p["mean"], f"f64({keep!r}) * {src.load(p['mean'], 'mean[c]')} + "
                                                f"f64({mom!r}) * mu"),
              "nv[c] = " + src.store(p["var"], f"f64({keep!r}) * {src.load(p['var'], 'var[c]')} + "
-                                              f"f64({mom!r}) * v * f64({unbiased!r})")]
+                                              f"f64({mom!r}) * v * fdiv(count, count - f64(1.0))")]
     lines = src.HEADER + src.views(*[(name, i, p[name]) for i, name in enumerate(names)],
                                    ("y", 5, dtype), ("nm", 6, p["mean"]), ("nv", 7, p["var"]),
                                    ("sm", 8, "float32"), ("si", 9, "float32"))
-    lines += src.indent(src.split_lines(str(plan.tiling["channels"])))
+    lines += src.indent(src.split_lines(str(t["channels"])))
     lines += ["    for c in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
@@ -409,13 +418,13 @@ def emit_batch_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
     dscale / n). Inference (moving statistics, invstd = rsqrt(variance + epsilon) as the forward
     computes it): y is affine in x, dx = scale * invstd * dy."""
     dy, x, scale, mean, stat = sig.inputs
-    training = bn_training(sig)
-    count = float(plan.tiling["batch"] * plan.tiling["spatial"])
+    t = plan.tiling
+    training = t["training"]
     stat_value = src.load(stat.dtype, "st[c]")
     if training:
         invstd = f"f32({stat_value})"
     else:
-        invstd = f"fdiv(f32(1.0), math.sqrt({stat_value} + f32({check_epsilon(sig, BN_EPSILON)!r})))"
+        invstd = f"fdiv(f32(1.0), math.sqrt({stat_value} + f32({t['eps']!r})))"
     grad = src.load(dy.dtype, "dy[base + j]")
     terms = [f"d = {grad}", f"xh = ({src.load(x.dtype, 'x[base + j]')} - m) * r"]
     body = [f"m = f32({src.load(mean.dtype, 'mean[c]')})", f"r = {invstd}", "sdy = f64(0.0)", "sdx = f64(0.0)"]
@@ -423,14 +432,15 @@ def emit_batch_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
     body += [f"db[c] = {src.store(scale.dtype, 'sdy')}", f"ds[c] = {src.store(scale.dtype, 'sdx')}",
              f"g = f32({src.load(scale.dtype, 'scale[c]')} * r)"]
     if training:
-        body += [f"a1 = f32(fdiv(sdy, f64({count!r})))", f"a2 = f32(fdiv(sdx, f64({count!r})))"]
+        count = t["batch"] * t["spatial"]
+        body += [f"a1 = f32(fdiv(sdy, f64({count})))", f"a2 = f32(fdiv(sdx, f64({count})))"]
         body += channel_loop(plan, terms + ["dx[base + j] = " + src.store(x.dtype, "g * (d - a1 - xh * a2)")])
     else:
         body += channel_loop(plan, ["dx[base + j] = " + src.store(x.dtype, f"g * {grad}")])
     lines = src.HEADER + src.views(("dy", 0, dy.dtype), ("x", 1, x.dtype), ("scale", 2, scale.dtype),
                                    ("mean", 3, mean.dtype), ("st", 4, stat.dtype), ("dx", 5, x.dtype),
                                    ("ds", 6, scale.dtype), ("db", 7, scale.dtype))
-    lines += src.indent(src.split_lines(str(plan.tiling["channels"])))
+    lines += src.indent(src.split_lines(str(t["channels"])))
     lines += ["    for c in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
@@ -492,10 +502,11 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("LogSoftmax",), ("log_softmax",))),
     # attrs: epsilon; is_training (False: y only; True: BN_TRAINING_OUTPUTS); momentum (see BN_MOMENTUM)
     OpDef("BatchNorm", "batch_norm", infer_batch_norm, plan_batch_norm, emit_batch_norm, grad=_g_batch_norm,
-          frontend=Exposure(("BatchNorm",))),
+          frontend=Exposure(("BatchNorm",)), runtime_tiling=BN_RUNTIME_TILING),
     # (dy, x, scale, saved_mean, saved_invstd) -> (dx, dscale, dbias) with is_training=True; with
     # is_training=False (the default, as BatchNorm's) the statistics are (mean, variance) and epsilon applies
-    OpDef("BatchNormGrad", "batch_norm_grad", infer_batch_norm_grad, plan_batch_norm, emit_batch_norm_grad),
+    OpDef("BatchNormGrad", "batch_norm_grad", infer_batch_norm_grad, plan_batch_norm, emit_batch_norm_grad,
+          runtime_tiling=BN_RUNTIME_TILING),
     OpDef("LayerNorm", "layer_norm", infer_layer_norm, plan_layer_norm, emit_layer_norm, grad=_g_layer_norm,
           frontend=Exposure(("LayerNorm",))),
     # (dy, x, gamma, mean, variance) -> (dx, dgamma, dbeta); attrs as LayerNorm's. It takes the

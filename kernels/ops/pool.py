@@ -24,6 +24,11 @@ from .common import FLOAT, check_arity, check_dtype, check_format, check_rank, f
 from .conv import shape_attr
 
 
+# What the kernels read at run time (dynamic-shape kernels): sizes and SAME's pads; the window and the
+# strides stay literals (they shape the loops).
+RUNTIME_TILING = ("n", "c", "h", "w", "oh", "ow", "pt", "pb", "pl", "pr")
+
+
 def pool_geometry(sig: OpSignature) -> dict:
     """Validated window geometry of the forward pool an op of this family computes or differentiates;
     SAME's implicit pads are ``pt, pb, pl, pr`` (top, bottom, left, right), what the ONNX export writes."""
@@ -161,9 +166,11 @@ def grad_avg_pool(b: GradBuilder, c: GradCall) -> tuple[int]:
 
 
 OPS: tuple[OpDef, ...] = (
-    OpDef("MaxPool", "max_pool", infer_pool, plan, emit, grad=grad_max_pool, frontend=Exposure(("MaxPool",))),
-    OpDef("AvgPool", "avg_pool", infer_pool, plan, emit, grad=grad_avg_pool, frontend=Exposure(("AvgPool",))),
+    OpDef("MaxPool", "max_pool", infer_pool, plan, emit, grad=grad_max_pool, frontend=Exposure(("MaxPool",)),
+          runtime_tiling=RUNTIME_TILING),
+    OpDef("AvgPool", "avg_pool", infer_pool, plan, emit, grad=grad_avg_pool, frontend=Exposure(("AvgPool",)),
+          runtime_tiling=RUNTIME_TILING),
     # MindSpore's backward primitives (TBE kernels max_pool_grad, avg_pool_grad_d)
-    OpDef("MaxPoolGrad", "max_pool_grad", infer_pool_grad, plan, emit_grad),
-    OpDef("AvgPoolGrad", "avg_pool_grad_d", infer_pool_grad, plan, emit_grad),
+    OpDef("MaxPoolGrad", "max_pool_grad", infer_pool_grad, plan, emit_grad, runtime_tiling=RUNTIME_TILING),
+    OpDef("AvgPoolGrad", "avg_pool_grad_d", infer_pool_grad, plan, emit_grad, runtime_tiling=RUNTIME_TILING),
 )

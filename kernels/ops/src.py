@@ -9,8 +9,8 @@ with ``h2f``/``f2h`` (see nb.py).
 """
 from __future__ import annotations
 
-__all__ = ["MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "view", "views", "load", "store",
-           "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish"]
+__all__ = ["MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view", "views", "load",
+           "store", "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish", "with_tiling"]
 
 # Elementwise work split: at least this many elements per block, at most this many blocks.
 MIN_ELEMENTS_PER_BLOCK = 64 * 1024
@@ -20,6 +20,66 @@ MAX_BLOCKS = 32
 HEADER = ["def kernel(args, block_idx, block_dim):",
           "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
           "        return"]
+
+
+# The name a dynamic-shape kernel binds its tiling data to (int64 values, one per runtime tiling fact).
+TILING_POINTER = "tiling"
+
+
+class RuntimeInt:
+    """An integer a dynamic-shape kernel reads from its tiling data at run time, standing in for the
+    literal a generator would otherwise bake in. Generators format it into source and combine it with
+    ``+ - * // %`` (the result is source text again), so one generator writes both kinds of kernel;
+    a generator that branches on such a value (``if``, ``min``, ``bool``) fails loudly instead of
+    silently baking one signature's choice into a kernel that serves many."""
+
+    __slots__ = ("expr",)
+
+    def __init__(self, expr: str):
+        self.expr = expr
+
+    def __str__(self) -> str:
+        return self.expr
+
+    def __format__(self, spec: str) -> str:     # f-strings write the expression
+        return self.expr
+
+    def _op(self, other, symbol: str, swap: bool = False) -> "RuntimeInt":
+        if not isinstance(other, (int, RuntimeInt)) or isinstance(other, bool):
+            return NotImplemented
+        a, b = (other, self) if swap else (self, other)
+        return RuntimeInt(f"({a} {symbol} {b})")
+
+    def __add__(self, other): return self._op(other, "+")
+    def __radd__(self, other): return self._op(other, "+", True)
+    def __sub__(self, other): return self._op(other, "-")
+    def __rsub__(self, other): return self._op(other, "-", True)
+    def __mul__(self, other): return self._op(other, "*")
+    def __rmul__(self, other): return self._op(other, "*", True)
+    def __floordiv__(self, other): return self._op(other, "//")
+    def __rfloordiv__(self, other): return self._op(other, "//", True)
+    def __mod__(self, other): return self._op(other, "%")
+    def __rmod__(self, other): return self._op(other, "%", True)
+    def __neg__(self): return RuntimeInt(f"(-{self})")
+
+    def _static_only(self, *_):
+        raise TypeError(f"runtime tiling value {self.expr} is unknown when the kernel is generated; make "
+                        f"the fact this needs (a branch, a comparison, a Python number) a static tiling fact")
+
+    __bool__ = __index__ = __int__ = __float__ = __lt__ = __le__ = __gt__ = __ge__ = _static_only
+
+
+def with_tiling(source: str, names: tuple[str, ...], arg: int) -> str:
+    """``source`` (a kernel whose runtime tiling values are named ``names``) binding each name to its
+    int64 in the tiling data, whose address is kernel argument ``arg`` (after the workspaces: the
+    dynamic-shape ABI). Bound once at the top, as locals, so no store through an output pointer can
+    make LLVM reload them inside a loop."""
+    lines = source.split("\n")
+    head = len(HEADER)
+    assert lines[:head] == HEADER, "kernel source must start with src.HEADER"
+    bind = ["    " + view(TILING_POINTER, arg, "int64")]
+    bind += [f"    {name} = {TILING_POINTER}[{i}]" for i, name in enumerate(names)]
+    return "\n".join(lines[:head] + bind + lines[head:])
 
 
 def view(name: str, arg: int, dtype: str) -> str:
