@@ -461,3 +461,21 @@ assert "numba" not in sys.modules
 """
     out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), kb.bin_file_name], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_loaders_elf_reader_agrees_with_pyelftools(square, exp, softmax):
+    """hal.elf decodes the ELF64 structures with struct (a warm start reads one object per kernel);
+    pyelftools, a reader written independently, must see the same machine, functions, imports and meta."""
+    from elftools.elf.sections import SymbolTableSection
+
+    from ascendemu.hal.elf import read_elf
+    for kb in (square, exp, softmax):
+        elf = elf_of(kb)
+        symtab = next(s for s in elf.iter_sections() if isinstance(s, SymbolTableSection))
+        globals_ = [s for s in symtab.iter_symbols() if s["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK") and s.name]
+        functions = {s.name: s["st_size"] for s in globals_
+                     if s["st_shndx"] != "SHN_UNDEF" and s["st_info"]["type"] == "STT_FUNC"}
+        undefined = tuple(sorted(s.name for s in globals_ if s["st_shndx"] == "SHN_UNDEF"))
+        facts = read_elf(kb.obj)
+        assert (facts.machine, facts.functions, facts.undefined) == (elf.header["e_machine"], functions, undefined)
+        assert facts.meta == elf.get_section_by_name(".ascend.meta").data()
