@@ -45,6 +45,7 @@ from .ir import Graph, StateSource
 from .memory_plan import ALIGN
 from .memory_report import AT_PEAK, PERSISTENT
 from .plan import CompiledGraph, KernelTask, cache_name, compile_graph, default_max_streams
+from .schedule import event_slots
 
 PYNATIVE = "PyNative"      # the level of an op run alone
 # The DryRun lines a launcher reads back from each rank's log (``ascendemu msrun --sim_level``).
@@ -376,7 +377,9 @@ class DeviceExecutor:
                                  for k in launched])
         rt = self.rt
         streams = [rt.create_stream() for _ in range(compiled.num_streams)]
-        events = [rt.create_event() for _ in compiled.events]
+        slots = event_slots(compiled.schedule)       # edges whose record/wait spans do not overlap share one
+        handles = [rt.create_event() for _ in range(max(slots, default=-1) + 1)]
+        events = [handles[slot] for slot in slots]
         prepared = Prepared(compiled, {k.node_id: f for k, f in zip(launched, kernels)},
                             {k.node_id: k for k in compiled.kernels}, streams, events,
                             comms={k.node_id: rt.comm_find(k.signature.attr("group")) for k in compiled.kernels

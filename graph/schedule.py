@@ -14,6 +14,7 @@ is valid. A new kind of step is one class here and one in the HAL.
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Protocol, Sequence
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from .plan import KernelTask
 
-__all__ = ["Binding", "Step", "Wait", "Run", "Communicate", "Record", "STEP_KINDS", "step_from_json"]
+__all__ = ["Binding", "Step", "Wait", "Run", "Communicate", "Record", "STEP_KINDS", "step_from_json", "event_slots"]
 
 
 class Binding(Protocol):
@@ -173,3 +174,23 @@ def step_from_json(item: list) -> Step:
                                 f"{tuple(STEP_KINDS)}")
     kind, stream, operand = item
     return STEP_KINDS[kind](stream, operand)
+
+
+def event_slots(schedule: Sequence[Step]) -> list[int]:
+    """The device event each of the schedule's events (cross-stream edges) uses, by edge: an event is
+    busy from its Record to its Wait in issue order, then free for a later edge. A wait binds the most
+    recent record issued before it, so re-recording an event after its wait was issued never changes
+    what that wait waits for; a large multi-stream graph (BERT-large: thousands of edges) thus needs
+    as many device events as edges in flight at once, within the device's limit (1024 on the 910A)."""
+    slot_of: dict[int, int] = {}
+    free: list[int] = []
+    used = 0
+    for step in schedule:
+        if isinstance(step, Record):
+            if free:
+                slot_of[step.event] = heapq.heappop(free)
+            else:
+                slot_of[step.event], used = used, used + 1
+        elif isinstance(step, Wait):
+            heapq.heappush(free, slot_of[step.event])
+    return [slot_of[e] for e in range(len(slot_of))]

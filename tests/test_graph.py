@@ -18,6 +18,7 @@ from ascendemu.graph import passes  # noqa: E402
 from ascendemu.graph.ir import Graph, Node  # noqa: E402
 from ascendemu.graph.memory_plan import lifetimes, release_after, static_plan  # noqa: E402
 from ascendemu.graph.plan import CompiledGraph, compile_graph  # noqa: E402
+from ascendemu.graph.schedule import event_slots  # noqa: E402
 from ascendemu.kernels.signature import TensorDesc  # noqa: E402
 from examples.networks import MLP, BasicBlock, LeNet5, ResNet18, TransformerEncoderLayer  # noqa: E402
 
@@ -551,6 +552,30 @@ def test_streams_cover_every_cross_stream_edge(data):
     node_order = passes.order(g, data.draw(st.sampled_from(["bfs", "dfs"])))
     plan = passes.assign_streams(g, node_order, max_streams=ints(1, 5))
     _check_streams(g, node_order, plan)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_events_are_reused_once_their_wait_is_issued(data):
+    """Edges share a device event only when one's wait is issued before the other's record, and no more
+    device events exist than edges in flight at the busiest point of the schedule (intervals in issue
+    order, counted directly)."""
+    ints = lambda a, b: data.draw(st.integers(a, b))  # noqa: E731
+    g = random_dag(ints, lambda: data.draw(st.booleans()), ints(1, 25))
+    node_order = passes.order(g, data.draw(st.sampled_from(["bfs", "dfs"])))
+    plan = passes.assign_streams(g, node_order, max_streams=ints(2, 5))
+    slots = event_slots(plan.schedule)
+    assert len(slots) == len(plan.events)
+    span = {}
+    for i, step in enumerate(plan.schedule):
+        if step.kind in ("record", "wait"):
+            span.setdefault(step.event, [None, None])[step.kind == "wait"] = i
+    for a in span:
+        for b in span:
+            if a < b and slots[a] == slots[b]:
+                assert span[a][1] < span[b][0] or span[b][1] < span[a][0], (a, b, span[a], span[b])
+    busiest = max((sum(1 for r, w in span.values() if r <= i <= w) for i in range(len(plan.schedule))), default=0)
+    assert len(set(slots)) == busiest
 
 
 # ------------------------------------------------------------------------------------ memory
