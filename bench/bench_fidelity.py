@@ -113,10 +113,7 @@ def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS) 
     rt = get_runtime()
     if rt.node is not None:
         rt.finalize()
-    # BERT-large's O2 plan orders its 4 streams with more events than the 1024 hardware ids: the
-    # graph compiler does not reuse event ids yet (docs/FIDELITY.md); events cost no time
-    executor = DeviceExecutor(cache_root=cache, dry_run=True, progress=False,
-                              device=get_spec(preset, max_events=1 << 16))
+    executor = DeviceExecutor(cache_root=cache, dry_run=True, progress=False, device=get_spec(preset))
     previous = set_backend(executor)
     try:
         context.set_context(mode=context.GRAPH_MODE)
