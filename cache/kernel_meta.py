@@ -20,7 +20,7 @@ from ascendemu.device.spec import get_spec
 from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.hal.binary import KernelBinary
 from ascendemu.hal.kernel import CorruptKernelError, KernelFunction
-from ascendemu.hal.loader import link
+from ascendemu.hal.loader import link, prepare_in_background
 from ascendemu.kernels.binary import build_info
 from ascendemu.kernels.library import KernelFamily, KernelPlan, plan_kernel
 from ascendemu.kernels.signature import OpSignature
@@ -83,6 +83,7 @@ class KernelCache:
         self.soc = soc
         self.stats = CacheStats(str(self.directory))
         self._kernels: dict[OpSignature, KernelFunction] = {}
+        prepare_in_background()       # the JIT every entry is linked into, ready by the first link
         self._binaries: dict[str, LinkedBinary] = {}          # linked entries by name
         self._family_infos: dict[KernelFamily, dict] = {}
         self._lock = threading.Lock()

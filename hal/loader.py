@@ -21,7 +21,7 @@ from .blas import blas_symbol_address
 from .elf import BLAS_SYMBOLS, CPYTHON_SYMBOLS, LIBC_SYMBOLS, LIBM_SYMBOLS, NUMBA_GIL_SYMBOLS
 from .kernel import ArgSpec, IncompatibleKernelError, KernelFunction, UnresolvedSymbolError
 
-__all__ = ["link", "load_binary", "read_binary"]
+__all__ = ["link", "load_binary", "read_binary", "prepare_in_background"]
 
 SHIM_LIBRARY = "ascendemu_numba_gil"
 # PyGILState_STATE is a C enum (i32); the state lives in the caller's slot, as in numba's _helperlib.c.
@@ -88,6 +88,18 @@ def _ensure_jit() -> llvm.LLJIT:
         _shim = builder.link(jit, SHIM_LIBRARY)
         _jit = jit
     return _jit
+
+
+def prepare_in_background() -> None:
+    """Create the process's JIT (and compile its GIL shims) on a daemon thread, so that the first
+    :func:`link` finds it ready: llvmlite releases the GIL while LLVM works, so this overlaps whatever
+    the caller does meanwhile (a warm start reads and verifies its entries: the JIT is a third of it)."""
+    def prepare() -> None:
+        with _lock:
+            _ensure_jit()
+
+    if _jit is None:
+        threading.Thread(target=prepare, name="ascendemu-jit", daemon=True).start()
 
 
 def link(kb: KernelBinary) -> tuple[int, Any]:
