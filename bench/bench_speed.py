@@ -8,7 +8,8 @@
    steps divided by N2 - N1, so start-up, graph compile and kernel builds cancel out.
 
 The peer is a Python with real MindSpore: ``--peer-python`` (or $ASCENDEMU_PEER_PYTHON; it needs
-numpy<2 beside mindspore). Without one the recorded peer figures below are printed and named so.
+numpy<2 beside mindspore), else this interpreter when it can import real MindSpore. Without one the
+recorded peer figures below are printed and named so.
 Every figure is the best of ``--repeats`` runs (wall clock: a shared machine only adds time).
 
     python bench/bench_speed.py [--peer-python /path/to/python] [--repeats 2]
@@ -16,6 +17,7 @@ Every figure is the best of ``--repeats`` runs (wall clock: a shared machine onl
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -95,6 +97,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     peer = args.peer_python
+    if peer is None and importlib.util.find_spec("mindspore") is not None:
+        peer = sys.executable                # real MindSpore here (ascendemu serves `mindspore` only under `run`)
     if peer and subprocess.run([peer, "-c", "import mindspore"], capture_output=True).returncode:
         raise SystemExit(f"{peer} cannot import mindspore; give a Python with real MindSpore (and numpy<2)")
     print(f"peer: {'real MindSpore via ' + peer if peer else 'recorded figures (no --peer-python)'}; "
