@@ -8,7 +8,6 @@ Goals: MatMul, BatchMatMul and Conv2D at most 1.1x numpy's time, every other ker
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ascendemu.device.tasks import HOST_BLOCK_THREADS
 from ascendemu.kernels.library import compile_inprocess
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -39,15 +39,17 @@ def best(fn, repeats: int = REPEATS) -> float:
 
 def runner(sig: OpSignature, arrays: list[np.ndarray]):
     func = compile_inprocess(sig)
-    argv = (ctypes.c_uint64 * len(arrays))(*[a.ctypes.data for a in arrays])
-    pool = ThreadPoolExecutor(2)
+    argv = func.argv([a.ctypes.data for a in arrays])      # + a dynamic-shape kernel's tiling data
+    pool = ThreadPoolExecutor(HOST_BLOCK_THREADS)
+    # as the device computes a launch: a kernel with host_blocks runs as HOST_BLOCK_THREADS larger blocks
+    blocks = min(func.block_dim, HOST_BLOCK_THREADS) if func.host_blocks else func.block_dim
 
     def serial():
-        for b in range(func.block_dim):
-            func.call_block(argv, b)
+        for b in range(blocks):
+            func.call_block(argv, b, blocks)
 
     def threaded():
-        list(pool.map(lambda b: func.call_block(argv, b), range(func.block_dim)))
+        list(pool.map(lambda b: func.call_block(argv, b, blocks), range(blocks)))
     return func, serial, threaded
 
 

@@ -197,4 +197,5 @@ class KernelCache:
         self._kernels[kernel.sig] = KernelFunction(name=binary.bin_file_name, entry=linked.entry,
                                                    block_dim=kernel.block_dim, args=kernel.args,
                                                    cost=kernel.cost, keepalive=linked.keepalive, identity=identity,
-                                                   op_info=kernel.op_info, tiling=kernel.tiling_data)
+                                                   op_info=kernel.op_info, tiling=kernel.tiling_data,
+                                                   host_blocks=kernel.plan.host_blocks)

@@ -41,7 +41,11 @@ if TYPE_CHECKING:
 # Blocks of one launch run on host worker threads when the launch moves at least this much data;
 # below it, thread hand-off costs more than it saves.
 PARALLEL_BLOCKS_MIN_BYTES = 1 << 20
-_block_workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aicore")
+# Host threads computing a launch's blocks; a kernel whose outputs do not depend on its block count
+# (``host_blocks``) runs as this many larger blocks, whatever the device's count (1024^3 MatMul: 2 large
+# sgemms instead of 32 small ones that each pack their operands again)
+HOST_BLOCK_THREADS = 2
+_block_workers = ThreadPoolExecutor(max_workers=HOST_BLOCK_THREADS, thread_name_prefix="aicore")
 _argv_types: dict[int, type] = {}     # argument count -> ctypes uint64 array type (built once, not per launch)
 
 Ranges = Sequence[tuple[int, int]]     # device [start, end) byte ranges
@@ -57,8 +61,9 @@ class Kernel(Protocol):
     op_info: dict | None           # what it computes, for traces and profilers (op type, tensors); None: unknown
     args: Sequence[Any]            # argument specs: ``nbytes``, ``zero_init``
     zero_init_args: Sequence[int]  # indices of the arguments zeroed before the blocks run
+    host_blocks: bool              # its work split comes from the run-time block_dim: any count computes it
 
-    def call_block(self, host_args: ctypes.Array, block_idx: int) -> None: ...
+    def call_block(self, host_args: ctypes.Array, block_idx: int, block_dim: int | None = None) -> None: ...
 
 
 @dataclass(slots=True)
@@ -156,11 +161,12 @@ class KernelTask(Task):
         if argv_type is None:
             argv_type = _argv_types[n] = ctypes.c_uint64 * n
         argv = argv_type(*host)
-        if self.block_dim > 1 and func.cost.bytes >= PARALLEL_BLOCKS_MIN_BYTES:
-            list(_block_workers.map(lambda b: func.call_block(argv, b), range(self.block_dim)))
+        blocks = min(self.block_dim, HOST_BLOCK_THREADS) if func.host_blocks else self.block_dim
+        if blocks > 1 and func.cost.bytes >= PARALLEL_BLOCKS_MIN_BYTES:
+            list(_block_workers.map(lambda b: func.call_block(argv, b, blocks), range(blocks)))
         else:
-            for b in range(self.block_dim):
-                func.call_block(argv, b)
+            for b in range(blocks):
+                func.call_block(argv, b, blocks)
 
 
 @dataclass(slots=True)

@@ -63,6 +63,9 @@ class KernelFunction:
     # workspaces as the address of int64 values the kernel object owns (like the tiling data CANN
     # appends to a launch's argument block). Empty for a kernel specialised to its signature.
     tiling: tuple[int, ...] = ()
+    # The kernel takes its work split from the run-time block_dim, so the host may compute a launch as
+    # fewer, larger blocks (the device still prices and traces ``block_dim`` blocks).
+    host_blocks: bool = False
 
     def __post_init__(self):
         # entry 0: a DryRun kernel, checked and priced by the device but with no code to run
@@ -79,10 +82,11 @@ class KernelFunction:
         host = (*addresses, *self.tiling_args)
         return (ctypes.c_uint64 * max(1, len(host)))(*host)
 
-    def call_block(self, host_args: ctypes.Array, block_idx: int) -> None:
-        """Run one block natively (ctypes releases the GIL for the call)."""
+    def call_block(self, host_args: ctypes.Array, block_idx: int, block_dim: int | None = None) -> None:
+        """Run block ``block_idx`` of ``block_dim`` (default: the kernel's) natively (ctypes releases the
+        GIL for the call); another count than the kernel's only if it has ``host_blocks``."""
         if self._cfunc is not None:
-            self._cfunc(ctypes.addressof(host_args), block_idx, self.block_dim)
+            self._cfunc(ctypes.addressof(host_args), block_idx, self.block_dim if block_dim is None else block_dim)
 
 
 class CorruptKernelError(AclError):

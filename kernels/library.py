@@ -276,4 +276,4 @@ def compile_inprocess(sig: OpSignature) -> KernelFunction:
     cfunc = numba.cfunc(kernel_signature(), error_model=KERNEL_ERROR_MODEL)(source.pyfunc)
     return KernelFunction(name=source.func_name, entry=cfunc.address, block_dim=source.block_dim,
                           args=source.args, cost=source.cost, keepalive=cfunc, op_info=source.kernel.op_info,
-                          tiling=source.kernel.tiling_data)
+                          tiling=source.kernel.tiling_data, host_blocks=source.kernel.plan.host_blocks)

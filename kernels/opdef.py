@@ -32,6 +32,9 @@ class Plan:
     cost: KernelCost
     workspace_sizes: tuple[int, ...] = ()
     tiling: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # the kernel's outputs do not depend on its block count (it splits its work by the run-time block_dim,
+    # each block using its own workspace share): the host may compute it as fewer, larger blocks
+    host_blocks: bool = False
 
 
 @dataclass(frozen=True)

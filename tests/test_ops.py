@@ -284,6 +284,45 @@ def test_fused_mixed_dtypes_with_dst_type():
     check(out, np.abs(f64(x) - f64(y)), "float16")
 
 
+def test_exp_is_within_one_ulp_over_the_whole_float32_range():
+    """Exp is a polynomial expf (kernels.ops.nb.fexp, vectorisable): against float64 numpy, rounded to
+    float32, within 1 ulp where the result is normal, exact specials (inf, 0, NaN) and overflow/underflow
+    where numpy's float32 exp has them."""
+    x = np.concatenate([np.linspace(-110, 95, 400_003, dtype=np.float32),
+                        np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 88.72283, 88.7229, -87.33655, -103.97,
+                                  -103.98, 1e-30, -1e-30], np.float32)])
+    (out,) = launch(sig("Exp", [x]), [x])
+    want = np.exp(f64(x))
+    normal = (want > np.finfo(np.float32).tiny) & (want < np.finfo(np.float32).max)
+    ulp = np.abs(f64(out[normal]) - want[normal]) / f64(np.spacing(want[normal].astype(np.float32)))
+    assert ulp.max() <= 1.0, ulp.max()
+    with np.errstate(over="ignore"):
+        ref = np.exp(x)
+    assert np.array_equal(np.isinf(out), np.isinf(ref)) and np.array_equal(out == 0, ref == 0)
+    assert np.isnan(out[np.isnan(x)]).all() and not np.isnan(out[~np.isnan(x)]).any()
+    tiny = (want > 0) & (want <= np.finfo(np.float32).tiny)        # subnormal results: within one step
+    assert (np.abs(f64(out[tiny]) - want[tiny]) <= 1.5e-45).all()
+
+
+def test_softmax_rows_of_any_length_with_infinities_and_nan():
+    """The max and sum folds run 8 accumulators and a tail; -inf entries weigh nothing, a NaN row is NaN."""
+    rows = []
+    for n in (1, 7, 8, 9, 23):
+        r = rand((n,), "float32", scale=4.0)
+        rows.append(r)
+    for r in rows:
+        (out,) = launch(sig("Softmax", [r]), [r])
+        e = np.exp(f64(r) - f64(r).max())
+        check(out, e / e.sum(), "float32")
+    x = rand((3, 11), "float32", scale=4.0)
+    x[0, 3] = -np.inf
+    x[1, 9] = np.nan
+    (out,) = launch(sig("Softmax", [x]), [x])
+    assert out[0, 3] == 0 and np.isnan(out[1]).all()
+    e = np.exp(f64(x[[0, 2]]) - f64(x[[0, 2]]).max(1, keepdims=True))
+    check(out[[0, 2]], e / e.sum(1, keepdims=True), "float32")
+
+
 # ---------------------------------------------------------------------------------- rows
 
 @pytest.mark.parametrize("op,shape,axis,dtype", [("Softmax", (3, 17), -1, "float32"),
@@ -727,3 +766,18 @@ def test_relu_grad_is_dy_where_the_output_is_positive():
     with np.errstate(invalid="ignore"):                  # inf * 0 in the reference
         ref = np.where(y > 0, dy, dy * np.float32(0))
     np.testing.assert_array_equal(out, ref)
+
+
+def test_a_blas_matmul_computes_the_same_product_with_any_block_count():
+    """The device runs a float32 MatMul launch as HOST_BLOCK_THREADS large blocks (``host_blocks``): its
+    tile grid follows the run-time block count, and every count covers every tile exactly once."""
+    a, b = rand((600, 256)), rand((256, 300))      # 92 MFLOP: more blocks than host threads
+    s = sig("MatMul", [a, b])
+    k = kernel(s)
+    assert k.host_blocks and k.block_dim > 2
+    for blocks in sorted({1, 2, 3, k.block_dim}):
+        out = np.full((600, 300), np.nan, np.float32)
+        argv = k.argv([a.ctypes.data, b.ctypes.data, out.ctypes.data])
+        for block in range(blocks):
+            k.call_block(argv, block, blocks)
+        check(out, f64(a) @ f64(b))

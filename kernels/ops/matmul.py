@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ascendemu.device.cost import Gemm, KernelCost
+from ascendemu.device.tasks import HOST_BLOCK_THREADS
 from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
@@ -122,8 +123,11 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
                       gemm=gemm)
     tiling = dict(out_batch=out_batch, m=m, n=n, k=k, row_tile=row_tile, col_tile=col_tile, tiles_m=tiles_m,
                   tiles_n=tiles_n, units=units, k_slice=k_slice, pack_b=pack_b, acc_ws=acc_ws,
-                  pack_size=pack_size, per_block=per_block, blas=blas, grid=blas_grid(batch, m, n, block_dim))
-    return Plan(block_dim, cost, workspace, tiling)
+                  pack_size=pack_size, per_block=per_block, blas=blas, grid=blas_grid(batch, m, n, block_dim),
+                  host_grid=blas_grid(batch, m, n, min(block_dim, HOST_BLOCK_THREADS)))
+    # the BLAS route picks its tile grid by the run-time block count, so the host may run it as fewer,
+    # larger blocks (2 sgemms of 512x1024x1024 for a 1024^3 product instead of 32 small ones)
+    return Plan(block_dim, cost, workspace, tiling, host_blocks=blas)
 
 
 def epilogue_lines(sig: OpSignature, e_strides: list[list[int]], n: int) -> list[str]:
@@ -172,17 +176,20 @@ def emit_blas(sig: OpSignature, plan: Plan) -> str:
     a_desc, b_desc = sig.inputs[:2]
     t = plan.tiling
     out_batch, m, n, k = t["out_batch"], t["m"], t["n"], t["k"]
-    gm, gn = t["grid"]
+    (gm, gn), (hm, hn) = t["grid"], t["host_grid"]
     ta, tb = int(bool(sig.attr("transpose_a", False))), int(bool(sig.attr("transpose_b", False)))
     extras = sig.inputs[2:]
     e_strides = [broadcast_strides(out_batch + (m, n), d.shape) for d in extras]
     c_arg = 2 + len(extras)
     lines = src.HEADER + src.views(("a", 0, "float32"), ("b", 1, "float32"),
                                    *((f"e{x}", 2 + x, d.dtype) for x, d in enumerate(extras)), ("c", c_arg, "float32"))
-    lines += src.indent(src.balanced_split_lines(math.prod(out_batch) * gm * gn))
-    rows, cols = -(-m // gm), -(-n // gn)
-    unit = [f"bi = u // {gm * gn}", f"i0 = ((u // {gn}) % {gm}) * {rows}", f"i1 = min({m}, i0 + {rows})",
-            f"jc = (u % {gn}) * {cols}", f"nj = min({n}, jc + {cols}) - jc", f"coff = bi * {m * n}",
+    # the device's grid, or the host's when the host runs the launch as HOST_BLOCK_THREADS blocks (any
+    # count computes the same product: blocks take balanced shares of the grid's tiles)
+    lines += [f"    gm, gn = ({hm}, {hn}) if block_dim == {min(plan.block_dim, HOST_BLOCK_THREADS)} else ({gm}, {gn})",
+              "    rows, cols = (" + f"{m} + gm - 1) // gm, ({n} + gn - 1) // gn"]
+    lines += src.indent(src.balanced_split_lines(f"({math.prod(out_batch)} * gm * gn)"))
+    unit = ["bi = u // (gm * gn)", "i0 = ((u // gn) % gm) * rows", f"i1 = min({m}, i0 + rows)",
+            "jc = (u % gn) * cols", f"nj = min({n}, jc + cols) - jc", f"coff = bi * {m * n}",
             *batch_offset_lines(out_batch, batch_strides(out_batch, a_desc.shape[:-2], m * k),
                                 batch_strides(out_batch, b_desc.shape[:-2], k * n), e_strides),
             "if i1 > i0 and nj > 0:",

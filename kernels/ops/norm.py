@@ -18,6 +18,7 @@ from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
+from .src import PARTIALS
 from .common import (FLOAT, check_arity, check_bool, check_dtype, check_epsilon, check_format, fail, norm_axis,
                      same_dtype)
 
@@ -194,17 +195,23 @@ def emit_softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
         return f"y[base + {j} * {inner}]" if inner != 1 else f"y[base + {j}]"
 
     first = f"(u // {inner}) * {length * inner} + u % {inner}" if inner != 1 else f"u * {length}"
-    body = [f"base = {first}",
-            "m = f32(-np.inf)",
-            f"for j in range({length}):",
-            f"    v = {at('j')}",
-            "    m = v if (v > m or v != v) else m",
-            "s = f64(0.0)",
-            f"for j in range({length}):",
-            f"    s += math.exp({at('j')} - m)"]
+    # the maximum and the sum fold into PARTIALS independent accumulators (which LLVM's SLP vectoriser
+    # packs into vector registers), then into one; exps are fexp (vectorisable, no libm call)
+    parts = range(PARTIALS)
+    body = [f"base = {first}"] + [f"m{k} = f32(-np.inf)" for k in parts]
+    body += ["j = 0", f"while j + {PARTIALS} <= {length}:"]
+    body += [line for k in parts for line in (f"    v{k} = {at(f'(j + {k})')}",
+                                               f"    m{k} = v{k} if (v{k} > m{k} or v{k} != v{k}) else m{k}")]
+    body += [f"    j += {PARTIALS}", f"while j < {length}:", f"    v0 = {at('j')}",
+             "    m0 = v0 if (v0 > m0 or v0 != v0) else m0", "    j += 1", "m = m0"]
+    body += [f"m = m{k} if (m{k} > m or m{k} != m{k}) else m" for k in parts if k]
+    body += [f"s{k} = f64(0.0)" for k in parts] + ["j = 0", f"while j + {PARTIALS} <= {length}:"]
+    body += [f"    s{k} += fexp({at(f'(j + {k})')} - m)" for k in parts]
+    body += [f"    j += {PARTIALS}", f"while j < {length}:", f"    s0 += fexp({at('j')} - m)", "    j += 1",
+             "s = " + " + ".join(f"s{k}" for k in parts)]
     if sig.op == "Softmax":
-        body += ["s32 = f32(s)", f"for j in range({length}):",
-                 f"    {out('j')} = " + src.store(dtype, "fdiv(math.exp(" + at("j") + " - m), s32)")]
+        body += ["r32 = fdiv(f32(1.0), f32(s))", f"for j in range({length}):",
+                 f"    {out('j')} = " + src.store(dtype, "fexp(" + at("j") + " - m) * r32")]
     else:
         body += ["ls = f32(math.log(s))", f"for j in range({length}):",
                  f"    {out('j')} = " + src.store(dtype, "(" + at("j") + " - m) - ls")]

@@ -18,9 +18,9 @@ from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
+from .src import PARTIALS
 from .common import ANY, FLOAT, check_arity, check_dtype, fail, norm_axis
 
-PARTIALS = 8
 # dtypes each reduction accepts (a mean of int32 has no int32 result)
 DTYPES = {"ReduceSum": ANY, "ReduceMean": FLOAT, "ReduceMax": ANY, "ReduceMin": ANY, "ReduceAll": ("bool",)}
 # the reductions that pick an element (no maximum or minimum of an empty axis)

@@ -9,9 +9,12 @@ with ``h2f``/``f2h`` (see nb.py).
 """
 from __future__ import annotations
 
-__all__ = ["MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view", "views", "load",
+__all__ = ["PARTIALS", "MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view", "views", "load",
            "store", "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish", "with_tiling"]
 
+# Independent accumulators of a fold along a row (sums, maxima): they break the add latency chain, and
+# LLVM's SLP vectoriser packs them into vector registers.
+PARTIALS = 8
 # Elementwise work split: at least this many elements per block, at most this many blocks.
 MIN_ELEMENTS_PER_BLOCK = 64 * 1024
 MAX_BLOCKS = 32
@@ -126,7 +129,7 @@ def split_lines(total: int | str) -> list[str]:
             f"hi = min({total}, lo + chunk)"]
 
 
-def balanced_split_lines(total: int) -> list[str]:
+def balanced_split_lines(total: int | str) -> list[str]:
     """Source lines computing ``lo, hi``: this block's share of range(total), sizes differing by at
     most one, so every block has work when total >= block_dim (few large units: BLAS tiles)."""
     return [f"lo = block_idx * {total} // block_dim", f"hi = (block_idx + 1) * {total} // block_dim"]
