@@ -21,6 +21,7 @@ from ascendemu.kernels.library import compile_inprocess
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 REPEATS = 5
+PARK_S = 0.3      # after a numpy call: long enough for its BLAS threads to stop spinning and sleep
 # --cpu: every kernel and numpy on one thread (numpy's OpenBLAS pinned by OPENBLAS_NUM_THREADS=1, set
 # before numpy loads), timed by the thread's CPU time: the work per core, which a shared machine's load
 # barely moves (wall times on it swing 2-5x between runs).
@@ -64,8 +65,17 @@ def case(name: str, sig: OpSignature, inputs: list[np.ndarray], reference) -> tu
         func, serial, threaded = runner(sig, inputs + outs + ws)
     serial()
     np.testing.assert_allclose(outs[0], reference(), rtol=2e-3, atol=2e-3)
-    rounds = [(best(serial, 1), best(threaded, 1), best(reference, 1)) for _ in range(REPEATS)]
+    rounds = [round_of(serial, threaded, reference) for _ in range(REPEATS)]
     return (name, *(min(r[i] for r in rounds) for i in range(3)))
+
+
+def round_of(serial, threaded, reference) -> tuple[float, float, float]:
+    """One timing of each, numpy last and then a pause: numpy's OpenBLAS threads spin for a while after a
+    call (OPENBLAS_THREAD_TIMEOUT), and spinning on both cores they slowed whatever ran next (our 2-thread
+    MatMul measured 12.8 ms right after numpy, 7.4 ms alone)."""
+    times = best(serial, 1), best(threaded, 1), best(reference, 1)
+    time.sleep(PARK_S)
+    return times
 
 
 def cuda_sim_per_element() -> float:
