@@ -89,6 +89,11 @@ def fold(op: str, acc: str, value: str, compute: str) -> str:
     return f"{acc} = {value} if ({value} {beats} {acc} or {value} != {value}) else {acc}"
 
 
+# What the kernels read at run time (dynamic-shape kernels): the runs' sizes and strides, the output count
+# and the reduced count; which runs are reduced shapes the loops and stays a literal.
+RUNTIME_TILING = ("sizes", "strides", "n_out", "count")
+
+
 def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     x = sig.inputs[0]
     n_out = outputs[0].size
@@ -97,7 +102,10 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     workspace = () if dims[-1][1] else (max(n_out, 1) * 8,)
     block_dim = max(1, min(src.MAX_BLOCKS, n_out, x.size // src.MIN_ELEMENTS_PER_BLOCK))
     cost = KernelCost(vector_ops=x.size, bytes=x.nbytes + outputs[0].nbytes, dtype=x.dtype)
-    return Plan(block_dim, cost, workspace, {"dims": dims})
+    count = math.prod(x.shape[a] for a in reduce_axes(sig))
+    tiling = dict(reduced=tuple(red for _, red, _ in dims), sizes=tuple(size for size, _, _ in dims),
+                  strides=tuple(stride for _, _, stride in dims), n_out=n_out, count=count)
+    return Plan(block_dim, cost, workspace, tiling)
 
 
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
@@ -113,16 +121,15 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     else:
         init = "i64(0)" if compute == "i" else "f64(0.0)"
     acc_type = "int64" if compute == "i" else ("float32" if op in EXTREMA else "float64")
-    axes = reduce_axes(sig)
-    dims = plan.tiling["dims"]
-    count = math.prod(x.shape[a] for a in axes)
-    n_out = outputs[0].size
+    t = plan.tiling
+    dims = list(zip(t["sizes"], t["reduced"], t["strides"]))
+    count, n_out = t["count"], t["n_out"]
     kept = [(s, st) for s, red, st in dims if not red]
     reduced = [(s, st) for s, red, st in dims if red]
 
     def finish(value: str) -> str:
         if op == "ReduceMean":
-            value = f"fdiv({value}, f64({float(count)!r}))"
+            value = f"fdiv({value}, f64({count}))"
         return src.store(dtype, value) if compute == "f" or dtype == "bool" else f"np.int32({value})"
 
     def unravel(index: str, dims_strides: list[tuple[int, int]], target: str) -> list[str]:
@@ -141,7 +148,7 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
         return lines + src.indent(body(offset), len(dims_strides))
 
     lines = src.HEADER + src.views(("x", 0, dtype), ("y", 1, dtype))
-    if dims[-1][1]:
+    if t["reduced"][-1]:
         # Innermost run reduced: one contiguous row fold per outer reduced combination.
         inner = dims[-1][0]
 
@@ -244,14 +251,14 @@ def grad_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None]:
 
 OPS: tuple[OpDef, ...] = (
     OpDef("ReduceSum", "reduce_sum", infer_reduce, plan, emit, grad=grad_sum,
-          frontend=Exposure(("ReduceSum",), ("sum",))),
+          frontend=Exposure(("ReduceSum",), ("sum",)), runtime_tiling=RUNTIME_TILING),
     OpDef("ReduceMean", "reduce_mean", infer_reduce, plan, emit, grad=grad_mean,
-          frontend=Exposure(("ReduceMean",), ("mean",))),
+          frontend=Exposure(("ReduceMean",), ("mean",)), runtime_tiling=RUNTIME_TILING),
     OpDef("ReduceMax", "reduce_max", infer_reduce, plan, emit, grad=grad_extremum,
-          frontend=Exposure(("ReduceMax",), ("amax",))),
+          frontend=Exposure(("ReduceMax",), ("amax",)), runtime_tiling=RUNTIME_TILING),
     OpDef("ReduceMin", "reduce_min", infer_reduce, plan, emit, grad=grad_extremum,
-          frontend=Exposure(("ReduceMin",), ("amin",))),
+          frontend=Exposure(("ReduceMin",), ("amin",)), runtime_tiling=RUNTIME_TILING),
     OpDef("ReduceAll", "reduce_all", infer_reduce, plan, emit,
-          frontend=Exposure(("ReduceAll",), ("all",))),
+          frontend=Exposure(("ReduceAll",), ("all",)), runtime_tiling=RUNTIME_TILING),
     OpDef("AllFinite", "all_finite", infer_all_finite, plan_all_finite, emit_all_finite),
 )
