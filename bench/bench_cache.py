@@ -271,7 +271,8 @@ def main() -> None:
         assert all(r["cache_hits"] == 1 for r in peer), peer
 
     rows = [
-        (f"{n_sigs}-kernel CNN set ({n_entries} entries): cold, default jobs ({os.cpu_count()} workers; best of {COLD_REPEATS})",
+        (f"{n_sigs}-kernel CNN set ({n_entries} entries): cold, default jobs ({os.cpu_count()} workers; "
+         f"best of {COLD_REPEATS})",
          [cold2]),
         (f"{n_sigs}-kernel CNN set: cold, jobs=1 (in-process; best of {COLD_REPEATS})", [cold1]),
         (f"{n_sigs}-kernel CNN set: warm, all reused (median of {args.repeats})", warm),

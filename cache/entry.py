@@ -106,7 +106,8 @@ def entry_problem(binary: KernelBinary, kernel: KernelPlan, want_info: dict, key
 
 def json_mismatch(binary: KernelBinary, kernel: KernelPlan | KernelFamily) -> str | None:
     """Why ``binary``'s .json does not describe ``kernel``'s plan (block dim, arguments, zero flags,
-    workspaces, cost, tiling size: ``KernelPlan.launch_facts``), or None. The runtime takes these facts from the plan, never from the file."""
+    workspaces, cost, tiling size: ``KernelPlan.launch_facts``), or None. The runtime takes these facts
+    from the plan, never from the file."""
     doc = binary.json
     for name, value in kernel.launch_facts().items():
         if doc.get(name) != value:

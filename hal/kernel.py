@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import ACL_ERROR_RT_INTERNAL_ERROR, AclError
 
-__all__ = ["KERNEL_ABI_VERSION", "MAX_BLOCK_DIM", "DYNAMIC", "KernelEntry", "ArgSpec", "KernelFunction", "CorruptKernelError",
-           "IncompatibleKernelError", "UnresolvedSymbolError", "MissingKernelError"]
+__all__ = ["KERNEL_ABI_VERSION", "MAX_BLOCK_DIM", "DYNAMIC", "KernelEntry", "ArgSpec", "KernelFunction",
+           "CorruptKernelError", "IncompatibleKernelError", "UnresolvedSymbolError", "MissingKernelError"]
 
 KERNEL_ABI_VERSION = 1
 MAX_BLOCK_DIM = 65535                # rtKernelLaunch's blockDim range (1..65535)

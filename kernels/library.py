@@ -29,9 +29,8 @@ from .ops import src
 from .registry import REGISTRY, SUPPORTED_OPS, get_op
 from .signature import OpSignature, TensorDesc, attrs_from_json
 
-__all__ = ["KERNEL_ERROR_MODEL", "FUNC_NAMES", "SUPPORTED_OPS", "KernelFamily", "KernelPlan",
-           "KernelSource", "infer_outputs",
-           "plan_kernel", "generate", "dry_run_function", "compile_inprocess", "kernel_signature"]
+__all__ = ["KERNEL_ERROR_MODEL", "FUNC_NAMES", "SUPPORTED_OPS", "KernelFamily", "KernelPlan", "KernelSource",
+           "infer_outputs", "plan_kernel", "generate", "dry_run_function", "compile_inprocess", "kernel_signature"]
 
 # Kernels cannot raise: float division and int32 Div use IEEE / guarded intrinsics, and numpy's error
 # model turns a division by zero into inf/nan (as on the device) instead of a Python exception, which
@@ -47,8 +46,9 @@ def _structure(value: Any) -> Any:
     return None if isinstance(value, int) else tuple(_structure(v) for v in value)
 
 
-def _flat(value: Any) -> tuple[int, ...]:
-    return (int(value),) if isinstance(value, int) else tuple(x for v in value for x in _flat(v))
+def _leaves(value: Any) -> tuple:
+    """The items of a nested tuple, flat, in order (a value that is no tuple is its own leaf)."""
+    return tuple(x for v in value for x in _leaves(v)) if isinstance(value, tuple) else (value,)
 
 
 def _stand_in(name: str, structure: Any) -> Any:
@@ -85,14 +85,15 @@ class KernelFamily:
 
     def names(self) -> tuple[str, ...]:
         """The kernel's local names of its tiling data's int64 values, in order."""
-        return tuple(str(x) for x in _flat_stand_ins(tuple(self.stand_ins().values())))
+        return tuple(str(x) for x in _leaves(tuple(self.stand_ins().values())))
 
     def launch_facts(self) -> dict:
         """The ``.json`` facts of a dynamic-shape kernel: what its tiling decides per launch is ``DYNAMIC``;
         its tiling data is 8 bytes per runtime value (opParaSize)."""
         roles = ["in"] * len(self.inputs) + ["out"] * len(self.outputs) + ["workspace"] * self.workspaces
         return {"blockDim": DYNAMIC, "args": [{"nbytes": DYNAMIC, "role": r} for r in roles],
-                "parameters": [0] * len(roles), "workspace": {"num": self.workspaces, "size": [DYNAMIC] * self.workspaces},
+                "parameters": [0] * len(roles),
+                "workspace": {"num": self.workspaces, "size": [DYNAMIC] * self.workspaces},
                 "cost": {}, "opParaSize": 8 * len(self.names())}
 
     def plan(self) -> Plan:
@@ -101,10 +102,6 @@ class KernelFamily:
         tiling = {**dict(self.static), **self.stand_ins()}
         return Plan(src.RuntimeInt("block_dim"), KernelCost(),
                     (src.RuntimeInt("workspace_bytes"),) * self.workspaces, tiling)
-
-
-def _flat_stand_ins(value: Any) -> tuple[src.RuntimeInt, ...]:
-    return (value,) if isinstance(value, src.RuntimeInt) else tuple(x for v in value for x in _flat_stand_ins(v))
 
 
 @dataclass(frozen=True)
@@ -184,7 +181,7 @@ class KernelPlan:
     def tiling_data(self) -> tuple[int, ...]:
         """The values of a dynamic-shape kernel's runtime facts, flat, in its tiling data's order (int64 each)."""
         family = self.family
-        return tuple(x for name, _ in family.runtime for x in _flat(self.plan.tiling[name])) if family else ()
+        return tuple(int(x) for name, _ in family.runtime for x in _leaves(self.plan.tiling[name])) if family else ()
 
     def launch_facts(self) -> dict:
         """What the kernel's ``.json`` says of its launches (and the cache checks an entry against): block

@@ -84,7 +84,8 @@ def test_batch_norm_training_of_any_shape_is_one_kernel(cache):
         axes = (0,) + tuple(range(2, len(shape)))
         bshape = (1, c) + (1,) * (len(shape) - 2)
         mu, v = x.astype(np.float64).mean(axis=axes), x.astype(np.float64).var(axis=axes)
-        want = (x - mu.reshape(bshape)) / np.sqrt(v.reshape(bshape) + 1e-5) * scale.reshape(bshape) + bias.reshape(bshape)
+        want = ((x - mu.reshape(bshape)) / np.sqrt(v.reshape(bshape) + 1e-5) * scale.reshape(bshape)
+                + bias.reshape(bshape))
         np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
         count = x.size // c
         np.testing.assert_allclose(new_mean, 0.1 * mu, rtol=1e-5, atol=1e-7)

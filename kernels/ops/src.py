@@ -9,8 +9,9 @@ with ``h2f``/``f2h`` (see nb.py).
 """
 from __future__ import annotations
 
-__all__ = ["PARTIALS", "MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view", "views", "load",
-           "store", "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish", "with_tiling"]
+__all__ = ["PARTIALS", "MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view",
+           "views", "load", "store", "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish",
+           "with_tiling"]
 
 # Independent accumulators of a fold along a row (sums, maxima): they break the add latency chain, and
 # LLVM's SLP vectoriser packs them into vector registers.
