@@ -201,15 +201,26 @@ class Stream:
                     ev.succeed()
                 self._room_waiters = []
             self.current = task
-            if task.submit_time > env.now:
-                yield env.timeout(task.submit_time - env.now)
+            run = None
+            now = env.now
+            if task.submit_time > now:      # the host issued it later: wait for its submit time
+                delay = task.submit_time - now
+                started = now + delay       # the float the timeout would end at
+                if not device.strict and env.peek() > started:
+                    # nothing else happens before then: the task may fold the wait into its own
+                    run = task.run_from(device, self, started)
+                if run is None:
+                    yield env.timeout(delay)
+            if run is None:
+                started = env.now
             tracked = device.strict and (task.writes or task.reads)
             if tracked:
                 device.running[id(task)] = (self, task)
-            started = env.now
             try:
                 # run_task adds strict mode's race check; without it, the task runs itself directly
-                yield from (device.run_task(self, task) if device.strict else task.run(device, self))
+                if run is None:
+                    run = device.run_task(self, task) if device.strict else task.run(device, self)
+                yield from run
             except AclError as e:
                 self.errors.append(e)
             finally:
@@ -225,7 +236,7 @@ class Stream:
                 device.observer.finished(self, task, started, env.now)
             if self._finish_waiters:
                 self._release_finish_waiters(task.seq)
-            task = None      # a finished task (and the views a copy holds) must not outlive its run
+            task = run = None      # a finished task (and the views a copy holds) must not outlive its run
 
     def _release_finish_waiters(self, done: int) -> None:
         """Trigger the waits for task ``done`` and earlier ones (the stream runs its tasks in order)."""

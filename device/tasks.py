@@ -89,6 +89,11 @@ class Task:
         """Perform the task in simulated time on ``device`` for ``stream`` (a SimPy generator)."""
         raise NotImplementedError(f"{type(self).__name__} does not define run()")
 
+    def run_from(self, device: Device, stream: Stream, at: float) -> Generator | None:
+        """Run as if started at ``at`` (later than now) without a separate wait for it, or None: the
+        stream then waits for ``at`` and calls :meth:`run`. Most kinds have no shortcut."""
+        return None
+
 
 @dataclass(slots=True)
 class KernelTask(Task):
@@ -105,28 +110,61 @@ class KernelTask(Task):
         return self.args
 
     def run(self, device: Device, stream: Stream) -> Generator:
-        env, func, spec = device.env, self.kernel, device.spec
+        env, spec = device.env, device.spec
         start = env.now
-        key = (func.cost, self.block_dim)
-        t_block = device.block_times.get(key)
-        if t_block is None:
-            t_block = device.block_times[key] = block_time(spec, func.cost, self.block_dim)
+        t_block = self._block_time(device)
         workers = min(self.block_dim, spec.ai_cores)
         if workers == 1:
             yield from self._blocks(device, 0, 1, t_block, spec.task_overhead_s)
         else:
             yield env.timeout(spec.task_overhead_s)
             yield simpy.AllOf(env, [env.process(self._blocks(device, w, workers, t_block)) for w in range(workers)])
+        self._finish(device, stream, start)
+
+    def run_from(self, device: Device, stream: Stream, at: float) -> Generator | None:
+        """A 1-block launch on a free core, due at ``at``: take the core now and wait for the submit time
+        and the block in one timeout (one SimPy event instead of two). The stream calls this only when
+        no other event can happen before ``at`` (so the same core is free then, and taken in the same
+        order); None when the single timeout would not end at exactly the float the two would."""
+        if self.block_dim != 1:
+            return None
+        env = device.env
+        t_block = self._block_time(device)
+        end = at + (t_block + device.spec.task_overhead_s)
+        delay = end - env.now
+        if env.now + delay != end:
+            return None
+        core = device.cores.acquire()
+        if core is None:
+            return None
+        return self._folded(device, stream, at, core, delay, t_block)
+
+    def _folded(self, device: Device, stream: Stream, at: float, core: int, delay: float,
+                t_block: float) -> Generator:
+        yield device.env.timeout(delay)
+        self._block_done(device, core, 0, at, t_block)
+        self._finish(device, stream, at)
+
+    def _block_time(self, device: Device) -> float:
+        key = (self.kernel.cost, self.block_dim)
+        t_block = device.block_times.get(key)
+        if t_block is None:
+            t_block = device.block_times[key] = block_time(device.spec, self.kernel.cost, self.block_dim)
+        return t_block
+
+    def _finish(self, device: Device, stream: Stream, start: float) -> None:
+        """The last block has ended: the numerics run, and the launch's span (and flow) is traced."""
         self._compute(device)
         device.kernels_run += 1
         trace = device.trace
         if trace is not None:
+            func, now = self.kernel, device.env.now
             args = {"blockDim": self.block_dim, "cost": func.cost.to_json()}
             if func.op_info is not None:
                 args["op"] = func.op_info
-            trace.span(stream.id, self.name, start, env.now - start, "kernel", args)
+            trace.span(stream.id, self.name, start, now - start, "kernel", args)
             if self.launch is not None:
-                trace.flow("launch", self.launch, (stream.id, (start + env.now) / 2), cat="launch")
+                trace.flow("launch", self.launch, (stream.id, (start + now) / 2), cat="launch")
 
     def _blocks(self, device: Device, first: int, step: int, t_block: float, lead: float = 0.0) -> Generator:
         """Blocks first, first+step, ... of the launch, each holding one AI core for ``t_block``."""
@@ -138,12 +176,16 @@ class KernelTask(Task):
             t0 = env.now
             yield env.timeout(t_block + lead)
             lead = 0.0
-            cores.release(core)
-            device.busy_time += t_block
-            device.core_busy[core] += t_block
-            if device.trace is not None:
-                device.trace.span(device.trace.core_track(device.id, core), self.name, t0, t_block, "block",
-                                  {"block": b})
+            self._block_done(device, core, b, t0, t_block)
+
+    def _block_done(self, device: Device, core: int, b: int, t0: float, t_block: float) -> None:
+        """Block ``b`` held ``core`` from ``t0`` for ``t_block``: free the core, count and trace it."""
+        device.cores.release(core)
+        device.busy_time += t_block
+        device.core_busy[core] += t_block
+        if device.trace is not None:
+            device.trace.span(device.trace.core_track(device.id, core), self.name, t0, t_block, "block",
+                              {"block": b})
 
     def _compute(self, device: Device) -> None:
         """Run the kernel's blocks natively on the host backing of its arguments (live until the task

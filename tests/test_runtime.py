@@ -10,6 +10,7 @@ import pytest
 from ascendemu import errors
 from ascendemu.device.cost import KernelCost, block_time
 from ascendemu.device.spec import get_spec
+from ascendemu.device.tasks import KernelTask
 from ascendemu.hal import acl
 from ascendemu.hal import runtime as runtime_module
 from ascendemu.hal.api import is_api
@@ -614,3 +615,34 @@ def test_destroy_context_releases_its_default_stream(rt):
         rt.destroy_context(ctx)
     rt.set_device(0)
     assert len([s for s in rt.node.devices[0].streams.values() if not s.destroyed]) == 1
+
+
+def _host_bound_trace(rt, make_scale, tmp_path, name: str) -> tuple[list, int]:
+    """Host-bound 1-block launches on two streams, a 40-block launch in between (more blocks than
+    cores) and launches that find every core busy: the trace's spans and the SimPy events it took."""
+    rt.init(device_count=1, trace=True)
+    rt.set_device(0)
+    s1, s2 = rt.create_stream(), rt.create_stream()
+    dx, dy = rt.malloc(4 * N), rt.malloc(4 * N)
+    tiny, wide = make_scale(N, 1), make_scale(N, 40, big_cost(), "wide")
+    for i in range(30):
+        rt.launch_kernel(tiny, 1, [dx, dy], s2 if 10 <= i < 14 else s1)
+        if i == 12:
+            rt.launch_kernel(wide, 40, [dx, dy], s2)
+    rt.synchronize_device()
+    events = next(rt.node.env._eid)     # SimPy numbers every event it schedules
+    spans = [(e["tid"], e["name"], e["ts"], e["dur"]) for e in
+             json.loads(rt.write_trace(tmp_path / name).read_text())["traceEvents"] if e.get("ph") == "X"]
+    rt.finalize()
+    return spans, events
+
+
+def test_folded_launch_wait_keeps_simulated_times(rt, make_scale, tmp_path, monkeypatch):
+    # a host-bound 1-block launch waits for its submit time and holds its core in one SimPy event
+    # (KernelTask.run_from); the reference is the same run with two events per launch
+    folded, folded_events = _host_bound_trace(rt, make_scale, tmp_path, "folded.json")
+    monkeypatch.setattr(KernelTask, "run_from", lambda self, device, stream, at: None)
+    spans, events = _host_bound_trace(rt, make_scale, tmp_path, "unfolded.json")
+    assert folded == spans
+    assert sum(1 for s in spans if s[1] == "wide") == 41     # 40 blocks and the launch: the wide kernel ran
+    assert folded_events < events - 10                      # eleven of the launches folded
