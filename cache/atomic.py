@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 TEMP_SUFFIX = ".tmp"
 _TEMP_RE = re.compile(r"^\.(?P<file>.+)\.[A-Za-z0-9_]+\.tmp$")
@@ -26,12 +27,26 @@ def fsync_dir(directory: Path) -> None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` by ``data`` atomically (mode 0o600, fsynced). The caller fsyncs the directory."""
+    replace_atomic(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
+def replace_atomic(path: str | os.PathLike, write: Callable[[str], None], mode: int = 0o600) -> None:
+    """Replace ``path`` by the file ``write(temp)`` writes, atomically. ``temp`` is an empty file beside
+    ``path`` with a name of its own (mkstemp), so concurrent writers of one path never share or remove
+    each other's temp file: the last rename wins and a reader sees one complete file. The temp file
+    is fsynced, given ``mode`` and renamed over ``path``; on any exception it is removed and ``path``
+    is left as it was. The caller fsyncs the directory."""
+    path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -12,10 +12,11 @@ reader joins them. Strings are ``dims=[0]``, type ``"str"``, UTF-32-LE. ``crc_ch
 ``b"crc_num"`` + crc32(body) as 10 big-endian bytes. ``format="safetensors"`` writes a standard
 safetensors file (sorted keys, metadata ``{"format": "ms"}``).
 
-Saving is crash-safe: the file is written to ``<base>.tmp`` beside the target, fsynced, made
-read-only (as MindSpore leaves it) and renamed over the target, so the target name always holds the
-previous complete file or the new complete one, never a torn one (MindSpore deletes the previous
-file first; this keeps it until the new one is complete).
+Saving is crash-safe and safe between concurrent writers: the file is written to a temp file of its
+own beside the target (``.<name>.<random>.tmp``), fsynced, made read-only (as MindSpore leaves it) and
+renamed over the target, so the target name always holds the previous complete file or one complete
+new one, never a torn one (MindSpore deletes the previous file first; this keeps it until the new one
+is complete). A save killed midway leaves its hidden temp file behind.
 
 Emulator limits: the device has float32, float16, int32 and bool. A loaded entry of another type is
 narrowed by the front end's dtype policy (``common.dtype``: Float64 -> Float32, Int64/Int16/Int8/UInt8
@@ -31,19 +32,20 @@ import os
 import stat
 import warnings
 from collections import OrderedDict
-from typing import Any, Callable, Iterable
+from typing import Any, BinaryIO, Callable, Iterable
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidFileError, InvalidParamError
 from ascendemu.units import MiB
 
-from .checkpoint_proto import Value, WireError, iter_values, peek_tag, value_head
+from .checkpoint_proto import Value, WireError, iter_values, value_head
 from .nn import Cell
 from .onnx_export import export
 from .tensor import Parameter, Tensor
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointWarning", "export"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointWarning", "CheckpointFileError",
+           "export"]
 
 # MindSpore's SLICE_SIZE (512 * 1024 KB): tensor bytes go out in chunks of at most this size, one
 # Value each, so no Value nears the 2 GiB message limit of MindSpore's protobuf reader.
@@ -52,6 +54,8 @@ SLICE_BYTES = 512 * MiB
 CRC_MARK = b"crc_num"
 CRC_DIGITS = 10
 CRC_TRAILER = len(CRC_MARK) + CRC_DIGITS
+# crc_check reads the file in chunks of this size: memory stays bounded whatever the file's size.
+CRC_CHUNK = 16 * MiB
 FORMATS = ("ckpt", "safetensors")
 ASYNC_MODES = ("thread", "process")
 # Safetensors metadata MindSpore writes and checks.
@@ -74,6 +78,12 @@ ACCU_GRADS_PREFIX = "accu_grads"
 
 class CheckpointWarning(UserWarning):
     """What MindSpore logs as a warning while loading: parameters not loaded, dtype conversions."""
+
+
+class CheckpointFileError(InvalidFileError, ValueError):
+    """A checkpoint file that cannot be read (missing, unreadable, truncated, damaged, not a checkpoint,
+    a wrong CRC, an entry too large to allocate): an invalid file, and the ValueError MindSpore raises
+    ('Failed to read the checkpoint file ...'), so ``except ValueError`` still works."""
 
 
 # ------------------------------------------------------------------------------------------ saving
@@ -200,7 +210,7 @@ def _write_ckpt(tmp: str, entries: "OrderedDict[str, Any]", crc_check: bool) -> 
     """One serialised one-Value Checkpoint per slice of each entry, then the CRC trailer if asked.
     Each slice is written from the array's own buffer: no copy of the tensor data."""
     crc = 0
-    with open(tmp, "xb") as f:
+    with open(tmp, "wb") as f:
         for name, value in entries.items():
             array, type_name = _array_of(name, value)
             dims = [0] if type_name == STR_TYPE else list(array.shape)
@@ -246,27 +256,14 @@ def _write_safetensors(tmp: str, path: str, entries: "OrderedDict[str, Any]", cr
 
 
 def _atomic_write(path: str, write: Callable[[str], None]) -> None:
-    """``write`` the file ``<base>.tmp`` (MindSpore's temp name), fsync it, make it read-only and
-    rename it over ``path``: a crash or an exception at any point leaves ``path`` as it was, and no
-    temp file behind on an exception."""
-    from ascendemu.cache.atomic import fsync_dir   # the cache package loads on first save only
+    """``write`` a temp file of its own beside ``path`` (``cache.atomic.replace_atomic``: a unique
+    name, so concurrent saves to one path never tear it or remove each other's temp file), fsync it,
+    make it read-only (as MindSpore leaves a checkpoint) and rename it over ``path``; then fsync the
+    directory. A crash or an exception at any point leaves ``path`` as it was, and no temp file
+    behind on an exception."""
+    from ascendemu.cache.atomic import fsync_dir, replace_atomic   # the cache package loads on first save only
 
-    tmp = os.path.splitext(path)[0] + ".tmp"
-    if os.path.lexists(tmp):                      # left by a killed save; may be read-only
-        os.remove(tmp)
-    try:
-        write(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, stat.S_IRUSR)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.remove(tmp)
-        raise
+    replace_atomic(path, write, stat.S_IRUSR)
     fsync_dir(os.path.dirname(path))
 
 
@@ -306,8 +303,8 @@ def load_checkpoint(ckpt_file_name: str, net: Cell | None = None, strict_load: b
                          f"file_name:'{ckpt_file_name}', format:'{format}'")
     path = os.path.realpath(ckpt_file_name)
     if not os.path.exists(path):
-        raise ValueError(f"For 'load_checkpoint', the checkpoint file: {path} does not exist, please check "
-                         f"whether the 'ckpt_file_name' is correct.")
+        raise CheckpointFileError(f"For 'load_checkpoint', the checkpoint file: {path} does not exist, please check "
+                                  f"whether the 'ckpt_file_name' is correct.")
 
     def wanted(name: str) -> bool:
         if specify_prefix is None and filter_prefix is None:
@@ -347,46 +344,98 @@ def _check_prefix(prefix: Any) -> tuple[str, ...] | None:
     return prefix
 
 
-def _read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise ValueError(f"Failed to read the checkpoint file {path}: {e.strerror}.") from e
-
-
 def _read_ckpt(path: str, wanted: Callable[[str], bool], crc_check: bool) -> dict[str, Parameter | str]:
-    data = _read_bytes(path)
-    body = memoryview(data)
-    if data[-CRC_TRAILER:-CRC_DIGITS] == CRC_MARK:
-        stored = int.from_bytes(data[-CRC_DIGITS:], "big")
-        body = body[:-CRC_TRAILER]
-        if crc_check and binascii.crc32(body) != stored:
-            raise ValueError(f"For 'load_checkpoint', the crc check of {path} failed (stored {stored}, computed "
-                             f"{binascii.crc32(body)}): the file is damaged.")
-    elif crc_check:
-        warnings.warn(CheckpointWarning(f"For 'load_checkpoint', {path} holds no crc code to check."), stacklevel=3)
-    out: dict[str, Parameter | str] = {}
-    group: list[Value] = []
-    last = None
+    """Stream the file: one forward pass over the records' small fields, each wanted entry's content
+    read from the file straight into its array; memory is what the entries loaded take."""
     try:
-        for _, value in iter_values(body):
-            if group and value.tag != group[0].tag:
-                _add_entry(out, path, body, group, wanted)
-                group = []
-            group.append(value)
-            last = value.tag
-    except WireError as e:
-        tag = peek_tag(body, e.offset)
-        raise ValueError(f"Failed to read the checkpoint file {path}: the entry {repr(tag) + ' ' if tag else ''}"
-                         f"at byte {e.offset} ({'after ' + repr(last) if last is not None else 'the first entry'}) "
-                         f"{e.problem}.") from None
-    if group:
-        _add_entry(out, path, body, group, wanted)
-    return out
+        with _open_regular(path) as f:
+            body = _body_size(f, path, crc_check)
+            out: dict[str, Parameter | str] = {}
+            group: list[Value] = []
+            last = None
+            try:
+                for _, value in iter_values(f, body):
+                    if group and value.tag != group[0].tag:
+                        _add_entry(out, path, f.fileno(), group, wanted)
+                        group = []
+                    group.append(value)
+                    last = value.tag
+            except WireError as e:
+                raise CheckpointFileError(
+                    f"Failed to read the checkpoint file {path}: the entry {repr(e.tag) + ' ' if e.tag else ''}at "
+                    f"byte {e.offset} ({'after ' + repr(last) if last is not None else 'the first entry'}) "
+                    f"{e.problem}.") from None
+            if group:
+                _add_entry(out, path, f.fileno(), group, wanted)
+            return out
+    except OSError as e:
+        raise CheckpointFileError(f"Failed to read the checkpoint file {path}: {e.strerror or e}.") from e
 
 
-def _add_entry(out: dict, path: str, body: memoryview, group: list[Value], wanted: Callable[[str], bool]) -> None:
+def _open_regular(path: str) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file; a FIFO or a device is refused (opening a
+    FIFO blocks until a writer comes, reading /dev/zero never ends). Raises OSError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)          # a FIFO without writer: no wait
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CheckpointFileError(f"Failed to read the checkpoint file {path}: it is not a regular file (a "
+                                      f"FIFO, a device or a socket); give the path of a checkpoint file.")
+        os.set_blocking(fd, True)
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _body_size(f: BinaryIO, path: str, crc_check: bool) -> int:
+    """The size of the records: the file without its CRC trailer, which is checked if ``crc_check``
+    (in chunks of CRC_CHUNK: bounded memory)."""
+    size = os.fstat(f.fileno()).st_size
+    if size >= CRC_TRAILER:
+        f.seek(size - CRC_TRAILER)
+        trailer = f.read(CRC_TRAILER)
+        if trailer[:len(CRC_MARK)] == CRC_MARK:
+            body = size - CRC_TRAILER
+            stored = int.from_bytes(trailer[len(CRC_MARK):], "big")
+            if crc_check:
+                crc = 0
+                f.seek(0)
+                for start in range(0, body, CRC_CHUNK):
+                    crc = binascii.crc32(f.read(min(CRC_CHUNK, body - start)), crc)
+                if crc != stored:
+                    raise CheckpointFileError(f"For 'load_checkpoint', the crc check of {path} failed (stored "
+                                              f"{stored}, computed {crc}): the file is damaged.")
+            return body
+    if crc_check:
+        warnings.warn(CheckpointWarning(f"For 'load_checkpoint', {path} holds no crc code to check."), stacklevel=4)
+    return size
+
+
+def _read_content(path: str, fd: int, group: list[Value]) -> np.ndarray:
+    """The tensor_content of an entry's slices, joined, read from the file into one fresh (aligned,
+    writable) array that the Parameter then owns."""
+    total = sum(v.stop - v.start for v in group)
+    try:
+        content = np.empty(total, np.uint8)
+    except MemoryError:
+        raise CheckpointFileError(f"Failed to read the checkpoint file {path}: entry {group[0].tag!r} holds {total} "
+                                  f"bytes, more than this process can allocate; load it on a machine with more "
+                                  f"memory, or leave it out with 'choice_func' or 'filter_prefix'.") from None
+    pos = 0
+    for v in group:
+        offset = v.start
+        while offset < v.stop:
+            got = os.preadv(fd, [content[pos:pos + v.stop - offset]], offset)
+            if got == 0:
+                raise CheckpointFileError(f"Failed to read the checkpoint file {path}: entry {group[0].tag!r} ends "
+                                          f"at byte {offset}, before its content does (byte {v.stop}): the file "
+                                          f"was truncated while it was read.")
+            offset += got
+            pos += got
+    return content
+
+
+def _add_entry(out: dict, path: str, fd: int, group: list[Value], wanted: Callable[[str], bool]) -> None:
     """Decode one entry (its consecutive same-tag Values) into ``out`` if ``wanted``."""
     first = group[0]
     name, type_name = first.tag, first.tensor_type
@@ -395,33 +444,28 @@ def _add_entry(out: dict, path: str, body: memoryview, group: list[Value], wante
     if first.kind != "tensor":
         raise FeatureNotSupportedError(f"checkpoint file {path}: entry {name!r} is a map tensor (MapParameter), "
                                        f"which the emulator does not support")
-    # one copy, into a fresh (aligned, writable) buffer that the Parameter then owns
-    content = np.empty(sum(v.stop - v.start for v in group), np.uint8)
-    pos = 0
-    for v in group:
-        content[pos:pos + v.stop - v.start] = np.frombuffer(body, np.uint8, v.stop - v.start, v.start)
-        pos += v.stop - v.start
+    content = _read_content(path, fd, group)
     if type_name == STR_TYPE:
         try:
             out[name] = content.tobytes().decode("utf-32-le").rstrip("\x00")
         except UnicodeDecodeError as e:
-            raise ValueError(f"Failed to read the checkpoint file {path}: string entry {name!r} is not "
-                             f"UTF-32 ({e}).") from None
+            raise CheckpointFileError(f"Failed to read the checkpoint file {path}: string entry {name!r} is not "
+                                      f"UTF-32 ({e}).") from None
         return
     if type_name in UNSUPPORTED_TYPES:
         raise FeatureNotSupportedError(f"checkpoint file {path}: entry {name!r} is {type_name}, which the emulator "
                                        f"does not support")
     np_type = np.uint16 if type_name == BF16_TYPE else NP_TYPES.get(type_name)
     if np_type is None:
-        raise ValueError(f"Failed to read the checkpoint file {path}: entry {name!r} has an unknown tensor_type "
-                         f"{type_name!r} (known: {sorted(NP_TYPES) + [BF16_TYPE, STR_TYPE]}).")
+        raise CheckpointFileError(f"Failed to read the checkpoint file {path}: entry {name!r} has an unknown "
+                                  f"tensor_type {type_name!r} (known: {sorted(NP_TYPES) + [BF16_TYPE, STR_TYPE]}).")
     itemsize = np.dtype(np_type).itemsize
     # MindSpore also reads dims [0] as a scalar; a [0] entry with no content is an empty vector
     shape = () if first.dims == [0] and content.size == itemsize else tuple(first.dims)
     expected = math.prod(shape) * itemsize      # Python ints: no overflow on damaged dims
     if min(shape, default=0) < 0 or expected != content.size:
-        raise ValueError(f"Failed to read the checkpoint file {path}: entry {name!r} has dims {first.dims} of "
-                         f"{type_name} ({expected} bytes) but {content.size} bytes of content.")
+        raise CheckpointFileError(f"Failed to read the checkpoint file {path}: entry {name!r} has dims {first.dims} "
+                                  f"of {type_name} ({expected} bytes) but {content.size} bytes of content.")
     array = content.view(np_type).reshape(shape)
     if type_name == BF16_TYPE:                     # bfloat16 is the top half of a float32: exact
         array = (array.astype(np.uint32) << 16).view(np.float32)
@@ -442,27 +486,38 @@ def _read_safetensors(path: str, wanted: Callable[[str], bool], crc_check: bool)
     out: dict[str, Parameter | str] = {}
     crc = 0
     try:
+        _open_regular(path).close()
         with safe_open(path, framework="np") as f:
             metadata = f.metadata() or {}
             for name in sorted(f.keys()):
+                keep = wanted(name)
+                if not keep and not crc_check:
+                    continue
                 array = f.get_tensor(name)
                 if crc_check:
                     crc = binascii.crc32(_raw(array), binascii.crc32(name.encode("utf-8"), crc))
-                if not wanted(name):
+                if not keep:
                     continue
                 if name in metadata:              # MindSpore marks Int4 tensors in the metadata
                     raise FeatureNotSupportedError(f"checkpoint file {path}: entry {name!r} is {metadata[name]}, "
                                                    f"which the emulator does not support")
                 out[name] = _parameter(path, name, str(array.dtype), array)
     except SafetensorError as e:
-        raise ValueError(f"Failed to read the checkpoint file {path}: not a valid safetensors file ({e}).") from None
+        raise CheckpointFileError(f"Failed to read the checkpoint file {path}: not a valid safetensors file "
+                                  f"({e}).") from None
+    except OSError as e:
+        raise CheckpointFileError(f"Failed to read the checkpoint file {path}: {e.strerror or e}.") from e
+    except MemoryError:
+        raise CheckpointFileError(f"Failed to read the checkpoint file {path}: an entry is larger than this process "
+                                  f"can allocate; load it on a machine with more memory, or leave entries out with "
+                                  f"'choice_func' or 'filter_prefix'.") from None
     if crc_check:
         if "crc_num" not in metadata:
             warnings.warn(CheckpointWarning(f"For 'load_checkpoint', {path} holds no crc code to check."),
                           stacklevel=3)
-        elif int(metadata["crc_num"]) != crc:
-            raise ValueError(f"For 'load_checkpoint', the crc check of {path} failed (stored {metadata['crc_num']}, "
-                             f"computed {crc}): the file is damaged.")
+        elif metadata["crc_num"] != str(crc):
+            raise CheckpointFileError(f"For 'load_checkpoint', the crc check of {path} failed (stored "
+                                      f"{metadata['crc_num']!r}, computed {crc}): the file is damaged.")
     return out
 
 

@@ -415,8 +415,8 @@ class MapDataset(Dataset):
             rng = run.rng(self, pass_id, i) if self.random else None
             try:
                 out = apply_operations(self.operations, tuple(row[j] for j in self._in), rng)
-            except InvalidParamError as exc:
-                raise InvalidParamError(f"{where}: {exc.message}") from None
+            except InvalidParamError as exc:          # the same class (e.g. a RuntimeError one), placed
+                raise type(exc)(f"{where}: {exc.message}", exc.code) from None
             if len(out) != len(self.output_columns):
                 raise InvalidParamError(f"{where}: the operations returned {len(out)} column(s) but output_columns "
                                         f"names {len(self.output_columns)} ({self.output_columns}); give "

@@ -11,6 +11,7 @@ truncated file fail at once, naming the file); pixel data is read when rows are.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -25,7 +26,7 @@ from .pipeline import Dataset, Row, _Run, check_cache, split_sizes
 from .samplers import (BuiltinSampler, FileShuffleSampler, SequentialSampler, Shuffle, SubsetRandomSampler,
                        select_sampler)
 from .transforms.transforms import as_array, to_np_dtype
-from .vision.transforms import decode_bytes
+from .vision.transforms import ImageDecodeError, decode_bytes
 
 
 def _directory(path: Any, owner: str, expected: str) -> str:
@@ -228,26 +229,50 @@ def _usage(usage: Any, owner: str) -> str:
     return usage
 
 
-def _read_header(path: str, words: int, magic: int) -> tuple[int, ...]:
-    """The big-endian int32 header of an IDX file, checked: magic number, then the dimensions."""
-    with open(path, "rb") as f:
-        raw = f.read(4 * words)
-    if len(raw) < 4 * words:
-        raise InvalidFileError(f"MnistDataset: {path} is truncated: {len(raw)} bytes, shorter than the IDX "
-                               f"header ({4 * words} bytes)")
+# The dimensions an IDX file's header gives after its magic number (MNIST's idx3 images, idx1 labels).
+IDX_IMAGE_DIMS = ("image count", "rows", "columns")
+IDX_LABEL_DIMS = ("label count",)
+IDX_WORD = 4                                    # every header field is a big-endian int32
+
+
+class DatasetFileError(InvalidFileError, RuntimeError):
+    """A data set file that cannot be read: missing, truncated, a header that contradicts itself or the
+    file's size, an undecodable image. The message names the file and the field; MindSpore raises a
+    RuntimeError for these, so ``except RuntimeError`` still works."""
+
+
+def _read_header(path: str, magic: int, dims: Sequence[str]) -> tuple[int, ...]:
+    """The dimensions in the header of the IDX file ``path``, checked: the magic number, each
+    dimension (a count >= 0, a size >= 1), and the file's size, which must be the header plus one
+    byte per element (MNIST's unsigned bytes), so that reading it never runs past its end."""
+    words = 1 + len(dims)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(IDX_WORD * words)
+            have = os.fstat(f.fileno()).st_size
+    except OSError as exc:
+        raise DatasetFileError(f"MnistDataset: cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) < IDX_WORD * words:
+        raise DatasetFileError(f"MnistDataset: {path} is truncated: {len(raw)} bytes, shorter than the IDX "
+                               f"header ({IDX_WORD * words} bytes)")
     header = tuple(int(v) for v in np.frombuffer(raw, ">i4"))
     if header[0] != magic:
         kind = "image" if magic == IDX_IMAGES_MAGIC else "label"
-        raise InvalidFileError(f"MnistDataset: {path} is not an IDX {kind} file: magic number {header[0]}, "
+        raise DatasetFileError(f"MnistDataset: {path} is not an IDX {kind} file: magic number {header[0]}, "
                                f"expected {magic}; give the uncompressed (gunzipped) MNIST files")
+    for index, (name, value) in enumerate(zip(dims, header[1:])):
+        least = 0 if index == 0 else 1          # the count may be 0; an image has at least 1 pixel a side
+        if value < least:
+            raise DatasetFileError(f"MnistDataset: {path} is damaged: its header gives {name} = {value} (header "
+                                   f"field {index + 1}), which must be at least {least}; download or copy the "
+                                   "file again")
+    need = IDX_WORD * words + math.prod(header[1:])             # Python ints: no overflow
+    if have != need:
+        what = "truncated" if have < need else f"{have - need} bytes too long"
+        raise DatasetFileError(f"MnistDataset: {path} is {what}: {have} bytes, but its header announces "
+                               + ", ".join(f"{name} {value}" for name, value in zip(dims, header[1:]))
+                               + f" ({need} bytes); download or copy the file again")
     return header[1:]
-
-
-def _check_length(path: str, owner: str, header_bytes: int, record_bytes: int, records: int, what: str) -> None:
-    need, have = header_bytes + record_bytes * records, os.path.getsize(path)
-    if have < need:
-        raise InvalidFileError(f"{owner}: {path} is truncated: {have} bytes, but its header announces {records} "
-                               f"{what} ({need} bytes); download or copy the file again")
 
 
 class MnistDataset(MappableDataset):
@@ -271,15 +296,13 @@ class MnistDataset(MappableDataset):
                 continue
             for path in (images, labels):
                 if not os.path.isfile(path):
-                    raise InvalidFileError(f"{owner}: {path} is missing; MNIST needs the images and labels "
+                    raise DatasetFileError(f"{owner}: {path} is missing; MNIST needs the images and labels "
                                            f"files of '{prefix}' side by side")
-            count, rows, cols = _read_header(images, 4, IDX_IMAGES_MAGIC)
-            (label_count,) = _read_header(labels, 2, IDX_LABELS_MAGIC)
+            count, rows, cols = _read_header(images, IDX_IMAGES_MAGIC, IDX_IMAGE_DIMS)
+            (label_count,) = _read_header(labels, IDX_LABELS_MAGIC, IDX_LABEL_DIMS)
             if count != label_count:
-                raise InvalidFileError(f"{owner}: {images} holds {count} images but {labels} holds {label_count} "
+                raise DatasetFileError(f"{owner}: {images} holds {count} images but {labels} holds {label_count} "
                                        "labels; the two files must come from the same set")
-            _check_length(images, owner, 16, rows * cols, count, "images")
-            _check_length(labels, owner, 8, 1, count, "labels")
             self._files.append((images, labels, count, rows, cols))
         if not self._files:
             wanted = ", ".join(f"{p}-images-idx3-ubyte" for p in MNIST_PREFIX[self.usage])
@@ -338,7 +361,7 @@ class Cifar10Dataset(MappableDataset):
         need = CIFAR_RECORDS_PER_FILE * CIFAR10_RECORD
         for path in self._paths:
             if os.path.getsize(path) < need:
-                raise InvalidFileError(f"{owner}: Invalid cifar10 file, failed to read data from {path}: it holds "
+                raise DatasetFileError(f"{owner}: Invalid cifar10 file, failed to read data from {path}: it holds "
                                        f"{os.path.getsize(path)} bytes, but a CIFAR-10 binary batch is "
                                        f"{CIFAR_RECORDS_PER_FILE} records of {CIFAR10_RECORD} bytes ({need} bytes)")
         self._data: list[np.ndarray] | None = None
@@ -408,12 +431,15 @@ class ImageFolderDataset(MappableDataset):
             with open(path, "rb") as f:
                 raw = f.read()
         except OSError as exc:
-            raise InvalidFileError(f"ImageFolderDataset: cannot read {path}: {exc.strerror}") from None
+            raise DatasetFileError(f"ImageFolderDataset: cannot read {path}: {exc.strerror}") from None
+        except MemoryError:
+            raise DatasetFileError(f"ImageFolderDataset: cannot read {path}: its {os.path.getsize(path)} bytes do "
+                                   "not fit in memory; remove it from the folder or use extensions=") from None
         if self.decode:
             try:
                 image = decode_bytes(raw, False, "ImageFolderDataset")
-            except InvalidParamError as exc:
-                raise InvalidFileError(f"{path}: {exc.message}") from None
+            except ImageDecodeError as exc:
+                raise DatasetFileError(f"{path}: {exc.message}") from None
         else:
             image = np.frombuffer(raw, np.uint8).copy()
         return image, np.array(label, np.int32)

@@ -76,6 +76,8 @@ U64 = struct.Struct("<Q")
 BLOB, RAW = "BLOB_DATA", "RAW_DATA"
 NO_BLOB = bytes(4)                         # the blob of a row when the schema has no blob field
 DUMMY_RAW = {"id": 0}                      # the raw fields of a row when every field is a blob
+# A row's raw fields are one flat map; deeper nesting is refused before Python's recursion limit.
+MSGPACK_MAX_DEPTH = 64
 
 SCALAR_TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
 ARRAY_TYPES = ("int32", "int64", "float32", "float64")
@@ -201,16 +203,19 @@ _LENGTHS = {0xC4: ">B", 0xC5: ">H", 0xC6: ">I", 0xD9: ">B", 0xDA: ">H", 0xDB: ">
 
 
 def unpack(data: bytes) -> Any:
-    """The value msgpack ``data`` holds (raises ValueError if it is not exactly one msgpack value)."""
-    value, end = _unpack(data, 0)
+    """The value msgpack ``data`` holds (raises ValueError if it is not exactly one msgpack value, as
+    nlohmann::json would write it: map keys are strings, nesting at most MSGPACK_MAX_DEPTH deep)."""
+    value, end = _unpack(data, 0, 0)
     if end != len(data):
         raise ValueError(f"{len(data) - end} bytes after the msgpack value")
     return value
 
 
-def _unpack(b: bytes, i: int) -> tuple[Any, int]:
+def _unpack(b: bytes, i: int, depth: int) -> tuple[Any, int]:
     if i >= len(b):
         raise ValueError("msgpack value is truncated")
+    if depth > MSGPACK_MAX_DEPTH:
+        raise ValueError(f"msgpack arrays or maps are nested more than {MSGPACK_MAX_DEPTH} deep")
     tag = b[i]
     i += 1
     if tag < 0x80 or tag >= 0xE0:                          # positive / negative fixint
@@ -240,9 +245,13 @@ def _unpack(b: bytes, i: int) -> tuple[Any, int]:
         return (raw.decode("utf-8") if kind == "str" else raw), i + n
     items = []
     for _ in range(n * (2 if kind == "map" else 1)):
-        item, i = _unpack(b, i)
+        item, i = _unpack(b, i, depth + 1)
         items.append(item)
-    return (dict(zip(items[::2], items[1::2])) if kind == "map" else items), i
+    if kind == "array":
+        return items, i
+    if not all(isinstance(key, str) for key in items[::2]):
+        raise ValueError("a msgpack map has a key that is not a string (a JSON object's keys are)")
+    return dict(zip(items[::2], items[1::2])), i
 
 
 # ----------------------------------------------------------------------------------------- int compression
@@ -721,6 +730,9 @@ class ShardFile:
             return decode_row(self.schema, raw[8:], blob[8:], columns)
         except (ValueError, struct.error) as exc:
             raise MindRecordFileError(f"{self.who}: row {row} of {self.path} is corrupt: {exc}") from None
+        except MemoryError:
+            raise MindRecordFileError(f"{self.who}: row {row} of {self.path} is corrupt: decoding it needs more "
+                                      "memory than this process can allocate") from None
 
     def close(self) -> None:
         if self._fd is not None:

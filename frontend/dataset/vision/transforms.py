@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -195,15 +196,33 @@ class Decode(TensorOperation):
         return decode_bytes(raw, self.to_pil, "Decode")
 
 
+class ImageDecodeError(InvalidParamError, RuntimeError):
+    """Encoded image data Pillow cannot decode: not an image, an unknown format, truncated or corrupt,
+    or a decompression bomb (more pixels than Pillow's ``Image.MAX_IMAGE_PIXELS`` allows). MindSpore's
+    Decode raises a RuntimeError there, so ``except RuntimeError`` still works."""
+
+
+# What Pillow's decoders raise on hostile or damaged data, besides DecompressionBombError: its
+# documented OSError (UnidentifiedImageError, "image file is truncated"), SyntaxError and ValueError,
+# and what its format plugins let through on corrupt headers (struct.error, EOFError, IndexError,
+# KeyError, TypeError), and MemoryError for a huge image under the pixel limit.
+PIL_DECODE_ERRORS = (OSError, SyntaxError, ValueError, struct.error, EOFError, IndexError, KeyError, TypeError,
+                     MemoryError)
+
+
 def decode_bytes(raw: bytes, to_pil: bool, where: str) -> Any:
-    """Pillow's decoding of one encoded image to RGB (the one decoder of Decode and ImageFolderDataset)."""
+    """Pillow's decoding of one encoded image to RGB (the one decoder of Decode and ImageFolderDataset);
+    undecodable data raises ImageDecodeError saying why."""
     image = _pil_image()
     try:
         with image.open(io.BytesIO(raw)) as opened:
             rgb = opened.convert("RGB")
-    except (OSError, SyntaxError, ValueError) as exc:
-        raise InvalidParamError(f"{where}: the data is not a decodable JPEG/PNG/BMP/GIF/TIFF image "
-                                f"({len(raw)} bytes starting {raw[:8]!r}: {exc})") from None
+    except image.DecompressionBombError as exc:
+        raise ImageDecodeError(f"{where}: the image is refused as a decompression bomb ({exc}); if it is genuine, "
+                               "raise PIL.Image.MAX_IMAGE_PIXELS before reading it") from None
+    except PIL_DECODE_ERRORS as exc:
+        raise ImageDecodeError(f"{where}: the data is not a decodable JPEG/PNG/BMP/GIF/TIFF image "
+                               f"({len(raw)} bytes starting {raw[:8]!r}: {type(exc).__name__}: {exc})") from None
     return rgb if to_pil else np.asarray(rgb)
 
 

@@ -12,6 +12,7 @@ read back).
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from typing import Any
@@ -179,16 +180,21 @@ class CheckpointManager:
                     self._ckpoint_filelist.append(os.path.join(directory, filename))
 
     def remove_ckpoint_file(self, file_name: str) -> None:
-        os.remove(file_name)
+        """Remove ``file_name``; one that another writer (a rank saving to the same directory) removed
+        already is not an error."""
+        try:
+            os.remove(file_name)
+        except FileNotFoundError:
+            pass
         self._ckpoint_filelist.remove(file_name)
 
     def remove_oldest_ckpoint_file(self) -> None:
-        self.remove_ckpoint_file(min(self._ckpoint_filelist, key=os.path.getmtime))
+        self.remove_ckpoint_file(min(self._ckpoint_filelist, key=_mtime))
 
     def keep_one_ckpoint_per_minutes(self, minutes: int, cur_time: float) -> None:
         """Of the files written in the last ``minutes``, keep only the oldest."""
-        recent = [f for f in self._ckpoint_filelist if cur_time - os.path.getmtime(f) < 60 * minutes]
-        oldest = min(recent, key=os.path.getmtime, default=None)
+        recent = [f for f in self._ckpoint_filelist if cur_time - _mtime(f) < 60 * minutes]
+        oldest = min(recent, key=_mtime, default=None)
         for f in recent:
             if f != oldest:
                 self.remove_ckpoint_file(f)
@@ -286,6 +292,14 @@ class ModelCheckpoint(Callback):
         save_checkpoint(network, path, self._config.integrated_save, self._config.async_save,
                         self._append_dict or None)
         return path
+
+
+def _mtime(path: str) -> float:
+    """The modification time of ``path``; -inf once another writer removed it (the oldest of all)."""
+    try:
+        return os.path.getmtime(path)
+    except FileNotFoundError:
+        return -math.inf
 
 
 def _make_directory(path: str) -> str:
