@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -340,7 +341,7 @@ def test_a_save_that_runs_out_of_space_midway_leaves_the_old_file_and_no_temp(tm
         except OSError as e:
             print("failed", e.errno)
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert result.stdout.strip() == "failed 27", result.stderr           # EFBIG
     assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["net.ckpt"]
 

@@ -16,13 +16,14 @@ import time
 from pathlib import Path
 
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from ascendemu.cli import msrun
 from ascendemu.cli.cluster import describe_status, dryrun_figures, exit_code, find_mpiexec
 from ascendemu.ranks import DYNAMIC_CLUSTER_WARNING, apply_mpi_place, mpi_place
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 
-TIMEOUT_S = 120
+TIMEOUT_S = SUBPROCESS_TIMEOUT_S
 LAUNCH_VARS = ("RANK_ID", "RANK_SIZE", "DEVICE_ID", "MS_ROLE", "MS_SIMULATION_LEVEL", "MS_NODE_ID", "MS_WORKER_NUM")
 
 # prints where it stands, runs one kernel (the rank's kernel_meta), and exits with EXIT_<rank> if set,

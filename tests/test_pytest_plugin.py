@@ -20,6 +20,7 @@ import pathlib
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 OUT = pathlib.Path(os.environ["SUITE_OUT"])
 
@@ -80,7 +81,7 @@ def run_suite(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProces
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "ascendemu", "-n", "2", "-q", "-p", "no:cacheprovider",
                            "-p", "no:hypothesispytest",      # not the suite's: its import costs each worker seconds
                            "--ascendemu-mindspore", "--basetemp", str(tmp_path / f"base{out.name}"), *options],
-                          cwd=suite, env=env, capture_output=True, text=True, timeout=300)
+                          cwd=suite, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     return proc, {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
 
 
@@ -125,6 +126,6 @@ def test_unknown_preset_is_a_usage_error(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "ascendemu", "-p", "no:cacheprovider",
                            "-p", "no:hypothesispytest", "--ascendemu-device", "Ascend999"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 4                          # pytest's usage error
     assert "--ascendemu-device Ascend999: unknown device preset; choose one of Ascend910A" in proc.stderr

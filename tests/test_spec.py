@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from ascendemu import errors
 from ascendemu.device.cost import KernelCost, copy_time, kernel_time
@@ -62,7 +63,7 @@ def test_demo_cli_runs_through_cache_and_device(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("MS_COMPILER_CACHE_PATH", "RANK_ID")}
     out = subprocess.run([sys.executable, "-m", "ascendemu", "demo", "--trace", "t.json", "--cache", str(tmp_path)],
                          cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert out.returncode == 0, out.stderr
     assert "matches numpy" in out.stdout and "0 reused, 2 built" in out.stdout
     assert len(list((tmp_path / "rank_0" / "kernel_meta").glob("*.o"))) == 2
