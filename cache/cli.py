@@ -6,16 +6,18 @@ facts are the plan's, this user's key made its MAC) and tells STALE entries apar
 by another toolchain, host or SoC, so no build of this version will ever reuse them (``clear``
 reclaims the space). A foreign entry (no valid MAC) is BAD. ``export ARCHIVE`` writes the OK entries
 into a tar archive; ``import ARCHIVE`` (into ``--rank``, default ``$RANK_ID`` or 0) re-verifies every
-entry in full as ``verify`` does and signs it with this user's key, or refuses it with the reason; an
-archive holding anything but plain entry files (paths, links, devices) is refused whole. Nothing
-here loads or runs kernel code.
+entry in full as ``verify`` does, or refuses it with the reason; an archive holding anything but plain
+entry files (paths, links, devices) or over the size limits is refused whole (``archive.py``, read in
+bounded memory). An entry another key signed is refused by default: re-verification proves it intact
+and consistent, not that its machine code is benign, and an imported entry is signed with this user's
+key, so the next run executes it. ``--trust-foreign-code`` re-signs such entries, with a warning naming
+each. Nothing here loads or runs kernel code.
 """
 from __future__ import annotations
 
 import argparse
 import io
 import os
-import re
 import shutil
 import sys
 import tarfile
@@ -25,19 +27,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ascendemu.errors import AclError, InvalidParamError
-from ascendemu.hal.binary import FILE_SUFFIXES, MAX_FILE_BYTES, KernelBinary
+from ascendemu.hal.binary import FILE_SUFFIXES, KernelBinary
 from ascendemu.hal.identity import first_difference, identity
 from ascendemu.kernels.binary import build_info, kernel_from_info
 from ascendemu.units import format_bytes
 
+from .archive import scan_archive
 from .atomic import temp_target, write_atomic
 from .auth import CacheKey, entry_auth_problem, load_key
 from .entry import SUFFIXES, entry_path, install_entry, json_mismatch, lock_path, read_entry, verify_problem
 from .layout import (BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, kernel_meta_dir,
-                     make_private_dir, prepare, rank_kernel_metas, resolve_root)
+                     machine_locks_dir, make_private_dir, prepare, rank_kernel_metas, resolve_root)
 from .locks import EntryLock
 
 USAGE_EXIT = 2
+# The only way to import entries another key signed: named for what it does, so nobody passes it lightly.
+TRUST_FOREIGN_FLAG = "--trust-foreign-code"
 
 
 @dataclass
@@ -185,9 +190,10 @@ def verdict(directory: Path, name: str, key: CacheKey | None = None) -> tuple[st
 
 
 def _unsafe_subdirs(directory: Path) -> list[str]:
-    """The cache's own subdirectories that are symlinks or writable by others (a run refuses them)."""
+    """The cache's own subdirectories (and the root's machine-wide lock directory) that are symlinks or
+    writable by others (a run refuses them)."""
     problems = []
-    for path in (directory / LOCKS_DIR, directory / QUARANTINE_DIR):
+    for path in (directory / LOCKS_DIR, directory / QUARANTINE_DIR, machine_locks_dir(directory)):
         if path.is_symlink():
             problems.append(f"{path} is a symbolic link; the cache writes only into real directories: "
                             f"remove the link (the next run recreates the directory)")
@@ -273,12 +279,6 @@ def cmd_clear(directory: Path, out) -> int:
 
 # ---------------------------------------------------------------------------------- export / import
 
-# A member of an export archive: a plain entry file name, so no directory part and no path traversal.
-ARCHIVE_MEMBER = re.compile(r"[A-Za-z0-9_]+\.(o|json|info)")
-# An archive with more files than this is no export of a kernel cache (a small CNN needs ~100).
-MAX_ARCHIVE_FILES = 3 * 20_000
-MEMBER_KINDS = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.DIRTYPE: "a directory",
-                tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device", tarfile.FIFOTYPE: "a FIFO"}
 GZIP_SUFFIXES = (".tar.gz", ".tgz")
 
 
@@ -309,88 +309,73 @@ def cmd_export(directories: list[Path], archive: Path, out) -> int:
     return 0
 
 
-def read_archive(archive: Path) -> dict[str, bytes]:
-    """File name -> bytes of an export archive. The archive is refused whole (InvalidParamError) unless
-    every member is a regular file with a plain entry file name within the reader's size limits."""
-    if not archive.is_file():
-        raise InvalidParamError(f"{archive} is not a regular file")
-    files: dict[str, bytes] = {}
-    try:
-        with tarfile.open(archive, "r:*") as tar:
-            for member in tar:
-                name = member.name
-                if not member.isfile():
-                    kind = MEMBER_KINDS.get(member.type, f"of tar type {member.type!r}")
-                    raise InvalidParamError(f"member {name!r} is {kind}; an export holds regular files only")
-                if not ARCHIVE_MEMBER.fullmatch(name):
-                    raise InvalidParamError(f"member {name!r} is not an entry file name (<name>.o/.json/.info, "
-                                            f"no directories)")
-                limit = MAX_FILE_BYTES[os.path.splitext(name)[1]]
-                if member.size > limit:
-                    raise InvalidParamError(f"member {name!r} has {member.size} bytes, over the {limit}-byte limit")
-                if name in files:
-                    raise InvalidParamError(f"member {name!r} appears twice")
-                if len(files) == MAX_ARCHIVE_FILES:
-                    raise InvalidParamError(f"it holds more than {MAX_ARCHIVE_FILES} files")
-                files[name] = tar.extractfile(member).read()
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise InvalidParamError(f"it is not a readable tar archive ({type(exc).__name__}: {exc})") from None
-    return files
-
-
-def check_import(staging: Path, name: str, parts: dict[str, bytes], key: CacheKey) -> tuple[KernelBinary | None, str]:
-    """(binary, how it was accepted) for one archived entry, or (None, why it is refused). The entry is
-    written to ``staging`` and read back by the one careful reader, then checked as ``verify`` does."""
-    missing = [suffix for suffix in FILE_SUFFIXES if suffix not in parts]
+def check_import(staging: Path, name: str, suffixes: set[str], key: CacheKey) -> tuple[KernelBinary | None, str]:
+    """(binary, "") for one archived entry staged in ``staging`` (read back by the one careful reader,
+    then checked as ``verify`` does, its MAC aside), or (None, why it is refused)."""
+    missing = [suffix for suffix in FILE_SUFFIXES if suffix not in suffixes]
     if missing:
         return None, f"the archive lacks {', '.join(name + s for s in missing)}"
-    for suffix, data in parts.items():
-        fd = os.open(staging / f"{name}{suffix}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
     found = read_entry(staging, name)
     if found.binary is None:
         return None, found.problem or "unreadable"
     status, reason = content_verdict(found.binary)
     if status != "OK":
         return None, f"{status}: {reason}"
-    if entry_auth_problem(found.binary, key) is None:
-        return found.binary, "authenticated by this user's key"
-    return found.binary, "made with another key: re-verified in full and signed with this user's key"
+    return found.binary, ""
 
 
-def cmd_import(archive: Path, directory: Path, same_key_only: bool, out) -> int:
+def _own_entry(directory: Path, name: str, key: CacheKey) -> bool:
+    """Whether ``directory`` holds a committed entry ``name`` that ``key`` made."""
+    found = read_entry(directory, name)
+    return found.binary is not None and entry_auth_problem(found.binary, key) is None
+
+
+def cmd_import(archive: Path, directory: Path, trust_foreign_code: bool, out, err=None) -> int:
     """Install the entries of ``archive`` into ``directory`` (see the module docstring); 1 if any
-    entry (or the whole archive) was refused."""
+    entry (or the whole archive) was refused. Warnings about re-signed foreign code go to ``err``
+    (default stderr)."""
+    err = err or sys.stderr
     key = load_key()
-    try:
-        files = read_archive(archive)
-    except InvalidParamError as exc:
-        print(f"refused {archive}: {exc.message}; nothing imported", file=out)
-        return 1
-    prepare(directory)
-    entries: dict[str, dict[str, bytes]] = {}
-    for member, data in files.items():
-        stem, suffix = os.path.splitext(member)
-        entries.setdefault(stem, {})[suffix] = data
     counts = {"imported": 0, "kept": 0, "refused": 0}
+    foreign = 0
     with tempfile.TemporaryDirectory(prefix="ascendemu_import_") as staging:
-        for name, parts in sorted(entries.items()):
-            binary, how = check_import(Path(staging), name, parts, key)
-            if binary is not None and same_key_only and entry_auth_problem(binary, key):
-                binary, how = None, "not made with this user's key (--same-key-only)"
+        try:
+            scan_archive(archive)         # every header checked before a byte is staged
+            entries = scan_archive(archive, Path(staging))
+        except InvalidParamError as exc:
+            print(f"refused {archive}: {exc.message}; nothing imported", file=out)
+            return 1
+        prepare(directory)
+        for name, suffixes in sorted(entries.items()):
+            binary, why = check_import(Path(staging), name, suffixes, key)
+            how = "re-verified in full; authenticated by this user's key"
+            if binary is not None and entry_auth_problem(binary, key):
+                if not trust_foreign_code and _own_entry(directory, name, key):
+                    counts["kept"] += 1           # nothing foreign is installed: this key's copy stays
+                    print(f"  kept {name}: already in the cache", file=out)
+                    continue
+                if not trust_foreign_code:
+                    foreign += 1
+                    binary, why = None, (f"made with another key: intact and consistent, but its machine code "
+                                         f"would run unchecked; share the key file, or pass {TRUST_FOREIGN_FLAG}")
+                else:
+                    how = "made with another key: re-verified in full and signed with this user's key"
+                    print(f"WARNING: {TRUST_FOREIGN_FLAG}: {name} was made with another key; its machine code is "
+                          f"now signed with yours ({key.path}) and runs in every later run that needs it",
+                          file=err)
             if binary is None:
                 counts["refused"] += 1
-                print(f"  refused {name}: {how}", file=out)
+                print(f"  refused {name}: {why}", file=out)
                 continue
             status = install_entry(directory, binary, key)
             counts[status] += 1
             print(f"  {status} {name}" + (f" ({how})" if status == "imported" else ": already in the cache"),
                   file=out)
-    print(f"{directory}: {counts['imported']} imported, {counts['kept']} already present, "
-          f"{counts['refused']} refused", file=out)
+    line = f"{directory}: {counts['imported']} imported, {counts['kept']} already present, {counts['refused']} refused"
+    if counts["refused"]:
+        line += (f" ({foreign} made with another key, refused without {TRUST_FOREIGN_FLAG}; "
+                 f"{counts['refused'] - foreign} incomplete or failing verification)")
+    print(line, file=out)
     return 1 if counts["refused"] else 0
 
 
@@ -405,9 +390,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("archive", nargs="?", help="export/import: the tar archive")
     parser.add_argument("--root", help="cache root (default: $MS_COMPILER_CACHE_PATH, else .)")
     parser.add_argument("--rank", help="one rank (default: every rank_N under the root; import: $RANK_ID, else 0)")
+    parser.add_argument(TRUST_FOREIGN_FLAG, action="store_true",
+                        help="import: also accept entries another key made (by default they are refused): "
+                             "they are re-verified in full and signed with this user's key, so their machine "
+                             "code runs in later runs; re-verification cannot tell benign code from malicious. "
+                             "Prefer sharing the key file between your machines")
     parser.add_argument("--same-key-only", action="store_true",
-                        help="import: refuse entries this user's key did not make (share the key file "
-                             "between machines instead of trusting the archive)")
+                        help="import: refuse entries this user's key did not make (the default; kept for "
+                             "existing scripts)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -420,10 +410,14 @@ def main(argv: list[str]) -> int:
         print(f"ascendemu cache: export and import take an archive path, {args.command} takes none",
               file=sys.stderr)
         return USAGE_EXIT
+    if args.trust_foreign_code and (args.same_key_only or args.command != "import"):
+        print(f"ascendemu cache: {TRUST_FOREIGN_FLAG} is an import option and contradicts --same-key-only",
+              file=sys.stderr)
+        return USAGE_EXIT
     rank = None if args.rank is None else int(args.rank)
     root = resolve_root(args.root)
     if args.command == "import":
-        return cmd_import(Path(args.archive), kernel_meta_dir(root, rank), args.same_key_only, out)
+        return cmd_import(Path(args.archive), kernel_meta_dir(root, rank), args.trust_foreign_code, out)
     directories = find_ranks(root, rank)
     if args.command == "export":
         return cmd_export([d for d in directories if d.is_dir()], Path(args.archive), out)

@@ -6,8 +6,8 @@ Protocol (every writer holds the entry's lock):
   follows a complete ``.o`` and ``.info`` from the same writer. The ``.json`` carries the entry's MAC
   (``auth.py``): an entry is used only if it verifies *and* this user's key made it;
 * replace a bad entry: move ``.json`` away first (uncommit), then the rest, into ``.quarantine``;
-* make a missing entry: under the machine-wide lock of the kernel (``<root>/.locks``, shared by every
-  rank of the cache root), copy it from a sibling rank's kernel_meta if one holds it (read, verified
+* make a missing entry: under the machine-wide lock of the kernel (``<root>/rank_0/.locks``, shared by
+  every rank of the cache root), copy it from a sibling rank's kernel_meta if one holds it (read, verified
   and authenticated as any entry, then packaged for this device), else build it. Ranks on one
   machine thus never build one kernel twice, nor at the same time.
 
@@ -33,7 +33,7 @@ from ascendemu.kernels.library import KernelFamily, KernelPlan
 from .atomic import fsync_dir, remove_stale_temps, write_atomic
 from .auth import CacheKey, entry_auth_problem, sign_entry
 from .layout import (BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, CacheSecurityError, insecurity, machine_locks_dir,
-                     make_private_dir, rank_kernel_metas)
+                     make_private_dir, rank_kernel_metas, secure_dir)
 from .locks import EntryLock
 
 SUFFIXES = (".o", ".info", ".json")      # write order: .json last commits the entry
@@ -76,9 +76,11 @@ def device_free(name: str) -> str:
 
 
 def machine_lock_path(directory: Path, name: str) -> Path:
-    """The machine-wide build lock of kernel ``name`` (any device) for the ranks of ``directory``'s root."""
+    """The machine-wide build lock of kernel ``name`` (any device) for the ranks of ``directory``'s root;
+    its directory and the rank directory above it are created private and checked like the cache's own."""
     locks = machine_locks_dir(directory)
-    make_private_dir(locks)
+    for path in (locks.parent, locks):
+        secure_dir(path)
     return locks / f"{device_free(name)}.lock"
 
 

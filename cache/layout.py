@@ -54,10 +54,17 @@ def rank_kernel_metas(root: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
+# The rank whose directory holds the machine-wide build locks of a cache root: every launch has a rank
+# 0, so the working directory (the default root) gains nothing but ``rank_0/``.
+LOCKS_RANK = 0
+
+
 def machine_locks_dir(kernel_meta: Path) -> Path:
-    """``<root>/.locks``: the machine-wide build locks of the ranks sharing a cache root (created on the
-    first build, so a warm start writes nothing there)."""
-    return kernel_meta.parent.parent / LOCKS_DIR
+    """``<root>/rank_0/.locks``: the machine-wide build locks of the ranks sharing a cache root (created
+    on the first build, so a warm start writes nothing there). They live in a rank directory, which
+    is private and checked like any cache directory, never loose in the root: the root is often the
+    working directory, and may be shared or world-writable (``/tmp``)."""
+    return rank_dir(kernel_meta.parent.parent, LOCKS_RANK) / LOCKS_DIR
 
 
 def kernel_meta_dir(root: str | os.PathLike | None = None, rank: int | None = None) -> Path:
@@ -65,9 +72,10 @@ def kernel_meta_dir(root: str | os.PathLike | None = None, rank: int | None = No
     return rank_dir(resolve_root(root), resolve_rank(rank)) / KERNEL_META
 
 
-def insecurity(path: Path) -> str | None:
-    """Why ``path`` must not be trusted (another owner, or writable by group/other), else None."""
-    st = path.stat()
+def insecurity(path: Path, st: os.stat_result | None = None) -> str | None:
+    """Why directory ``path`` must not be trusted (another owner, or writable by group/other), else
+    None; ``st``: its status when the caller already holds it (an opened descriptor's fstat)."""
+    st = st or path.stat()
     if st.st_uid != os.geteuid():
         return (f"directory {path} is owned by uid {st.st_uid}, not by this user (uid {os.geteuid()}); "
                 f"use a private {CACHE_PATH_ENV}")
@@ -129,6 +137,16 @@ def make_private_dir(path: Path) -> None:
     os.chmod(path, PRIVATE_DIR_MODE)
 
 
+def secure_dir(path: Path) -> None:
+    """:func:`make_private_dir`, then refuse ``path`` (CacheSecurityError) unless it is this user's and
+    nobody else can write it: what the cache writes there (locks, quarantined files) must not land in
+    a directory another user planted or can swap files in."""
+    make_private_dir(path)
+    problem = insecurity(path)
+    if problem:
+        raise CacheSecurityError(f"refusing to use the kernel cache: {problem}")
+
+
 def prepare(kernel_meta: Path) -> None:
     """Create the cache directories (private) and check that they are safe to load code from."""
     root = kernel_meta.parent.parent
@@ -136,9 +154,11 @@ def prepare(kernel_meta: Path) -> None:
         if not root.exists():
             os.makedirs(root.parent, exist_ok=True)
             make_private_dir(root)
-        for path in (kernel_meta.parent, kernel_meta, kernel_meta / LOCKS_DIR, kernel_meta / QUARANTINE_DIR):
+        for path in (kernel_meta.parent, kernel_meta):
             make_private_dir(path)
+        check_secure(kernel_meta)
+        for path in (kernel_meta / LOCKS_DIR, kernel_meta / QUARANTINE_DIR):
+            secure_dir(path)
     except OSError as exc:
         raise InvalidParamError(f"cannot create the kernel cache directory {kernel_meta}: {exc.strerror or exc}; "
                                 f"set {CACHE_PATH_ENV} to a directory you can write") from None
-    check_secure(kernel_meta)

@@ -7,12 +7,16 @@ options and written atomically. The executor trusts a compiled graph for memory 
 order, so an entry is used only when it is authentic *and* :func:`check_compiled` finds it safe to run;
 anything else (unreadable, foreign, inconsistent) is removed with a GraphCacheWarning naming the file
 and the reason, and the graph is recompiled. Files are read as the kernel cache reads its own: lstat
-first, O_NOFOLLOW|O_NONBLOCK, a regular file of this user, at most MAX_ENTRY_BYTES.
+first, O_NOFOLLOW|O_NONBLOCK, a regular file of this user, at most MAX_ENTRY_BYTES. Something that is
+not a file where an entry goes (a directory, say) is moved aside under a hidden name, so the entry can
+be written again; an entry that cannot be written (a full disk) is a warning: the graph runs uncached.
 """
 from __future__ import annotations
 
 import json
 import os
+import stat
+import time
 import warnings
 from pathlib import Path
 
@@ -73,25 +77,47 @@ class GraphCache:
         except (AclError, OSError, *MALFORMED) as e:     # OSError: e.g. no permission to read it
             reason = e.message if isinstance(e, AclError) else f"{type(e).__name__}: {e}"
             warnings.warn(GraphCacheWarning(f"graph cache entry {path} is unreadable or unsafe to use "
-                                            f"({reason[:400]}); removed, recompiling the graph"), stacklevel=2)
-            try:
-                os.unlink(path)
-            except OSError:         # gone already, or a directory: the store after the compile says so
-                pass
+                                            f"({reason[:400]}); {_discard(path)}, recompiling the graph"),
+                          stacklevel=2)
             self.misses += 1
             return None
         self.hits += 1
         return compiled
 
-    def store(self, compiled: CompiledGraph) -> Path:
+    def store(self, compiled: CompiledGraph) -> Path | None:
+        """Write ``compiled`` as its entry; the path, or None (with a GraphCacheWarning) when it could not
+        be written: the cache only saves compile time, so a run never fails for it."""
         self.directory.parent.mkdir(parents=True, exist_ok=True)
         make_private_dir(self.directory)
         name = compiled.cache_name
         doc = json.loads(json.dumps(compiled.to_json()))     # as a reader will parse it: the MAC covers that
         doc[MAC_FIELD] = self.key.graph_mac(name, doc)
         path = self.path(name)
-        write_atomic(path, json.dumps(doc, sort_keys=True).encode())
+        try:
+            write_atomic(path, json.dumps(doc, sort_keys=True).encode())
+        except OSError as exc:      # a directory planted since the load, no space left, ...
+            warnings.warn(GraphCacheWarning(f"cannot write graph cache entry {path} ({exc.strerror or exc}); "
+                                            f"the graph runs uncached"), stacklevel=2)
+            return None
         return path
+
+
+def _discard(path: Path) -> str:
+    """Remove a bad entry and say what became of it: a file (or symlink, FIFO, ...) is unlinked; a
+    directory is renamed to a hidden ``.<name>.<ns>.bad`` next to it (its contents are not ours to
+    delete), so the entry can be written again."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(path)
+            return "removed"
+        aside = path.with_name(f".{path.name}.{time.time_ns()}.bad")
+        os.rename(path, aside)
+        return f"the directory in its place moved to {aside}"
+    except FileNotFoundError:
+        return "removed"
+    except OSError as exc:
+        return f"could not be removed ({exc.strerror or exc})"
 
 
 def check_compiled(c: CompiledGraph, name: str) -> None:

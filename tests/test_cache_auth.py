@@ -172,8 +172,10 @@ def test_export_import_round_trip_to_another_key_and_a_tampered_entry(cache_root
     fresh = tmp_path / "fresh"
     code, out = run_cli(capsys, "import", archive, "--root", fresh, "--rank", 0, "--same-key-only")
     assert code == 1 and f"0 imported, 0 already present, {len(names)} refused" in out
+    code, out = run_cli(capsys, "import", archive, "--root", fresh, "--rank", 0)      # refusing is the default
+    assert code == 1 and f"0 imported, 0 already present, {len(names)} refused ({len(names)} made with" in out
 
-    code, out = run_cli(capsys, "import", archive, "--root", fresh, "--rank", 0)
+    code, out = run_cli(capsys, "import", archive, "--root", fresh, "--rank", 0, "--trust-foreign-code")
     assert code == 0 and f"{len(names)} imported, 0 already present, 0 refused" in out
     assert out.count("re-verified in full") == len(names)
     code, out = run_cli(capsys, "verify", "--root", fresh)
@@ -200,7 +202,7 @@ def test_export_import_round_trip_to_another_key_and_a_tampered_entry(cache_root
         altered.append((m, data))
     _tar(tampered, altered)
     target = tmp_path / "third"
-    code, out = run_cli(capsys, "import", tampered, "--root", target)
+    code, out = run_cli(capsys, "import", tampered, "--root", target, "--trust-foreign-code")
     assert code == 1 and f"{len(names) - 1} imported, 0 already present, 1 refused" in out
     assert "sha256" in next(line for line in out.splitlines() if f"refused {victim}" in line)
     kernel_meta = target / "rank_0" / "kernel_meta"
