@@ -165,9 +165,15 @@ def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] |
             cursor = max(cursor, end)
         offsets[v] = best[1] if best else cursor
         top = max(top, offsets[v] + sizes[v])
-    conflicts = {a: {b for b in spans if b != a and not (before(a, b) or before(b, a))} for a in spans}
-    return MemoryPlan(offsets, top, peak_memory(graph, node_order, align), align,
-                      heaviest_clique(conflicts, sizes) if len(spans) <= CLIQUE_MAX_VALUES else None)
+    lower = peak_memory(graph, node_order, align)
+    if len(spans) <= CLIQUE_MAX_VALUES:
+        conflicts = {a: {b for b in spans if b != a and not (before(a, b) or before(b, a))} for a in spans}
+        concurrent = heaviest_clique(conflicts, sizes)
+    else:
+        # the values alive together at the order's peak are alive together on any streams: a clique
+        # of the lower bound's weight, so a plan of exactly that size proves both bounds equal
+        concurrent = top if top == lower else None
+    return MemoryPlan(offsets, top, lower, align, concurrent)
 
 
 # Exact max-weight clique is exponential in the worst case; conflict graphs of real networks (chains

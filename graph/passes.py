@@ -133,26 +133,64 @@ def _fused_name(names: list[str], label: str = FUSED_OP) -> str:
     return "/".join(common + [f"{label}[{','.join(rel)}]"])
 
 
-def _bias_view(graph: Graph, x: int, bias: int) -> int:
-    """The bias as a value that broadcasts like BiasAdd (channel axis 1): an alias of shape (C, 1, ...)."""
-    rank = len(graph.values[x].shape)
-    if rank <= 2:
-        return bias
-    desc = graph.values[bias]
+def _channel_rank(graph: Graph, node: Node) -> int:
+    """For a BiasAdd whose channel axis is 1 (NCHW, NCDHW) and rank > 2: the rank of x, which its
+    bias must be viewed at inside a fused program ((C,) -> (C, 1, ...)); else 0 (no view: a rank-2
+    x or a channel-last layout broadcasts a (C,) bias along its last axis as it is)."""
+    rank = len(graph.values[node.inputs[0]].shape)
+    channel_last = node.attrs.get("data_format", node.attrs.get("format", "NCHW")) == "NHWC"
+    return 0 if rank <= 2 or channel_last else rank
+
+
+def _channel_view(graph: Graph, rank: int, v: int) -> int:
+    """``v`` (rank <= 1) as an alias of shape ``v.shape + (1,) * (rank - 2)``: in a fused program every
+    operand broadcasts against the output from the right, so a per-channel vector must carry the
+    trailing unit axes to land on axis 1."""
+    desc = graph.values[v]
+    if not desc.shape:
+        return v
     view = graph.new_value(TensorDesc(desc.shape + (1,) * (rank - 2), desc.dtype))
-    graph.aliases[view] = graph.root(bias)
+    graph.aliases[view] = graph.root(v)
     return view
+
+
+def _channel_steps(graph: Graph, group: list[Node], step_of: dict[int, int]) -> dict[int, int]:
+    """Steps of ``group`` that compute (part of) a BiasAdd's bias, -> the rank to view their external
+    operands at. Under amp the bias is ``Cast(bias)``, and that Cast joins the tree: its result never
+    exists in memory, so the view must be taken of the tree's external inputs, not of the bias value."""
+    rank_of: dict[int, int] = {}
+    for j in reversed(range(len(group))):
+        n = group[j]
+        if n.op == "BiasAdd" and n.inputs[1] in step_of and _channel_rank(graph, n):
+            rank_of[step_of[n.inputs[1]]] = _channel_rank(graph, n)
+        if j in rank_of:
+            for v in n.inputs:
+                if v in step_of:
+                    rank_of[step_of[v]] = rank_of[j]
+    return rank_of
 
 
 def _fuse_group(graph: Graph, group: list[Node]) -> Node | None:
     step_of = {n.outputs[0]: j for j, n in enumerate(group)}
+    rank_of = _channel_steps(graph, group, step_of)
+    views: dict[tuple[int, int], int] = {}
+
+    def view(rank: int, v: int) -> int:
+        if (rank, v) not in views:
+            views[rank, v] = _channel_view(graph, rank, v)
+        return views[rank, v]
+
     ext: list[int] = []
     program = []
-    for n in group:
+    for j, n in enumerate(group):
         inputs = list(n.inputs)
         op = n.op
         if op == "BiasAdd":
-            op, inputs[1] = "Add", _bias_view(graph, inputs[0], inputs[1])
+            op, rank = "Add", _channel_rank(graph, n)
+            if rank and inputs[1] not in step_of:
+                inputs[1] = view(rank, inputs[1])
+        elif j in rank_of:
+            inputs = [v if v in step_of or _is_literal_scalar(graph, v) else view(rank_of[j], v) for v in inputs]
         operands = []
         for v in inputs:
             if v in step_of:
@@ -295,6 +333,71 @@ def order(graph: Graph, policy: str = "dfs") -> list[int]:
     if len(result) != len(graph.nodes):
         raise InvalidParamError(f"graph {graph.name!r} has a cycle; no execution order exists")
     return result
+
+
+def defer_to_first_use(graph: Graph, node_order: list[int]) -> list[int]:
+    """``node_order`` with each node that gains by waiting moved to just before its first reader.
+
+    Kahn's order runs a node as soon as its inputs exist. In a training step that is too early for
+    backward nodes that read only forward values: ReLU6's gradient masks ``Cast(Greater(y, 0))``
+    are ready when the forward ends and then sit in memory, a float32 copy of each activation, until
+    the backward reaches that layer. Run late, they live for a few nodes (MindSpore's kernel graph
+    order emits a node when its user needs it, to the same effect).
+
+    A node waits when its outputs outweigh the inputs it is the last reader of (waiting shrinks the
+    former and stretches the latter); an input that another waiting node reads is stretched anyway
+    (ReLU6's two masks both read y). Never a node that feeds a collective (its early start is what
+    overlaps the communication, see :func:`order`) or whose outputs are kept to the end anyway. The
+    estimate is per node, so the result is kept only if its peak live bytes are no higher.
+    """
+    deps = graph.dependencies()
+    pos = {nid: i for i, nid in enumerate(node_order)}
+    succs: dict[int, list[int]] = {nid: [] for nid in pos}
+    for nid, ps in deps.items():
+        for p in ps:
+            succs[p].append(nid)
+    readers: dict[int, list[int]] = {}
+    for n in graph.nodes:
+        for r in {graph.root(v) for v in n.inputs}:
+            readers.setdefault(r, []).append(n.id)
+    last_reader = {r: max(ids, key=pos.__getitem__) for r, ids in readers.items()}
+    kept = {graph.root(v) for v in graph.outputs} | {graph.root(v) for v in graph.updates.values()}
+    produced = {v for n in graph.nodes for v in n.outputs}
+    feeds_comm = set(_steps_to({n.id for n in graph.nodes if communication(n.op) is not None}, deps))
+    size = lambda v: graph.values[v].nbytes  # noqa: E731
+    held: set[int] = set()
+
+    def waits(n: Node) -> bool:
+        if n.id in held or n.id in feeds_comm or not succs[n.id] or kept.intersection(n.outputs):
+            return False
+        # an input n reads last is stretched, unless another reader of it waits too (and stretches it anyway)
+        stretched = sum(size(r) for r in {graph.root(v) for v in n.inputs}
+                        if r in produced and r not in kept and last_reader[r] == n.id
+                        and not held.intersection(readers[r]))
+        return sum(size(v) for v in n.outputs) > stretched
+
+    grown = True
+    while grown:                         # a few rounds: each new waiter can free its fellow readers
+        waiting = [n.id for n in graph.nodes if waits(n)]
+        held.update(waiting)
+        grown = bool(waiting)
+    result: list[int] = []
+    for nid in node_order:
+        if nid in held:
+            continue
+        stack = [(nid, False)]           # the node after its held producers, theirs first (iterative DFS)
+        while stack:
+            x, ready = stack.pop()
+            if ready:
+                result.append(x)
+                continue
+            stack.append((x, True))
+            for p in reversed(deps[x]):
+                if p in held:
+                    held.discard(p)
+                    stack.append((p, False))
+    result += [nid for nid in node_order if nid in held]     # unreachable (a held node has readers)
+    return result if peak_memory(graph, result) <= peak_memory(graph, node_order) else list(node_order)
 
 
 def _steps_to(targets: set[int], deps: dict[int, list[int]]) -> dict[int, int]:

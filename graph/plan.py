@@ -24,15 +24,16 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc, attrs_from_json
 from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .memory_report import MemoryReport, memory_report
-from .passes import (ORDER_POLICIES, assign_streams, eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues,
-                     order, remove_no_task)
+from .passes import (ORDER_POLICIES, assign_streams, defer_to_first_use, eliminate_common_subexpressions,
+                     fuse_elementwise, fuse_epilogues, order, remove_no_task)
 from .schedule import Step, step_from_json
 
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 7     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
-# 6: memory_report; 7: collective-aware execution order (a cached order would lose the overlap)
+FORMAT_VERSION = 8     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
+# 6: memory_report; 7: collective-aware execution order (a cached order would lose the overlap);
+# 8: nodes deferred to their first use (a cached order would keep the larger plan)
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,20 @@ def default_max_streams(jit_level: str) -> int:
     return DEFAULT_O2_STREAMS if jit_level == "O2" else 1
 
 
+def optimize(graph: Graph, jit_level: str) -> Graph:
+    """The graph passes of ``jit_level`` on a copy of ``graph``: what the execution order and the
+    memory plan are computed for (bench/bench_memory_plan.py plans it under other orders)."""
+    if jit_level not in JIT_LEVELS:
+        raise InvalidParamError(f"jit_level must be one of {JIT_LEVELS}, got {jit_level!r}")
+    g = graph.copy()
+    # updated values are read after the graph has run: for every pass they are outputs
+    g.outputs = g.outputs + [v for v in g.updates.values() if v not in g.outputs]
+    g = remove_no_task(eliminate_common_subexpressions(g))
+    if jit_level in ("O1", "O2"):
+        g = fuse_epilogues(fuse_elementwise(g))
+    return g
+
+
 def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
                   max_streams: int | None = None) -> CompiledGraph:
     """Run the passes of ``jit_level`` on ``graph`` (unchanged) and lay out the result."""
@@ -204,13 +219,8 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
     if max_streams is None:
         max_streams = default_max_streams(jit_level)
     graph_hash = graph.structure_hash()
-    g = graph.copy()
-    # updated values are read after the graph has run: for every pass they are outputs
-    g.outputs = g.outputs + [v for v in g.updates.values() if v not in g.outputs]
-    g = remove_no_task(eliminate_common_subexpressions(g))
-    if jit_level in ("O1", "O2"):
-        g = fuse_epilogues(fuse_elementwise(g))
-    node_order = order(g, exec_order)
+    g = optimize(graph, jit_level)
+    node_order = defer_to_first_use(g, order(g, exec_order))
     streams = assign_streams(g, node_order, max_streams)
     nodes = {n.id: n for n in g.nodes}
     kernels = [KernelTask(nid, nodes[nid].signature(g), nodes[nid].inputs, nodes[nid].outputs,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -103,7 +104,7 @@ ops.relu(x)
 assert len(executor.steps) == 4 and executor.rt.node.devices[0].kernels_run > 3 * 10
 print("numba" in sys.modules, sorted(m for m in sys.modules if m.startswith("numba"))[:3])
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False []"
 
@@ -167,3 +168,34 @@ def test_dry_run_of_a_training_step_reports_memory_by_kind(tmp_path):
         set_backend(previous)
         context.set_context(mode=context.PYNATIVE_MODE)
         rt.finalize()
+
+
+def test_sunk_dry_run_reports_the_sink_time_per_step(tmp_path):
+    """Dataset sink mode: a DryRun reports a step time (MindSpore's sink mode: a sink's time over its
+    steps), not '-'. Oracle: the hal figures' device timeline, the last task's end over every stream,
+    measured from the second sink's start (the first sink, which sets up the queue, is excluded as a
+    graph's first run is) over its 4 steps."""
+    from ascendemu.cli.cluster import dryrun_figures
+    from ascendemu.cli.pytest_plugin import emulated_device
+    from ascendemu.graph.executor import DRYRUN_STEP
+    from ascendemu.graph.ir import Graph
+    from ascendemu.hal.record import figures
+    from ascendemu.kernels.signature import TensorDesc
+
+    g = Graph("sunk")
+    x = g.add_input(TensorDesc((64, 256)))
+    w = g.add_constant("w", np.ones((256, 256), np.float32), True)
+    g.outputs = [g.add_node("ReLU", [g.add_node("MatMul", [x, w]).outputs[0]]).outputs[0]]
+    batch = [np.ones((64, 256), np.float32)]
+    with emulated_device(tmp_path, dry_run=True) as executor:
+        rt = executor.rt
+        executor.run_graph_sunk(g, [batch] * 3, "O2")
+        start = rt.host_time()
+        executor.run_graph_sunk(g, [batch] * 4, "O2")
+        streams = figures(rt.node)["devices"]["0"]["streams"]
+        per_step = (max(end for _, _, end in streams.values()) - start) / 4
+        name, step = executor.step_time()
+        assert name == "sunk [O2, dataset sink mode]" and step == pytest.approx(per_step, rel=1e-12)
+        log = "\n".join(f"[ascendemu] {line}" for line in executor.summary())
+    assert f"{DRYRUN_STEP}{per_step * 1e3:.3f} ms" in log
+    assert dryrun_figures(log)["step"] == f"{per_step * 1e3:.3f} ms"     # what msrun --sim_level 1 tabulates
