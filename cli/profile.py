@@ -31,7 +31,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, BinaryIO, Iterator
 
 from ascendemu.device.cost import kernel_time
 from ascendemu.device.model import Stream
@@ -69,6 +69,9 @@ CANN_OP_TYPES = {"MatMulV2": "MatMul", "MatMulV3": "MatMul", "BatchMatMulV2": "B
                  "SoftmaxV2": "Softmax", "RealDiv": "Div", "Gelu": "GeLU"}
 DTYPES = {**{v: k for k, v in CANN_DTYPES.items()}, "FLOAT32": "float32"}
 ND_FORMATS = ("", "ND", "NCHW")            # layouts whose shapes are the logical ones
+# A profile line longer than this is no profile's (a row is a few hundred bytes; a cell is also bounded
+# by the csv module's field_size_limit, 128 KiB): refused, so a file without newlines is not read whole
+MAX_LINE_BYTES = 1 << 20
 ABSENT = ("", "N/A")                       # a cell with nothing recorded (e.g. the tensors of an HCCL task)
 
 
@@ -182,32 +185,61 @@ class _Row:
         return dims
 
 
+def _text_lines(f: BinaryIO, path: Path) -> Iterator[str]:
+    """The file's lines as text (UTF-8, a byte order mark dropped), each at most :data:`MAX_LINE_BYTES`:
+    what the csv module reads, with errors that name the line."""
+    number = 0
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise InvalidFileError(f"{path}: line {number} is longer than {MAX_LINE_BYTES} bytes: not a profile's "
+                                   "row (kernel_details.csv, op_summary_*.csv)")
+        try:
+            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as e:
+            raise InvalidFileError(f"{path}: line {number}: byte {raw[e.start]:#04x} at byte {e.start + 1} of the line "
+                                   "is not UTF-8; the profilers write UTF-8: convert the file (e.g. `iconv -f GBK "
+                                   "-t UTF-8`)") from None
+
+
 def read_profile(path: str | Path) -> Profile:
     """Read a profile's tasks (a directory: the profile file under it, see :func:`find_profile`)."""
     path = find_profile(Path(path))
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.reader(f)
-        header = [h.strip() for h in next(reader, [])]
-        index = {}
-        for fld, names in COLUMNS.items():
-            name = next((n for n in names if n in header), None)
-            if name is not None:
-                index[fld] = header.index(name)
-        missing = [f"{fld} ({' or '.join(repr(n) for n in COLUMNS[fld])})" for fld in REQUIRED if fld not in index]
-        if missing:
-            raise InvalidFileError(f"{path}: no column for {', '.join(missing)}; its columns are {header}. Give "
-                                   "MindSpore's kernel_details.csv or msprof's op_summary_*.csv")
-        tasks = []
-        for cells in reader:
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) != len(header):
-                raise InvalidFileError(f"{path}: line {reader.line_num} has {len(cells)} cells, the header has "
-                                       f"{len(header)}")
-            row = _Row(path, reader.line_num, cells, index, header)
-            tasks.append(ProfiledTask(row.line, row.text("name"), row.text("type"), row.text("stream"),
-                                      row.number("start"), row.number("duration"), row.block_dim(),
-                                      row.tensors("input"), row.tensors("output")))
+    with open(path, "rb") as f:
+        reader = csv.reader(_text_lines(f, path))
+        try:
+            return _read_rows(path, reader)
+        except csv.Error as e:
+            raise InvalidFileError(f"{path}: line {reader.line_num}: {e}; a profile is a CSV file of one task "
+                                   "per row") from None
+
+
+def _read_rows(path: Path, reader: Any) -> Profile:
+    """The tasks of a profile's CSV rows (``reader``: a csv.reader of the file's lines)."""
+    header = [h.strip() for h in next(reader, [])]
+    index = {}
+    for fld, names in COLUMNS.items():
+        name = next((n for n in names if n in header), None)
+        if name is not None:
+            index[fld] = header.index(name)
+    missing = [f"{fld} ({' or '.join(repr(n) for n in COLUMNS[fld])})" for fld in REQUIRED if fld not in index]
+    if missing:
+        raise InvalidFileError(f"{path}: no column for {', '.join(missing)}; its columns are {header}. Give "
+                               "MindSpore's kernel_details.csv or msprof's op_summary_*.csv")
+    tasks = []
+    for cells in reader:
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != len(header):
+            raise InvalidFileError(f"{path}: line {reader.line_num} has {len(cells)} cells, the header has "
+                                   f"{len(header)}")
+        row = _Row(path, reader.line_num, cells, index, header)
+        tasks.append(ProfiledTask(row.line, row.text("name"), row.text("type"), row.text("stream"),
+                                  row.number("start"), row.number("duration"), row.block_dim(),
+                                  row.tensors("input"), row.tensors("output")))
     if not tasks:
         raise InvalidFileError(f"{path}: no task rows under the header")
     return Profile(path, tuple(tasks))

@@ -2,8 +2,10 @@
 
 Without a what-if the replay checks itself against the recording: the simulated figures must come out
 bit for bit as the run measured them. With a what-if (``--device``, ``--clock-mhz``, ``--hbm-gbps``, ``--hccs-gbps``,
-``--streams 1``, ``--pool``; ``--exec-order`` is explained, not replayed) it prints the original and the
-what-if side by side. ``--check BASELINE`` is the regression gate: it compares the replay's figures
+``--streams 1``, ``--pool``) it prints the original and the what-if side by side (the graph execution
+order is no what-if: the graph compiler chose it before the first recorded call; record the run in the
+other order with ``ascendemu run --exec-order bfs --record`` and compare the traces). ``--check BASELINE``
+is the regression gate: it compares the replay's figures
 with the baseline's (another trace, or a file of ``ascendemu run --save-baseline``) and exits
 :data:`REGRESSION_EXIT` naming every simulated step time or peak memory that grew past the tolerance.
 
@@ -15,11 +17,9 @@ says where it stopped (status 0 unless something else failed).
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ascendemu.device.pool import POOL_POLICIES
 from ascendemu.device.spec import PRESETS
-from ascendemu.errors import FeatureNotSupportedError
 from ascendemu.replay import compare
 from ascendemu.replay.replayer import Replayer, ReplayResult, WhatIf, spec_of
 from ascendemu.traces.aetrace import MAGIC, read_trace
@@ -59,14 +59,12 @@ def add_whatif_arguments(group: argparse._ActionsContainer) -> None:
     group.add_argument("--hbm-gbps", type=float, help="HBM bandwidth in GB/s")
     group.add_argument("--hccs-gbps", type=float, help="bandwidth of each HCCS port in GB/s (collectives re-priced)")
     group.add_argument("--streams", type=int, choices=(1,), help="1: every stream's work on one stream")
-    group.add_argument("--exec-order", choices=("dfs", "bfs"),
-                       help="graph execution order (explained: not replayable)")
     group.add_argument("--pool", choices=sorted(POOL_POLICIES), help="device pool placement policy")
 
 
 def whatif_of(opts: argparse.Namespace) -> WhatIf:
     return WhatIf(device=opts.device, clock_mhz=opts.clock_mhz, hbm_gbps=opts.hbm_gbps, hccs_gbps=opts.hccs_gbps,
-                  streams=opts.streams, exec_order=opts.exec_order, pool=opts.pool)
+                  streams=opts.streams, pool=opts.pool)
 
 
 def main(argv: list[str]) -> int:
@@ -78,12 +76,8 @@ def main(argv: list[str]) -> int:
     whatif = whatif_of(opts)
     baseline = _baseline(opts.check) if opts.check else None
     reader = read_trace(opts.trace)
-    try:
-        replayer = Replayer(reader, whatif, compute=opts.compute, build=opts.build, cache_root=opts.cache,
-                            trace=opts.trace_json)
-    except FeatureNotSupportedError as e:
-        print(f"ascendemu replay: {e.message}", file=sys.stderr)
-        return USAGE_EXIT
+    replayer = Replayer(reader, whatif, compute=opts.compute, build=opts.build, cache_root=opts.cache,
+                        trace=opts.trace_json)
     result = replayer.run()
     if opts.trace_json:
         print(f"replay trace (simulated device time): {opts.trace_json} - open it in https://ui.perfetto.dev")
@@ -101,7 +95,7 @@ def _baseline(path: str) -> dict:
     if magic != MAGIC:
         return compare.load_baseline(path)
     reader = read_trace(path)
-    records = list(reader)
+    records = sum(1 for _ in reader)              # read through to its End, one record at a time
     if reader.end is not None:
         return reader.end.figures
     return Replayer(read_trace(path)).run().figures if records else {}
@@ -119,8 +113,6 @@ def _report(path: str, header, whatif: WhatIf, result: ReplayResult) -> int:
         verdict = "all match" if result.digests_matched == result.digests_checked else "MISMATCH"
         print(f"  outputs: {result.digests_matched} of {result.digests_checked} device-to-host copies computed "
               f"the recorded bytes ({verdict})")
-    if result.skipped:
-        print(f"  {result.skipped} record(s) of kinds this ascendemu cannot issue were skipped")
     if result.stop is not None:
         print(f"  partial trace: {result.stop.describe()}; replayed up to there")
     wall = f"host wall {result.host_wall_s:.3f} s"

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import math
 import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ascendemu.device.collectives import (AllGather, AllReduce, AllToAll, Barrier, Broadcast, Collective,
                                           Communicator, Recv, ReduceOp, ReduceScatter, Send)
@@ -53,13 +53,14 @@ from ascendemu.device.spec import DeviceSpec
 from ascendemu.device.system import Node
 from ascendemu.device.tasks import (CollectiveTask, CopyTask, KernelTask, RecordTask, Task, TimedTask,
                                     WaitTask)
-from ascendemu.errors import InvalidFileError
-from ascendemu.hal.kernel import KernelFunction
+from ascendemu.errors import InvalidFileError, short_repr
+from ascendemu.hal.kernel import MAX_BLOCK_DIM, KernelFunction
+from ascendemu.hal.validate import MAX_DEVICE_COUNT, MAX_U32, MAX_U64
 from ascendemu.traces import aetrace as fmt
 from ascendemu.traces import chakra as et
 from ascendemu.traces.chakra import pb
 
-from .replayer import Replayer, spec_of
+from .replayer import MAX_WORLD_RANKS, Replayer
 
 __all__ = ["MATRIX_OPS", "COMM_TYPES", "export_chakra", "rank_traces", "RankRun", "run_chakra"]
 
@@ -73,6 +74,7 @@ COMM_TYPES: dict[type[Collective], int] = {AllReduce: pb.ALL_REDUCE, AllGather: 
 _KIND_OF_COMM_TYPE = {v: k for k, v in COMM_TYPES.items()}
 HOST_LANE = -(1 << 20)            # the stream an imported CPU op runs on (not a device stream: the sync one is -1)
 _ITEMSIZE = {"int8": 1, "float16": 2, "int32": 4, "float32": 4}
+COPY_KINDS = ("H2D", "D2H", "D2D", "H2H")      # device.tasks.CopyTask.copy_kind
 
 
 # -- export -------------------------------------------------------------------------------------------
@@ -257,6 +259,55 @@ class RankRun:
     ends: dict[int, float] = field(default_factory=dict)
     priced: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    ignored_ctrl: int = 0          # control dependencies not followed (a cycle, an absent node)
+
+
+class _Attrs:
+    """A node's (or the metadata's) attributes, read with the type and range the import needs: a Chakra ET
+    is data, so a value of another type or out of range is an :class:`InvalidFileError` naming the file,
+    the node and the attribute (an int attribute may be any of the protobuf int fields, a number also a
+    double)."""
+
+    def __init__(self, path: Path, where: str, message: pb.Node | pb.GlobalMetadata) -> None:
+        self.path, self.where, self.values = path, where, et.attrs(message)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.values
+
+    def _bad(self, name: str, rule: str) -> InvalidFileError:
+        return InvalidFileError(f"{self.path}: {self.where}: attribute {name!r} is {short_repr(self.values[name])}: "
+                                f"must be {rule}")
+
+    def int(self, name: str, default: int, low: int = 0, high: int = MAX_U64) -> int:
+        v = self.values.get(name, default)
+        if type(v) is not int or not low <= v <= high:
+            raise self._bad(name, f"an int in {low}..{high}")
+        return v
+
+    def number(self, name: str, default: float) -> float:
+        """A finite, non-negative number (seconds)."""
+        v = self.values.get(name, default)
+        if type(v) not in (int, float) or not math.isfinite(v) or v < 0:
+            raise self._bad(name, "a finite, non-negative number")
+        return float(v)
+
+    def text(self, name: str, default: str) -> str:
+        v = self.values.get(name, default)
+        if type(v) is not str:
+            raise self._bad(name, "a string")
+        return v
+
+    def flag(self, name: str) -> bool:
+        v = self.values.get(name, False)
+        if type(v) is not bool and v not in (0, 1):
+            raise self._bad(name, "a bool")
+        return bool(v)
+
+    def ints(self, name: str, default: list[int], high: int) -> list[int]:
+        v = self.values.get(name, default)
+        if type(v) is not list or any(type(x) is not int or not 0 <= x <= high for x in v):
+            raise self._bad(name, f"a list of ints in 0..{high}")
+        return v
 
 
 def run_chakra(path: str | Path, spec: DeviceSpec | None = None) -> list[RankRun]:
@@ -272,16 +323,17 @@ class _Importer:
     def __init__(self, path: Path, index: int, world: int, spec: DeviceSpec | None) -> None:
         self.path = path
         self.meta, nodes = et.read_et(path)
-        meta = et.attrs(self.meta)
+        meta = _Attrs(path, "GlobalMetadata", self.meta)
         if spec is None:
             from ascendemu.device.spec import PRESETS, get_spec
-            spec = get_spec(meta["device"]) if meta.get("device") in PRESETS else get_spec()
+            device = meta.text("device", "")
+            spec = get_spec(device) if device in PRESETS else get_spec()
         self.spec = spec
-        self.rank = int(meta.get("rank", index))
-        self.world = max(int(meta.get("rank_size", world)), world, self.rank + 1)
+        self.world = max(meta.int("rank_size", world, 1, MAX_WORLD_RANKS), world)
+        self.rank = meta.int("rank", index, 0, self.world - 1)
         self.nodes = {n.id: n for n in nodes}
-        self.attrs = {n.id: et.attrs(n) for n in nodes}
-        devices = 1 + max((int(a.get("device", 0)) for a in self.attrs.values()), default=0)
+        self.attrs = {n.id: _Attrs(path, f"node {n.id} ({short_repr(n.name)})", n) for n in nodes}
+        devices = 1 + max((a.int("device", 0, 0, MAX_DEVICE_COUNT - 1) for a in self.attrs.values()), default=0)
         self.node = Node(spec, device_count=devices, backing=False)
         self.streams: dict[tuple[int, int], Stream] = {}
         self.events: dict[int, Event] = {}
@@ -302,16 +354,21 @@ class _Importer:
             self.result.ends[i] = end
 
     def run(self) -> RankRun:
-        order, missing = self._order()
+        order, parents, missing, ignored = _dependencies(self.path, self.nodes)
         if missing:
-            self.result.notes.append(f"{missing} dependency(ies) on nodes the file does not hold were ignored")
+            self.result.notes.append(f"{missing} data dependency(ies) on nodes the file does not hold were ignored")
+        self.result.ignored_ctrl = ignored
+        if ignored:
+            self.result.notes.append(f"{ignored} control dependency(ies) ignored (as Chakra's feeder, which follows "
+                                     "data dependencies): they would close a cycle or name nodes the file does "
+                                     "not hold")
         lane_of = {i: self._lane(i) for i in order}
-        crossing = {p for i in order for p in self._parents(i) if p in lane_of and lane_of[p] != lane_of[i]}
+        crossing = {p for i in order for p in parents[i] if lane_of[p] != lane_of[i]}
         for i in order:
             stream = self._stream(lane_of[i])
-            submit = float(self.attrs[i].get("issue_s", 0.0))
-            for p in self._parents(i):
-                if p in lane_of and lane_of[p] != lane_of[i]:
+            submit = self.attrs[i].number("issue_s", 0.0)
+            for p in parents[i]:
+                if lane_of[p] != lane_of[i]:
                     stream.enqueue(WaitTask(f"wait for {p}", submit, self.events[p]))
             task = self._task(i, submit)
             self._node_of[id(task)] = i
@@ -323,45 +380,11 @@ class _Importer:
         self.result.makespan_s = self.node.env.now
         return self.result
 
-    def _parents(self, i: int) -> list[int]:
-        n = self.nodes[i]
-        return [*n.data_deps, *n.ctrl_deps]
-
-    def _order(self) -> tuple[list[int], int]:
-        """Node ids in dependency order, the lowest id first among the ready ones (Kahn's algorithm);
-        and how many dependencies name no node of the file."""
-        missing = 0
-        pending, children = {}, {}
-        for i in self.nodes:
-            parents = set()
-            for p in self._parents(i):
-                if p in self.nodes and p != i:
-                    parents.add(p)
-                    children.setdefault(p, []).append(i)
-                else:
-                    missing += 1
-            pending[i] = len(parents)
-        ready = [i for i, k in pending.items() if k == 0]
-        heapq.heapify(ready)
-        order = []
-        while ready:
-            i = heapq.heappop(ready)
-            order.append(i)
-            for c in set(children.get(i, ())):
-                pending[c] -= 1
-                if pending[c] == 0:
-                    heapq.heappush(ready, c)
-        if len(order) != len(self.nodes):
-            stuck = sorted(set(self.nodes) - set(order))[:5]
-            raise InvalidFileError(f"{self.path}: the dependencies of nodes {stuck} ... form a cycle; a Chakra ET "
-                                   "is a directed acyclic graph")
-        return order, missing
-
     def _lane(self, i: int) -> tuple[int, int]:
         a = self.attrs[i]
-        if a.get("is_cpu_op"):
+        if a.flag("is_cpu_op"):
             return (0, HOST_LANE)
-        return (int(a.get("device", 0)), int(a.get("stream", 0)))
+        return (a.int("device", 0, 0, MAX_DEVICE_COUNT - 1), a.int("stream", 0, -(1 << 63), (1 << 63) - 1))
 
     def _stream(self, lane: tuple[int, int]) -> Stream:
         s = self.streams.get(lane)
@@ -376,15 +399,20 @@ class _Importer:
         n, a = self.nodes[i], self.attrs[i]
         name = n.name or f"node {i}"
         if n.type == pb.COMP_NODE:
-            if a.get("is_cpu_op") or a.get("timed"):
+            if a.flag("is_cpu_op") or a.flag("timed"):
                 self._count("recorded duration")
-                seconds = a.get("end_s", 0.0) - a.get("start_s", 0.0) if "end_s" in a else n.duration_micros * 1e-6
+                if "end_s" in a:
+                    seconds = a.number("end_s", 0.0) - a.number("start_s", 0.0)
+                    if seconds < 0:
+                        raise InvalidFileError(f"{self.path}: {a.where}: it ends (end_s) before it starts (start_s)")
+                else:
+                    seconds = n.duration_micros * 1e-6
                 return TimedTask(name, submit, seconds)
             if "block_dim" in a:
                 self._count("kernel (exported cost)")
-                cost = KernelCost(int(a.get("cube_flops", 0)), int(a.get("vector_ops", 0)),
-                                  int(a.get("tensor_size", 0)), str(a.get("dtype", "float16")))
-                block_dim = int(a["block_dim"])
+                cost = KernelCost(a.int("cube_flops", 0), a.int("vector_ops", 0), a.int("tensor_size", 0),
+                                  a.text("dtype", "float16"))
+                block_dim = a.int("block_dim", 1, 1, MAX_BLOCK_DIM)
             else:
                 self._count("roofline (num_ops, tensor_size)")
                 cost = roofline_cost(n, a)
@@ -392,67 +420,172 @@ class _Importer:
             return KernelTask(name, submit, KernelFunction(name, 0, block_dim, (), cost), block_dim, (), ())
         if n.type in (pb.MEM_LOAD_NODE, pb.MEM_STORE_NODE):
             self._count("copy")
-            kind = str(a.get("copy_kind", "D2H" if n.type == pb.MEM_STORE_NODE else "H2D"))
-            return CopyTask(name, submit, _nothing, int(a.get("tensor_size", 0)), kind)
+            kind = a.text("copy_kind", "D2H" if n.type == pb.MEM_STORE_NODE else "H2D")
+            if kind not in COPY_KINDS:
+                raise InvalidFileError(f"{self.path}: {a.where}: copy_kind {kind!r} is none of {COPY_KINDS}")
+            return CopyTask(name, submit, _nothing, a.int("tensor_size", 0), kind)
         if n.type in (pb.COMM_COLL_NODE, pb.COMM_SEND_NODE, pb.COMM_RECV_NODE):
             self._count("collective")
             return self._collective(n, a, name, submit)
         self._count("skipped (no work)")
         return TimedTask(name, submit, 0.0)
 
-    def _collective(self, n: pb.Node, a: dict, name: str, submit: float) -> CollectiveTask:
-        ranks = tuple(int(r) for r in a.get("comm_ranks", range(self.world)))
-        if self.rank not in ranks:
-            raise InvalidFileError(f"{self.path}: node {n.id} ({name!r}) is a collective of ranks {list(ranks)}, "
-                                   f"which do not include this file's rank {self.rank}")
-        key = (str(a.get("pg_name", "world")), ranks)
+    def _collective(self, n: pb.Node, a: _Attrs, name: str, submit: float) -> CollectiveTask:
+        ranks = tuple(a.ints("comm_ranks", list(range(self.world)), MAX_WORLD_RANKS - 1))
+        if self.rank not in ranks or len(set(ranks)) != len(ranks):
+            raise InvalidFileError(f"{self.path}: {a.where} is a collective of ranks {short_repr(list(ranks))}, "
+                                   f"which must be distinct and include this file's rank {self.rank}")
+        key = (a.text("pg_name", "world"), ranks)
         comm = self.comms.get(key)
         if comm is None:
             comm = self.comms[key] = Communicator(key[0], ranks, self.fabric, self.spec, DEFAULT_EXEC_TIMEOUT_S)
-        kind = _kind(n, a)
-        dtype = str(a.get("dtype", "float32"))
+        kind = _kind(n, a, len(ranks))
+        dtype = a.text("dtype", "float32")
         if dtype not in _ITEMSIZE:
-            raise InvalidFileError(f"{self.path}: node {n.id} ({name!r}): dtype {dtype!r} is none of "
-                                   f"{sorted(_ITEMSIZE)}")
+            raise InvalidFileError(f"{self.path}: {a.where}: dtype {dtype!r} is none of {sorted(_ITEMSIZE)}")
         if "count" in a:
-            count = int(a["count"])
+            count = a.int("count", 0)
         else:
             per = kind.send_count(1, comm.size) or kind.recv_count(1, comm.size)
-            count = int(a.get("comm_size", 0)) // _ITEMSIZE[dtype] // per if per else 0
-        arrival, start = a.get("comm_arrival_s", -1.0), a.get("comm_start_s", -1.0)
+            count = a.int("comm_size", 0) // _ITEMSIZE[dtype] // per if per else 0
+        arrival, start = a.values.get("comm_arrival_s", -1.0), a.values.get("comm_start_s", -1.0)
+        if "comm_arrival_s" in a or "comm_start_s" in a:
+            arrival, start = a.number("comm_arrival_s", 0.0), a.number("comm_start_s", 0.0)
         self.waits.append(RecordedWait(comm.key, 0, arrival, start))
         return CollectiveTask(name, submit, kind, comm, count, dtype, None, None, self.node.collectives,
                               self.node.env.event())
 
 
-def _kind(n: pb.Node, a: dict) -> Collective:
+def _dependencies(path: Path, nodes: dict[int, pb.Node]) -> tuple[list[int], dict[int, list[int]], int, int]:
+    """Each node's parents as the import follows them, as Chakra's feeder does: every data dependency on a
+    node the file holds (one on itself or an absent node is counted as missing); a control dependency
+    only where it is consistent with them: one on an absent node, or one that lies on a cycle (its two
+    nodes in one strongly connected component) where the import has to break the cycle, is ignored and
+    counted. A cycle of data dependencies alone is refused. Returns the node ids in the order they are
+    issued, each node's parents, and the counts of missing data and ignored control dependencies."""
+    missing = ignored = 0
+    data: dict[int, set[int]] = {}
+    ctrl: dict[int, set[int]] = {}
+    for i, n in nodes.items():
+        data[i] = {p for p in n.data_deps if p in nodes and p != i}
+        missing += sum(1 for p in n.data_deps if p not in nodes or p == i)
+        ctrl[i] = {p for p in n.ctrl_deps if p in nodes and p != i} - data[i]
+        ignored += sum(1 for p in n.ctrl_deps if p not in nodes or p == i)
+    component = _components({i: data[i] | ctrl[i] for i in nodes})
+    # Kahn's algorithm, the lowest id first among the ready ones; when no node is ready, the lowest-id
+    # node whose unmet parents are all control ones within its component drops those (a cycle broken)
+    hard = {i: sum(1 for p in data[i] | ctrl[i] if component[p] != component[i] or p in data[i]) for i in nodes}
+    pending = {i: len(data[i]) + len(ctrl[i]) for i in nodes}
+    children: dict[int, list[int]] = {}
+    for i in nodes:
+        for p in data[i] | ctrl[i]:
+            children.setdefault(p, []).append(i)
+    ready = [i for i in nodes if pending[i] == 0]
+    breakable = [i for i in nodes if pending[i] and hard[i] == 0]
+    heapq.heapify(ready)
+    heapq.heapify(breakable)
+    done: set[int] = set()
+    order = []
+    while len(done) < len(nodes):
+        if not ready:
+            while breakable and (breakable[0] in done or pending[breakable[0]] == 0):
+                heapq.heappop(breakable)
+            if not breakable:
+                stuck = sorted(set(nodes) - done)[:5]
+                raise InvalidFileError(f"{path}: the data dependencies of nodes {stuck} ... form a cycle; a Chakra "
+                                       "ET is a directed acyclic graph")
+            i = heapq.heappop(breakable)
+            dropped = {p for p in ctrl[i] if p not in done}
+            ctrl[i] -= dropped
+            ignored += len(dropped)
+            pending[i] = 0
+            heapq.heappush(ready, i)
+        i = heapq.heappop(ready)
+        done.add(i)
+        order.append(i)
+        for c in children.get(i, ()):
+            if c in done or pending[c] == 0 or (i not in data[c] and i not in ctrl[c]):
+                continue                                 # released already, or an edge dropped
+            pending[c] -= 1
+            if i in data[c] or component[i] != component[c]:
+                hard[c] -= 1
+                if hard[c] == 0 and pending[c]:
+                    heapq.heappush(breakable, c)
+            if pending[c] == 0:
+                heapq.heappush(ready, c)
+    return order, {i: sorted(data[i] | ctrl[i]) for i in nodes}, missing, ignored
+
+
+def _components(parents: dict[int, set[int]]) -> dict[int, int]:
+    """The strongly connected component of each node (Tarjan's algorithm, iterative: an ET may hold
+    millions of nodes), numbered; two nodes share one when each reaches the other."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    component: dict[int, int] = {}
+    stack: list[int] = []
+    on_stack: set[int] = set()
+    count = 0
+    for root in parents:
+        if root in index:
+            continue
+        work = [(root, iter(parents[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, edges = work[-1]
+            w = next(edges, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(parents[w])))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                count += 1
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component[w] = count
+                    if w == v:
+                        break
+    return component
+
+
+def _kind(n: pb.Node, a: _Attrs, size: int) -> Collective:
+    """The collective a COMM node runs, on a communicator of ``size`` ranks."""
     if n.type == pb.COMM_SEND_NODE:
-        return Send(int(a.get("peer", a.get("comm_dst", 0))))
+        return Send(a.int("peer", a.int("comm_dst", 0, 0, size - 1), 0, size - 1))
     if n.type == pb.COMM_RECV_NODE:
-        return Recv(int(a.get("peer", a.get("comm_src", 0))))
-    cls = _KIND_OF_COMM_TYPE.get(int(a.get("comm_type", pb.ALL_REDUCE)))
+        return Recv(a.int("peer", a.int("comm_src", 0, 0, size - 1), 0, size - 1))
+    cls = _KIND_OF_COMM_TYPE.get(a.int("comm_type", pb.ALL_REDUCE, 0, MAX_U32))
     if cls is None:
-        raise InvalidFileError(f"node {n.id} ({n.name!r}): comm_type {a.get('comm_type')} "
-                               f"({pb.CollectiveCommType.Name(int(a['comm_type']))}) has no HCCL collective here; "
-                               f"supported: {[pb.CollectiveCommType.Name(v) for v in COMM_TYPES.values()]}")
+        raise InvalidFileError(f"{a.path}: {a.where}: comm_type {a.values.get('comm_type')} has no HCCL collective "
+                               f"here; supported: {[pb.CollectiveCommType.Name(v) for v in COMM_TYPES.values()]}")
     fields = {}
     if "op" in a:
-        fields["op"] = ReduceOp(int(a["op"]))
+        fields["op"] = ReduceOp(a.int("op", 0, 0, max(ReduceOp)))
     if "root" in a and cls is Broadcast:
-        fields["root"] = int(a["root"])
+        fields["root"] = a.int("root", 0, 0, size - 1)
     return cls(**fields)
 
 
-def roofline_cost(n: pb.Node, a: dict[str, Any]) -> KernelCost:
+def roofline_cost(n: pb.Node, a: _Attrs) -> KernelCost:
     """A COMP node without an Ascend kernel as the cost model's work: ``num_ops`` as cube FLOPs for
     matrix math (a word of its name matches :data:`MATRIX_OPS`), else vector element-ops; ``tensor_size`` as HBM bytes;
     fp16 when its inputs are Half/BFloat16, else fp32."""
-    ops = int(a.get("num_ops", 0))
+    ops = a.int("num_ops", 0)
     words = re.split(r"[^a-z0-9]+", n.name.lower())
     matrix = any(MATRIX_OPS.fullmatch(word) for word in words)
     types = n.inputs.types.lower()
     dtype = "float16" if ("half" in types or "bfloat16" in types or "float16" in types) else "float32"
-    return KernelCost(ops if matrix else 0, 0 if matrix else ops, int(a.get("tensor_size", 0)), dtype)
+    return KernelCost(ops if matrix else 0, 0 if matrix else ops, a.int("tensor_size", 0), dtype)
 
 
 def _recorded_span(nodes: list[pb.Node]) -> float:

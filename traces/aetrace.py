@@ -18,8 +18,15 @@ every earlier chunk readable, and the reader (:class:`TraceReader`) stops at the
 cut short or damaged, keeps the complete records before the damage and says where it stopped
 (record number, byte offset). msgpack needs no length prefix (each array says how long it is), zstd
 frames carry a checksum. A minor version adds record kinds or appends fields with defaults, so a
-reader skips a kind it does not know (:class:`Unknown`) and ignores extra trailing fields; a major
-version is incompatible and refused.
+reader yields a kind it does not know as :class:`Unknown` (a replay refuses it: it cannot issue what it
+does not know) and ignores extra trailing fields; a major version is incompatible and refused.
+
+A trace is data, possibly hostile: the reader bounds what a file can make it allocate (a chunk's
+declared and decompressed size, one record's bytes and items: the ``MAX_*`` limits below), streams each
+chunk twice (once to check its size and checksum, once to decode its records one at a time) so memory
+follows the largest record, not the chunk, and checks every field's type against its class's
+annotation (:meth:`Record.problem`), raising :class:`InvalidFileError` naming the file and the record.
+There is no generic "call by name" record: a replay issues only the kinds defined here.
 
 This module is pure (msgpack and zstandard, no runtime): the recorder (``ascendemu.hal.record``) fills
 a trace, the replayer (``ascendemu.replay``) and the exporters read one. A new runtime call is one
@@ -41,11 +48,13 @@ from typing import Any, BinaryIO, ClassVar, Iterator
 import msgpack
 import zstandard
 
-from ascendemu.errors import InvalidFileError
+from ascendemu.errors import InvalidFileError, InvalidParamError, short_repr
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "PARTIAL_SUFFIX", "Operand", "FIELD_OPERANDS", "HostData", "KernelRef",
            "Record", "RECORDS", "RECORD_OF_CALL", "TraceFormatError", "Stop", "TraceWriter", "TraceReader",
-           "read_trace", "Header", "End", "Kernel", "StepBegin", "StepEnd", "Failed", "Unknown", "Call",
+           "read_trace", "Header", "End", "Kernel", "StepBegin", "StepEnd", "Failed", "Unknown",
+           "MAX_CHUNK_BYTES", "MAX_CHUNK_DATA_BYTES", "MAX_CHUNK_RECORDS", "MAX_RECORD_BYTES", "MAX_RECORD_ITEMS",
+           "MAX_HOST_DATA_BYTES",
            "Init", "Finalize", "CollectiveWait", "STEP_FIELD_OPERANDS", "step_operand", "rank_trace_path"]
 
 MAGIC = b"AETRACE\0"
@@ -60,6 +69,16 @@ CHUNK_RECORDS = 8192
 CHUNK_SECONDS = 1.0
 _SIZE_CHECK_EVERY = 128              # records between two looks at the packed size
 MAX_CHUNK_BYTES = 1 << 30           # a chunk header asking for more is damage, not data
+# What a reader lets a file make it do (a trace is data, possibly hostile; docs/TRACE_FORMAT.md, Limits).
+# The writer stays far below each: its chunks hold ~1 MiB or CHUNK_RECORDS records, plus one record's
+# recorded host bytes, which it keeps only up to MAX_HOST_DATA_BYTES per record.
+MAX_CHUNK_DATA_BYTES = 1 << 30      # a chunk's decompressed bytes (declared in its frame, then counted)
+MAX_CHUNK_RECORDS = 1 << 16         # records one chunk may hold (its header says how many)
+MAX_RECORD_BYTES = 512 << 20        # one record's msgpack bytes (recorded host bytes and the rest)
+MAX_RECORD_ITEMS = 1 << 22          # list items and map entries of one record (a graph launch's steps ...)
+MAX_HOST_DATA_BYTES = 256 << 20     # host bytes one record keeps (--record-data); more: their size only
+_READ_BYTES = 1 << 20               # decompressed bytes read at a time
+_FRAME_HEADER_BYTES = 18            # the longest zstd frame header (it declares the content size)
 EXT_HOST_DATA, EXT_HOST_SIZE, EXT_KERNEL = 1, 2, 3
 
 
@@ -147,8 +166,12 @@ def _ext_default(value: Any) -> Any:
 
 def _ext_hook(code: int, payload: bytes) -> Any:
     if code == EXT_KERNEL:
+        if len(payload) != 4:
+            raise ValueError(f"a kernel reference is 4 bytes, this one {len(payload)}")
         return KernelRef(struct.unpack("<I", payload)[0])
     if code == EXT_HOST_SIZE:
+        if len(payload) != 8:
+            raise ValueError(f"a host buffer's size is 8 bytes, this one {len(payload)}")
         return HostData(struct.unpack("<Q", payload)[0])
     if code == EXT_HOST_DATA:
         return HostData(len(payload), payload)
@@ -166,6 +189,17 @@ class Record:
     CALL: ClassVar[str | None] = None
     RESULT: ClassVar[Operand | None] = None
     FIELDS: ClassVar[tuple[str, ...]] = ()
+    TYPES: ClassVar[tuple[tuple[type, ...] | None, ...]] = ()   # per field: the types it may hold (None: any)
+
+    def problem(self) -> str | None:
+        """What is wrong with this record's field types (its class's annotations), or None. A field
+        annotated ``Any`` holds an operand its reader checks (a pointer: an int or HostData)."""
+        for name, types in zip(self.FIELDS, self.TYPES):
+            value = getattr(self, name)
+            if types is not None and type(value) not in types:
+                return (f"field {name!r} holds {type(value).__name__} {short_repr(value)}, not "
+                        f"{' or '.join(t.__name__ for t in types)}")
+        return None
 
     def to_wire(self) -> list:
         return [self.CODE, *(getattr(self, f) for f in self.FIELDS)]
@@ -189,6 +223,21 @@ class Record:
 
 
 RECORDS: dict[int, type[Record]] = {}          # code -> class
+# A field's annotation -> the types its value may have on the wire (exact types: a bool is no int)
+_ANNOTATION_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,), "bytes": (bytes,), "list": (list,),
+    "dict": (dict,), "None": (type(None),), "KernelRef": (KernelRef,)}
+
+
+def _field_types(cls: type, f: dataclasses.Field) -> tuple[type, ...] | None:
+    """The types field ``f`` of record class ``cls`` may hold, from its annotation (None for ``Any``)."""
+    if f.type == "Any":
+        return None
+    try:
+        return sum((_ANNOTATION_TYPES[part.strip()] for part in str(f.type).split("|")), ())
+    except KeyError:
+        raise TypeError(f"{cls.__name__}.{f.name}: annotation {f.type!r} names no wire type "
+                        f"({sorted(_ANNOTATION_TYPES)} or Any)") from None
 RECORD_OF_CALL: dict[str, type[Record]] = {}   # runtime method name -> the class recording it
 
 
@@ -198,6 +247,7 @@ def record(code: int, call: str | None = None, result: Operand | None = None):
         cls = dataclass(slots=True)(cls)
         cls.CODE, cls.CALL, cls.RESULT = code, call, result
         cls.FIELDS = tuple(f.name for f in dataclasses.fields(cls))
+        cls.TYPES = tuple(_field_types(cls, f) for f in dataclasses.fields(cls))
         if code in RECORDS:
             raise TypeError(f"record code {code} is taken by {RECORDS[code].__name__}")
         RECORDS[code] = cls
@@ -276,14 +326,8 @@ class Failed(Record):
     message: str
 
 
-@record(7)
-class Call(Record):
-    """A runtime call without a record kind of its own (a call newer than this format), by name, with its
-    arguments as recorded (handles and addresses untranslated)."""
-
-    call: str
-    args: list
-    result: Any = None
+# code 7 is retired: it was a generic "call by name" record, which would let a file choose what a replay
+# calls; every runtime call has a record kind of its own (tests/test_replay.py checks it)
 
 
 @record(8)
@@ -547,12 +591,14 @@ class GetFunction(Record):
 
 @record(64, "launch_kernel")
 class LaunchKernel(Record):
-    """A kernel launch: ``func`` a KernelRef (or a function handle), ``args`` its device addresses."""
+    """A kernel launch: ``func`` a KernelRef (or a function handle), ``args`` its device addresses,
+    ``name`` the launch's name in traces (a graph op's full name; None or absent: the kernel's)."""
 
     func: Any
     block_dim: int | None
     args: list
     stream: int | None = None
+    name: str | None = None
 
 
 @record(65, "launch_graph")
@@ -695,15 +741,25 @@ class TraceWriter:
     ``<path>.partial`` until :meth:`close` renames it to ``path`` (fsynced first): a run that dies
     leaves the ``.partial`` file, readable up to its last chunk (call :meth:`flush` to write the
     chunk being filled, e.g. at every synchronisation a crash should not lose).
+
+    Recorded host bytes (``HostData`` with data) count towards ``chunk_bytes`` as they are packed, so a
+    run of large copies writes one chunk each; a record keeps at most :data:`MAX_HOST_DATA_BYTES` of them
+    (beyond that, a buffer is recorded by its size only), so every chunk stays readable
+    (:data:`MAX_RECORD_BYTES`).
     """
 
     def __init__(self, path: str | os.PathLike, level: int = 3, chunk_records: int = CHUNK_RECORDS,
                  chunk_bytes: int = CHUNK_BYTES, chunk_seconds: float = CHUNK_SECONDS) -> None:
+        if type(chunk_records) is not int or not 1 <= chunk_records <= MAX_CHUNK_RECORDS:
+            raise InvalidParamError(f"TraceWriter chunk_records {chunk_records!r}: must be an int in "
+                                    f"1..{MAX_CHUNK_RECORDS} (what a reader accepts per chunk)")
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + PARTIAL_SUFFIX)
         self._file: BinaryIO = open(self.partial, "wb")
         self._file.write(_PREAMBLE.pack(MAGIC, *FORMAT_VERSION))
-        self._packer = msgpack.Packer(default=_ext_default, use_bin_type=True, autoreset=False)
+        self._data_bytes = 0          # recorded host bytes packed into the pending chunk
+        self._record_data = 0         # ... into the record being packed
+        self._packer = msgpack.Packer(default=self._default, use_bin_type=True, autoreset=False)
         self._compressor = zstandard.ZstdCompressor(level=level, write_checksum=True, write_content_size=True)
         self.chunk_records, self.chunk_bytes, self.chunk_seconds = chunk_records, chunk_bytes, chunk_seconds
         self._pending = 0
@@ -712,12 +768,25 @@ class TraceWriter:
         self.chunks = 0
         self.closed = False
 
+    def _default(self, value: Any) -> Any:
+        """The packer's hook for what msgpack has no word for: recorded host bytes are counted (and kept
+        only up to :data:`MAX_HOST_DATA_BYTES` per record)."""
+        if type(value) is HostData and value.data is not None:
+            if self._record_data + len(value.data) > MAX_HOST_DATA_BYTES:
+                value = HostData(value.nbytes)
+            else:
+                self._record_data += len(value.data)
+                self._data_bytes += len(value.data)
+        return _ext_default(value)
+
     def write(self, rec: Record | list) -> None:
         """Append a record (or its wire array, as the recorder's hot path builds it)."""
+        self._record_data = 0
         self._packer.pack(rec if type(rec) is list else rec.to_wire())
         self._pending += 1
         self.records += 1
         if (self._pending >= self.chunk_records or time.monotonic() - self._flushed_at >= self.chunk_seconds
+                or self._data_bytes >= self.chunk_bytes
                 or (self._pending % _SIZE_CHECK_EVERY == 0 and self._packed() >= self.chunk_bytes)):
             self.flush()
 
@@ -735,6 +804,7 @@ class TraceWriter:
         self._file.flush()
         self._packer.reset()
         self._pending = 0
+        self._data_bytes = 0
         self.chunks += 1
 
     def close(self, end: End | None = None) -> Path:
@@ -770,11 +840,52 @@ class Stop:
         return f"stopped after record {self.records} at byte offset {self.offset}: {self.reason}"
 
 
+class _Slice:
+    """The next ``size`` bytes of a file, read as a stream (a chunk's frame: the decompressor reads it
+    piece by piece and never past its end)."""
+
+    def __init__(self, f: BinaryIO, size: int) -> None:
+        self.f, self.left = f, size
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        data = self.f.read(n) if n else b""
+        self.left -= len(data)
+        return data
+
+
+class _Damage(Exception):
+    """Why a chunk cannot be read (a reader stops there, see :class:`Stop`)."""
+
+
+class _ItemBudget:
+    """Counts the list items and map entries of the record being decoded (msgpack's hooks), so one
+    record cannot make a reader build more than :data:`MAX_RECORD_ITEMS` objects."""
+
+    def __init__(self) -> None:
+        self.items = 0
+
+    def list(self, value: list) -> list:
+        self._add(len(value) + 1)
+        return value
+
+    def map(self, value: dict) -> dict:
+        self._add(len(value) + 1)
+        return value
+
+    def _add(self, n: int) -> None:
+        self.items += n
+        if self.items > MAX_RECORD_ITEMS:
+            raise ValueError(f"a record of more than {MAX_RECORD_ITEMS} list items and map entries")
+
+
 class TraceReader:
     """Reads a trace: :attr:`header` at once, then the records (after the header) by iterating, one chunk
     at a time. Damage never raises while iterating: the reader yields every complete record before the
     first chunk it cannot read and sets :attr:`stop`; :attr:`complete` tells whether the trace ended
-    with its ``End`` record. A file that is not a trace raises :class:`TraceFormatError` at once."""
+    with its ``End`` record. A file that is not a trace raises :class:`TraceFormatError` at once; a
+    record that decodes but whose fields have the wrong types (:meth:`Record.problem`) raises
+    :class:`InvalidFileError` naming the file and the record: that is no accident of a dying run."""
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
@@ -815,6 +926,7 @@ class TraceReader:
             count, offset = 0, _PREAMBLE.size
             decompressor = zstandard.ZstdDecompressor()
             while True:
+                f.seek(offset)
                 head = f.read(_CHUNK.size)
                 if not head:
                     if self.end is None:
@@ -825,39 +937,92 @@ class TraceReader:
                     self.stop = Stop(max(count - 1, 0), offset, "the file ends inside a chunk header (cut short)")
                     return
                 size, n = _CHUNK.unpack(head)
-                if size > MAX_CHUNK_BYTES:
-                    self.stop = Stop(max(count - 1, 0), offset, f"chunk header claims {size} bytes (damaged)")
+                if size > MAX_CHUNK_BYTES or n > MAX_CHUNK_RECORDS:
+                    self.stop = Stop(max(count - 1, 0), offset, f"chunk header claims {size} bytes and {n} records, "
+                                     f"more than a chunk holds ({MAX_CHUNK_BYTES} bytes, {MAX_CHUNK_RECORDS} "
+                                     "records): damaged")
                     return
-                frame = f.read(size)
-                cut = len(frame) < size
+                frame_at = offset + _CHUNK.size
+                cut = frame_at + size > os.fstat(f.fileno()).st_size
+                # first pass: the frame's declared size, what it decompresses to and its checksum, in
+                # bounded memory; nothing is yielded from a chunk that is damaged
                 try:
-                    data = (decompressor.decompressobj().decompress(frame) if cut else decompressor.decompress(frame))
-                except zstandard.ZstdError as e:
-                    self.stop = Stop(max(count - 1, 0), offset, f"chunk does not decompress ({e}): damaged")
+                    for _ in self._inflate(decompressor, f, frame_at, size):
+                        pass
+                except _Damage as e:
+                    why = f"the file ends inside a chunk ({e})" if cut else str(e)
+                    self.stop = Stop(max(count - 1, 0), offset, why)
                     return
+                # second pass: the records, one at a time
+                budget = _ItemBudget()
                 unpacker = msgpack.Unpacker(ext_hook=_ext_hook, raw=False, strict_map_key=False,
-                                            max_buffer_size=max(len(data), 1))
-                unpacker.feed(data)
+                                            max_buffer_size=MAX_RECORD_BYTES + _READ_BYTES,
+                                            list_hook=budget.list, object_hook=budget.map)
                 got = 0
                 try:
-                    for wire in unpacker:
-                        rec = _decode(wire)
-                        got += 1
-                        count += 1
-                        if isinstance(rec, End):
-                            self.end = rec
-                        yield rec
-                except (ValueError, TypeError, msgpack.UnpackException) as e:
+                    for piece in self._inflate(decompressor, f, frame_at, size):
+                        unpacker.feed(piece)
+                        for wire in unpacker:
+                            budget.items = 0
+                            rec = _decode(wire)
+                            got += 1
+                            count += 1
+                            if got > n:
+                                raise ValueError(f"the chunk holds more records than its header's {n}")
+                            self._check(rec, count - 1)
+                            if isinstance(rec, End):
+                                self.end = rec
+                            yield rec
+                except (_Damage, ValueError, TypeError, msgpack.UnpackException) as e:
                     self.stop = Stop(max(count - 1, 0), offset, f"the record after it is malformed ({e}): damaged")
                     return
                 if cut:
-                    self.stop = Stop(max(count - 1, 0), offset, f"the file ends inside a chunk ({len(frame)} of {size} bytes; "
+                    self.stop = Stop(max(count - 1, 0), offset, f"the file ends inside a chunk (of its {size} bytes; "
                                                     f"{got} of its {n} records were complete)")
                     return
                 if got != n:
                     self.stop = Stop(max(count - 1, 0), offset, f"chunk holds {got} records, its header says {n}: damaged")
                     return
-                offset += _CHUNK.size + size
+                offset = frame_at + size
+
+    @staticmethod
+    def _inflate(decompressor: zstandard.ZstdDecompressor, f: BinaryIO, at: int, size: int) -> Iterator[bytes]:
+        """The decompressed bytes of the frame of ``size`` bytes at file offset ``at``, piece by piece: its
+        declared content size checked against :data:`MAX_CHUNK_DATA_BYTES` before anything is read, then
+        what it gives counted against it (a frame cut short gives what its complete blocks hold)."""
+        f.seek(at)
+        try:
+            declared = zstandard.frame_content_size(f.read(min(size, _FRAME_HEADER_BYTES)))
+        except zstandard.ZstdError as e:
+            raise _Damage(f"the chunk holds no zstd frame ({e}): damaged") from None
+        known = 0 <= declared != zstandard.CONTENTSIZE_UNKNOWN          # -1: the frame does not say
+        if known and declared > MAX_CHUNK_DATA_BYTES:
+            raise _Damage(f"the chunk declares {declared} bytes of records, more than a chunk holds "
+                          f"({MAX_CHUNK_DATA_BYTES}): damaged")
+        limit = declared if known else MAX_CHUNK_DATA_BYTES
+        f.seek(at)
+        total = 0
+        try:
+            with decompressor.stream_reader(_Slice(f, size), read_size=_READ_BYTES, read_across_frames=False,
+                                            closefd=False) as stream:
+                while True:
+                    piece = stream.read(_READ_BYTES)
+                    if not piece:
+                        return
+                    total += len(piece)
+                    if total > limit:
+                        raise _Damage(f"the chunk decompresses to more than {limit} bytes: damaged")
+                    yield piece
+        except zstandard.ZstdError as e:
+            raise _Damage(f"chunk does not decompress ({e}): damaged") from None
+
+    def _check(self, rec: Record, index: int) -> None:
+        """Refuse a record whose fields hold the wrong types (``index``: its number after the header)."""
+        problem = rec.problem() if type(rec) is not Unknown else None
+        if problem is not None:
+            where = "the header" if index == 0 else f"record {index}"
+            raise InvalidFileError(f"{self.path}: {where} ({type(rec).__name__}): {problem}; the trace is damaged "
+                                   "or was not written by ascendemu: record it again with `ascendemu run --record`")
 
 
 def _decode(wire: Any) -> Record:

@@ -16,8 +16,8 @@ recorded run to it and runs an imported one on the emulated device.
 """
 from __future__ import annotations
 
-import gzip
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -27,13 +27,16 @@ from ascendemu.errors import InvalidFileError
 
 from . import et_def_pb2 as pb
 
-__all__ = ["pb", "ChakraFormatError", "SCHEMA", "VERSION", "attr", "attrs", "write_et", "read_et", "et_path",
-           "et_files"]
+__all__ = ["pb", "ChakraFormatError", "SCHEMA", "VERSION", "MAX_ET_BYTES", "attr", "attrs", "write_et", "read_et",
+           "et_path", "et_files"]
 
 SCHEMA = "1.0.2-chakra.1.0.0"        # GlobalMetadata's ``schema`` attribute, as Chakra's converters write it
 VERSION = "0.0.4"                    # GlobalMetadata.version (a non-empty metadata message: see write_et)
 ET_SUFFIX = ".et"
 _GZIP_MAGIC = b"\x1f\x8b"
+# The largest ET a reader takes (its bytes, after gzip): every node is held in memory, and a few KiB of
+# gzip can claim gigabytes. Chakra's converters write about 100 bytes per node: 10M nodes.
+MAX_ET_BYTES = 1 << 30
 
 
 class ChakraFormatError(InvalidFileError):
@@ -129,9 +132,7 @@ def _messages(data: bytes, path: Path) -> Iterator[bytes]:
 def read_et(path: str | os.PathLike) -> tuple[pb.GlobalMetadata, list[pb.Node]]:
     """The metadata and nodes of a Chakra ET file (plain or gzip-compressed)."""
     path = Path(path)
-    data = path.read_bytes()
-    if data[:2] == _GZIP_MAGIC:
-        data = gzip.decompress(data)
+    data = _contents(path)
     messages = _messages(data, path)
     metadata = pb.GlobalMetadata()
     nodes = []
@@ -148,6 +149,28 @@ def read_et(path: str | os.PathLike) -> tuple[pb.GlobalMetadata, list[pb.Node]]:
         raise ChakraFormatError(f"{path}: message {len(nodes) + 1} is not a Chakra Node ({e}): not a Chakra ET "
                                 "(export one with `ascendemu trace export-chakra`)") from None
     return metadata, nodes
+
+
+def _contents(path: Path) -> bytes:
+    """The bytes of an ET file, gunzipped if it is gzip (one member, as Chakra's reader takes), at most
+    :data:`MAX_ET_BYTES` of them."""
+    if path.stat().st_size > MAX_ET_BYTES:
+        raise ChakraFormatError(f"{path} holds {path.stat().st_size} bytes, more than an ET this reader takes "
+                                f"({MAX_ET_BYTES})")
+    data = path.read_bytes()
+    if data[:2] != _GZIP_MAGIC:
+        return data
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, MAX_ET_BYTES + 1)
+    except zlib.error as e:
+        raise ChakraFormatError(f"{path}: damaged gzip data ({e}): not a Chakra ET") from None
+    if len(out) > MAX_ET_BYTES:
+        raise ChakraFormatError(f"{path} decompresses to more than {MAX_ET_BYTES} bytes, more than an ET this "
+                                "reader takes")
+    if not inflater.eof:
+        raise ChakraFormatError(f"{path}: the gzip data is cut short: not a complete Chakra ET")
+    return out
 
 
 def et_path(directory: str | os.PathLike, prefix: str, rank: int) -> Path:
