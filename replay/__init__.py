@@ -10,9 +10,13 @@ Public modules:
   regression gate and baseline files;
 * ``chakra``: a recorded run exported as MLCommons Chakra execution traces (one per rank), and a Chakra
   ET (ours, or one captured elsewhere) run on the emulated device.
-* ``report``: the HTML report of replayed traces (``ascendemu report``).
+* ``report``: the HTML report of replayed traces (``ascendemu report``);
+* ``ascend_profile``: a real Ascend profile (MindSpore's kernel_details.csv, msprof's op_summary csv)
+  read as tasks and replayed with their recorded durations (``ascendemu profile replay``);
+* ``fidelity``: the cost model's duration of each kernel of such a profile beside the recorded one,
+  ranked by error (``ascendemu profile fidelity``).
 
 It sits above the kernel cache (a computing replay loads kernels from it) and below the graph layer
 (a replay needs no graph: the trace holds the calls the executor made). Nothing is imported here.
 """
-__all__ = ["chakra", "compare", "replayer", "report"]
+__all__ = ["ascend_profile", "chakra", "compare", "fidelity", "replayer", "report"]

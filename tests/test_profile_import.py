@@ -15,12 +15,13 @@ import pytest
 
 import ascendemu.frontend as ms
 from ascendemu.cli.main import main
-from ascendemu.cli.profile import fidelity, read_profile, replay
 from ascendemu.cli.pytest_plugin import emulated_device
 from ascendemu.device.spec import get_spec
 from ascendemu.errors import InvalidFileError
 from ascendemu.frontend import Tensor, nn, ops
 from ascendemu.frontend.profiler import Profiler, ProfilerLevel
+from ascendemu.replay.ascend_profile import read_profile, replay
+from ascendemu.replay.fidelity import fidelity
 
 FIXTURES = Path(__file__).parent / "fixtures" / "profiles"
 KERNEL_DETAILS = FIXTURES / "kernel_details.csv"

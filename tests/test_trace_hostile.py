@@ -20,9 +20,9 @@ import pytest
 import zstandard
 
 from ascendemu.cli.main import main as cli
-from ascendemu.cli.profile import MAX_LINE_BYTES, read_profile
 from ascendemu.device.spec import get_spec
 from ascendemu.errors import AclError, InvalidFileError
+from ascendemu.replay.ascend_profile import MAX_LINE_BYTES, read_profile
 from ascendemu.replay.chakra import run_chakra
 from ascendemu.replay.replayer import MAX_PRESET_UNITS, replay
 from ascendemu.traces import aetrace as A
