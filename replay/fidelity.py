@@ -28,6 +28,8 @@ from ascendemu.kernels.library import KernelPlan, infer_outputs, plan_kernel
 from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
+from ascendemu.cache.atomic import replace_atomic
+
 from .ascend_profile import CANN_DTYPES, Profile, ProfiledTask, Tensor, tensor_cells
 
 __all__ = ["FIDELITY_COLUMNS", "KernelFidelity", "FidelityTotals", "attr_candidates", "price", "fidelity",
@@ -191,8 +193,13 @@ def totals(kernels: list[KernelFidelity]) -> FidelityTotals | None:
 
 
 def write_fidelity_csv(path: Path, kernels: list[KernelFidelity]) -> None:
-    """One row per kernel of :func:`fidelity` (:data:`FIDELITY_COLUMNS`): rank and figures if priced, else why not."""
-    with open(path, "w", newline="") as f:
+    """One row per kernel of :func:`fidelity` (:data:`FIDELITY_COLUMNS`): rank and figures if priced, else why not.
+    Written atomically (a crash leaves the previous file or none, never half of one)."""
+    replace_atomic(path, lambda tmp: _write_rows(tmp, kernels), mode=0o644)
+
+
+def _write_rows(tmp: str, kernels: list[KernelFidelity]) -> None:
+    with open(tmp, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(FIDELITY_COLUMNS)
         for rank, k in enumerate(kernels, 1):
