@@ -7,7 +7,10 @@ names them (``global_step``, ``learning_rate``, ``momentum``, ``moments.<param>`
 ``moment1.<param>`` ...), so checkpoints carry the same entries in the same order.
 
 Rules kept from MindSpore: weight decay applies to parameters whose names contain neither ``beta`` nor
-``gamma`` (it is added to the gradient, before the loss scale divides it); ``global_step`` counts
+``gamma``, unless given per parameter group (then to every parameter of a group whose decay is > 0);
+with a ``loss_scale`` the decay is multiplied by it and added to the still-scaled gradient, which is
+then multiplied by 1 / loss_scale (``Optimizer._preprocess_weight_decay``, ``decay_weight``,
+``scale_grad``): the decay is the same whatever the loss scale; ``global_step`` counts
 optimizer calls; a dynamic learning rate (a list, indexed by ``global_step``, or a
 ``LearningRateSchedule`` cell, called on it) is read before the increment, which ``get_lr`` makes
 (a fixed one leaves it to the optimizer's ``construct``, as MindSpore's optimizers do).
@@ -93,10 +96,12 @@ class Optimizer(Cell):
             elif isinstance(item, dict) and "order_params" in item:
                 order = list(item["order_params"])
             elif isinstance(item, dict) and "params" in item:
+                # a group's decay applies to all its parameters: MindSpore's group decay_flags are wd > 0,
+                # the beta/gamma name filter is only for an ungrouped parameter list
                 wd = _number("weight_decay", item.get("weight_decay", weight_decay))
                 for p in item["params"]:
                     params.append(p)
-                    decay.append(wd if _decays(p) else 0.0)
+                    decay.append(wd)
             else:
                 raise InvalidParamError(f"optimizer: parameters must be Parameters or group dicts with 'params', "
                                         f"got {type(item).__name__}")
@@ -139,7 +144,10 @@ class Optimizer(Cell):
         return lr
 
     def prepare_gradients(self, gradients: Sequence[Any], decay_in_kernel: bool) -> list[Any]:
-        """Weight decay (unless the update kernel adds it) and the loss scale, in MindSpore's order."""
+        """Weight decay (unless the update kernel adds it) and the loss scale, as MindSpore computes
+        them: g = (g + p * float32(wd * loss_scale)) * float32(1 / loss_scale). The gradients still
+        carry the loss scale here (TrainOneStepCell's sens), so the decay is scaled with them and the
+        unscaled step decays by wd, not wd / loss_scale."""
         grads = list(gradients)
         if len(grads) != len(self.parameters):
             raise InvalidParamError(f"{type(self).__name__}: got {len(grads)} gradients for "
@@ -147,9 +155,9 @@ class Optimizer(Cell):
         out = []
         for p, g, wd in zip(self.parameters, grads, self._weight_decay):
             if wd and not decay_in_kernel:
-                g = g + p * wd
+                g = g + p * self._scalar(wd * self.loss_scale)
             if self.loss_scale != 1.0:
-                g = g / self.loss_scale
+                g = g * self._scalar(1.0 / self.loss_scale)
             out.append(g)
         return out
 
