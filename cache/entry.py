@@ -6,8 +6,8 @@ Protocol (every writer holds the entry's lock):
   follows a complete ``.o`` and ``.info`` from the same writer. The ``.json`` carries the entry's MAC
   (``auth.py``): an entry is used only if it verifies *and* this user's key made it;
 * replace a bad entry: move ``.json`` away first (uncommit), then the rest, into ``.quarantine``;
-* make a missing entry: under the machine-wide lock of the kernel (``<root>/rank_0/.locks``, shared by
-  every rank of the cache root), copy it from a sibling rank's kernel_meta if one holds it (read, verified
+* make a missing entry: under the machine-wide lock of the kernel (``layout.machine_locks_dir``: shared by
+  every rank of a cache root of its own), copy it from a sibling rank's kernel_meta if one holds it (read, verified
   and authenticated as any entry, then packaged for this device), else build it. Ranks on one
   machine thus never build one kernel twice, nor at the same time.
 

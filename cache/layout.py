@@ -54,17 +54,17 @@ def rank_kernel_metas(root: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-# The rank whose directory holds the machine-wide build locks of a cache root: every launch has a rank
-# 0, so the working directory (the default root) gains nothing but ``rank_0/``.
-LOCKS_RANK = 0
-
-
 def machine_locks_dir(kernel_meta: Path) -> Path:
-    """``<root>/rank_0/.locks``: the machine-wide build locks of the ranks sharing a cache root (created
-    on the first build, so a warm start writes nothing there). They live in a rank directory, which
-    is private and checked like any cache directory, never loose in the root: the root is often the
-    working directory, and may be shared or world-writable (``/tmp``)."""
-    return rank_dir(kernel_meta.parent.parent, LOCKS_RANK) / LOCKS_DIR
+    """The machine-wide build locks of the ranks sharing a cache root (created on the first build, so a
+    warm start writes nothing there), checked like any cache directory (owner, mode, no link), since the
+    root may be shared or world-writable (``/tmp``). With a cache root of its own
+    (``MS_COMPILER_CACHE_PATH``) they are ``<root>/.locks``, one directory for all its ranks. Without it
+    the root is the user's working directory, which gains nothing but ``rank_N/`` (as with MindSpore):
+    they are ``<root>/rank_N/.locks``, the rank's own."""
+    rank_directory = kernel_meta.parent
+    if os.environ.get(CACHE_PATH_ENV):
+        return rank_directory.parent / LOCKS_DIR
+    return rank_directory / LOCKS_DIR
 
 
 def kernel_meta_dir(root: str | os.PathLike | None = None, rank: int | None = None) -> Path:

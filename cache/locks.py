@@ -1,6 +1,6 @@
 """Per-kernel inter-process locks, so that concurrent processes build each kernel once.
 
-``flock`` on ``kernel_meta/.locks/<name>.lock`` (and, machine-wide, ``rank_0/.locks``): the kernel
+``flock`` on ``kernel_meta/.locks/<name>.lock`` (and, machine-wide, ``layout.machine_locks_dir``): the kernel
 releases it when the holder dies, so a killed builder never leaves a stale lock. The holder writes its
 pid into the file so that a waiter that gives up can say who held it. Lock files are never deleted
 while in use: a waiter holding the old inode and a newcomer creating a new one would both "own" the lock.
