@@ -26,7 +26,7 @@ from typing import Mapping, MutableMapping
 from .errors import InvalidParamError, check_int
 
 __all__ = ["RANK_ID", "RANK_SIZE", "DEVICE_ID", "resolve_rank", "env_device_id", "MpiPlace", "mpi_place",
-           "apply_mpi_place", "process_world", "DYNAMIC_CLUSTER_WARNING"]
+           "apply_mpi_place", "process_world", "in_dynamic_cluster", "DYNAMIC_CLUSTER_WARNING"]
 
 RANK_ID, RANK_SIZE, DEVICE_ID = "RANK_ID", "RANK_SIZE", "DEVICE_ID"
 ROLE = "MS_ROLE"
@@ -76,6 +76,11 @@ def mpi_place(environ: Mapping[str, str] = os.environ) -> MpiPlace | None:
     return None
 
 
+def in_dynamic_cluster(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether this process is a worker of msrun's dynamic cluster (``MS_ROLE`` set, as msrun exports it)."""
+    return bool(environ.get(ROLE))
+
+
 def apply_mpi_place(environ: MutableMapping[str, str] = os.environ) -> MpiPlace | None:
     """Export RANK_ID / RANK_SIZE / DEVICE_ID from the MPI launcher's variables, as MindSpore does under
     mpirun; returns the place (None outside MPI). A dynamic-cluster process keeps its own numbers."""
@@ -83,7 +88,7 @@ def apply_mpi_place(environ: MutableMapping[str, str] = os.environ) -> MpiPlace 
     if place is None:
         return None
     wanted = place.env()
-    if environ.get(ROLE):
+    if in_dynamic_cluster(environ):
         if any(environ.get(k, v) != v for k, v in wanted.items()):
             print(f"[WARNING] {DYNAMIC_CLUSTER_WARNING}", file=sys.stderr)
         return place

@@ -11,9 +11,12 @@ named with its exit status while the others are still running.
 
 Watching, with MindSpore's ``--cluster_time_out`` as the one time limit (negative: wait forever):
 a worker that fails makes the scheduler stop the others at once (they would wait forever in their
-next collective); a worker that has not started within the limit, or that is still running the
-limit after another worker finished, is stopped and named as hung. The scheduler's status is the
-worst exit status of the workers it did not stop itself (1 when it stopped the job for a timeout).
+next collective), naming the failed rank, its error and its log (a worker whose script raised has
+already told the others, which report ``rank N failed: <error>`` before it ends: ``device.fabric``);
+a worker that has not started within the limit, or that is still running the limit after another
+worker finished, is stopped and named as hung (a worker that ended leaves MPI unfinalized, so it does
+not wait for the others). The scheduler's status is the worst exit status of the workers it did not
+stop itself (1 when it stopped the job for a timeout).
 
 ``--sim_level`` (DryRun, ``MS_SIMULATION_LEVEL``): no MPI world and no scheduler ports; the ranks
 run one after another (or only ``--sim_rank_id``), each told RANK_SIZE = worker_num, and the
@@ -293,6 +296,9 @@ class Scheduler:
         say("ERROR", f"Worker process {culprit.pid} exit with exception. Error code: {exit_code(culprit.status)}.")
         say("ERROR", f"worker rank {culprit.rank} (pid {culprit.pid}) exited with status "
                      f"{describe_status(culprit.status)}; its log: {job.log_path(culprit.rank)}")
+        cause = _last_error(job.log_path(culprit.rank))
+        if cause:
+            say("ERROR", f"rank {culprit.rank} failed: {cause}")
         grace = self._collective_grace()
         if grace and self._running():
             say("WARNING", f"waiting up to {grace:g} s ({EXEC_TIMEOUT_ENV}) for worker rank(s) "

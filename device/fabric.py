@@ -11,9 +11,15 @@ collective does is built from that call (:mod:`.collectives`). Two implementatio
   nothing blocks without a deadline. MPI keeps messages between two processes in order, so a peer's
   next message is always the one for the collective both are at; the header proves it. When a peer
   never arrives, this rank tells every other rank (so they fail at once instead of after their own
-  timeout) and raises :class:`~ascendemu.errors.HcclTimeoutError` naming it. A process whose fabric
-  failed does not finalize MPI at exit (that would wait for the missing rank forever): it aborts the
-  job after a short grace period, so mpiexec ends and the other survivors have printed their errors.
+  timeout) and raises :class:`~ascendemu.errors.HcclTimeoutError` naming it. A rank whose script
+  failed says so the same way (:meth:`MpiFabric.script_ended`, called by ``ascendemu run``, which joins
+  the world as it starts): every rank waiting for it in a collective fails at once with
+  ``rank N failed: <its error>``. After a failure nobody finalizes MPI (that would wait for the failed
+  rank forever). Each process tells the others when it ends, after its report; the rank that detected
+  the failure waits (at most :data:`REPORT_WAIT_S`) until every other rank has ended, then leaves with
+  its status, and the launcher stops the job: mpiexec ends a job when one of its ranks leaves MPI with
+  an error, msrun's scheduler when a worker ends with one. A rank that only learned of the failure waits
+  to be stopped that way, so the launcher names the rank that failed first.
 * :class:`ReplayedFabric`: nothing is exchanged either, but the peers arrive when a recording of this
   rank says the latest of them did: one rank's trace replays alone and reproduces its waits.
 * :class:`SimulatedFabric`: nothing is exchanged. Every peer is taken to arrive when this rank does
@@ -37,9 +43,10 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ascendemu.errors import HcclError, HcclParamError, HcclRemoteError, HcclTimeoutError, InvalidParamError
+from ascendemu.ranks import in_dynamic_cluster, mpi_place
 
 __all__ = ["Fabric", "SimulatedFabric", "ReplayedFabric", "RecordedWait", "MpiFabric", "timeout_from_env",
-           "EXEC_TIMEOUT_ENV",
+           "join_world", "joined_world", "REPORT_WAIT_S", "EXEC_TIMEOUT_ENV",
            "CONNECT_TIMEOUT_ENV", "DEFAULT_EXEC_TIMEOUT_S", "DEFAULT_CONNECT_TIMEOUT_S"]
 
 # HCCL's timeouts (CANN environment variables): how long a collective waits for the other ranks, and
@@ -52,9 +59,17 @@ DEFAULT_CONNECT_TIMEOUT_S = 120.0
 # A message: communicator key, collective number, phase, arrival time (simulated seconds), payload size.
 _HEADER = struct.Struct("<QQQdq")
 _NO_PAYLOAD = -1
-_DATA_TAG, _NOTICE_TAG = 1, 2
+# message tags: a collective's data, a failure notice, "this process ends", a note gathered at the end
+_DATA_TAG, _NOTICE_TAG, _ENDED_TAG, _NOTE_TAG = 1, 2, 3, 4
 _POLL_MIN_S, _POLL_MAX_S = 20e-6, 2e-3     # polling sleep: starts short, doubles while nothing arrives
-_ABORT_GRACE_S = 1.0                       # a failed process lets its peers print their errors before aborting
+# After a failure: how long a rank waits for the others to report and end before it leaves (a rank busy
+# outside any collective never hears of the failure, and is stopped after this long), and how long a rank
+# that only learned of another's failure waits for that rank to end the job before it leaves on its own.
+REPORT_WAIT_S = 30.0
+_FOLLOW_WAIT_S = 3 * REPORT_WAIT_S
+_SEND_DRAIN_S = 5.0                        # at exit, how long this process's last small sends may take to leave
+
+
 def timeout_from_env(name: str, default: float) -> float:
     """A timeout in seconds from environment variable ``name`` (a positive number), else ``default``."""
     value = os.environ.get(name, "")
@@ -151,13 +166,17 @@ class MpiFabric(Fabric):
         self.comm = comm
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.failure: HcclError | None = None
+        self.origin = False                  # this process detected the failure (not told of it)
+        self.missing: set[int] = set()       # ranks a timeout found gone: nobody waits for them at exit
+        self.exit_status: int | None = None  # what the rank runner exits with (script_ended)
+        self._sends: list = []               # notices and notes in flight, completed at exit
 
     @classmethod
     def join(cls) -> "MpiFabric":
         """Join the MPI world of this process (imports mpi4py; MPI is initialised once per process)."""
         if cls._joined is None:
             import mpi4py
-            mpi4py.rc.finalize = False          # this fabric finalizes (or aborts) at exit, see _close
+            mpi4py.rc.finalize = False          # this fabric finalizes (or not, after a failure) at exit: _close
             from mpi4py import MPI
             if not MPI.Is_initialized():
                 MPI.Init()
@@ -196,7 +215,7 @@ class MpiFabric(Fabric):
                     pending.remove(peer)
                     progressed = True
             if comm.Iprobe(source=MPI.ANY_SOURCE, tag=_NOTICE_TAG, status=status):
-                self._remote_failure(status.Get_source())
+                raise self._notice(status.Get_source(), what)
             if not pending and MPI.Request.Testall(sends):
                 return got
             if time.monotonic() > deadline:
@@ -225,35 +244,126 @@ class MpiFabric(Fabric):
             f"{CONNECT_TIMEOUT_ENV} when a communicator is built); this is rank {self.rank} of {self.size}. "
             "Check that every rank runs the same collectives in the same order and that none exited or hangs "
             "(see its log)", missing=tuple(missing), collective=what)
-        notice = f"rank {self.rank}: {err.message}".encode()
-        for peer in range(self.size):
-            if peer != self.rank:
-                self.comm.Isend([notice, self._mpi.BYTE], dest=peer, tag=_NOTICE_TAG)
+        self.missing.update(missing)
+        self._post(f"rank {self.rank} failed: {err.message}".encode(), _NOTICE_TAG)
         raise self._fail(err)
 
-    def _remote_failure(self, source: int) -> None:
+    def script_ended(self, status: int, error: BaseException | None) -> None:
+        """The rank runner's word that the script ended with ``status`` (and ``error``, what it raised):
+        a failed script (status not 0) on a fabric that had not failed yet tells every other rank
+        ``rank N failed: <error>`` at once, and the job ends at this process's exit (module docstring)."""
+        self.exit_status = status
+        if not status or self.failure is not None:
+            return
+        what = f"{type(error).__name__}: {error}" if error is not None else f"the script exited with status {status}"
+        message = f"rank {self.rank} failed: {what}"
+        self._post(message.encode(), _NOTICE_TAG)
+        self._fail(HcclError(message))
+
+    def gather(self, note: str, timeout: float, root: int = 0) -> dict[int, str]:
+        """Every rank calls this once, at the end of its run: each sends ``note`` to ``root``, which
+        returns the notes of the ranks heard from within ``timeout`` seconds, its own included (a rank
+        that ended without calling this is missing); the others return {}. Once a failure is known,
+        here or from a notice arriving meanwhile, root waits at most :data:`REPORT_WAIT_S` more."""
+        if self.rank != root:
+            self._post(note.encode(), _NOTE_TAG, [root])
+            return {}
+        MPI, comm = self._mpi, self.comm
+        notes = {root: note}
+        pending = set(range(self.size)) - {root}
+        deadline = time.monotonic() + (min(timeout, REPORT_WAIT_S) if self.failure is not None else timeout)
+        status = MPI.Status()
+        while pending and time.monotonic() < deadline:
+            for peer in sorted(pending):
+                if comm.Iprobe(source=peer, tag=_NOTE_TAG, status=status):
+                    msg = bytearray(status.Get_count(MPI.BYTE))
+                    comm.Recv([msg, MPI.BYTE], source=peer, tag=_NOTE_TAG)
+                    notes[peer] = msg.decode(errors="replace")
+                    pending.discard(peer)
+            if self.failure is None and comm.Iprobe(source=MPI.ANY_SOURCE, tag=_NOTICE_TAG, status=status):
+                self._notice(status.Get_source(), "gathering the ranks' notes at the end of the run")
+                deadline = min(deadline, time.monotonic() + REPORT_WAIT_S)
+            time.sleep(_POLL_MAX_S)
+        return notes
+
+    def _post(self, message: bytes, tag: int, peers: Sequence[int] | None = None) -> None:
+        """Send ``message`` to ``peers`` (default: every other rank) without waiting; completed at exit."""
+        for peer in range(self.size) if peers is None else peers:
+            if peer != self.rank:
+                self._sends.append(self.comm.Isend([message, self._mpi.BYTE], dest=peer, tag=tag))
+
+    def _notice(self, source: int, what: str) -> HcclRemoteError:
+        """Receive rank ``source``'s failure notice: this fabric has failed too (the error to raise)."""
         status = self._mpi.Status()
         self.comm.Probe(source=source, tag=_NOTICE_TAG, status=status)
         msg = bytearray(status.Get_count(self._mpi.BYTE))
         self.comm.Recv([msg, self._mpi.BYTE], source=source, tag=_NOTICE_TAG)
-        raise self._fail(HcclRemoteError(f"a collective failed on another rank: {msg.decode(errors='replace')}"))
+        return self._fail(HcclRemoteError(
+            f"{what}: {msg.decode(errors='replace')}. This rank (rank {self.rank}) stops too; rank {source}'s "
+            "output or log has its error"), origin=False)
 
-    def _fail(self, err: HcclError) -> HcclError:
-        self.failure = err
+    def _fail(self, err: HcclError, origin: bool = True) -> HcclError:
+        if self.failure is None:
+            self.failure, self.origin = err, origin
         return err
 
+    def _wait_for(self, tag: int, ranks: set[int], seconds: float) -> None:
+        """Until a message tagged ``tag`` came from each of ``ranks``, or ``seconds`` passed."""
+        deadline = time.monotonic() + seconds
+        while ranks and time.monotonic() < deadline:
+            for peer in sorted(ranks):
+                if self.comm.Iprobe(source=peer, tag=tag):
+                    ranks.discard(peer)
+            time.sleep(_POLL_MAX_S)
+
+    def _drain(self) -> None:
+        """Complete this process's sends (small, so at once unless a peer is gone), a few seconds at most."""
+        deadline = time.monotonic() + _SEND_DRAIN_S
+        while not self._mpi.Request.Testall(self._sends) and time.monotonic() < deadline:
+            time.sleep(_POLL_MAX_S)
+
     def _close(self) -> None:
-        """At exit: finalize MPI; after a failure, abort the job instead (module docstring)."""
+        """At exit: say this process ends; finalize MPI, or after a failure end the job (module docstring)."""
         MPI = self._mpi
         if MPI.Is_finalized():
             return
-        if self.failure is None:
-            MPI.Finalize()
-            return
         sys.stdout.flush()
         sys.stderr.flush()
-        time.sleep(_ABORT_GRACE_S)
-        MPI.COMM_WORLD.Abort(1)
+        status = MPI.Status()
+        if self.failure is None and self.comm.Iprobe(source=MPI.ANY_SOURCE, tag=_NOTICE_TAG, status=status):
+            self._notice(status.Get_source(), "at exit")          # another rank failed: do not finalize
+        self._post(b"", _ENDED_TAG, [r for r in range(self.size) if r not in self.missing])
+        if self.failure is None:
+            self._drain()
+            # msrun's worker leaves MPI unfinalized: MPI_Finalize would wait for every other rank, and msrun's
+            # scheduler (which starts its mpiexec with -disable-auto-cleanup) must see each worker end when it
+            # does, to name a hung one; a plain mpiexec would take that for a failure and stop the job
+            if not in_dynamic_cluster():
+                MPI.Finalize()
+            return
+        if self.origin:        # every other rank has reported its error (or ended) before the job ends
+            self._wait_for(_ENDED_TAG, set(range(self.size)) - self.missing - {self.rank}, REPORT_WAIT_S)
+        else:                  # the rank that failed first leaves first, and the launcher stops this one
+            time.sleep(_FOLLOW_WAIT_S)
+        self._drain()
+        if not self.exit_status:      # no status to leave with (not run by `ascendemu run`): end the job
+            MPI.COMM_WORLD.Abort(1)
+        # else the interpreter exits with the script's status, MPI unfinalized: the launcher stops the job
 
     def describe(self) -> str:
         return f"MPI (rank {self.rank} of {self.size})"
+
+
+def join_world() -> MpiFabric | None:
+    """This process's MPI world when an MPI launcher started it as one of several ranks, else None.
+    ``ascendemu run`` joins it as it starts, so a rank that fails before ``init()`` can still tell the
+    others (which would otherwise wait in MPI's start-up forever)."""
+    place = mpi_place()
+    if place is None or place.size <= 1:
+        return None
+    return MpiFabric.join()
+
+
+def joined_world() -> MpiFabric | None:
+    """The MPI world this process joined, if any (nothing is imported or joined here)."""
+    return MpiFabric._joined

@@ -14,17 +14,25 @@ timeline (:func:`merge`) without two ranks sharing a track. Its tracks:
 
 Host and device spans share one axis, simulated seconds since the node started, written in
 microseconds; the trace's metadata says so.
+
+Under several ranks (``mpiexec -n N ascendemu run --trace t.json``) each rank writes its own trace
+beside the one asked for, ``t.rank<N>.json`` (as ``--record`` names its per-rank files), and rank 0
+merges them into ``t.json`` (:func:`read_trace`, :func:`merge`). Files are written whole or not at all
+(:func:`write_json`), so a merge never reads half a trace.
 """
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidFileError, InvalidParamError
 from ascendemu.ranks import resolve_rank
 
-__all__ = ["HOST_TID", "ChromeTrace", "merge", "rank_pid", "busy_time"]
+__all__ = ["HOST_TID", "ChromeTrace", "merge", "read_trace", "write_json", "rank_pid", "busy_time",
+           "MAX_TRACE_BYTES"]
 
 HOST_TID = 0
 # Per-device unit tracks: 4096 units per device, devices stacked above the stream handles.
@@ -32,6 +40,8 @@ CORE_TID_BASE = 1 << 24
 DMA_TID_BASE = 2 << 24
 DEVICE_TID_STRIDE = 1 << 12
 FLOW_ID_BITS = 40           # flow ids: rank << FLOW_ID_BITS | n, unique across merged ranks
+# the largest rank trace a merge reads (its events are all held in memory as Python objects, ~10x the file)
+MAX_TRACE_BYTES = 1 << 30
 
 
 def rank_pid(rank: int) -> int:
@@ -109,9 +119,50 @@ class ChromeTrace:
                 "otherData": {"clock": "simulated device time (us)", "generator": "ascendemu", "ranks": [self.rank]}}
 
     def write(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.write_text(json.dumps(self.to_json()))
-        return path
+        return write_json(path, self.to_json())
+
+
+def write_json(path: str | Path, doc: dict) -> Path:
+    """Write a trace as JSON so that a reader sees all of it or none: a temporary file beside it, renamed."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(doc))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def read_trace(path: str | Path) -> dict:
+    """A trace one rank wrote (:meth:`ChromeTrace.write`), checked before :func:`merge` uses it: a
+    regular file of at most :data:`MAX_TRACE_BYTES`, a JSON object whose ``traceEvents`` is a list of
+    objects and whose ``otherData.ranks`` lists ints. Else InvalidFileError naming the file and why."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        raise InvalidFileError(f"rank trace {path}: cannot be read ({exc.strerror}); did that rank write its "
+                               "trace (see its output)?") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidFileError(f"rank trace {path} is not a regular file (a symlink, FIFO or directory); "
+                               "remove it and run again")
+    if info.st_size > MAX_TRACE_BYTES:
+        raise InvalidFileError(f"rank trace {path} holds {info.st_size} bytes, more than the {MAX_TRACE_BYTES} "
+                               "a merge reads; open the rank's own trace instead")
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        raise InvalidFileError(f"rank trace {path} is not a JSON trace ({exc}); the rank's run may have been "
+                               "cut short: run again") from None
+    events = doc.get("traceEvents") if isinstance(doc, dict) else None
+    other = doc.get("otherData") if isinstance(doc, dict) else None
+    ranks = other.get("ranks") if isinstance(other, dict) else None
+    if (not isinstance(events, list) or not all(isinstance(ev, dict) for ev in events)
+            or not isinstance(ranks, list) or not all(type(r) is int for r in ranks)):
+        raise InvalidFileError(f"rank trace {path} is JSON but not an ascendemu trace (a traceEvents list of "
+                               "objects and otherData.ranks); give the file `ascendemu run --trace` wrote")
+    return doc
 
 
 def merge(docs: Iterable[dict]) -> dict:
