@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from ascendemu.cache import CacheSecurityError, CacheLockTimeoutError, CacheWarning, KernelCache
 from ascendemu.cache.cli import main as cache_cli
@@ -139,7 +140,7 @@ def test_parallel_misses_use_workers_and_show_progress(cache_root, tmp_path):
     script.write_text(UNGUARDED_SCRIPT)
     spec = json.dumps([(s.op, [list(d.shape) for d in s.inputs]) for s in new + BASE_SIGS[:2]])
     proc = subprocess.run([sys.executable, str(script), str(cache_root), spec], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines.count("top level ran") == 1
@@ -170,7 +171,7 @@ PIPED_BUILD_SCRIPT = textwrap.dedent("""
 def test_cold_build_progress_off_a_terminal_is_one_plain_line(cache_root):
     """stderr to a pipe (a log, CI): no tqdm redraws, one line per build, the next line on its own."""
     proc = subprocess.run([sys.executable, "-c", PIPED_BUILD_SCRIPT, str(cache_root)], capture_output=True,
-                          timeout=300)            # bytes: text mode would turn every \r into \n
+                          timeout=SUBPROCESS_TIMEOUT_S)            # bytes: text mode would turn every \r into \n
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout.decode().strip() == "2"
     assert b"\r" not in proc.stderr
@@ -228,7 +229,7 @@ WARM_SCRIPT = textwrap.dedent("""
 def test_warm_start_in_a_fresh_process_never_imports_numba(cache_root):
     spec = [(s.op, [list(d.shape) for d in s.inputs], dict(s.attrs)) for s in BASE_SIGS]
     proc = subprocess.run([sys.executable, "-c", WARM_SCRIPT, str(cache_root), json.dumps(spec)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["numba"] is False

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from ascendemu.cache import CacheWarning, KernelCache
 from ascendemu.cache.cli import scan, verdict
@@ -280,7 +281,7 @@ def test_concurrent_processes_build_each_kernel_once(tmp_path):
         proc.stdin.flush()
     reports = []
     for proc in children:
-        out, err = proc.communicate(timeout=300)
+        out, err = proc.communicate(timeout=SUBPROCESS_TIMEOUT_S)
         assert proc.returncode == 0, err
         reports.append(json.loads(out.strip().splitlines()[-1]))
     assert sum(r["built"] for r in reports) == len(sigs)

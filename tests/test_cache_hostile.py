@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -223,7 +224,7 @@ RSS_SCRIPT = ("import resource, sys; from ascendemu.cache.cli import main; main(
 def _import_peak(archive: Path, root: Path) -> tuple[int, str]:
     """Peak RSS (MiB) of `ascendemu cache import archive` in a process of its own, and what it said."""
     proc = subprocess.run([sys.executable, "-c", RSS_SCRIPT, "import", str(archive), "--root", str(root)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     *said, peak = proc.stdout.strip().splitlines()
     return int(peak.split()[-1]), "\n".join(said) + proc.stderr
 

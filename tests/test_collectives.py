@@ -7,11 +7,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from ascendemu.errors import HcclNotSupportedError, HcclParamError, InvalidParamError
 from ascendemu.hal import runtime as rt
@@ -29,7 +29,7 @@ def outside_mpi() -> dict[str, str]:
 
 
 def mpiexec(n: int, script: Path, out: Path, *args: str, env: dict | None = None,
-            timeout: float = 120) -> tuple[subprocess.CompletedProcess, dict[int, dict]]:
+            timeout: float = SUBPROCESS_TIMEOUT_S) -> tuple[subprocess.CompletedProcess, dict[int, dict]]:
     """Run ``script`` as ``n`` ranks (the variables of an outer MPI job are not inherited); each rank
     writes its result to ``out/rank_<r>.json``, returned by rank."""
     proc = subprocess.run([str(MPIEXEC), "-n", str(n), sys.executable, str(script), *args],
@@ -78,11 +78,11 @@ def test_a_slow_rank_stalls_the_others_who_end_at_the_same_instant(tmp_path):
 
 
 def test_a_rank_that_exits_is_named_by_the_others_within_the_timeout(tmp_path):
-    t0 = time.monotonic()
+    # the 2 s HCCL_EXEC_TIMEOUT, not the default, is what ended the wait: the message names it (no wall-clock
+    # assertion: a loaded machine makes the job slower, not the timeout different)
     proc, ranks = mpiexec(3, WORKER, tmp_path, "die", env={"HCCL_EXEC_TIMEOUT": "2"})
-    elapsed = time.monotonic() - t0
     assert sorted(ranks) == [0, 1], proc.stdout + proc.stderr[-2000:]
-    assert proc.returncode != 0 and elapsed < 20
+    assert proc.returncode != 0
     for d in ranks.values():
         assert d["error"] in ("HcclTimeoutError", "HcclRemoteError")
         assert "AllReduce(sum)" in d["message"] and "rank(s) [2] did not arrive within 2 s" in d["message"]
@@ -171,5 +171,5 @@ def test_a_one_rank_world_and_dry_run_never_import_mpi4py():
     code = ("import sys\nfrom ascendemu.hal import runtime as rt\nrt.init(backing=False)\nrt.set_device(0)\n"
             "rt.comm_init_world(1, 0)\nrt.finalize()\nrt.init(backing=False)\nrt.set_device(0)\n"
             "rt.comm_init_world(8, 3)\nprint('mpi4py' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], env=outside_mpi(), capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], env=outside_mpi(), capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert out.stdout.strip() == "False", out.stderr

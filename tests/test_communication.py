@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 import ascendemu.frontend as ms
 from ascendemu.errors import ContextNullError, HcclParamError, InvalidParamError
@@ -20,7 +21,7 @@ WORKER = Path(__file__).parent / "fixtures" / "ranks" / "frontend_worker.py"
 
 
 def test_two_ranks_run_the_primitives_and_their_gradients_like_numpy(ascendemu_kernel_cache, tmp_path):
-    proc, ranks = mpiexec(2, WORKER, tmp_path, env={"MS_COMPILER_CACHE_PATH": str(ascendemu_kernel_cache)}, timeout=300)
+    proc, ranks = mpiexec(2, WORKER, tmp_path, env={"MS_COMPILER_CACHE_PATH": str(ascendemu_kernel_cache)}, timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 0 and sorted(ranks) == [0, 1], proc.stderr[-3000:]
     for name in ("all_reduce", "all_reduce_max", "all_gather", "broadcast", "comm_func", "group_all_reduce"):
         assert ranks[0]["digests"][name] == ranks[1]["digests"][name], name

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 from PIL import Image
 
 import ascendemu.frontend.dataset as ds
@@ -123,7 +124,7 @@ def test_load_checkpoint_reads_huge_files_in_bounded_memory(tmp_path):
             except CheckpointFileError as e:
                 print(isinstance(e, ValueError), e.message)
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     lines = result.stdout.splitlines()
     assert len(lines) == 2, result.stdout + result.stderr
     assert lines[0].startswith(f"True Failed to read the checkpoint file {zeros}") and "not a MindSpore" in lines[0]
@@ -144,7 +145,7 @@ def test_a_fifo_named_like_a_checkpoint_is_refused_not_waited_on(tmp_path):
             except CheckpointFileError as e:
                 print(e.message)
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert result.stdout.splitlines() == [
         f"Failed to read the checkpoint file {tmp_path / name}: it is not a regular file (a FIFO, a device or a "
         "socket); give the path of a checkpoint file." for name in ("pipe.ckpt", "pipe.safetensors")], result.stderr

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 import ascendemu.frontend as ms
 from ascendemu.traces.chrome import busy_time
@@ -44,7 +45,7 @@ UPDATE_RTOL = 1e-2
 
 def run(n: int, cache: Path, out: Path, nets: tuple[str, ...]) -> dict[int, dict]:
     out.mkdir()
-    proc, ranks = mpiexec(n, WORKER, out, *nets, env={"MS_COMPILER_CACHE_PATH": str(cache)}, timeout=600)
+    proc, ranks = mpiexec(n, WORKER, out, *nets, env={"MS_COMPILER_CACHE_PATH": str(cache)}, timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 0 and sorted(ranks) == list(range(n)), proc.stderr[-3000:]
     return ranks
 
@@ -169,7 +170,7 @@ def test_the_docs_data_parallel_sample_runs_unchanged_on_two_ranks(ascendemu_ker
     else:
         command = [sys.executable, "-m", "ascendemu", "msrun", "--worker_num", "2", "--local_worker_num", "2",
                    "--log_dir", "logs", "--join", "True", str(TUTORIAL)]
-    proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     if launcher == "msrun":                      # each worker's output is its own log, as msrun writes it
         proc.stdout = "".join((tmp_path / "logs" / f"worker_{r}.log").read_text() for r in (0, 1))

@@ -18,12 +18,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from ascendemu.errors import InvalidFileError, InvalidParamError
 from ascendemu.traces.chrome import merge, rank_pid, read_trace
 
 MPIEXEC = Path(sys.executable).parent / "mpiexec"
-TIMEOUT_S = 600
+TIMEOUT_S = SUBPROCESS_TIMEOUT_S
 ERROR = "RuntimeError: rank 1 fails on purpose"
 
 # rank 1 raises; the others wait for it in an AllReduce (``after``) or in init()'s communicator (``before``)

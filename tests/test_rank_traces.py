@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from limits import SUBPROCESS_TIMEOUT_S
 
 from ascendemu.replay import compare
 from ascendemu.replay.chakra import export_chakra, run_chakra
@@ -26,7 +27,7 @@ def rank_traces(ascendemu_kernel_cache, tmp_path_factory) -> dict[int, Path]:
     out = tmp_path_factory.mktemp("rank-traces")
     proc, _ = mpiexec(2, ROOT / "ascendemu" / "__main__.py", out, "run", "--quiet", "--record",
                       str(out / "run.aetrace"), str(WORKER),
-                      env={"MS_COMPILER_CACHE_PATH": str(ascendemu_kernel_cache)}, timeout=300)
+                      env={"MS_COMPILER_CACHE_PATH": str(ascendemu_kernel_cache)}, timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert sorted(p.name for p in out.glob("run*")) == ["run.rank0.aetrace", "run.rank1.aetrace"]
     return {r: out / f"run.rank{r}.aetrace" for r in (0, 1)}
