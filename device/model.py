@@ -126,7 +126,7 @@ class Stream:
         self.busy_time = 0.0
         self.last_end = 0.0
         device.stream_log[stream_id] = self
-        device.env.process(self._loop())
+        self._process = device.env.process(self._loop())
 
     @property
     def idle(self) -> bool:
@@ -145,6 +145,31 @@ class Stream:
             self.device.observer.issued(self, task)
         if self._wake is not None and not self._wake.triggered:
             self._wake.succeed()
+
+    def drop(self) -> None:
+        """Drop every unfinished task, as reset_device does once the device has run what it can: queued
+        tasks never run, and the running one, which can never finish (it waits for an event nothing will
+        trigger), is interrupted where it waits, so it never resumes to touch memory. Dropped tasks
+        count as finished (:meth:`unfinished`, their ``Task.dropped``), and whoever waits for them is
+        released. Changes nothing on an idle stream."""
+        dropped = list(self.queue)
+        self.queue.clear()
+        current = self.current
+        if current is not None:
+            dropped.append(current)
+            self.current = None
+            self.blocked_on = None
+            self._process.interrupt("dropped by reset_device")
+        device = self.device
+        for task in dropped:
+            device.pending.pop(id(task), None)
+            device.running.pop(id(task), None)
+            task.dropped()
+        self.errors.clear()
+        for ev in self._drain_waiters + self._room_waiters:
+            ev.succeed()
+        self._drain_waiters, self._room_waiters = [], []
+        self._release_finish_waiters(self.issued)
 
     def room(self) -> simpy.Event:
         """An event that triggers once the queue has drained to half the stream queue depth (a blocked
@@ -203,30 +228,36 @@ class Stream:
             self.current = task
             run = None
             now = env.now
-            if task.submit_time > now:      # the host issued it later: wait for its submit time
-                delay = task.submit_time - now
-                started = now + delay       # the float the timeout would end at
-                if not device.strict and env.peek() > started:
-                    # nothing else happens before then: the task may fold the wait into its own
-                    run = task.run_from(device, self, started)
-                if run is None:
-                    yield env.timeout(delay)
-            if run is None:
-                started = env.now
-            tracked = device.strict and (task.writes or task.reads)
-            if tracked:
-                device.running[id(task)] = (self, task)
+            tracked = dropped = False
             try:
+                if task.submit_time > now:      # the host issued it later: wait for its submit time
+                    delay = task.submit_time - now
+                    started = now + delay       # the float the timeout would end at
+                    if not device.strict and env.peek() > started:
+                        # nothing else happens before then: the task may fold the wait into its own
+                        run = task.run_from(device, self, started)
+                    if run is None:
+                        yield env.timeout(delay)
+                if run is None:
+                    started = env.now
+                tracked = device.strict and (task.writes or task.reads)
+                if tracked:
+                    device.running[id(task)] = (self, task)
                 # run_task adds strict mode's race check; without it, the task runs itself directly
                 if run is None:
                     run = device.run_task(self, task) if device.strict else task.run(device, self)
                 yield from run
             except AclError as e:
                 self.errors.append(e)
+            except simpy.Interrupt:         # dropped (:meth:`drop`): it never finishes, nothing is counted
+                dropped = True
             finally:
                 if tracked:
                     device.pending.pop(id(task), None)
                     device.running.pop(id(task), None)
+            if dropped:
+                task = run = None
+                continue
             self.current = None
             self.tasks_run += 1
             if task.busy:

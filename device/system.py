@@ -77,6 +77,8 @@ class Node:
             while event.callbacks is not None:     # ``event.processed``, without a property call per step
                 step()
         except EmptySchedule:
+            # the host waited until the device stalled: its clock is not behind the device's either way
+            self.host_time = max(self.host_time, env.now)
             raise DeadlockError(f"nothing is scheduled after simulated time {env.now * 1e3:.6f} ms, so the "
                                 f"awaited {event!r} can never trigger") from None
         self.host_time = max(self.host_time, env.now)

@@ -13,6 +13,8 @@ which it was issued (it never starts earlier), and the device memory ranges it r
   trace spans. Instantaneous kinds are generators that yield nothing.
 * ``buffers()`` lists device addresses inside every allocation the task touches; the stream records
   them when it enqueues the task, so those allocations are not freed under it (:mod:`.memory`).
+* ``dropped()`` runs if the stream drops the task unfinished (reset_device): it then counts as
+  finished, so a kind that other work waits for (a collective) releases it.
 
 Why classes rather than a ``kind`` string: the stream loop and the device know no kinds, they call
 ``task.run``; a new kind (a collective, say) is one new subclass here and nothing else. The classes
@@ -84,6 +86,10 @@ class Task:
     def buffers(self) -> Sequence[int]:
         """Device addresses inside each allocation the task reads or writes."""
         return [start for start, _ in (*self.reads, *self.writes)]
+
+    def dropped(self) -> None:
+        """Its stream dropped it without finishing it (reset_device, ``Stream.drop``): it counts as
+        finished. Nothing to do for most kinds; one that others wait for releases them."""
 
     def run(self, device: Device, stream: Stream) -> Generator:
         """Perform the task in simulated time on ``device`` for ``stream`` (a SimPy generator)."""
@@ -160,6 +166,8 @@ class KernelTask(Task):
         if trace is not None:
             func, now = self.kernel, device.env.now
             args = {"blockDim": self.block_dim, "cost": func.cost.to_json()}
+            if self.name != func.name:          # the span is named after the op it computes
+                args["kernel"] = func.name
             if func.op_info is not None:
                 args["op"] = func.op_info
             trace.span(stream.id, self.name, start, now - start, "kernel", args)
@@ -324,6 +332,12 @@ class CollectiveTask(Task):
     def enqueued(self) -> None:
         self.after = self.chain.last
         self.chain.last = self.done
+
+    def dropped(self) -> None:
+        """A dropped collective counts as ended: the process's later collectives (on other devices too)
+        do not wait for it forever."""
+        if not self.done.triggered:
+            self.done.succeed()
 
     def run(self, device: Device, stream: Stream) -> Generator:
         env, comm, kind = device.env, self.comm, self.kind

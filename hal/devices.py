@@ -64,18 +64,24 @@ class DevicesMixin:
 
     @api()
     def reset_device(self, device_id: int) -> None:
-        """Wait for the device, then release its streams, events and memory. Like aclrtResetDevice it
-        always succeeds: work that can never finish (a wait on an event nothing will record) or that
-        failed is dropped, not reported, and the device is clean afterwards."""
+        """Wait for the device, then release its streams, events and memory.
+
+        Like aclrtResetDevice it always succeeds once ``device_id`` is valid (the only check, made
+        before anything changes), so it never leaves a half-reset device: every stream of the device
+        runs what it can, each on its own (an error one stream reports, such as a strict-mode race or a
+        kernel fault, does not stop the others, and is dropped, not reported); the work that can never
+        finish (a wait on an event nothing will record, a collective behind it) is then dropped
+        (``Stream.drop``: it never runs or resumes, and counts as finished), so nothing uses the
+        memory any more when it is freed. Afterwards the device is clean."""
         dev = self._device(device_id)
         queues = self._queues_of(dev)
-        try:
-            self._sync_device(dev)
-        except AclError:
-            pass
         for s in queues:
-            s.queue.clear()
-            s.errors.clear()
+            try:
+                self._drain(s, what=f"reset of device {dev.id}")
+            except AclError:         # a stream that cannot finish, or reports an error: dropped below
+                pass
+        for s in queues:
+            s.drop()
         # the device's own tables list exactly its handles in the runtime's
         for owned, registry, kind in ((dev.streams, self.streams, "stream"), (dev.events, self.events, "event")):
             for h, obj in owned.items():
@@ -117,14 +123,17 @@ class DevicesMixin:
 
     @api()
     def destroy_context(self, context: int) -> None:
-        """Destroy the context and its default stream (after its tasks finish), like aclrtDestroyContext."""
+        """Destroy the context and its default stream after its tasks finish, like aclrtDestroyContext.
+        The wait comes first: if it fails (507046, a wait that can never end; or an error a task of
+        the stream reports) the context and its stream stay as they were, usable, and the call can be
+        repeated once the stream can finish (or reset_device drops its work)."""
         ctx = self._context(context)
+        stream = self.streams.get(ctx.default_stream)
+        if stream is not None:
+            self._release_stream(stream)      # waits first; raises having changed nothing
         ctx.destroyed = True
         if self.current_context is ctx:
             self.current_context = None
-        stream = self.streams.get(ctx.default_stream)
-        if stream is not None:
-            self._release_stream(stream)
 
     @api()
     def set_current_context(self, context: int) -> None:

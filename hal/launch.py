@@ -104,11 +104,11 @@ class LaunchMixin:
 
     # -- launches -------------------------------------------------------------------------------------
     def _kernel_task(self, func: int | KernelFunction, block_dim: int | None, args: Sequence[int] | bytes,
-                     dev: Device) -> KernelTask:
+                     dev: Device, name: str | None = None) -> KernelTask:
         """The one validation of a kernel launch on ``dev`` against the runtime's state (the function, its
         blockDim and argument count, every address against the live allocations); the arguments' types
         and ranges were checked at the choke point (:mod:`.validate`). ``block_dim`` None means the
-        kernel's own."""
+        kernel's own; ``name`` the task's name in traces (an op's full name), None the kernel's."""
         f = self._function(func)
         if block_dim is None:
             block_dim = f.block_dim
@@ -130,7 +130,7 @@ class LaunchMixin:
             for i, (a, spec) in enumerate(zip(args, f.args)):
                 host_address(a, spec.nbytes, f"argument {i} ({spec.role}) of kernel {f.name!r}")
             raise
-        task = KernelTask(f.name, self.node.host_time, f, block_dim, args, host_args)
+        task = KernelTask(f.name if name is None else name, self.node.host_time, f, block_dim, args, host_args)
         if self.node.trace is not None:      # the launch call being dispatched: its kernel's flow arrow starts there
             task.launch = self.node.trace.current_call
         if self.node.strict:
@@ -140,10 +140,11 @@ class LaunchMixin:
 
     @api(cost="launch_overhead_s")
     def launch_kernel(self, func: int | KernelFunction, block_dim: int | None, args: Sequence[int] | bytes,
-                      stream: int | None = None) -> None:
+                      stream: int | None = None, name: str | None = None) -> None:
         """Enqueue a kernel: ``args`` are device addresses (inputs, outputs, workspaces) or a packed buffer.
-        ``block_dim`` must be the one the kernel was built for (None: take it from the kernel)."""
-        s, task = Launch(func, args, stream, block_dim).task(self)
+        ``block_dim`` must be the one the kernel was built for (None: take it from the kernel). ``name``:
+        the launch's name in traces and profiles (a graph op's full name), None the kernel's."""
+        s, task = Launch(func, args, stream, block_dim, name).task(self)
         self._submit(s, task)
 
     @api(cost="graph_launch_overhead_s")
@@ -153,8 +154,10 @@ class LaunchMixin:
         ``steps`` are :mod:`ascendemu.hal.steps` objects (Launch, RecordEvent, WaitEvent, MemcpyAsync),
         in issue order (the layer in :mod:`.validate` checked that each is one and its fields' types).
         Every step is validated before anything is enqueued, so a bad step leaves the streams and events
-        untouched.
+        untouched; once validated, the whole graph is enqueued (a full stream that only the graph's own
+        later steps could release takes the rest beyond its queue depth, see ``_submit_sunk``), never
+        part of it.
         """
         planned = [step.task(self) for step in steps]
         for s, task in planned:
-            self._submit(s, task)
+            self._submit_sunk(s, task)

@@ -86,10 +86,15 @@ class MemoryMixin:
 
     @api()
     def free(self, ptr: int) -> None:
-        """Free device memory, after the unfinished tasks that use it (strict mode: raise RaceError instead)."""
+        """Free device memory, after the unfinished tasks that use it (strict mode: raise RaceError instead).
+        The tasks are waited for one by one; one may finish while the host waits for another, so each
+        is looked at again before its wait. A refusal (a bad pointer, a race, a wait that can never end)
+        frees nothing."""
         dev = self._cur_device()
         mem = dev.memory
         for stream, seq in mem.unfinished_users(ptr):
+            if not stream.unfinished(seq):       # it finished while the host waited for an earlier user
+                continue
             task = stream.task_at(seq)
             if self.node.strict:
                 raise RaceError(

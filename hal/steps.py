@@ -57,32 +57,35 @@ class Step:
 class Launch(Step):
     """Launch ``kernel`` (a KernelFunction or function handle) with ``args`` (device addresses of its
     inputs, outputs, workspaces, or a packed 8-byte buffer) on ``stream``; ``block_dim`` None is the
-    kernel's own."""
+    kernel's own. ``name``: what the launch computes, for traces and profiles (a graph's op full name,
+    ``Default/fc1-Dense/MatMul-op1``, as MindSpore's profiler names a task); None: the kernel's name."""
 
     kernel: int | KernelFunction
     args: Sequence[int] | bytes
     stream: int | None
     block_dim: int | None = None
+    name: str | None = None
 
     def __init__(self, kernel: int | KernelFunction, args: Sequence[int] | bytes, stream: int | None,
-                 block_dim: int | None = None) -> None:
+                 block_dim: int | None = None, name: str | None = None) -> None:
         # Same signature as the generated one, but it stores through the slot descriptors: the generated
         # frozen __init__ pays an object.__setattr__ lookup per field, and every launch_kernel builds a Launch.
         _set_kernel(self, kernel)
         _set_args(self, args)
         _set_stream(self, stream)
         _set_block_dim(self, block_dim)
+        _set_name(self, name)
 
     def issue(self, rt: Runtime) -> None:
-        rt.launch_kernel(self.kernel, self.block_dim, self.args, self.stream)
+        rt.launch_kernel(self.kernel, self.block_dim, self.args, self.stream, self.name)
 
     def task(self, rt: Runtime) -> tuple[Stream, Task]:
         s = rt._stream(self.stream)
-        return s, rt._kernel_task(self.kernel, self.block_dim, self.args, s.device)
+        return s, rt._kernel_task(self.kernel, self.block_dim, self.args, s.device, self.name)
 
 
-_set_kernel, _set_args, _set_stream, _set_block_dim = (
-    Launch.__dict__[f].__set__ for f in ("kernel", "args", "stream", "block_dim"))
+_set_kernel, _set_args, _set_stream, _set_block_dim, _set_name = (
+    Launch.__dict__[f].__set__ for f in ("kernel", "args", "stream", "block_dim", "name"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +165,13 @@ class Communicate(Step):
 
 
 def _issue_broadcast(rt: Runtime, s: Communicate) -> None:
-    """HcclBroadcast works in place: a step from one buffer to another copies the input over first."""
+    """HcclBroadcast works in place: a step from one buffer to another copies the input over first. The
+    broadcast is validated before the copy is issued, so a refused step enqueues nothing."""
     from .hccl import HCCL_DATA_TYPES
     from .memory import MEMCPY_DEVICE_TO_DEVICE
     if s.send != s.recv:
+        s.task(rt)
+
         n = s.count * np.dtype(HCCL_DATA_TYPES[s.dtype]).itemsize
         rt.memcpy_async(s.recv, n, s.send, n, MEMCPY_DEVICE_TO_DEVICE, s.stream)
     rt.broadcast(s.recv, s.count, s.dtype, s.kind.root, s.comm, s.stream)

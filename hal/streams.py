@@ -133,6 +133,20 @@ class StreamsMixin:
             self._wait(s.room(), f"launch on full stream {s.id} ({len(s.queue)} tasks queued)")
         s.enqueue(task)
 
+    def _submit_sunk(self, s: Stream, task: Task) -> None:
+        """Enqueue one task of a graph launch. The host waits for room as :meth:`_submit` does, but a graph
+        is one unit (on the chip, one model execute): when waiting cannot help, because the device can
+        make no progress without the graph's later steps (a record further on that a full stream waits
+        for), the task goes in beyond the queue depth instead of the launch failing with part of the
+        graph enqueued. A graph that can never finish is reported when the host synchronises with it
+        (507046), as any stream work is."""
+        if len(s.queue) >= self.node.spec.stream_queue_depth:
+            try:
+                self.node.run_until(s.room())
+            except DeadlockError:
+                pass
+        s.enqueue(task)
+
     def _enqueue(self, step: Step) -> None:
         """Validate one step (:mod:`.steps`) into its device task and enqueue it on its stream."""
         s, task = step.task(self)

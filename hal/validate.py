@@ -282,6 +282,7 @@ def pool_kind(what: str, optional: bool) -> Validator:
 POOL = pool_kind
 KERNEL_FUNCTION = type_kind((KernelFunction,), "a KernelFunction")
 KERNEL_NAME = type_kind((str,), "a kernel name (str)", KernelLookupError)
+OP_NAME = type_kind((str,), "the launch's name in traces, e.g. an op's full name (str), or None")
 FUNCTION, FLAG, PATH, KERNEL_ARGS, STEPS = function_kind, flag_kind, path_kind, kernel_args_kind, steps_kind
 DESTINATION, SOURCE = buffer_kind(writable=True), buffer_kind(writable=False)
 COMM = int_kind(0, MAX_U64, HcclParamError, "a communicator handle from comm_init_world() or comm_create_group()")
@@ -312,7 +313,7 @@ PARAMS: dict[str, Kind] = {
     # kernels, launches, traces
     "path": PATH, "magic": BINARY_MAGIC, "binary": BINARY, "name": KERNEL_NAME,
     "func": FUNCTION, "kernel": FUNCTION, "register_function.func": KERNEL_FUNCTION,
-    "block_dim": BLOCK_DIM, "args": KERNEL_ARGS, "steps": STEPS,
+    "block_dim": BLOCK_DIM, "args": KERNEL_ARGS, "steps": STEPS, "launch_kernel.name": OP_NAME, "Launch.name": OP_NAME,
     # collective communication
     "rank_size": RANK_SIZE, "rank_id": COMM_RANK, "comm": COMM, "ranks": ranks_kind,
     "comm_create_group.name": COMM_NAME, "comm_find.name": COMM_NAME, "comm_init_world.name": COMM_NAME,

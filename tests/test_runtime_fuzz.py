@@ -14,7 +14,11 @@ numpy byte arrays) predicts every outcome:
   exception fails the test (the runtime has no catch-all that could hide one);
 * a success agrees with the shadow: bytes read back equal the shadow's (the bytes the test wrote: fresh
   memory keeps whatever its pages held, like HBM), a new allocation overlaps no live one;
-* the pool agrees with the shadow after every call: live allocations, their sizes, used bytes.
+* the pool agrees with the shadow after every call: live allocations, their sizes, used bytes; and so do
+  the live streams, events and host buffers and the current device;
+* a call that fails changes nothing: the runtime's observable state (``test_hal_atomic.runtime_state``:
+  handles of every chapter, tasks enqueued per stream, event records, contexts, allocations and pool
+  counters) is the same after it as before.
 
 Asynchronous work goes to one stream at a time (the harness synchronises it before anything else touches
 memory), so the shadow applies it in issue order.
@@ -35,6 +39,7 @@ import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from test_hal_atomic import runtime_state
 from test_runtime_validation import expected_code
 
 from ascendemu import errors
@@ -56,6 +61,7 @@ INVALID_PARAM, RT_PARAM = errors.ACL_ERROR_INVALID_PARAM, errors.ACL_ERROR_RT_PA
 DEVICE_ID, ALLOC, FREE = errors.ACL_ERROR_RT_INVALID_DEVICEID, errors.ACL_ERROR_RT_MEMORY_ALLOCATION, \
     errors.ACL_ERROR_RT_MEMORY_FREE
 LOOKUP = errors.ACL_ERROR_RT_KERNEL_LOOKUP
+SYNC_TIMEOUT = errors.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
 H2H, H2D, D2H, D2D, DEFAULT = (MEMCPY_HOST_TO_HOST, MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST,
                                MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEFAULT)
 DEVICES = 2
@@ -141,6 +147,7 @@ class RuntimeMachine(RuleBasedStateMachine):
         allowed = expect if isinstance(expect, set) else {expect}
         STATS["calls"] += 1
         message = ""
+        before = runtime_state(self.rt)
         if name in PYACL and data.draw(st.booleans(), label="via pyACL"):
             ret = PYACL[name](*args)
             code, result = (ret, None) if isinstance(ret, int) else (ret[-1], ret[0] if len(ret) == 2 else ret[:-1])
@@ -154,6 +161,8 @@ class RuntimeMachine(RuleBasedStateMachine):
         STATS[f"failed with {code}" if code else "succeeded"] += 1
         STATS[f"call {name}"] += 1
         assert code in allowed, f"{name}{args!r:.300} -> {code} {message}; the shadow expected {sorted(allowed)}"
+        if code:
+            assert runtime_state(self.rt) == before, f"{name}{args!r:.300} failed with {code} but changed the runtime"
         return code, result
 
     def bad(self, data, name: str, params: list[str]) -> str | None:
@@ -604,6 +613,31 @@ class RuntimeMachine(RuleBasedStateMachine):
         if device == self.dev:
             self.rt.set_device(device)           # harness: a current context again
 
+    @rule(data=st.data(), stuck=st.integers(0, 3).map(lambda i: i == 0))
+    def context_cycle(self, data, stuck: bool) -> None:
+        """create_context, then destroy_context, which waits for the context's default stream. ``stuck``:
+        that stream first waits on an event nothing has recorded, so the first destroy_context fails
+        (507046) and must change nothing; a record on another stream then releases the wait. The
+        harness makes its device current again afterwards."""
+        device = data.draw(st.integers(0, DEVICES - 1))
+        self.sync_pending()
+        code, ctx = self.call(data, "create_context", (device,), OK)
+        if stuck:
+            _, ev = self.call(data, "create_event", (0,), OK)
+            self.call(data, "stream_wait_event", (None, ev), OK)
+            self.call(data, "destroy_context", (ctx,), SYNC_TIMEOUT)
+            _, other = self.call(data, "create_stream", (), OK)
+            self.call(data, "record_event", (ev, other), OK)
+            self.call(data, "destroy_stream", (other,), OK)
+            self.call(data, "destroy_event", (ev,), OK)
+            self.stale += [ev, other]
+        if self.bad(data, "destroy_context", ["context"]):
+            value = data.draw(st.one_of(junk("context"), st.sampled_from(self.stale)))
+            self.call(data, "destroy_context", (value,), expected_code("destroy_context", "context"))
+        self.call(data, "destroy_context", (ctx,), OK)
+        self.stale.append(ctx)
+        self.rt.set_device(self.dev)
+
     @rule(data=st.data())
     def mem_info(self, data) -> None:
         code, (free, total) = self.call(data, "get_mem_info", (), OK)
@@ -692,6 +726,16 @@ class RuntimeMachine(RuleBasedStateMachine):
             live = self.live(device)
             assert self.rt.node.devices[device].memory.allocations == {a.ptr: a.size for a in live}
             assert self.rt.mem_stats(device).used == sum(block(a.size) for a in live)
+
+    @invariant()
+    def handles_match_shadow(self) -> None:
+        """The runtime's live user streams, events and host buffers are the shadow's, on its devices."""
+        rt = self.rt
+        defaults = {c.default_stream for c in rt.contexts.values() if not c.destroyed}
+        assert {h: s.device.id for h, s in rt.streams.items() if h not in defaults} == self.streams
+        assert {h: e.device.id for h, e in rt.events.items()} == {h: e.device for h, e in self.events.items()}
+        assert set(rt._host) == set(self.hosts)
+        assert rt.current_context.device_id == self.dev
 
     @invariant()
     def host_memory_matches_shadow(self) -> None:

@@ -32,6 +32,7 @@ CODES = {
     "func": errors.ACL_ERROR_RT_KERNEL_LOOKUP,                  # 507027
     "kernel": errors.ACL_ERROR_RT_KERNEL_LOOKUP,                # the same, as a graph step's field
     "name": errors.ACL_ERROR_RT_KERNEL_LOOKUP,
+    "launch_kernel.name": errors.ACL_ERROR_INVALID_PARAM,       # the launch's trace name, not a kernel to look up
     "free.ptr": errors.ACL_ERROR_RT_MEMORY_FREE,                # 207002
     "free_host.ptr": errors.ACL_ERROR_RT_MEMORY_FREE,
     "register_function.func": errors.ACL_ERROR_INVALID_PARAM,   # a KernelFunction object, not a handle
