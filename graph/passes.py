@@ -382,21 +382,25 @@ def defer_to_first_use(graph: Graph, node_order: list[int]) -> list[int]:
         held.update(waiting)
         grown = bool(waiting)
     result: list[int] = []
+    placed: set[int] = set()
     for nid in node_order:
         if nid in held:
             continue
-        stack = [(nid, False)]           # the node after its held producers, theirs first (iterative DFS)
+        # the node after its held producers, theirs first (iterative post-order DFS). A producer shared by
+        # two held readers may be on the stack twice: the copy nearer the top places it, before whichever
+        # reader needs it first; the other copy is skipped.
+        stack = [(nid, False)]
         while stack:
             x, ready = stack.pop()
+            if x in placed:
+                continue
             if ready:
+                placed.add(x)
                 result.append(x)
                 continue
             stack.append((x, True))
-            for p in reversed(deps[x]):
-                if p in held:
-                    held.discard(p)
-                    stack.append((p, False))
-    result += [nid for nid in node_order if nid in held]     # unreachable (a held node has readers)
+            stack.extend((p, False) for p in reversed(deps[x]) if p in held and p not in placed)
+    result += [nid for nid in node_order if nid not in placed]     # unreachable (a held node has readers)
     return result if peak_memory(graph, result) <= peak_memory(graph, node_order) else list(node_order)
 
 

@@ -30,7 +30,7 @@ from ascendemu.frontend.train import (F1, MAE, MSE, Accuracy, Callback, Checkpoi
                                       Top1CategoricalAccuracy, Top5CategoricalAccuracy, TimeMonitor,
                                       TopKCategoricalAccuracy)
 from ascendemu.frontend.unsupported import UnsupportedOpError
-from ascendemu.graph import executor as executor_module
+from ascendemu.graph import runners as runners_module
 from ascendemu.cli.pytest_plugin import emulated_device
 from datafiles import write_idx
 from test_run_cli import run_cli
@@ -251,7 +251,7 @@ def test_sink_size_makes_an_epoch_that_many_steps_and_the_data_carries_on(capsys
 def test_a_queue_shallower_than_the_sink_reuses_its_slots(ex, monkeypatch):
     """Two slots for four steps: each push waits until GetNext took the batch before it (strict mode
     checks the ordering)."""
-    monkeypatch.setattr(executor_module, "QUEUE_DEPTH", 2)
+    monkeypatch.setattr(runners_module, "QUEUE_DEPTH", 2)
     net, m = model()
     m.train(2, dataset(), dataset_sink_mode=True)
     assert_same(weights(net), manual([0, 1, 2, 3] * 2)[1])
