@@ -1,16 +1,19 @@
 """The ``ascendemu`` command line: ``info``, ``demo``, ``run``, ``msrun``, ``replay``, ``report``, ``profile``, ``trace``,
-``cache``.
+``cache``, ``api-coverage``.
 
 Each verb is a small function; heavy imports happen inside the verb so that ``ascendemu info`` and a
-warm ``ascendemu run`` never import numba.
+warm ``ascendemu run`` never import numba. Output piped into a reader that stops early (``ascendemu info
+--json | head``) ends the command quietly with the status a shell gives a program SIGPIPE ended.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 
-from ascendemu.errors import AclError
+from ascendemu.errors import AclError, InvalidParamError
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -30,6 +33,32 @@ def cmd_info(args: argparse.Namespace) -> int:
           f"{spec.host_link_bandwidth / 1e9:.0f} GB/s; {spec.hccs_ports} HCCS ports")
     print(f"  limits: {spec.max_streams} streams, {spec.max_events} events; launch cost "
           f"{spec.launch_overhead_s * 1e6:.0f} us (simulated host time)")
+    return 0
+
+
+SIGPIPE_EXIT = 128 + signal.SIGPIPE  # 141: how a shell reports a writer whose reader closed the pipe
+
+
+def cmd_api_coverage(args: argparse.Namespace) -> int:
+    """Per group of MindSpore's public API (ops functions and Primitives, nn Cells, Tensor methods, mint):
+    the names served / MindSpore's count, measured against the signature table recorded from real
+    MindSpore (frontend/signatures.json); with GROUP or --missing, the names still missing."""
+    from ascendemu.frontend.api_coverage import GROUPS, coverage, load_table
+
+    wanted = [g for g in args.group if g not in GROUPS]
+    if wanted:
+        raise InvalidParamError(f"api-coverage: {wanted[0]!r} is not a group; the groups are: "
+                                + ", ".join(repr(g) for g in GROUPS))
+    groups = coverage()
+    print(f"MindSpore {load_table()['mindspore_version']} public API served by the emulated front end:")
+    width = max(map(len, GROUPS))
+    for g in groups:
+        print(f"  {g.group:<{width}}  {len(g.served):4d} / {g.total:4d}  ({100 * len(g.served) / g.total:5.1f}%)")
+    for g in groups:
+        if g.group in args.group or (args.missing and not args.group):
+            print(f"missing from {g.group} ({len(g.missing)}): {', '.join(g.missing)}")
+    if not args.missing and not args.group:
+        print("`ascendemu api-coverage --missing` (or a group, e.g. nn-cells) lists what is missing")
     return 0
 
 
@@ -95,6 +124,20 @@ class _VersionAction(argparse.Action):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command; a closed output pipe ends it quietly (no BrokenPipeError traceback), status 141."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()                # a closed pipe shows here for output still buffered
+        return status
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null so that flush has nowhere to fail
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return SIGPIPE_EXIT
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # verbs that own their argument parsing
     if argv and argv[0] == "cache":
@@ -135,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
                                   "ascendemu report run.aetrace [more.aetrace ...] [--device P ...] -o report.html")
     sub.add_parser("profile", help="a real Ascend profile (kernel_details.csv, op_summary_*.csv) on the emulated "
                                    "device: ascendemu profile replay|fidelity PROFILE")
+    p = sub.add_parser("api-coverage", help="how much of MindSpore's public API the front end serves, per group "
+                                            "(ops functions, ops primitives, nn cells, Tensor methods, mint)")
+    p.add_argument("group", nargs="*", help="groups whose missing names to list, e.g. nn-cells")
+    p.add_argument("--missing", action="store_true", help="list the missing names of every group")
+    p.set_defaults(fn=cmd_api_coverage)
     sub.add_parser("trace", help="MLCommons Chakra execution traces: ascendemu trace export-chakra run.aetrace -o DIR "
                                  "| import-chakra DIR_OR_FILE")
     try:

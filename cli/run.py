@@ -11,6 +11,7 @@ its own frames on, as ``python script.py`` shows it) and the run exits with the 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -22,14 +23,17 @@ import traceback
 from pathlib import Path
 from types import ModuleType, TracebackType
 
+from ascendemu.device.fabric import DEFAULT_EXEC_TIMEOUT_S, EXEC_TIMEOUT_ENV, join_world, joined_world, timeout_from_env
 from ascendemu.errors import AclError
 from ascendemu.graph.plan import JIT_LEVELS
-from ascendemu.replay.compare import DEFAULT_TOLERANCE, load_baseline, regressions, save_baseline
+from ascendemu.replay.compare import DEFAULT_TOLERANCE, read_baseline, regressions, save_baseline
 
 from ascendemu.ranks import apply_mpi_place, env_device_id
 
 ALIAS = "mindspore"
 DRY_RUN_ENV = "MS_SIMULATION_LEVEL"
+DRY_RUN_LEVEL = "1"        # what --dry-run exports as MS_SIMULATION_LEVEL: compile and simulate, run no kernel
+MAX_BARE_TOLERANCE = 1.0   # --tolerance: a bare number above this is ambiguous (5 = 5% or 500%?)
 TARGET = "ascendemu.frontend"
 
 
@@ -107,7 +111,9 @@ def _parser() -> argparse.ArgumentParser:
                                      description="Run a MindSpore script unchanged on the emulated device.")
     parser.add_argument("--jit-level", choices=JIT_LEVELS,
                         help="force this jit level for every graph (default: what the script sets)")
-    parser.add_argument("--trace", help="write a Chrome/Perfetto trace JSON of the run here")
+    parser.add_argument("--trace", help="write a Chrome/Perfetto trace JSON of the run here; under several ranks "
+                                        "each writes its own, t.json -> t.rank<N>.json, and rank 0 merges them "
+                                        "into t.json, one process per rank")
     parser.add_argument("--exec-order", choices=("dfs", "bfs"), default="dfs")
     parser.add_argument("--device", default="Ascend910A",
                         help="device preset to emulate (ascendemu info lists them), e.g. Ascend910B1")
@@ -169,15 +175,20 @@ def main(argv: list[str]) -> int:
         return _usage_error(parser, "--record-data needs --record TRACE")
     if opts.check:
         try:
-            baseline = load_baseline(opts.check)
+            baseline = read_baseline(opts.check)
         except AclError as e:
             return _usage_error(parser, e.message)
+    dry_run = opts.dry_run or bool(os.environ.get(DRY_RUN_ENV))
+    # as in MindSpore, DryRun is MS_SIMULATION_LEVEL: exported for the script's run (and its children), so
+    # a script (the examples' harness) can tell that nothing is computed and skip checking numbers
+    exported = opts.dry_run and not os.environ.get(DRY_RUN_ENV)
 
     from ascendemu.frontend import backend, context
     from ascendemu.graph.executor import DeviceExecutor
 
     wall0 = time.perf_counter()
     apply_mpi_place()            # under mpiexec: RANK_ID, RANK_SIZE, DEVICE_ID from the MPI launcher
+    world = join_world()         # one of several MPI ranks: joined now, so a failure here reaches the others
     device = env_device_id()
     if device is not None:
         context.set_context(device_id=device)
@@ -185,12 +196,14 @@ def main(argv: list[str]) -> int:
     install_mindspore_alias()
     executor = DeviceExecutor(device_id=context.get_context("device_id"), exec_order=opts.exec_order,
                               trace=bool(opts.trace), progress=not opts.quiet, jit_level=opts.jit_level,
-                              dry_run=opts.dry_run or bool(os.environ.get(DRY_RUN_ENV)), device=opts.device)
+                              dry_run=dry_run, device=opts.device)
     previous = backend.set_backend(executor)
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [opts.module or opts.script, *opts.args]
     sys.path.insert(0, os.getcwd() if opts.module else os.path.dirname(os.path.abspath(opts.script)))
     status, error = 0, None
+    if exported:
+        os.environ[DRY_RUN_ENV] = DRY_RUN_LEVEL
     try:
         if opts.module:
             runpy.run_module(opts.module, run_name="__main__", alter_sys=True)
@@ -209,11 +222,18 @@ def main(argv: list[str]) -> int:
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
         backend.set_backend(previous)
+        if exported:
+            os.environ.pop(DRY_RUN_ENV, None)
+    if world is not None:        # a failed script tells the other ranks at once; the job ends at exit
+        world.script_ended(status, error)
     try:
         executor.write_execute_order(context.get_context("save_graphs_path"))
         _report(opts, what, executor, wall0)
     except Exception as exc:     # never let the report hide the script's own error
         print(f"[ascendemu] could not finish the run summary: {type(exc).__name__}: {exc}", file=sys.stderr)
+    note = pytest_file_note(opts.script) if status == 0 and not opts.module else None
+    if note:                     # even with --quiet: the run did nothing the user asked for
+        print(f"[ascendemu] {note}")
     if clock is not None:
         gate = _finish_measuring(opts, clock, executor, status, wall0, baseline if opts.check else None)
         if status == 0:
@@ -228,14 +248,46 @@ def main(argv: list[str]) -> int:
 
 
 def parse_tolerance(text: str) -> float:
-    """A tolerance as a percentage ("5%") or a fraction ("0.05")."""
+    """A tolerance as a percentage ("5%") or a fraction ("0.05"). A bare number above 1 is refused: "5"
+    could mean 5% or 500%, and a gate that silently lets figures grow sixfold passes everything."""
+    percent = text.strip().endswith("%")
     try:
-        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        value = float(text.strip()[:-1]) / 100 if percent else float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"tolerance {text!r} is not a number: give e.g. 5% or 0.05") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"tolerance {text!r} must be >= 0")
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"tolerance {text!r} must be a finite number >= 0, e.g. 5% or 0.05")
+    if not percent and value > MAX_BARE_TOLERANCE:
+        raise argparse.ArgumentTypeError(
+            f"tolerance {text!r} is ambiguous: a bare number is a fraction ({text} would be {value:.0%}); "
+            f"write {text}% for {text} percent, or {value / 100:g} as a fraction")
     return value
+
+
+def pytest_file_note(script: str) -> str | None:
+    """What to tell the user when ``script`` is a pytest file: it defines ``test_`` functions and has no
+    ``if __name__ == "__main__"`` block, so running it as a script defines the tests and calls none."""
+    try:
+        tree = ast.parse(Path(script).read_bytes(), filename=script)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    tests = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and n.name.startswith("test")]
+    tests += [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name.startswith("Test")]
+    if not tests or any(_is_main_guard(n) for n in tree.body):
+        return None
+    return (f"{script} is a pytest file: it defines {', '.join(tests[:3])}{' ...' if len(tests) > 3 else ''} and "
+            f"running it as a script calls none of them. Run it with pytest on the emulated device: "
+            f"`pytest -p ascendemu --ascendemu-mindspore {script}` or `ascendemu run -m pytest {script}`")
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (either side of the ==)."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) or len(node.test.comparators) != 1:
+        return False
+    sides = [node.test.left, node.test.comparators[0]]
+    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
 
 
 def _measure(opts: argparse.Namespace):
@@ -275,7 +327,12 @@ def _finish_measuring(opts: argparse.Namespace, clock, executor, status: int, wa
         print(f"[ascendemu] baseline (simulated figures): {path} - gate later runs with --check {path}")
     if baseline is None:
         return 0
-    return gate_report(baseline, figures, opts.tolerance, f"baseline {opts.check}")
+    preset = executor.rt.node.spec.name
+    if baseline["preset"] is not None and baseline["preset"] != preset:
+        print(f"[ascendemu] warning: baseline {opts.check} was recorded on {baseline['preset']}, this run emulates "
+              f"{preset}: the figures compare two devices, not two versions of the script (run with --device "
+              f"{baseline['preset']} to gate like for like)")
+    return gate_report(baseline["figures"], figures, opts.tolerance, f"baseline {opts.check}")
 
 
 def gate_report(baseline: dict, figures: dict, tolerance: float, against: str) -> int:
@@ -297,8 +354,52 @@ def _report(opts: argparse.Namespace, what: str, executor, wall0: float) -> None
         for line in executor.summary():
             print(f"[ascendemu] {line}")
     if opts.trace:
-        path = executor.rt.write_trace(opts.trace)
+        write_trace(executor.rt, opts.trace)
+
+
+def write_trace(rt, target: str) -> None:
+    """``--trace``: the run's Chrome trace in ``target``. One of several ranks writes its own beside it
+    (t.json -> t.rank<N>.json, as ``--record`` names its files); under MPI each then tells rank 0, which
+    merges every rank's file into ``target``, one Perfetto process per rank (traces/chrome.py), and
+    names the ranks it could not merge. Rank 0 waits for the others as a collective does (HCCL_EXEC_TIMEOUT)."""
+    from ascendemu.ranks import process_world
+    size, rank = process_world()
+    if size <= 1:
+        path = rt.write_trace(target)
         print(f"[ascendemu] trace (simulated device time): {path} - open it in https://ui.perfetto.dev")
+        return
+    from ascendemu.traces.aetrace import rank_trace_path
+    from ascendemu.traces.chrome import merge, read_trace, write_json
+    world = joined_world()
+    try:
+        path = str(rt.write_trace(rank_trace_path(target, rank, size)).absolute())
+    except (AclError, OSError) as exc:     # rank 0 still hears from this rank, and says what is missing
+        path = ""
+        print(f"[ascendemu] could not write rank {rank}'s trace: {exc}", file=sys.stderr)
+    else:
+        print(f"[ascendemu] trace of rank {rank} (simulated device time): {path}"
+              + (f"; rank 0 merges the ranks' traces into {target}" if world is not None else ""))
+    if world is None:            # a rank simulated alone (DryRun): its own file only
+        return
+    notes = world.gather(path, timeout_from_env(EXEC_TIMEOUT_ENV, DEFAULT_EXEC_TIMEOUT_S))
+    if not notes:                # not rank 0
+        return
+    docs, lost = [], []
+    for r in range(size):
+        note = notes.get(r)
+        if not note:
+            lost.append(f"rank {r}'s trace: " + ("that rank did not report it (it failed or is still running)"
+                                                  if note is None else "that rank could not write it"))
+            continue
+        try:
+            docs.append(read_trace(note))
+        except AclError as e:
+            lost.append(e.message)
+    merged = write_json(target, merge(docs))
+    print(f"[ascendemu] trace of {len(docs)} rank(s), one process each (simulated device time): {merged} - open it "
+          "in https://ui.perfetto.dev")
+    for line in lost:
+        print(f"[ascendemu] warning: the merged trace {merged} lacks {line}")
 
 
 def _ascendemu_dirs() -> set[str]:

@@ -3,11 +3,14 @@ the numpy reference with the same weights, print the worst error, and fail loudl
 
 Written against the MindSpore API only (``import mindspore``), so it runs under ``ascendemu run``.
 The jit level is whatever the context says (O2 by default on the 910A), or what
-``ascendemu run --jit-level`` forces.
+``ascendemu run --jit-level`` forces. Under DryRun (``ascendemu run --dry-run``, or MindSpore's own
+``MS_SIMULATION_LEVEL``) no kernel computes anything, so the steps run for their time and memory and
+the numbers are not checked.
 """
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Callable, Mapping
 
 import numpy as np
@@ -19,6 +22,12 @@ from mindspore import Tensor
 RTOL = 1e-4
 ATOL = 1e-5
 INPUT_SEED = 2024
+DRY_RUN_ENV = "MS_SIMULATION_LEVEL"      # MindSpore's DryRun switch; `ascendemu run --dry-run` sets it too
+
+
+def dry_run() -> bool:
+    """True under DryRun: graphs are compiled, memory and time simulated, but outputs hold no results."""
+    return bool(os.environ.get(DRY_RUN_ENV))
 
 
 def parse_args(description: str, steps: int, batch: int) -> argparse.Namespace:
@@ -42,6 +51,13 @@ def run_checked(title: str, net: ms.nn.Cell, input_shape: tuple[int, ...], steps
     worst = 0.0
     ok = True
     print(f"{title}: input {input_shape}, {steps} step(s) in GRAPH_MODE")
+    if dry_run():
+        for step in range(1, steps + 1):
+            out = net(Tensor(rng.standard_normal(input_shape).astype(np.float32)))
+            print(f"  step {step}: output {out.shape}")
+        print(f"{title}: DryRun ({DRY_RUN_ENV} set): nothing is computed, so the outputs are not checked "
+              "against numpy; see the summary for simulated time and memory")
+        return 0
     for step in range(1, steps + 1):
         x = rng.standard_normal(input_shape).astype(np.float32)
         out = net(Tensor(x)).asnumpy()

@@ -5,13 +5,20 @@ Module layout mirrors MindSpore's names: ``context``, ``ops`` (a package: ``oper
 ``functional``, ``composite``, ``primitive``), ``nn`` (with ``cell``, ``layer``, ``loss``, ``optim``,
 ``wrap``), ``common`` (``dtype``, ``initializer``, ``tensor``, ``parameter``; also ``dtype``),
 ``dataset`` (with ``vision`` and ``transforms``), ``train`` (``serialization``, ``callback``),
-``communication`` (``management``), ``parallel``, ``numpy``, ``log``, ``amp``, ``profiler``, ``mindrecord``. A name
-outside the subset raises UnsupportedOpError (``from mindspore import X``: UnsupportedImportError).
+``communication`` (``management``), ``parallel``, ``numpy``, ``log``, ``amp``, ``profiler``, ``mindrecord``,
+``onnx`` (``mindspore.onnx.export``). A name outside the subset raises UnsupportedOpError (``from mindspore
+import X``: UnsupportedImportError), which names ``ascendemu api-coverage``.
+
+``__version__`` is MindSpore's version with the emulator as a PEP 440 local label
+(``2.10.0+ascendemu.0.1.0``): version parsers read 2.10.0, and the label says it is the emulator.
 """
 from typing import Any
 
+from ascendemu import __version__ as _ascendemu_version
+
 from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
-from . import amp, communication, context, dataset, log, mindrecord, nn, numpy, ops, parallel, profiler, serialization
+from . import (amp, communication, context, dataset, log, mindrecord, nn, numpy, onnx, ops, parallel, profiler,
+               serialization)
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -26,11 +33,17 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel
 from .grad import GradOperation, grad, value_and_grad
 from .nn.cell import ParameterTuple
 from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
+from .profiler import Profiler
+from .run_check import run_check
 from .serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from .tensor import Parameter, Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .train import *  # noqa: F401,F403  MindSpore's top level has mindspore.train's names (Model, callbacks, metrics)
 from .unsupported import unsupported
+
+# the MindSpore release whose API, printed text and file formats the front end follows
+MINDSPORE_VERSION = "2.10.0"
+__version__ = f"{MINDSPORE_VERSION}+ascendemu.{_ascendemu_version}"
 
 __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "GRAPH_MODE", "PYNATIVE_MODE",
            "set_context", "get_context", "set_device", "set_seed", "get_seed", "jit", "initializer",
@@ -39,7 +52,8 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "load_checkpoint", "load_param_into_net", "export", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord", "parallel",
-           "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
+           "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "Profiler", "run_check", "onnx",
+           "__version__"]
 __all__ += ["int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "float64", "complex64", "complex128",
             "bfloat16", "half", "single", "double", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc",
             "uintp", "cfloat", "cdouble", "dtype_to_nptype", "pytype_to_dtype", "JitConfig"]

@@ -22,10 +22,10 @@ ROOT = "mindspore"
 
 # group name -> (which table entries belong to it: namespace prefix, kinds)
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "ops functions": ("mindspore.ops", ("function",)),
-    "ops primitives": ("mindspore.ops", ("primitive",)),
-    "nn cells": ("mindspore.nn", ("cell",)),
-    "Tensor methods": ("mindspore.Tensor", ("tensor_method", "tensor_property")),
+    "ops-functions": ("mindspore.ops", ("function",)),
+    "ops-primitives": ("mindspore.ops", ("primitive",)),
+    "nn-cells": ("mindspore.nn", ("cell",)),
+    "tensor-methods": ("mindspore.Tensor", ("tensor_method", "tensor_property")),
     "mint": ("mindspore.mint", ("function", "cell", "class")),
 }
 

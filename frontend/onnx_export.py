@@ -36,13 +36,14 @@ from ascendemu.kernels.ops.pool import pool_geometry
 from ascendemu.kernels.ops.reduce import reduce_axes
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
+from . import log
 from .common.api import capture
 from .dataset import Dataset
 from .nn import Cell
 from .tensor import Tensor
 from .unsupported import UnsupportedOpError
 
-__all__ = ["export", "onnx_model", "ExportTypeError", "ExportValueError", "OnnxCall", "LOWERINGS", "ONNX_OPSET"]
+__all__ = ["export", "write_onnx", "onnx_model", "ExportTypeError", "ExportValueError", "OnnxCall", "LOWERINGS", "ONNX_OPSET"]
 
 FORMATS = ("AIR", "ONNX", "MINDIR")
 ONNX_SUFFIX = ".onnx"
@@ -85,11 +86,20 @@ def export(net: Any, *inputs: Any, file_name: str, file_format: str, **kwargs: A
             f"export: file_format={file_format!r} is not supported by the emulator: MINDIR and AIR are the "
             f"real MindSpore/CANN compilers' own graph formats. Export with file_format='ONNX' (onnxruntime "
             f"and MindSpore Lite's converter load it)")
+    encrypt = _check_kwargs(kwargs)
+    log.warning("mindspore.export(file_format='ONNX') will be deleted, please use mindspore.onnx.export()")
+    write_onnx(net, inputs, file_name, encrypt)
+
+
+def write_onnx(net: Any, inputs: tuple, file_name: str, encrypt: Callable[[bytes], bytes] | None = None,
+               input_names: Sequence[str] = ()) -> None:
+    """What both ``mindspore.export(..., file_format='ONNX')`` and ``mindspore.onnx.export`` do: check the
+    target, build the model (graph inputs named ``input_names``, else after ``construct``'s arguments),
+    encrypt it if asked, write it atomically."""
     if not isinstance(file_name, str):
         raise ExportTypeError(f"For 'export', 'file_name' must be a str, but got {type(file_name).__name__}.")
     if not file_name:
         raise ExportValueError("For 'export', 'file_name' must be a non-empty file name, but got ''.")
-    encrypt = _check_kwargs(kwargs)
     if not callable(net):
         raise ExportTypeError(f"For 'export', 'net' must be a Cell or a function, but got {type(net).__name__}.")
     _check_inputs(inputs)
@@ -100,25 +110,32 @@ def export(net: Any, *inputs: Any, file_name: str, file_format: str, **kwargs: A
         raise ExportValueError(f"For 'export', 'file_name' {path} is a directory; give a file name.")
     if not os.path.isdir(os.path.dirname(path)):
         raise ExportValueError(f"For 'export', the directory of 'file_name' {path} does not exist; create it first.")
-    data = onnx_model(net, *inputs).SerializeToString()
+    data = onnx_model(net, *inputs, input_names=input_names).SerializeToString()
     if encrypt is not None:
         data = encrypt(data)
 
     from .serialization import _atomic_write      # serialization re-exports export: import it late
 
     def write(tmp: str) -> None:
-        with open(tmp, "xb") as f:
+        with open(tmp, "wb") as f:
             f.write(data)
 
     _atomic_write(path, write)
 
 
-def onnx_model(net: Any, *inputs: Any) -> Any:
-    """The ``onnx.ModelProto`` that :func:`export` writes (checked with ``onnx.checker``)."""
+def onnx_model(net: Any, *inputs: Any, input_names: Sequence[str] = ()) -> Any:
+    """The ``onnx.ModelProto`` that :func:`export` writes (checked with ``onnx.checker``); ``input_names``
+    name the Tensor inputs (default: ``construct``'s argument names)."""
     import onnx
 
     graph = _capture_for_inference(net, inputs)
-    model = _Builder(onnx, graph).model(_input_names(net, inputs))
+    names = _input_names(net, inputs)
+    if input_names:
+        if len(input_names) != len(names) or len(set(input_names)) != len(input_names):
+            raise ExportValueError(f"For 'export', 'input_names' must name each of the {len(names)} Tensor input(s) "
+                                   f"once, but got {list(input_names)}.")
+        names = list(input_names)
+    model = _Builder(onnx, graph).model(names)
     onnx.checker.check_model(model)
     return model
 

@@ -401,6 +401,8 @@ class Parameter(Tensor):
         return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self._dtype}, "
                 f"requires_grad={self.requires_grad})")
 
+    __str__ = __repr__          # print(param) shows this line in MindSpore 2.10, not the values
+
 
 class GeneratorState(Parameter):
     """The state of one random op's counter-based generator: int32 ``(seed0, seed1, offset)``.

@@ -1,8 +1,10 @@
 """The errors for MindSpore names outside the supported subset (``ops.Foo``, ``nn.Foo``, ``mindspore.Foo``).
 
 ``UnsupportedOpError`` is an AttributeError (so ``hasattr`` and ``getattr(..., default)`` keep working)
-and an AclError (FeatureNotSupportedError, code 207000) whose message names the op and lists what is
-supported. A module's ``__getattr__`` raises it through :func:`unsupported`.
+and an AclError (FeatureNotSupportedError, code 207000) whose message names the missing API, the
+closest supported names, and ``ascendemu api-coverage``, which lists what each namespace serves (the
+whole list, a few KB, buried the one line that mattered). A module's ``__getattr__`` raises it through
+:func:`unsupported`.
 
 ``from mindspore.nn import Foo`` reads the attribute too, but Python turns any AttributeError raised
 there into a bare ``ImportError: cannot import name 'Foo' from 'mindspore.nn' (<our file>)``. So when
@@ -11,6 +13,7 @@ the attribute is read by a ``from ... import`` statement, :func:`unsupported` re
 """
 from __future__ import annotations
 
+import difflib
 import dis
 import sys
 from typing import Iterable
@@ -20,6 +23,8 @@ from ascendemu.errors import FeatureNotSupportedError
 __all__ = ["UnsupportedOpError", "UnsupportedImportError", "unsupported"]
 
 _IMPORT_FROM = dis.opmap["IMPORT_FROM"]
+CLOSE_MATCHES = 3           # how many similar supported names the message suggests
+COVERAGE_VERB = "ascendemu api-coverage"
 
 
 class UnsupportedOpError(FeatureNotSupportedError, AttributeError):
@@ -44,8 +49,11 @@ def unsupported(module: str, name: str, supported: Iterable[str], hint: str = ""
     frame that read the attribute is taken to be the one above ``__getattr__``)."""
     if name.startswith("__"):
         return AttributeError(f"module {module!r} has no attribute {name!r}")
+    names = sorted(supported)
+    close = difflib.get_close_matches(name, names, n=CLOSE_MATCHES)
+    similar = f"similar supported names: {', '.join(close)}; " if close else ""
     message = (f"{module}.{name} is not supported by the emulated Ascend front end; {hint}{'; ' if hint else ''}"
-               f"supported: {', '.join(sorted(supported))}")
+               f"{similar}`{COVERAGE_VERB}` lists the names each namespace serves ({module}: {len(names)})")
     if _read_by_import_from(2):
         return UnsupportedImportError(message)
     return UnsupportedOpError(message)

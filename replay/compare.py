@@ -18,7 +18,7 @@ from ascendemu.errors import InvalidFileError
 from ascendemu.units import format_bytes
 
 __all__ = ["BASELINE_FORMAT", "DEFAULT_TOLERANCE", "Figure", "Regression", "differences", "load_baseline",
-           "regressions", "rows", "save_baseline", "side_by_side", "step_time"]
+           "read_baseline", "regressions", "rows", "save_baseline", "side_by_side", "step_time"]
 
 BASELINE_FORMAT = "ascendemu-baseline"
 BASELINE_VERSION = 1
@@ -159,6 +159,12 @@ def save_baseline(path: str | os.PathLike, figures: dict, preset: str) -> Path:
 
 def load_baseline(path: str | os.PathLike) -> dict:
     """The figures of a baseline file written by :func:`save_baseline`."""
+    return read_baseline(path)["figures"]
+
+
+def read_baseline(path: str | os.PathLike) -> dict:
+    """A baseline file written by :func:`save_baseline`, checked: its ``figures`` and the ``preset`` (device
+    preset name, None when unknown) the figures were measured on."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as e:
@@ -167,4 +173,5 @@ def load_baseline(path: str | os.PathLike) -> dict:
     if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT or not isinstance(data.get("figures"), dict):
         raise InvalidFileError(f"{path} is not an ascendemu baseline (format {BASELINE_FORMAT!r}); write one with "
                                "`ascendemu run --save-baseline FILE script.py`")
-    return data["figures"]
+    preset = data.get("preset")
+    return {"figures": data["figures"], "preset": preset if isinstance(preset, str) else None}

@@ -372,8 +372,10 @@ def _bars(title: str, items: list[tuple[str, float, str]], cls: str) -> str:
     top = max(v for _, v, _ in items) or 1.0
     h, bar_w = 22, 420
     label_w = min(12 + 6.5 * max(len(label) for label, _, _ in items), 620)
-    parts = [f'<svg class="{cls}" width="{label_w + bar_w + 260:.0f}" height="{h * len(items) + 8}" role="img" '
-             f'aria-label="{_e(title)}">']
+    width, height = label_w + bar_w + 260, h * len(items) + 8
+    # a viewBox: the chart scales down with a narrow window instead of overflowing it (CSS max-width)
+    parts = [f'<svg class="{cls}" width="{width:.0f}" height="{height}" viewBox="0 0 {width:.0f} {height}" '
+             f'role="img" aria-label="{_e(title)}">']
     for i, (label, v, shown) in enumerate(items):
         y = 4 + i * h
         w = max(1.0, bar_w * v / top)
@@ -402,12 +404,13 @@ def _compare_charts(runs: list[RunReport]) -> str:
 
 
 def _kernel_times(run: RunReport) -> tuple[list[tuple[str, float, int]], float]:
-    """(kernel name with its op, device seconds, launches) per kernel type, largest first; the total."""
+    """(kernel name with its op, device seconds, launches) per kernel type, largest first; the total.
+    A span named after the op it computed (a graph's full op name) says its kernel in ``args.kernel``."""
     ops = {k.name: k.op for k in run.observer.kernels.values()}
     total: dict[str, list] = {}
     for ev in run.chrome["traceEvents"]:
         if ev.get("ph") == "X" and ev.get("cat") == "kernel":
-            t = total.setdefault(ev["name"], [0.0, 0])
+            t = total.setdefault(ev.get("args", {}).get("kernel", ev["name"]), [0.0, 0])
             t[0] += ev["dur"] * 1e-6
             t[1] += 1
     items = [(f"{name} ({ops[name]})" if ops.get(name) else name, s, n) for name, (s, n) in total.items()]
@@ -466,8 +469,10 @@ def _memory_chart(run: RunReport, device: str, samples: list[tuple[float, int, i
     ticks = "".join(f'<line x1="{left}" x2="{w - 10}" y1="{y(top * f):.1f}" y2="{y(top * f):.1f}" class="grid"/>'
                     f'<text x="{left - 4}" y="{y(top * f) + 4:.1f}" text-anchor="end">{format_bytes(int(top * f))}'
                     f'</text>' for f in (0, 0.5, 1))
-    ticks += "".join(f'<text x="{x(t_end * f):.1f}" y="{h - 8}" text-anchor="middle">{_ms(t_end * f)}</text>'
-                     for f in (0, 0.25, 0.5, 0.75, 1))
+    # the first and last time labels are anchored inside the chart, so neither is cut at its edge
+    ticks += "".join(f'<text x="{x(t_end * f):.1f}" y="{h - 8}" text-anchor="{anchor}">{_ms(t_end * f)}</text>'
+                     for f, anchor in ((0, "start"), (0.25, "middle"), (0.5, "middle"), (0.75, "middle"),
+                                       (1, "end")))
     mark = ""
     if peak_t is not None:
         px, py = x(peak_t), y(peak)
@@ -478,7 +483,8 @@ def _memory_chart(run: RunReport, device: str, samples: list[tuple[float, int, i
                 f'<text x="{px + dx:.1f}" y="{max(py - 6, 16):.1f}" text-anchor="{anchor}" class="peaklabel">'
                 f'peak {_e(format_bytes(peak))} at {_ms(peak_t)}</text>')
     clipped = f" (up to {_e(format_bytes(reserved))}, above the scale)" if reserved > top else ""
-    return (f'<svg class="memory" width="{w}" height="{h}" role="img" aria-label="{_e(device)} over time">'
+    return (f'<svg class="memory" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" '
+            f'aria-label="{_e(device)} over time">'
             f'{ticks}<polyline class="reserved" points="{steps(1)}"/><polyline class="allocated" '
             f'points="{steps(0)}"/>{mark}</svg><p class="legend"><span class="k allocated"></span> allocated '
             f'<span class="k reserved"></span> reserved{clipped} (simulated host timeline of the mallocs and '
@@ -523,7 +529,8 @@ def _timeline_data(run: RunReport) -> dict:
     for ev in run.chrome["traceEvents"]:
         if ev.get("ph") != "X":
             continue
-        n = names.setdefault(ev["name"], len(names))
+        kernel = ev.get("args", {}).get("kernel")       # a graph op's span: its kernel_meta entry too
+        n = names.setdefault(ev["name"] if kernel is None else f"{ev['name']} · {kernel}", len(names))
         c = cats.setdefault(ev["cat"], len(cats))
         spans.setdefault(ev["tid"], []).append([ev["ts"], ev["dur"], n, c, 1])
 
@@ -607,6 +614,7 @@ stroke-dasharray:4 2}.peak{fill:#c0392b}.peakline{stroke:#c0392b;stroke-dasharra
 fill:#c0392b}.legend{font-size:12px;color:#555}.k{display:inline-block;width:18px;height:3px;vertical-align:middle}
 .k.allocated{background:#c0392b}.k.reserved{background:#7f8c8d}
 .timeline{border:1px solid #ddd;padding:6px;user-select:none}.tl-svg{overflow:hidden;cursor:grab}
+svg.memory,svg.cmp,svg.kernels{max-width:100%;height:auto}
 .tl-controls button{font-size:12px}.tl-window{color:#555;font-size:12px}
 """
 
@@ -622,16 +630,18 @@ function hue(s){var h=0;for(var i=0;i<s.length;i++){h=(h*31+s.charCodeAt(i))|0;}
 var CAT={copy:"#27ae60",event:"#95a5a6",collective:"#8e44ad",api:"#5dade2",dma:"#27ae60"};
 function color(name,cat){return CAT[cat]||("hsl("+hue(name)+",55%,55%)");}
 function ms(us){return (us/1000).toFixed(us<1000?4:3)+" ms";}
+var MIN_W=600,MAX_W=1340;  /* the timeline fills its box: no wider than the window, never too narrow to read */
 function Timeline(root){
   var d=JSON.parse(root.querySelector(".tl-data").textContent);
   var box=root.querySelector(".tl-svg"),label=root.querySelector(".tl-window");
-  var W=1340,LEFT=270,ROW=18,end=d.end>0?d.end:1,t0=0,t1=end;
+  var W=Math.max(MIN_W,Math.min(MAX_W,box.clientWidth||MAX_W)),LEFT=Math.min(270,W/3),ROW=18,
+      end=d.end>0?d.end:1,t0=0,t1=end;
   function draw(){
     var span=t1-t0,px=(W-LEFT-10)/span,out=[],y=20;
     out.push('<svg class="tl" width="'+W+'" height="'+(24+ROW*d.tracks.length)+'">');
     for(var k=0;k<=4;k++){var tx=LEFT+(W-LEFT-10)*k/4;
       out.push('<line x1="'+tx+'" x2="'+tx+'" y1="14" y2="'+(20+ROW*d.tracks.length)+'" stroke="#eee"/>');
-      out.push('<text x="'+tx+'" y="11" text-anchor="middle">'+ms(t0+span*k/4)+'</text>');}
+      out.push('<text x="'+tx+'" y="11" text-anchor="'+(k===4?"end":"middle")+'">'+ms(t0+span*k/4)+'</text>');}
     d.tracks.forEach(function(tr){
       out.push('<text x="'+(LEFT-6)+'" y="'+(y+12)+'" text-anchor="end">'+esc(tr.name)+'</text>');
       var run=null;

@@ -12,8 +12,8 @@ def test_table_is_mindspore_2_10_with_its_own_counts():
     table = load_table()
     assert table["mindspore_version"] == "2.10.0"
     totals = {g.group: g.total for g in coverage()}
-    assert totals["ops functions"] == 875 and totals["ops primitives"] == 577
-    assert totals["nn cells"] == 228 and totals["Tensor methods"] == 430
+    assert totals["ops-functions"] == 875 and totals["ops-primitives"] == 577
+    assert totals["nn-cells"] == 228 and totals["tensor-methods"] == 430
 
 
 def test_table_keeps_signatures_and_import_paths_as_mindspore_has_them():

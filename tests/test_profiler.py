@@ -41,7 +41,8 @@ def test_profiler_writes_mindsporess_ascend_files_from_the_device_trace(tmp_path
     with open(out / "kernel_details.csv") as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == ["Step ID", "Model Name", "Model ID", "Task ID", "Stream ID", "Name", "Type",
-                             "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Num"]
+                             "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Num",
+                             "Kernel Meta Name"]
     assert len(rows) == 3 * per_run                              # the three profiled runs, not the first
     full = json.loads((tmp_path / "full.json").read_text())["traceEvents"]
     kernels = sorted((e for e in full if e.get("cat") == "kernel"), key=lambda e: e["ts"])[-3 * per_run:]

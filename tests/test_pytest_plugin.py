@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from limits import SUBPROCESS_TIMEOUT_S
+
 SUITE = '''
 import json
 import os
@@ -20,7 +22,6 @@ import pathlib
 
 import numpy as np
 import pytest
-from limits import SUBPROCESS_TIMEOUT_S
 
 OUT = pathlib.Path(os.environ["SUITE_OUT"])
 

@@ -253,11 +253,18 @@ class Cell:
 
     # ------------------------------------------------------------------ printing
     def extend_repr(self) -> str:
+        """This cell's own settings for ``print(cell)`` (one line, or several), without its children."""
         return ""
 
     def __repr__(self) -> str:
-        head = f"{type(self).__name__}<{self.extend_repr()}"
-        if not self._cells:
-            return head + ">"
-        body = "".join(f"\n  ({n}): " + repr(c).replace("\n", "\n  ") for n, c in self._cells.items())
-        return head + body + "\n  >"
+        """MindSpore 2.x's layout (``nn.Cell.__repr__``): ``Dense(input_channels=3, ...)`` on one line for a
+        cell with one line of settings and no children; else the settings' lines and one
+        ``(name): child`` line per sub-cell, indented by two, and ``)`` on a line of its own."""
+        extra = self.extend_repr().split("\n") if self.extend_repr() else []
+        children = [f"({n}): " + repr(c).replace("\n", "\n  ") for n, c in self._cells.items()]
+        text = f"{type(self).__name__}("
+        if len(extra) == 1 and not children:
+            text += extra[0]
+        elif extra or children:
+            text += "\n  " + "\n  ".join(extra + children) + "\n"
+        return text + ")"

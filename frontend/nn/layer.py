@@ -13,7 +13,7 @@ from ascendemu.errors import InvalidParamError
 
 from .. import ops
 from ..common import dtype as mstype
-from ..common.initializer import HeUniform, Uniform, initializer
+from ..common.initializer import HeUniform, Initializer, Uniform, initializer
 from ..common.seed import graph_seed
 from ..tensor import Parameter, Tensor
 from .cell import Cell
@@ -78,7 +78,13 @@ class Dense(Cell):
         return x
 
     def extend_repr(self) -> str:
-        return f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"
+        # MindSpore prints has_bias only when True, and the activation when there is one
+        s = f"input_channels={self.in_channels}, output_channels={self.out_channels}"
+        if self.has_bias:
+            s += f", has_bias={self.has_bias}"
+        if self.activation is not None:
+            s += f", activation={self.activation}"
+        return s
 
 
 class Conv2d(Cell):
@@ -101,6 +107,10 @@ class Conv2d(Cell):
             self.bias_add = ops.BiasAdd()
         else:
             self.bias = None
+        # what print(cell) shows, as MindSpore's _Conv keeps them: the default initialisers it made
+        self.weight_init = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
+        self.bias_init = (Uniform(1 / math.sqrt(in_channels // group * kh * kw)) if bias_init is None and has_bias
+                          else bias_init)
         self.conv2d = ops.Conv2D(out_channels, (kh, kw), pad_mode=pad_mode, pad=padding, stride=stride,
                                  dilation=dilation, group=group, data_format=data_format)
         # MindSpore's public attributes (zoo init code reads kernel_size, group...): pairs as tuples
@@ -113,10 +123,19 @@ class Conv2d(Cell):
         return self.bias_add(out, self.bias) if self.has_bias else out
 
     def extend_repr(self) -> str:
-        a = self.conv2d.conv_attrs
         return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
-                f"kernel_size={a['kernel_size']}, stride={a['stride']}, pad_mode={a['pad_mode']}, "
-                f"padding={a['pad']}, dilation={a['dilation']}, group={a['group']}, has_bias={self.has_bias}")
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}, "
+                f"weight_init={_init_text(self.weight_init)}, bias_init={_init_text(self.bias_init)}, "
+                f"format={self.data_format}")
+
+
+def _init_text(init: Any) -> str:
+    """An initializer as MindSpore's ``print(conv)`` shows it: an Initializer object by its default repr
+    under MindSpore's module name, anything else (a name such as 'normal', None) as str."""
+    if isinstance(init, Initializer):
+        return f"<mindspore.common.initializer.{type(init).__name__} object at {id(init):#x}>"
+    return str(init)
 
 
 def _positive_int(layer: str, name: str, value: Any) -> int:
@@ -268,9 +287,13 @@ class _Pool2d(Cell):
     def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid", data_format: str = "NCHW"):
         super().__init__()
         self.pool = self.prim(kernel_size, stride, pad_mode, data_format)
+        self.kernel_size, self.stride, self.pad_mode = kernel_size, stride, str(pad_mode).upper()
 
     def construct(self, x: Tensor) -> Tensor:
         return self.pool(x)
+
+    def extend_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"
 
 
 class MaxPool2d(_Pool2d):
@@ -298,12 +321,13 @@ class _BatchNorm(Cell):
             raise InvalidParamError(f"{type(self).__name__}: momentum={momentum!r} must be in [0, 1]")
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), float(momentum)
         self.use_batch_statistics = use_batch_statistics
-        self.gamma = Parameter(initializer(gamma_init, num_features, dtype), name="gamma", requires_grad=affine)
-        self.beta = Parameter(initializer(beta_init, num_features, dtype), name="beta", requires_grad=affine)
+        # MindSpore's order (moving statistics first): parameters_and_names() and checkpoints list them so
         self.moving_mean = Parameter(initializer(moving_mean_init, num_features, dtype), name="moving_mean",
                                      requires_grad=False)
         self.moving_variance = Parameter(initializer(moving_var_init, num_features, dtype),
                                          name="moving_variance", requires_grad=False)
+        self.gamma = Parameter(initializer(gamma_init, num_features, dtype), name="gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, num_features, dtype), name="beta", requires_grad=affine)
         self.bn_train = ops.BatchNorm(is_training=True, epsilon=eps, momentum=1.0 - momentum, data_format=data_format)
         self.bn_infer = ops.BatchNorm(is_training=False, epsilon=eps, data_format=data_format)
 
@@ -316,7 +340,8 @@ class _BatchNorm(Cell):
         return bn(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
 
     def extend_repr(self) -> str:
-        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
+        return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, gamma={self.gamma!r}, "
+                f"beta={self.beta!r}, moving_mean={self.moving_mean!r}, moving_variance={self.moving_variance!r}")
 
 
 class BatchNorm2d(_BatchNorm):
@@ -360,7 +385,8 @@ class Embedding(Cell):
 
     def extend_repr(self) -> str:
         return (f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, "
-                f"use_one_hot={self.use_one_hot}, dtype={self.dtype}, padding_idx={self.padding_idx}")
+                f"use_one_hot={self.use_one_hot}, embedding_table={self.embedding_table!r}, dtype={self.dtype}, "
+                f"padding_idx={self.padding_idx}")
 
 
 class OneHot(Cell):
@@ -463,6 +489,7 @@ class LayerNorm(Cell):
         if not isinstance(normalized_shape, (tuple, list)):
             raise InvalidParamError(f"LayerNorm: normalized_shape must be a tuple or list, got {normalized_shape!r}")
         self.normalized_shape = tuple(normalized_shape)
+        self.begin_norm_axis, self.begin_params_axis = begin_norm_axis, begin_params_axis
         self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dtype), name="gamma")
         self.beta = Parameter(initializer(beta_init, self.normalized_shape, dtype), name="beta")
         self.layer_norm = ops.LayerNorm(begin_norm_axis, begin_params_axis, epsilon)
@@ -471,7 +498,9 @@ class LayerNorm(Cell):
         return self.layer_norm(x, self.gamma, self.beta)[0]
 
     def extend_repr(self) -> str:
-        return f"normalized_shape={self.normalized_shape}"
+        # MindSpore 2.10's text, its missing '=' after gamma included
+        return (f"normalized_shape={self.normalized_shape}, begin_norm_axis={self.begin_norm_axis}, "
+                f"begin_params_axis={self.begin_params_axis}, gamma{self.gamma!r}, beta={self.beta!r}")
 
 
 class Dropout(Cell):
