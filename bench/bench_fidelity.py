@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ascendemu.device.spec import DEFAULT_PRESET
+
 ROOT = Path(__file__).resolve().parents[1]
 ZOO_RESNET = ROOT / "tests" / "fixtures" / "zoo" / "resnet"
 RESULT_TAG = "FIDELITY_RESULT "
@@ -168,7 +170,7 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(NETWORKS), help="comma-separated network names")
     parser.add_argument("--no-clock", action="store_true", help="skip the ProA/PremiumA clock-scaling runs")
     parser.add_argument("--child")
-    parser.add_argument("--presets", default="Ascend910A")
+    parser.add_argument("--presets", default=DEFAULT_PRESET)
     parser.add_argument("--cache")
     args = parser.parse_args()
     if args.child:
@@ -180,12 +182,12 @@ def main() -> None:
         results, done = {}, {}
         for name in names:
             builder, batch = NETWORKS[name][1], NETWORKS[name][2]
-            presets = ["Ascend910A"] + (list(clock) if NETWORKS[name][6] == "calibration" and not args.no_clock else [])
+            presets = [DEFAULT_PRESET] + (list(clock) if NETWORKS[name][6] == "calibration" and not args.no_clock else [])
             key = (builder, batch)
             if key not in done or set(presets) - set(done[key]):
                 done[key] = run_child(name, presets, cache)
             results[name] = done[key]
-            unit, pub, sim, ratio = row(name, results[name]["Ascend910A"])
+            unit, pub, sim, ratio = row(name, results[name][DEFAULT_PRESET])
             print(f"{name}: {unit} published {pub:g} simulated {sim:.1f} ratio {ratio:.3f}", file=sys.stderr)
     print("Simulated on the Ascend910A preset (1.0 GHz), DryRun, dataset sink mode; ratio = simulated / "
           "published throughput (within 0.85-1.15 is the goal)\n")
@@ -193,7 +195,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for name in names:
         label, _, batch, _, _, source, role = NETWORKS[name]
-        unit, pub, sim, ratio = row(name, results[name]["Ascend910A"])
+        unit, pub, sim, ratio = row(name, results[name][DEFAULT_PRESET])
         print(f"| {label} | {batch} | {role} | {pub:g} {unit} | {sim:.1f} {unit} | {ratio:.3f} | {source} |")
     scaled = [n for n in names if NETWORKS[n][6] == "calibration" and "Ascend910PremiumA" in results[n]]
     if scaled:

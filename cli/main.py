@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 
+from ascendemu.device.spec import DEFAULT_PRESET
 from ascendemu.errors import AclError, InvalidParamError
 
 
@@ -158,7 +159,7 @@ def _main(argv: list[str] | None) -> int:
     parser.add_argument("--version", action=_VersionAction, help="print ascendemu's version and exit")
     sub = parser.add_subparsers(dest="verb", required=True)
     p = sub.add_parser("info", help="print the device spec")
-    p.add_argument("--device", default="Ascend910A", help="preset name (default Ascend910A)")
+    p.add_argument("--device", default=DEFAULT_PRESET, help=f"preset name (default {DEFAULT_PRESET})")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_info)
     p = sub.add_parser("demo", help="run a kernel on the emulated device and print a summary")

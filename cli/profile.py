@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ascendemu.device.spec import get_spec
+from ascendemu.device.spec import DEFAULT_PRESET, get_spec
 from ascendemu.errors import InvalidParamError
 from ascendemu.replay.ascend_profile import read_profile, replay, tensor_cells
 from ascendemu.replay.fidelity import fidelity, totals, write_fidelity_csv
@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
                        ("fidelity", "rank the kernels by the cost model's error against their recorded durations")):
         v = sub.add_parser(verb, help=text, description=text)
         v.add_argument("profile", help="kernel_details.csv, op_summary_*.csv, or a directory holding one")
-        v.add_argument("--device", default="Ascend910A", help="device preset (ascendemu info lists them)")
+        v.add_argument("--device", default=DEFAULT_PRESET, help="device preset (ascendemu info lists them)")
         if verb == "replay":
             v.add_argument("--trace", help="write the replay's Chrome/Perfetto trace JSON here")
         else:

@@ -25,6 +25,8 @@ from types import ModuleType, TracebackType
 
 from ascendemu.device.fabric import DEFAULT_EXEC_TIMEOUT_S, EXEC_TIMEOUT_ENV, join_world, joined_world, timeout_from_env
 from ascendemu.errors import AclError
+from ascendemu.device.spec import DEFAULT_PRESET
+from ascendemu.graph.passes import DEFAULT_ORDER_POLICY, ORDER_POLICIES
 from ascendemu.graph.plan import JIT_LEVELS
 from ascendemu.replay.compare import DEFAULT_TOLERANCE, read_baseline, regressions, save_baseline
 
@@ -114,8 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--trace", help="write a Chrome/Perfetto trace JSON of the run here; under several ranks "
                                         "each writes its own, t.json -> t.rank<N>.json, and rank 0 merges them "
                                         "into t.json, one process per rank")
-    parser.add_argument("--exec-order", choices=("dfs", "bfs"), default="dfs")
-    parser.add_argument("--device", default="Ascend910A",
+    parser.add_argument("--exec-order", choices=ORDER_POLICIES, default=DEFAULT_ORDER_POLICY)
+    parser.add_argument("--device", default=DEFAULT_PRESET,
                         help="device preset to emulate (ascendemu info lists them), e.g. Ascend910B1")
     parser.add_argument("--dry-run", action="store_true",
                         help="DryRun: compile graphs and simulate memory and time without building or running "

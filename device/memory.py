@@ -30,7 +30,7 @@ from __future__ import annotations
 import mmap
 import sys
 from bisect import bisect_right
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Hashable, Iterable, Protocol
 
 import numpy as np
 
@@ -40,8 +40,22 @@ from ascendemu.errors import (FeatureNotSupportedError, InvalidParamError, Memor
 from .pool import DEFAULT_POOL_POLICY, PoolStats, pool_class
 from .spec import DeviceSpec
 
-if TYPE_CHECKING:
-    from .model import Stream
+
+class _Named(Protocol):
+    name: str
+
+
+class StreamUser(Hashable, Protocol):
+    """What the memory needs of a stream that uses a buffer (``device.model.Stream`` is one; this
+    module does not import it, the device above builds on the memory): its id and whether its task
+    number ``seq`` is still unfinished."""
+
+    id: int
+
+    def unfinished(self, seq: int) -> bool: ...
+
+    def task_at(self, seq: int) -> _Named: ...
+
 
 # aclrtMalloc rounds the size up to 32 B and adds 32 B (REFERENCE.md); start addresses come from the
 # pool, 512-B aligned, which satisfies ACL's 64-B alignment.
@@ -106,7 +120,7 @@ class DeviceMemory:
         self._backings: set[_Backing] = set()    # host mappings not closed yet
         self._closing: list[_Backing] = []       # no segment left, but a numpy view kept them open
         # allocation start -> {stream: number of the last task enqueued on it that touches the allocation}
-        self._uses: dict[int, dict[Stream, int]] = {}
+        self._uses: dict[int, dict[StreamUser, int]] = {}
         # (addr, nbytes) -> host address, for ranges already checked inside a live allocation: a launch
         # with the arguments of an earlier one skips the pool search. A free forgets them all.
         self._checked: dict[tuple[int, int], int] = {}
@@ -152,7 +166,7 @@ class DeviceMemory:
         return self.sizes
 
     # -- work in flight -------------------------------------------------------------------------------
-    def note_use(self, addrs: Iterable[int], stream: Stream, seq: int) -> None:
+    def note_use(self, addrs: Iterable[int], stream: StreamUser, seq: int) -> None:
         """Task number ``seq`` of ``stream`` touches the allocations holding ``addrs`` (addresses already
         checked at launch): remember it until they are freed. On the launch path: one dict lookup and one
         store per address, once the allocation has been used; a pool search only for an interior pointer."""
@@ -165,7 +179,7 @@ class DeviceMemory:
                 users = uses.setdefault(a, {})
             users[stream] = seq
 
-    def unfinished_users(self, addr: int) -> list[tuple[Stream, int]]:
+    def unfinished_users(self, addr: int) -> list[tuple[StreamUser, int]]:
         """(stream, task number) of each unfinished task that touches the allocation starting at ``addr``."""
         addr = check_int(addr, "free address", error=MemoryFreeError, hint=FREE_HINT)
         users = self._uses.get(addr)

@@ -13,14 +13,16 @@ with its number (:meth:`DeviceMemory.note_use`), and :meth:`Stream.unfinished` t
 alone whether it is still queued or running, so the runtime's free can wait for exactly the tasks
 that still use a buffer (:meth:`Stream.finished`), and a buffer is never reused under them.
 
-What a task does is defined by its class in :mod:`.tasks`; this module only queues and runs tasks
+What a task does is defined by its class in :mod:`.tasks` (their base, :class:`Task`, lives here, so
+the tasks import the device they run on and not the other way round); this module only queues and runs tasks
 (``task.enqueued()`` when the host issues one, ``task.run(device, stream)`` when it reaches the head
 of its stream); adding a kind of work never touches it.
 """
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Sequence
 
 import simpy
 
@@ -33,8 +35,49 @@ from .spec import DeviceSpec
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from .system import Node
-    from .tasks import Task
+Ranges = Sequence[tuple[int, int]]     # device [start, end) byte ranges
+
+
+@dataclass(slots=True)
+class Task:
+    """Base of every task: its name (trace and error messages), when the host issued it, and the
+    device memory it reads and writes (kept for strict mode; empty when strict mode is off)."""
+
+    name: str
+    submit_time: float
+    reads: Ranges = field(default=(), kw_only=True)
+    writes: Ranges = field(default=(), kw_only=True)
+    seq: int = field(default=0, init=False, repr=False, compare=False)   # number on its stream, set at enqueue
+    busy: ClassVar[bool] = True     # its time on the stream counts as busy (a wait's blocked time does not)
+
+    def enqueued(self) -> None:
+        """The host has just enqueued this task (host order). Nothing to do for most kinds."""
+
+    def buffers(self) -> Sequence[int]:
+        """Device addresses inside each allocation the task reads or writes."""
+        return [start for start, _ in (*self.reads, *self.writes)]
+
+    def dropped(self) -> None:
+        """Its stream dropped it without finishing it (reset_device, ``Stream.drop``): it counts as
+        finished. Nothing to do for most kinds; one that others wait for releases them."""
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        """Perform the task in simulated time on ``device`` for ``stream`` (a SimPy generator)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define run()")
+
+    def run_from(self, device: Device, stream: Stream, at: float) -> Generator | None:
+        """Run as if started at ``at`` (later than now) without a separate wait for it, or None: the
+        stream then waits for ``at`` and calls :meth:`run`. Most kinds have no shortcut."""
+        return None
+
+
+class NodeClocks(Protocol):
+    """What a device needs of its node (``device.system.Node`` is one; this module does not import it,
+    the node is built from devices): the simulation environment, strict mode and the trace."""
+
+    env: simpy.Environment
+    strict: bool
+    trace: Any
 
 
 class Units:
@@ -283,7 +326,7 @@ class Stream:
 class Device:
     """One emulated chip: cores and DMA engines as SimPy resources, memory, streams and events."""
 
-    def __init__(self, node: "Node", device_id: int, spec: DeviceSpec, defrag: bool = True, backing: bool = True,
+    def __init__(self, node: NodeClocks, device_id: int, spec: DeviceSpec, defrag: bool = True, backing: bool = True,
                  pool: str = DEFAULT_POOL_POLICY):
         self.node = node
         self.env: simpy.Environment = node.env

@@ -11,10 +11,14 @@ from dataclasses import dataclass
 from ascendemu.errors import InvalidParamError
 from ascendemu.units import GiB, KiB, MiB
 
+# The SoC the 910A presets model (CANN's soc_version); the default preset is the plain chip, named after it.
+SOC_ASCEND910A = "Ascend910A"
+DEFAULT_PRESET = SOC_ASCEND910A
+
 
 @dataclass(frozen=True)
 class DeviceSpec:
-    name: str = "Ascend910A"
+    name: str = DEFAULT_PRESET
     ai_cores: int = 32
     vector_cores: int = 32          # 910A: cube and vector share one core; 910B splits them
     clock_hz: float = 1.0e9
@@ -50,7 +54,7 @@ class DeviceSpec:
     block_overhead_s: float = 1e-6               # fixed cost per kernel block on a core
     graph_launch_overhead_s: float = 30e-6       # one whole-graph launch (O2 sink)
     pool_expand_unit: int = 1 * GiB
-    soc_version: str = "Ascend910A"
+    soc_version: str = SOC_ASCEND910A
 
     @property
     def cube_flops_per_core(self) -> float:
@@ -76,9 +80,9 @@ _B_COMMON = dict(l0c_bytes=128 * KiB, l1_bytes=512 * KiB, ub_bytes=192 * KiB, hb
                  cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128)
 
 PRESETS: dict[str, DeviceSpec] = {
-    "Ascend910A": DeviceSpec(),
-    "Ascend910ProA": DeviceSpec(name="Ascend910ProA", clock_hz=1.1e9, soc_version="Ascend910A"),
-    "Ascend910PremiumA": DeviceSpec(name="Ascend910PremiumA", clock_hz=1.22e9, soc_version="Ascend910A"),
+    DEFAULT_PRESET: DeviceSpec(),
+    "Ascend910ProA": DeviceSpec(name="Ascend910ProA", clock_hz=1.1e9, soc_version=SOC_ASCEND910A),
+    "Ascend910PremiumA": DeviceSpec(name="Ascend910PremiumA", clock_hz=1.22e9, soc_version=SOC_ASCEND910A),
     "Ascend910B1": DeviceSpec(name="Ascend910B1", ai_cores=24, vector_cores=48, clock_hz=1.85e9,
                               hbm_bytes=64 * GiB, l2_bytes=192 * MiB, soc_version="Ascend910B1", **_B_COMMON),
     "Ascend910B2": DeviceSpec(name="Ascend910B2", ai_cores=24, vector_cores=48, clock_hz=1.8e9,
@@ -90,7 +94,7 @@ PRESETS: dict[str, DeviceSpec] = {
 }
 
 
-def get_spec(name: str = "Ascend910A", **overrides) -> DeviceSpec:
+def get_spec(name: str = DEFAULT_PRESET, **overrides) -> DeviceSpec:
     """Return a preset, with any field overridden; unknown names and fields raise with the valid ones listed."""
     if name not in PRESETS:
         raise InvalidParamError(f"unknown device preset {name!r}; choose one of {sorted(PRESETS)}")

@@ -34,6 +34,7 @@ from ascendemu.errors import HcclParamError
 
 from .collectives import Collective, CollectiveChain, Communicator, Exchange
 from .cost import KernelCost, block_time, copy_time
+from .model import Task
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -50,10 +51,7 @@ HOST_BLOCK_THREADS = 2
 _block_workers = ThreadPoolExecutor(max_workers=HOST_BLOCK_THREADS, thread_name_prefix="aicore")
 _argv_types: dict[int, type] = {}     # argument count -> ctypes uint64 array type (built once, not per launch)
 
-Ranges = Sequence[tuple[int, int]]     # device [start, end) byte ranges
-
-
-class Kernel(Protocol):
+class LaunchedKernel(Protocol):
     """What the device needs of a launched kernel (the HAL's ``KernelFunction`` is one; the device
     layer does not import the HAL above it)."""
 
@@ -69,44 +67,11 @@ class Kernel(Protocol):
 
 
 @dataclass(slots=True)
-class Task:
-    """Base of every task: its name (trace and error messages), when the host issued it, and the
-    device memory it reads and writes (kept for strict mode; empty when strict mode is off)."""
-
-    name: str
-    submit_time: float
-    reads: Ranges = field(default=(), kw_only=True)
-    writes: Ranges = field(default=(), kw_only=True)
-    seq: int = field(default=0, init=False, repr=False, compare=False)   # number on its stream, set at enqueue
-    busy: ClassVar[bool] = True     # its time on the stream counts as busy (a wait's blocked time does not)
-
-    def enqueued(self) -> None:
-        """The host has just enqueued this task (host order). Nothing to do for most kinds."""
-
-    def buffers(self) -> Sequence[int]:
-        """Device addresses inside each allocation the task reads or writes."""
-        return [start for start, _ in (*self.reads, *self.writes)]
-
-    def dropped(self) -> None:
-        """Its stream dropped it without finishing it (reset_device, ``Stream.drop``): it counts as
-        finished. Nothing to do for most kinds; one that others wait for releases them."""
-
-    def run(self, device: Device, stream: Stream) -> Generator:
-        """Perform the task in simulated time on ``device`` for ``stream`` (a SimPy generator)."""
-        raise NotImplementedError(f"{type(self).__name__} does not define run()")
-
-    def run_from(self, device: Device, stream: Stream, at: float) -> Generator | None:
-        """Run as if started at ``at`` (later than now) without a separate wait for it, or None: the
-        stream then waits for ``at`` and calls :meth:`run`. Most kinds have no shortcut."""
-        return None
-
-
-@dataclass(slots=True)
 class KernelTask(Task):
     """A kernel launch: ``block_dim`` blocks on the AI cores (in waves beyond the core count), then the
     kernel's numerics run natively on the host backing of its arguments, as the last block ends."""
 
-    kernel: Kernel
+    kernel: LaunchedKernel
     block_dim: int
     args: tuple[int, ...]          # device addresses: inputs, outputs, workspaces
     host_args: tuple[int, ...]     # their host addresses, checked at launch

@@ -25,7 +25,7 @@ from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .capture import Tracer
-from .ir import NO_TASK_OPS, Node
+from .ir import NO_TASK_OPS, OpNode
 
 __all__ = ["Builder", "differentiate", "DIFFERENTIABLE_DTYPES", "GRADIENTS_SCOPE"]
 
@@ -79,7 +79,7 @@ class Builder:
         return self.broadcast(self.scalar(0, desc.dtype), desc.shape)
 
     @contextmanager
-    def scope_of(self, node: Node) -> Iterator[None]:
+    def scope_of(self, node: OpNode) -> Iterator[None]:
         """Name the ops emitted inside as the backward of ``node``: Gradients/<its scope>/grad<Op>."""
         saved = self.tracer.scopes
         forward_scope = node.full_name.split("/")[:-1]
@@ -95,7 +95,7 @@ def _no_task_grad(b: Builder, call: GradCall) -> tuple[int | None, ...]:
     return (b.op("Reshape", dy, shape=call.sig.inputs[0].shape),)
 
 
-def _rule(node: Node):
+def _rule(node: OpNode):
     if node.op in NO_TASK_OPS:
         return _no_task_grad
     op = REGISTRY.get(node.op)

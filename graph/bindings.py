@@ -14,7 +14,7 @@ from ascendemu.kernels.registry import communication
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .memory_plan import ALIGN
-from .plan import CompiledGraph, KernelTask
+from .plan import CompiledGraph, GraphKernel
 
 __all__ = ["DataQueue", "DynamicBinding", "Prepared", "StaticBinding", "collective_step", "scratch_layout",
            "split_scratch"]
@@ -47,7 +47,7 @@ class Prepared:
 
     compiled: CompiledGraph
     kernels: dict[int, KernelFunction]                              # node id -> its kernel
-    tasks: dict[int, KernelTask]                                    # node id -> its launch
+    tasks: dict[int, GraphKernel]                                    # node id -> its launch
     streams: list[int]
     events: list[int]
     constants: dict[int, int] = field(default_factory=dict)         # value id -> device address

@@ -21,6 +21,7 @@ from .bindings import Prepared
 from .graph_cache import GraphCache
 from .ir import Graph
 from .modes import DRYRUN_ACTUAL, DRYRUN_STEP, DRYRUN_USED, RunMode, run_mode
+from .passes import DEFAULT_ORDER_POLICY
 from .prepare import GraphPreparer
 from .pynative import OpRunner
 from .runners import SinkRunner, StepRunner
@@ -39,7 +40,7 @@ class DeviceExecutor:
     """
 
     def __init__(self, device_id: int = 0, cache_root: str | None = None, rank: int | None = None,
-                 exec_order: str = "dfs", trace: bool = False, progress: bool = True,
+                 exec_order: str = DEFAULT_ORDER_POLICY, trace: bool = False, progress: bool = True,
                  jit_level: str | None = None, dry_run: bool = False, device: str | None = None):
         mode_kind = run_mode(dry_run)
         self.rt: Runtime = get_runtime()

@@ -30,7 +30,7 @@ from ascendemu.kernels.registry import communication
 
 from .memory_plan import ALIGN
 from .plan import JIT_LEVELS, CompiledGraph
-from .schedule import Communicate, Record, Run, Wait
+from .schedule import RunCollective, RecordAfter, Run, Wait
 
 GRAPH_CACHE = "graph_cache"
 # Largest entry read: the compiled JSON of a large network is a few MiB.
@@ -193,12 +193,12 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
             if c.kernels[i].stream != step.stream:
                 fail(f"kernel {c.kernels[i].full_name} runs on stream {step.stream}, its task names "
                      f"stream {c.kernels[i].stream}")
-            if isinstance(step, Communicate) != (communication(c.kernels[i].signature.op) is not None):
+            if isinstance(step, RunCollective) != (communication(c.kernels[i].signature.op) is not None):
                 fail(f"{c.kernels[i].full_name} ({c.kernels[i].signature.op}) is scheduled as a {step.kind} step")
             before[i], on_stream[step.stream] = done, done | 1 << i
         elif not (isinstance(step.event, int) and 0 <= step.event < len(c.events)):
             fail(f"schedule step {step.to_json()} names no event of the plan")
-        elif isinstance(step, Record):
+        elif isinstance(step, RecordAfter):
             recorded[step.event] = done
         elif isinstance(step, Wait):
             if step.event not in recorded:

@@ -27,7 +27,7 @@ NO_TASK_OPS = ("Reshape", "ExpandDims", "Squeeze", "Flatten", "StopGradient")
 
 
 @dataclass
-class Node:
+class OpNode:
     """One op application. ``origins`` names the captured nodes a fused node replaces (else itself)."""
 
     id: int
@@ -85,7 +85,7 @@ class Constant:
 class Graph:
     name: str = "graph"
     values: dict[int, TensorDesc] = field(default_factory=dict)
-    nodes: list[Node] = field(default_factory=list)
+    nodes: list[OpNode] = field(default_factory=list)
     inputs: list[int] = field(default_factory=list)
     constants: dict[int, Constant] = field(default_factory=dict)
     outputs: list[int] = field(default_factory=list)
@@ -140,7 +140,7 @@ class Graph:
         return nid
 
     def add_node(self, op: str, inputs: list[int] | tuple[int, ...], attrs: dict[str, Any] | None = None,
-                 full_name: str | None = None) -> Node:
+                 full_name: str | None = None) -> OpNode:
         """Append a node; its output descs come from shape inference (which validates the op)."""
         attrs = dict(attrs or {})
         for v in inputs:
@@ -150,18 +150,18 @@ class Graph:
         nid = self.new_node_id()
         outs = tuple(self.new_value(d) for d in descs)
         name = full_name or f"Default/{op}-op{nid + 1}"
-        node = Node(nid, op, attrs, tuple(inputs), outs, name, (name,))
+        node = OpNode(nid, op, attrs, tuple(inputs), outs, name, (name,))
         self.nodes.append(node)
         self._hash = None
         return node
 
     # ------------------------------------------------------------------ queries
-    def producers(self) -> dict[int, Node]:
+    def producers(self) -> dict[int, OpNode]:
         return {v: n for n in self.nodes for v in n.outputs}
 
-    def consumers(self) -> dict[int, list[Node]]:
+    def consumers(self) -> dict[int, list[OpNode]]:
         """value id -> nodes reading it, in node order (a node reading a value twice is listed once)."""
-        out: dict[int, list[Node]] = {v: [] for v in self.values}
+        out: dict[int, list[OpNode]] = {v: [] for v in self.values}
         for n in self.nodes:
             for v in dict.fromkeys(n.inputs):
                 out[v].append(n)
@@ -183,7 +183,7 @@ class Graph:
     def root(self, vid: int) -> int:
         return self.aliases.get(vid, vid)
 
-    def node(self, nid: int) -> Node:
+    def node(self, nid: int) -> OpNode:
         for n in self.nodes:
             if n.id == nid:
                 return n
@@ -191,7 +191,7 @@ class Graph:
 
     def copy(self) -> "Graph":
         """A structural copy (nodes, maps) sharing constant data, for passes that rewrite."""
-        g = Graph(self.name, dict(self.values), [Node(n.id, n.op, dict(n.attrs), n.inputs, n.outputs,
+        g = Graph(self.name, dict(self.values), [OpNode(n.id, n.op, dict(n.attrs), n.inputs, n.outputs,
                                                        n.full_name, n.origins) for n in self.nodes],
                   list(self.inputs), dict(self.constants), list(self.outputs), dict(self.aliases),
                   dict(self.updates), self._next_value, self._next_node)

@@ -15,11 +15,12 @@ from ascendemu.kernels.ops.common import FLOAT
 from ascendemu.kernels.registry import communication, lowerings
 from ascendemu.kernels.signature import TensorDesc, jsonable
 
-from .ir import NO_TASK_OPS, Graph, Node
+from .ir import NO_TASK_OPS, Graph, OpNode
 from .memory_plan import peak_memory  # noqa: F401  (part of this module's API: order + peak)
-from .schedule import Communicate, Record, Run, Step, Wait
+from .schedule import RunCollective, RecordAfter, Run, ScheduleStep, Wait
 
 ORDER_POLICIES = ("bfs", "dfs")
+DEFAULT_ORDER_POLICY = "dfs"     # depth first: a value is consumed soon after it is made, so fewer live at once
 FUSED_OP = "FusedElemwise"
 # Ops with a scalar lowering in the registry; BiasAdd is elementwise too: inside a fused program it
 # becomes Add with the bias viewed as (C, 1, ..).
@@ -54,7 +55,7 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
     does. Ops are pure (state changes are ``graph.updates``, applied after the run), so merging is
     always safe."""
     g = graph.copy()
-    seen: dict[tuple, Node] = {}
+    seen: dict[tuple, OpNode] = {}
     rename: dict[int, int] = {}
     kept = []
     for n in g.nodes:
@@ -79,7 +80,7 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
 
 # -------------------------------------------------------------------------------------------- fusion
 
-def _fusable(graph: Graph, node: Node) -> bool:
+def _fusable(graph: Graph, node: OpNode) -> bool:
     if node.op not in FUSABLE_OPS or len(node.outputs) != 1:
         return False
     return all(graph.values[v].dtype in FLOAT for v in node.inputs + node.outputs)
@@ -90,7 +91,7 @@ def _is_literal_scalar(graph: Graph, vid: int) -> bool:
     return c is not None and not c.is_parameter and c.data.ndim == 0
 
 
-def _groups(graph: Graph) -> list[list[Node]]:
+def _groups(graph: Graph) -> list[list[OpNode]]:
     """Maximal trees of fusable nodes whose internal values have exactly one consumer.
 
     Grown from the last node backwards: a producer joins its consumer's group when the value between
@@ -133,7 +134,7 @@ def _fused_name(names: list[str], label: str = FUSED_OP) -> str:
     return "/".join(common + [f"{label}[{','.join(rel)}]"])
 
 
-def _channel_rank(graph: Graph, node: Node) -> int:
+def _channel_rank(graph: Graph, node: OpNode) -> int:
     """For a BiasAdd whose channel axis is 1 (NCHW, NCDHW) and rank > 2: the rank of x, which its
     bias must be viewed at inside a fused program ((C,) -> (C, 1, ...)); else 0 (no view: a rank-2
     x or a channel-last layout broadcasts a (C,) bias along its last axis as it is)."""
@@ -154,7 +155,7 @@ def _channel_view(graph: Graph, rank: int, v: int) -> int:
     return view
 
 
-def _channel_steps(graph: Graph, group: list[Node], step_of: dict[int, int]) -> dict[int, int]:
+def _channel_steps(graph: Graph, group: list[OpNode], step_of: dict[int, int]) -> dict[int, int]:
     """Steps of ``group`` that compute (part of) a BiasAdd's bias, -> the rank to view their external
     operands at. Under amp the bias is ``Cast(bias)``, and that Cast joins the tree: its result never
     exists in memory, so the view must be taken of the tree's external inputs, not of the bias value."""
@@ -170,7 +171,7 @@ def _channel_steps(graph: Graph, group: list[Node], step_of: dict[int, int]) -> 
     return rank_of
 
 
-def _fuse_group(graph: Graph, group: list[Node]) -> Node | None:
+def _fuse_group(graph: Graph, group: list[OpNode]) -> OpNode | None:
     step_of = {n.outputs[0]: j for j, n in enumerate(group)}
     rank_of = _channel_steps(graph, group, step_of)
     views: dict[tuple[int, int], int] = {}
@@ -206,7 +207,7 @@ def _fuse_group(graph: Graph, group: list[Node]) -> Node | None:
         return None
     root = group[-1]
     attrs = {"program": tuple(program), "dst_type": graph.values[root.outputs[0]].dtype}
-    return Node(graph.new_node_id(), FUSED_OP, attrs, tuple(ext), root.outputs,
+    return OpNode(graph.new_node_id(), FUSED_OP, attrs, tuple(ext), root.outputs,
                 _fused_name([n.full_name for n in group]), tuple(o for n in group for o in n.origins))
 
 
@@ -247,7 +248,7 @@ def fuse_epilogues(graph: Graph) -> Graph:
     producers, consumers = g.producers(), g.consumers()
     outputs, aliased = set(g.outputs), set(g.aliases.values())
 
-    def absorbable(v: int, node: Node) -> bool:
+    def absorbable(v: int, node: OpNode) -> bool:
         m = producers.get(v)
         return (m is not None and m.op in MATMUL_OPS and "epilogue" not in m.attrs and len(consumers[v]) == 1
                 and v not in outputs and v not in aliased and g.values[v] == g.values[node.outputs[0]])
@@ -268,7 +269,7 @@ def fuse_epilogues(graph: Graph) -> Graph:
         slot = {i: 0 if e == v else 1 + extras.index(e) for i, e in enumerate(ext)}
         epilogue = tuple((op, *((("in", slot[x]) if kind == "in" else (kind, x)) for kind, x in operands))
                          for op, *operands in program)
-        fused = Node(g.new_node_id(), m.op, {**m.attrs, "epilogue": epilogue}, m.inputs + tuple(extras),
+        fused = OpNode(g.new_node_id(), m.op, {**m.attrs, "epilogue": epilogue}, m.inputs + tuple(extras),
                      node.outputs, _fused_name([m.full_name, node.full_name], m.op), m.origins + node.origins)
         fused.signature(g)   # validate against the kernel library's shape inference
         g.nodes = [fused if n.id == node.id else n for n in g.nodes if n.id != m.id]
@@ -291,7 +292,7 @@ def prune_constants(graph: Graph) -> None:
 
 # --------------------------------------------------------------------------------- execution order
 
-def order(graph: Graph, policy: str = "dfs") -> list[int]:
+def order(graph: Graph, policy: str = DEFAULT_ORDER_POLICY) -> list[int]:
     """A topological order of the node ids.
 
     ``bfs``: Kahn's algorithm with a FIFO queue: every ready node runs before the nodes it makes
@@ -367,7 +368,7 @@ def defer_to_first_use(graph: Graph, node_order: list[int]) -> list[int]:
     size = lambda v: graph.values[v].nbytes  # noqa: E731
     held: set[int] = set()
 
-    def waits(n: Node) -> bool:
+    def waits(n: OpNode) -> bool:
         if n.id in held or n.id in feeds_comm or not succs[n.id] or kept.intersection(n.outputs):
             return False
         # an input n reads last is stretched, unless another reader of it waits too (and stretches it anyway)
@@ -429,7 +430,7 @@ class StreamPlan:
     """
 
     stream_of: dict[int, int]
-    schedule: list[Step]
+    schedule: list[ScheduleStep]
     events: list[tuple[int, int]] = field(default_factory=list)
     num_streams: int = 1
 
@@ -484,10 +485,10 @@ def assign_streams(graph: Graph, node_order: list[int], max_streams: int = 1) ->
                 events.append((p, nid))
                 records.setdefault(p, []).append(len(events) - 1)
                 waits.setdefault(nid, []).append(len(events) - 1)
-    schedule: list[Step] = []
+    schedule: list[ScheduleStep] = []
     for nid in node_order:
         s = stream_of[nid]
         schedule += [Wait(s, e) for e in waits.get(nid, ())]
-        schedule.append(Communicate(s, nid) if nid in comm_nodes else Run(s, nid))
-        schedule += [Record(s, e) for e in records.get(nid, ())]
+        schedule.append(RunCollective(s, nid) if nid in comm_nodes else Run(s, nid))
+        schedule += [RecordAfter(s, e) for e in records.get(nid, ())]
     return StreamPlan(stream_of, schedule, events, n_streams)

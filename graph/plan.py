@@ -17,16 +17,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-
 from ascendemu.errors import InvalidParamError
-from ascendemu.kernels.signature import OpSignature, TensorDesc, attrs_from_json
+from ascendemu.kernels.signature import TensorDesc
 
 from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .memory_report import MemoryReport, memory_report
-from .passes import (ORDER_POLICIES, assign_streams, defer_to_first_use, eliminate_common_subexpressions,
-                     fuse_elementwise, fuse_epilogues, order, remove_no_task)
-from .schedule import Step, step_from_json
+from .passes import (DEFAULT_ORDER_POLICY, ORDER_POLICIES, assign_streams, defer_to_first_use,
+                     eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues, order, remove_no_task)
+from .schedule import GraphKernel, ScheduleStep, step_from_json
 
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
@@ -34,32 +33,6 @@ DEFAULT_O2_STREAMS = 4
 FORMAT_VERSION = 8     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
 # 6: memory_report; 7: collective-aware execution order (a cached order would lose the overlap);
 # 8: nodes deferred to their first use (a cached order would keep the larger plan)
-
-
-@dataclass(frozen=True)
-class KernelTask:
-    """One kernel launch: the signature to build/look up, which values it reads and writes, where."""
-
-    node_id: int
-    signature: OpSignature
-    inputs: tuple[int, ...]
-    outputs: tuple[int, ...]
-    stream: int
-    full_name: str
-    origins: tuple[str, ...]
-
-    def to_json(self) -> dict:
-        return {"node_id": self.node_id, "signature": self.signature.to_json(), "inputs": list(self.inputs),
-                "outputs": list(self.outputs), "stream": self.stream, "full_name": self.full_name,
-                "origins": list(self.origins)}
-
-    @classmethod
-    def from_json(cls, d: dict) -> "KernelTask":
-        s = d["signature"]
-        sig = OpSignature.make(s["op"], [TensorDesc(tuple(i["shape"]), i["dtype"]) for i in s["inputs"]],
-                               **attrs_from_json(s["attrs"]))
-        return cls(d["node_id"], sig, tuple(d["inputs"]), tuple(d["outputs"]), d["stream"], d["full_name"],
-                   tuple(d["origins"]))
 
 
 @dataclass
@@ -90,11 +63,11 @@ class CompiledGraph:
       gradients, update temporaries), see ``memory_report.py``.
 
     Kernels and streams
-      ``kernels``: KernelTask per launch in the global execution order (``exec_order``), each with the
+      ``kernels``: GraphKernel per launch in the global execution order (``exec_order``), each with the
       OpSignature (for the kernel cache), value ids of its inputs/outputs (in kernel argument order),
       its stream and full name (``origins``: the captured ops a fused kernel replaces). Kernel
       workspaces (KernelSource.workspace_sizes) are the executor's to allocate per launch.
-      ``schedule``: the typed steps (``schedule.py``: Wait, Run, Record) in issue order over
+      ``schedule``: the typed steps (``schedule.py``: Wait, Run, RecordAfter) in issue order over
       ``num_streams`` streams; ``events[e] = (producer node, consumer node)``. Any interleaving that
       keeps each stream's order is valid; the events order every cross-stream data edge. Same-stream
       edges carry no event.
@@ -114,8 +87,8 @@ class CompiledGraph:
     outputs: tuple[int, ...]
     constants: dict[int, str]
     aliases: dict[int, int]
-    kernels: list[KernelTask]
-    schedule: list[Step]
+    kernels: list[GraphKernel]
+    schedule: list[ScheduleStep]
     num_streams: int
     events: list[tuple[int, int]]
     memory: str
@@ -167,7 +140,7 @@ class CompiledGraph:
             max_streams=d["max_streams"],
             values={int(v): TensorDesc(tuple(x["shape"]), x["dtype"]) for v, x in d["values"].items()},
             inputs=tuple(d["inputs"]), outputs=tuple(d["outputs"]), constants=ints(d["constants"]),
-            aliases=ints(d["aliases"]), kernels=[KernelTask.from_json(k) for k in d["kernels"]],
+            aliases=ints(d["aliases"]), kernels=[GraphKernel.from_json(k) for k in d["kernels"]],
             schedule=[step_from_json(item) for item in d["schedule"]], num_streams=d["num_streams"],
             events=[tuple(e) for e in d["events"]], memory=d["memory"], offsets=ints(d["offsets"]),
             workspace_size=d["workspace_size"], lower_bound=d["lower_bound"],
@@ -209,7 +182,7 @@ def optimize(graph: Graph, jit_level: str) -> Graph:
     return g
 
 
-def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
+def compile_graph(graph: Graph, jit_level: str, exec_order: str = DEFAULT_ORDER_POLICY,
                   max_streams: int | None = None) -> CompiledGraph:
     """Run the passes of ``jit_level`` on ``graph`` (unchanged) and lay out the result."""
     if jit_level not in JIT_LEVELS:
@@ -223,7 +196,7 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = "dfs",
     node_order = defer_to_first_use(g, order(g, exec_order))
     streams = assign_streams(g, node_order, max_streams)
     nodes = {n.id: n for n in g.nodes}
-    kernels = [KernelTask(nid, nodes[nid].signature(g), nodes[nid].inputs, nodes[nid].outputs,
+    kernels = [GraphKernel(nid, nodes[nid].signature(g), nodes[nid].inputs, nodes[nid].outputs,
                           streams.stream_of[nid], nodes[nid].full_name, nodes[nid].origins)
                for nid in node_order]
     compiled = CompiledGraph(

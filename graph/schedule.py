@@ -1,8 +1,8 @@
 """The compiled launch schedule: one list of typed steps in issue order, across all streams.
 
 A *step* is one piece of stream work the compiler decided: run a kernel (:class:`Run`), run a
-collective (:class:`Communicate`, on the communication stream), record an event after it
-(:class:`Record`), or wait on one before it (:class:`Wait`). Streams and events are
+collective (:class:`RunCollective`, on the communication stream), record an event after it
+(:class:`RecordAfter`), or wait on one before it (:class:`Wait`). Streams and events are
 numbered within the compiled graph; kernels are named by their node id. The executor *lowers* each
 step to the HAL's step (``ascendemu.hal.steps``) through a binding that supplies stream and event
 handles and the kernel's function and argument addresses: the O0/O1 executor issues the lowered
@@ -16,17 +16,43 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Protocol, Sequence
+from typing import Callable, ClassVar, Mapping, Protocol, Sequence
 
 from ascendemu.errors import InvalidParamError
 from ascendemu.hal import steps as hal
+from ascendemu.kernels.signature import OpSignature, TensorDesc, attrs_from_json
 
-if TYPE_CHECKING:
-    from ascendemu.kernels.signature import TensorDesc
+__all__ = ["Binding", "GraphKernel", "ScheduleStep", "Wait", "Run", "RunCollective", "RecordAfter", "STEP_KINDS",
+           "step_from_json", "event_slots"]
 
-    from .plan import KernelTask
 
-__all__ = ["Binding", "Step", "Wait", "Run", "Communicate", "Record", "STEP_KINDS", "step_from_json", "event_slots"]
+@dataclass(frozen=True)
+class GraphKernel:
+    """One kernel launch of a compiled graph (a :class:`Run` step names it by ``node_id``): the signature
+    to build or look up, which values it reads and writes, on which stream. It lives here, not in
+    ``plan``, so the schedule imports nothing of the compiler that builds it."""
+
+    node_id: int
+    signature: OpSignature
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    stream: int
+    full_name: str
+    origins: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"node_id": self.node_id, "signature": self.signature.to_json(), "inputs": list(self.inputs),
+                "outputs": list(self.outputs), "stream": self.stream, "full_name": self.full_name,
+                "origins": list(self.origins)}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "GraphKernel":
+        s = d["signature"]
+        sig = OpSignature.make(s["op"], [TensorDesc(tuple(i["shape"]), i["dtype"]) for i in s["inputs"]],
+                               **attrs_from_json(s["attrs"]))
+        return cls(d["node_id"], sig, tuple(d["inputs"]), tuple(d["outputs"]), d["stream"], d["full_name"],
+                   tuple(d["origins"]))
+
 
 
 class Binding(Protocol):
@@ -42,7 +68,7 @@ class Binding(Protocol):
     def retire(self, node: int) -> None: ...
 
 
-class Step:
+class ScheduleStep:
     """Base of the compiled steps; ``stream`` is the plan's stream index."""
 
     __slots__ = ()
@@ -59,11 +85,11 @@ class Step:
     def to_json(self) -> list:
         raise NotImplementedError
 
-    def order_info(self, kernels: Mapping[int, "KernelTask"]) -> tuple[str, str, str, str]:
+    def order_info(self, kernels: Mapping[int, GraphKernel]) -> tuple[str, str, str, str]:
         """This step's row of MindSpore's ``execute_order.csv``: (node_name, node_info, event_id, group)."""
         raise NotImplementedError
 
-    def comm_order_info(self, kernels: Mapping[int, "KernelTask"], values: Sequence["TensorDesc"],
+    def comm_order_info(self, kernels: Mapping[int, GraphKernel], values: Sequence[TensorDesc],
                         group_ranks: Callable[[str], Sequence[int]]) -> dict[str, str] | None:
         """A collective's row of ``comm_execute_order.csv`` (its columns after ``index``; ``values`` are
         the graph's value descriptions, ``group_ranks`` gives a group's world ranks); None for any other
@@ -72,7 +98,7 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
-class Wait(Step):
+class Wait(ScheduleStep):
     """``stream`` waits for ``event`` (recorded after a producer on another stream)."""
 
     kind: ClassVar[str] = "wait"
@@ -85,13 +111,13 @@ class Wait(Step):
     def to_json(self) -> list:
         return [self.kind, self.stream, self.event]
 
-    def order_info(self, kernels: Mapping[int, "KernelTask"]) -> tuple[str, str, str, str]:
+    def order_info(self, kernels: Mapping[int, GraphKernel]) -> tuple[str, str, str, str]:
         # MindSpore's multi-stream graphs order streams with StreamRecv/StreamSend nodes carrying the event
         return f"Default/StreamRecv-op{self.event}", f"StreamRecv(event {self.event})", str(self.event), ""
 
 
 @dataclass(frozen=True, slots=True)
-class Run(Step):
+class Run(ScheduleStep):
     """Run the kernel of node ``node`` on ``stream``."""
 
     kind: ClassVar[str] = "kernel"
@@ -107,14 +133,14 @@ class Run(Step):
     def to_json(self) -> list:
         return [self.kind, self.stream, self.node]
 
-    def order_info(self, kernels: Mapping[int, "KernelTask"]) -> tuple[str, str, str, str]:
+    def order_info(self, kernels: Mapping[int, GraphKernel]) -> tuple[str, str, str, str]:
         k = kernels[self.node]
         outs = ", ".join(f"%{v}" for v in k.outputs)
         return k.full_name, f"{outs} = {k.signature.op}({', '.join(f'%{v}' for v in k.inputs)})", "", ""
 
 
 @dataclass(frozen=True, slots=True)
-class Communicate(Run):
+class RunCollective(Run):
     """Run the collective of node ``node`` on ``stream`` (a communication stream): a node whose op
     has no kernel but a ``communication`` (kernels/ops/comm.py). It is a Run for every check of the
     schedule (it computes its outputs in order like a kernel); it lowers to the HAL's collective step."""
@@ -124,11 +150,11 @@ class Communicate(Run):
     def lower(self, binding: Binding) -> hal.Step:
         return binding.communicate(self.node, binding.streams[self.stream])
 
-    def order_info(self, kernels: Mapping[int, "KernelTask"]) -> tuple[str, str, str, str]:
+    def order_info(self, kernels: Mapping[int, GraphKernel]) -> tuple[str, str, str, str]:
         name, info, event, _ = Run.order_info(self, kernels)
         return name, info, event, kernels[self.node].signature.attr("group")
 
-    def comm_order_info(self, kernels: Mapping[int, "KernelTask"], values: Sequence["TensorDesc"],
+    def comm_order_info(self, kernels: Mapping[int, GraphKernel], values: Sequence[TensorDesc],
                         group_ranks: Callable[[str], Sequence[int]]) -> dict[str, str] | None:
         # MindSpore's ExecuteOrderTracker: the group's world ranks space-separated, a root/source/destination
         # attribute as a world rank, shapes as "(2, 3)", element types by MindSpore's names, sizes in bytes
@@ -147,7 +173,7 @@ class Communicate(Run):
 
 
 @dataclass(frozen=True, slots=True)
-class Record(Step):
+class RecordAfter(ScheduleStep):
     """Record ``event`` on ``stream`` (right after the producer a consumer on another stream waits for)."""
 
     kind: ClassVar[str] = "record"
@@ -160,15 +186,15 @@ class Record(Step):
     def to_json(self) -> list:
         return [self.kind, self.stream, self.event]
 
-    def order_info(self, kernels: Mapping[int, "KernelTask"]) -> tuple[str, str, str, str]:
+    def order_info(self, kernels: Mapping[int, GraphKernel]) -> tuple[str, str, str, str]:
         return f"Default/StreamSend-op{self.event}", f"StreamSend(event {self.event})", str(self.event), ""
 
 
-STEP_KINDS: dict[str, type[Step]] = {cls.kind: cls for cls in (Wait, Run, Communicate, Record)}
+STEP_KINDS: dict[str, type[ScheduleStep]] = {cls.kind: cls for cls in (Wait, Run, RunCollective, RecordAfter)}
 
 
-def step_from_json(item: list) -> Step:
-    """Inverse of ``Step.to_json``."""
+def step_from_json(item: list) -> ScheduleStep:
+    """Inverse of ``ScheduleStep.to_json``."""
     if not isinstance(item, list) or len(item) != 3 or item[0] not in STEP_KINDS:
         raise InvalidParamError(f"schedule step {item!r} is not [kind, stream, operand] with kind one of "
                                 f"{tuple(STEP_KINDS)}")
@@ -176,9 +202,9 @@ def step_from_json(item: list) -> Step:
     return STEP_KINDS[kind](stream, operand)
 
 
-def event_slots(schedule: Sequence[Step]) -> list[int]:
+def event_slots(schedule: Sequence[ScheduleStep]) -> list[int]:
     """The device event each of the schedule's events (cross-stream edges) uses, by edge: an event is
-    busy from its Record to its Wait in issue order, then free for a later edge. A wait binds the most
+    busy from its RecordAfter to its Wait in issue order, then free for a later edge. A wait binds the most
     recent record issued before it, so re-recording an event after its wait was issued never changes
     what that wait waits for; a large multi-stream graph (BERT-large: thousands of edges) thus needs
     as many device events as edges in flight at once, within the device's limit (1024 on the 910A)."""
@@ -186,7 +212,7 @@ def event_slots(schedule: Sequence[Step]) -> list[int]:
     free: list[int] = []
     used = 0
     for step in schedule:
-        if isinstance(step, Record):
+        if isinstance(step, RecordAfter):
             if free:
                 slot_of[step.event] = heapq.heappop(free)
             else:

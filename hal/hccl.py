@@ -32,6 +32,8 @@ from ascendemu.errors import HcclNotSupportedError, HcclParamError
 from ascendemu.ranks import mpi_place
 
 from .api import api
+from .codes import (HCCL_DATA_TYPE_FP16, HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_INT32,
+                    HCCL_DATA_TYPES)
 from .steps import Communicate
 
 if TYPE_CHECKING:
@@ -42,13 +44,6 @@ __all__ = ["HcclMixin", "HCCL_DATA_TYPES", "HCCL_DATA_TYPE_INT8", "HCCL_DATA_TYP
            "HCCL_DATA_TYPE_FP32", "HCCL_REDUCE_SUM", "HCCL_REDUCE_PROD", "HCCL_REDUCE_MAX", "HCCL_REDUCE_MIN",
            "WORLD_COMM_NAME"]
 
-# HcclDataType values the emulated device holds (others, e.g. INT16=1 or INT64=5, are not supported)
-HCCL_DATA_TYPE_INT8 = 0
-HCCL_DATA_TYPE_INT32 = 2
-HCCL_DATA_TYPE_FP16 = 3
-HCCL_DATA_TYPE_FP32 = 4
-HCCL_DATA_TYPES = {HCCL_DATA_TYPE_INT8: "int8", HCCL_DATA_TYPE_INT32: "int32", HCCL_DATA_TYPE_FP16: "float16",
-                   HCCL_DATA_TYPE_FP32: "float32"}
 HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX, HCCL_REDUCE_MIN = (int(op) for op in ReduceOp)
 WORLD_COMM_NAME = "world"
 

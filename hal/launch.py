@@ -3,8 +3,8 @@
 A *binary* is a loaded, verified kernel object; a *function* handle names one launchable
 :class:`~.kernel.KernelFunction`. A launch is validated once, in :meth:`LaunchMixin._kernel_task`
 (function, blockDim, argument count, every device address against the live allocations), into a
-device :class:`~ascendemu.device.tasks.KernelTask`. ``launch_kernel`` enqueues one
-:class:`~.steps.Launch` step; ``launch_graph`` sinks a whole typed schedule (:mod:`.steps`) for one
+device :class:`~ascendemu.device.tasks.KernelTask`. ``launch_kernel`` enqueues one such task (a
+:class:`~.steps.Launch` step is validated the same way, :meth:`_launch_step_task`); ``launch_graph`` sinks a whole typed schedule (:mod:`.steps`) for one
 host cost, validating every step before enqueuing any.
 One of the mixins composed into :class:`ascendemu.hal.runtime.Runtime`.
 """
@@ -23,7 +23,7 @@ from .kernel import KernelFunction
 from .steps import Launch, Step
 
 if TYPE_CHECKING:
-    from ascendemu.device.model import Device
+    from ascendemu.device.model import Device, Stream
     from ascendemu.device.system import Node
 
 __all__ = ["Binary", "LaunchMixin"]
@@ -144,8 +144,13 @@ class LaunchMixin:
         """Enqueue a kernel: ``args`` are device addresses (inputs, outputs, workspaces) or a packed buffer.
         ``block_dim`` must be the one the kernel was built for (None: take it from the kernel). ``name``:
         the launch's name in traces and profiles (a graph op's full name), None the kernel's."""
-        s, task = Launch(func, args, stream, block_dim, name).task(self)
-        self._submit(s, task)
+        s = self._stream(stream)
+        self._submit(s, self._kernel_task(func, block_dim, args, s.device, name))
+
+    def _launch_step_task(self, step: Launch) -> tuple[Stream, KernelTask]:
+        """A :class:`~.steps.Launch` step as its stream and validated kernel task."""
+        s = self._stream(step.stream)
+        return s, self._kernel_task(step.kernel, step.block_dim, step.args, s.device, step.name)
 
     @api(cost="graph_launch_overhead_s")
     def launch_graph(self, steps: Sequence[Step]) -> None:
@@ -158,6 +163,6 @@ class LaunchMixin:
         later steps could release takes the rest beyond its queue depth, see ``_submit_sunk``), never
         part of it.
         """
-        planned = [step.task(self) for step in steps]
+        planned = [self.step_task(step) for step in steps]
         for s, task in planned:
             self._submit_sunk(s, task)

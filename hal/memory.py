@@ -28,6 +28,8 @@ from ascendemu.errors import (InvalidParamError, MemoryAllocationError, MemoryFr
                               RtParamInvalidError)
 
 from .api import api
+from .codes import (MEMCPY_DEFAULT, MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE,
+                    MEMCPY_HOST_TO_HOST)
 from .steps import MemcpyAsync
 
 if TYPE_CHECKING:
@@ -40,12 +42,6 @@ __all__ = ["HOST_PTR_BASE", "MEMCPY_DEFAULT", "MEMCPY_DEVICE_TO_DEVICE", "MEMCPY
            "MEMCPY_HOST_TO_DEVICE", "MEMCPY_HOST_TO_HOST", "MEM_MALLOC_HUGE_FIRST", "MEM_MALLOC_HUGE_ONLY",
            "MEM_MALLOC_NORMAL_ONLY", "HostAllocation", "MemoryMixin"]
 
-# memcpy kinds (aclrtMemcpyKind)
-MEMCPY_HOST_TO_HOST = 0
-MEMCPY_HOST_TO_DEVICE = 1
-MEMCPY_DEVICE_TO_HOST = 2
-MEMCPY_DEVICE_TO_DEVICE = 3
-MEMCPY_DEFAULT = 4
 _KIND_NAMES = {0: "H2H", 1: "H2D", 2: "D2H", 3: "D2D"}
 
 # malloc policies (aclrtMemMallocPolicy); the emulated HBM has one page size, so all behave alike
@@ -226,6 +222,13 @@ class MemoryMixin:
                      stream: int | None = None) -> None:
         """Asynchronous copy on ``stream``; host buffers are read/written when the copy runs."""
         self._enqueue(MemcpyAsync(dst, dest_max, src, count, kind, stream))
+
+    def _memcpy_step_task(self, step: MemcpyAsync) -> tuple[Stream, CopyTask]:
+        """A :class:`~.steps.MemcpyAsync` step as its stream and validated copy task."""
+        s = self._stream(step.stream)
+        dev, task = self._copy_task(step.dst, step.dest_max, step.src, step.count, step.kind)
+        self._check_stream_device(s, dev, "memcpy_async")
+        return s, task
 
     def _memset_task(self, ptr: int, max_count: int, value: int, count: int) -> tuple[Device, CopyTask]:
         """The one validation of a memset: a D2D-priced copy task whose move fills the bytes."""

@@ -72,7 +72,7 @@ class StepClock:
             self.rt.recorders.remove(self)
 
     def __call__(self, name: str, args: tuple, kwargs: dict, result: Any, host_time: float) -> None:
-        if name == "init":               # a new node (after finalize the last one's figures stay readable)
+        if name == fmt.Init.CALL:        # a new node (after finalize the last one's figures stay readable)
             self.node, self._open = self.rt.node, []
 
     def annotate(self, record: Any) -> None:
@@ -307,7 +307,7 @@ class Recorder(StepClock):
     def _memcpy_async(self, args: tuple, result: Any) -> list:
         dst, dest_max, src, count, kind, stream = args
         dst, src = self._copy_operands(dst, src, count, kind)
-        return [fmt.MemcpyAsync.CODE, dst, dest_max, src, count, kind, stream]
+        return [fmt.MemcpyAsyncCall.CODE, dst, dest_max, src, count, kind, stream]
 
     def _load_binary(self, args: tuple, result: Any) -> list:
         path, magic = args

@@ -41,6 +41,7 @@ from .launch import Binary, LaunchMixin
 from .memory import (HOST_PTR_BASE, MEM_MALLOC_HUGE_FIRST, MEM_MALLOC_HUGE_ONLY, MEM_MALLOC_NORMAL_ONLY,
                      MEMCPY_DEFAULT, MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE,
                      MEMCPY_HOST_TO_HOST, HostAllocation, MemoryMixin)
+from .steps import Communicate, Launch, MemcpyAsync, RecordEvent, WaitEvent
 from .streams import EVENT_STATUS_COMPLETE, EVENT_STATUS_NOT_READY, EVENT_TIME_LINE, StreamsMixin
 from .validate import bind_checks
 
@@ -49,6 +50,11 @@ _api = api     # the choke-point marker under its historical name
 
 class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin, HcclMixin):
     """One process-wide runtime (like libascendcl): call :meth:`init` first, then :meth:`set_device`."""
+
+    # each step kind (hal.steps) -> the chapter's builder of its validated device task (StreamsMixin.step_task)
+    STEP_TASKS = {Launch: LaunchMixin._launch_step_task, RecordEvent: StreamsMixin._record_step_task,
+                  WaitEvent: StreamsMixin._wait_step_task, MemcpyAsync: MemoryMixin._memcpy_step_task,
+                  Communicate: HcclMixin._collective_task}
 
     def __init__(self) -> None:
         self.node: Node | None = None

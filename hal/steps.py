@@ -2,21 +2,22 @@
 
 A *step* is one piece of work the host issues to a stream: launch a kernel (:class:`Launch`), record
 an event (:class:`RecordEvent`), wait on an event (:class:`WaitEvent`), copy memory asynchronously
-(:class:`MemcpyAsync`). Every step knows two things:
+(:class:`MemcpyAsync`), run a collective (:class:`Communicate`). A step is data, and knows one thing:
+``issue(rt)``, issuing itself as the equivalent single public runtime call (``rt.launch_kernel(...)``,
+``rt.record_event(...)``, ...), through the choke point and with that call's host cost.
 
-* ``issue(rt)``: issue itself as the equivalent single runtime call (``rt.launch_kernel(...)``,
-  ``rt.record_event(...)``, ...), through the choke point and with that call's host cost;
-* ``task(rt) -> (Stream, Task)``: become a validated device task (:mod:`ascendemu.device.tasks`) for
-  its stream, without enqueuing or changing anything. ``Runtime.launch_graph(steps)`` validates a
-  whole schedule this way before it enqueues any of it, and the single calls build the same step and
-  enqueue its task, so each kind is validated in exactly one place.
+The runtime turns a step into a validated device task (:mod:`ascendemu.device.tasks`) for its stream,
+without enqueuing anything, in ``Runtime.step_task(step)``: each kind's builder lives in the chapter
+that owns it (``Runtime.STEP_TASKS``). ``Runtime.launch_graph(steps)`` validates a whole schedule this
+way before it enqueues any of it, and the single calls validate through the same builders, so each
+kind is validated in exactly one place. Calls go one way: the steps call the runtime's public calls
+(and ``step_task``), the runtime never calls back into a step, and this module imports no chapter.
 
 Why typed steps: an O2 graph is sunk in one launch, and its schedule used to be tuples tagged with a
 kind string that the runtime dispatched on. Steps name their fields, are checked where they are built,
-and a new kind is one new class with these two methods. They are frozen (a schedule can be built once
-and launched every training step) and slotted (a step is built per launch on the hot path). Steps
-call the runtime's chapter helpers (``_stream``, ``_event``, ``_kernel_task``, ``_copy_task``): they
-are the HAL's own vocabulary, not a user-side wrapper.
+and a new kind is one new class here, its task builder in its chapter and one row in ``STEP_TASKS``.
+They are frozen (a schedule can be built once and launched every training step) and slotted (a step
+is built per launch on the hot path).
 """
 from __future__ import annotations
 
@@ -27,14 +28,14 @@ import numpy as np
 
 from ascendemu.device.collectives import (AllGather, AllReduce, AllToAll, Barrier, Broadcast, Collective, Recv,
                                           ReduceScatter, Send)
-from ascendemu.device.tasks import RecordTask, WaitTask
+
+from .codes import HCCL_DATA_TYPES, MEMCPY_DEVICE_TO_DEVICE
 
 if TYPE_CHECKING:
-    from ascendemu.device.model import Stream
-    from ascendemu.device.tasks import Task
-
     from .kernel import KernelFunction
-    from .runtime import Runtime
+
+# The runtime a step is issued on (a hal.runtime.Runtime; not imported: the runtime imports the steps).
+Runtime = Any
 
 __all__ = ["Communicate", "Launch", "MemcpyAsync", "RecordEvent", "Step", "WaitEvent"]
 
@@ -47,10 +48,6 @@ class Step:
     def issue(self, rt: Runtime) -> None:
         """Issue this step as the equivalent single runtime call."""
         raise NotImplementedError(f"{type(self).__name__} does not define issue()")
-
-    def task(self, rt: Runtime) -> tuple[Stream, Task]:
-        """Validate this step into its stream and device task; enqueue nothing."""
-        raise NotImplementedError(f"{type(self).__name__} does not define task()")
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -79,10 +76,6 @@ class Launch(Step):
     def issue(self, rt: Runtime) -> None:
         rt.launch_kernel(self.kernel, self.block_dim, self.args, self.stream, self.name)
 
-    def task(self, rt: Runtime) -> tuple[Stream, Task]:
-        s = rt._stream(self.stream)
-        return s, rt._kernel_task(self.kernel, self.block_dim, self.args, s.device, self.name)
-
 
 _set_kernel, _set_args, _set_stream, _set_block_dim, _set_name = (
     Launch.__dict__[f].__set__ for f in ("kernel", "args", "stream", "block_dim", "name"))
@@ -98,11 +91,6 @@ class RecordEvent(Step):
     def issue(self, rt: Runtime) -> None:
         rt.record_event(self.event, self.stream)
 
-    def task(self, rt: Runtime) -> tuple[Stream, Task]:
-        ev, s = rt._event(self.event), rt._stream(self.stream)
-        rt._check_same_device(s, ev)
-        return s, RecordTask(f"record event {ev.id}", rt.node.host_time, ev)
-
 
 @dataclass(frozen=True, slots=True)
 class WaitEvent(Step):
@@ -114,11 +102,6 @@ class WaitEvent(Step):
 
     def issue(self, rt: Runtime) -> None:
         rt.stream_wait_event(self.stream, self.event)
-
-    def task(self, rt: Runtime) -> tuple[Stream, Task]:
-        s, ev = rt._stream(self.stream), rt._event(self.event)
-        rt._check_same_device(s, ev)
-        return s, WaitTask(f"wait event {ev.id}", rt.node.host_time, ev)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,12 +118,6 @@ class MemcpyAsync(Step):
 
     def issue(self, rt: Runtime) -> None:
         rt.memcpy_async(self.dst, self.dest_max, self.src, self.count, self.kind, self.stream)
-
-    def task(self, rt: Runtime) -> tuple[Stream, Task]:
-        s = rt._stream(self.stream)
-        dev, task = rt._copy_task(self.dst, self.dest_max, self.src, self.count, self.kind)
-        rt._check_stream_device(s, dev, "memcpy_async")
-        return s, task
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,18 +137,12 @@ class Communicate(Step):
     def issue(self, rt: Runtime) -> None:
         _ISSUE[type(self.kind)](rt, self)
 
-    def task(self, rt: Runtime) -> tuple[Stream, Task]:
-        return rt._collective_task(self)
-
 
 def _issue_broadcast(rt: Runtime, s: Communicate) -> None:
     """HcclBroadcast works in place: a step from one buffer to another copies the input over first. The
     broadcast is validated before the copy is issued, so a refused step enqueues nothing."""
-    from .hccl import HCCL_DATA_TYPES
-    from .memory import MEMCPY_DEVICE_TO_DEVICE
     if s.send != s.recv:
-        s.task(rt)
-
+        rt.step_task(s)
         n = s.count * np.dtype(HCCL_DATA_TYPES[s.dtype]).itemsize
         rt.memcpy_async(s.recv, n, s.send, n, MEMCPY_DEVICE_TO_DEVICE, s.stream)
     rt.broadcast(s.recv, s.count, s.dtype, s.kind.root, s.comm, s.stream)

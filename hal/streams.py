@@ -11,10 +11,11 @@ One of the mixins composed into :class:`ascendemu.hal.runtime.Runtime`.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ascendemu.device.model import Device, Event, Stream
 from ascendemu.device.system import DeadlockError
+from ascendemu.device.tasks import RecordTask, WaitTask
 from ascendemu.errors import (EventSyncTimeoutError, NoEventResourceError, NoStreamResourceError,
                               RtParamInvalidError, StreamSyncTimeoutError)
 
@@ -45,6 +46,7 @@ class StreamsMixin:
     events: dict[int, Event]
     _destroyed: dict[int, str]          # handle -> "stream" | "event", for "it was destroyed" hints
     _sync_streams: dict[int, Stream]    # device id -> the internal stream synchronous copies run on
+    STEP_TASKS: dict[type, Callable]    # step kind -> its task builder (set by Runtime, which has every chapter)
 
     def _reset_streams(self) -> None:
         self.streams = {}
@@ -147,10 +149,30 @@ class StreamsMixin:
                 pass
         s.enqueue(task)
 
+    def step_task(self, step: Step) -> tuple[Stream, Task]:
+        """Validate one step (:mod:`.steps`) into its stream and device task, enqueuing nothing: the one
+        place each kind of stream work is validated, for single calls and graph launches alike. Not an ACL
+        call (no host cost, not recorded): the step-facing entry of the runtime, so the steps, which are
+        data and their ``issue`` in public calls, never reach into the runtime's helpers. Each kind's
+        builder lives in the chapter that owns it (``Runtime.STEP_TASKS``)."""
+        return self.STEP_TASKS[type(step)](self, step)
+
     def _enqueue(self, step: Step) -> None:
         """Validate one step (:mod:`.steps`) into its device task and enqueue it on its stream."""
-        s, task = step.task(self)
+        s, task = self.step_task(step)
         self._submit(s, task)
+
+    def _record_step_task(self, step: RecordEvent) -> tuple[Stream, RecordTask]:
+        """A :class:`~.steps.RecordEvent` step as its stream and record task."""
+        ev, s = self._event(step.event), self._stream(step.stream)
+        self._check_same_device(s, ev)
+        return s, RecordTask(f"record event {ev.id}", self.node.host_time, ev)
+
+    def _wait_step_task(self, step: WaitEvent) -> tuple[Stream, WaitTask]:
+        """A :class:`~.steps.WaitEvent` step as its stream and wait task."""
+        s, ev = self._stream(step.stream), self._event(step.event)
+        self._check_same_device(s, ev)
+        return s, WaitTask(f"wait event {ev.id}", self.node.host_time, ev)
 
     def _raise_stream_errors(self, s: Stream) -> None:
         if s.errors:

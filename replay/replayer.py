@@ -505,7 +505,7 @@ class Replayer:
 
     def _create_stream(self, rec: fmt.CreateStream) -> None:
         if self.whatif.streams == 1:
-            self._charge("create_stream")
+            self._charge(rec.CALL)
             self.handles[rec.result] = self.rt._ctx().default_stream
             self._collapsed.add(rec.result)
             return
@@ -513,7 +513,7 @@ class Replayer:
 
     def _destroy_stream(self, rec: fmt.DestroyStream) -> None:
         if rec.stream in self._collapsed:
-            self._charge("destroy_stream")
+            self._charge(rec.CALL)
             return
         self.rt.destroy_stream(self._stream(rec.stream))
 
@@ -527,7 +527,7 @@ class Replayer:
                 raise InvalidFileError(f"kernels entry {short_repr(name)}: {short_repr(ref)} is not a kernel "
                                        "name (str) and a Kernel record's reference")
             functions[name] = self._function(ref)
-        self._charge("load_binary")
+        self._charge(rec.CALL)
         h = self.rt._handle()
         self.rt.binaries[h] = Binary(h, rec.path, functions)
         self.handles[rec.result] = h

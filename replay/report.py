@@ -117,7 +117,7 @@ class Observer:
                     self._launch(step[1].id, step[2])
                 elif step[0] == "MemcpyAsync":
                     self._written(step[1], step[3], step[5])
-        elif kind is fmt.Memcpy or kind is fmt.MemcpyAsync:
+        elif kind is fmt.Memcpy or kind is fmt.MemcpyAsyncCall:
             self._written(rec.dst, rec.src, rec.kind)
         elif kind is fmt.Memset or kind is fmt.MemsetAsync:
             self._written(rec.ptr, None, None)
@@ -578,7 +578,7 @@ def _run_section(run: RunReport, index: int) -> str:
     o = run.header.options
     spec: DeviceSpec = spec_of(run.header.preset)
     facts = [f"trace {Path(run.path).name}", f"recorded by ascendemu {run.header.ascendemu} on {spec.name}",
-             f"jit level {o.get('jit_level') or 'default'}", f"execution order {o.get('exec_order', 'dfs')}",
+             f"jit level {o.get('jit_level') or 'default'}", f"execution order {o.get('exec_order') or 'default'}",
              f"{run.result.records} record(s), {run.result.kernels} kernel(s)"]
     if run.whatif:
         facts.append("what-if: " + "; ".join(run.whatif))

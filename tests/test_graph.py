@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ascendemu.errors import InvalidParamError  # noqa: E402
 from ascendemu.frontend import Tensor, capture, set_seed  # noqa: E402
 from ascendemu.graph import passes  # noqa: E402
-from ascendemu.graph.ir import Graph, Node  # noqa: E402
+from ascendemu.graph.ir import Graph, OpNode  # noqa: E402
 from ascendemu.graph.memory_plan import lifetimes, release_after, static_plan  # noqa: E402
 from ascendemu.graph.plan import CompiledGraph, compile_graph  # noqa: E402
 from ascendemu.graph.schedule import event_slots  # noqa: E402
@@ -537,7 +537,7 @@ def random_dag(draw_ints, draw_bool, n_nodes: int, n_inputs: int = 2) -> Graph:
         k = draw_ints(1, min(3, len(pool)))
         ins = tuple(dict.fromkeys(pool[draw_ints(0, len(pool) - 1)] for _ in range(k)))
         outs = tuple(g.new_value(TensorDesc((draw_ints(1, 4000),))) for _ in range(draw_ints(1, 2)))
-        g.nodes.append(Node(g.new_node_id(), "Add", {}, ins, outs, f"Default/Add-op{len(g.nodes) + 1}"))
+        g.nodes.append(OpNode(g.new_node_id(), "Add", {}, ins, outs, f"Default/Add-op{len(g.nodes) + 1}"))
         pool.extend(outs)
     node_outputs = [v for n in g.nodes for v in n.outputs]
     g.outputs = [node_outputs[-1]] + [v for v in node_outputs[:-1] if draw_bool()][:2]

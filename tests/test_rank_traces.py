@@ -42,7 +42,7 @@ def test_each_rank_records_its_collectives_and_what_they_waited_for(rank_traces)
         assert reader.complete and (opts["rank_size"], opts["world_rank"]) == (2, rank)
         (world,) = [r for r in records if isinstance(r, fmt.CommInitWorld)]
         assert (world.rank_size, world.rank_id, world.name) == (2, rank, "hccl_world_group")
-        (call,) = [r for r in records if isinstance(r, fmt.AllReduce)]      # PyNative: the HCCL-shaped call
+        (call,) = [r for r in records if isinstance(r, fmt.AllReduceCall)]      # PyNative: the HCCL-shaped call
         assert (call.count, call.op, call.comm) == (12, 0, world.result)
         graph = [s for r in records if isinstance(r, fmt.LaunchGraph) for s in r.steps if s[0] == "Communicate"]
         assert graph and graph[0][1] == ["AllReduce", 0] and graph[0][6] == world.result

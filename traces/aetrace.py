@@ -458,7 +458,7 @@ class DestroyEvent(Record):
 
 
 @record(38, "record_event")
-class RecordEvent(Record):
+class RecordEventCall(Record):
     event: int
     stream: int | None = None
 
@@ -529,7 +529,7 @@ class Memcpy(Record):
 
 
 @record(55, "memcpy_async")
-class MemcpyAsync(Record):
+class MemcpyAsyncCall(Record):
     dst: Any
     dest_max: int
     src: Any
@@ -656,7 +656,7 @@ class CommWorldRanks(Record):
 
 
 @record(80, "all_reduce")
-class AllReduce(Record):
+class AllReduceCall(Record):
     send: int
     recv: int
     count: int
@@ -667,7 +667,7 @@ class AllReduce(Record):
 
 
 @record(81, "all_gather")
-class AllGather(Record):
+class AllGatherCall(Record):
     send: int
     recv: int
     count: int
@@ -677,7 +677,7 @@ class AllGather(Record):
 
 
 @record(82, "reduce_scatter")
-class ReduceScatter(Record):
+class ReduceScatterCall(Record):
     send: int
     recv: int
     count: int
@@ -688,7 +688,7 @@ class ReduceScatter(Record):
 
 
 @record(83, "broadcast")
-class Broadcast(Record):
+class BroadcastCall(Record):
     buf: int
     count: int
     dtype: int
@@ -698,7 +698,7 @@ class Broadcast(Record):
 
 
 @record(84, "alltoall")
-class AllToAll(Record):
+class AllToAllCall(Record):
     send: int
     recv: int
     count: int
@@ -708,7 +708,7 @@ class AllToAll(Record):
 
 
 @record(85, "send")
-class Send(Record):
+class SendCall(Record):
     buf: int
     count: int
     dtype: int
@@ -718,7 +718,7 @@ class Send(Record):
 
 
 @record(86, "recv")
-class Recv(Record):
+class RecvCall(Record):
     buf: int
     count: int
     dtype: int
@@ -728,7 +728,7 @@ class Recv(Record):
 
 
 @record(87, "barrier")
-class Barrier(Record):
+class BarrierCall(Record):
     comm: int
     stream: int | None = None
 
