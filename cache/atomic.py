@@ -30,6 +30,13 @@ def write_atomic(path: Path, data: bytes) -> None:
     replace_atomic(path, lambda tmp: Path(tmp).write_bytes(data))
 
 
+def publish_atomic(path: str | os.PathLike, write: Callable[[str], None], mode: int) -> None:
+    """:func:`replace_atomic`, then fsync the directory: a user's file (a checkpoint, an ONNX model) is
+    there whole, durably, or as it was."""
+    replace_atomic(path, write, mode)
+    fsync_dir(Path(path).parent)
+
+
 def replace_atomic(path: str | os.PathLike, write: Callable[[str], None], mode: int = 0o600) -> None:
     """Replace ``path`` by the file ``write(temp)`` writes, atomically. ``temp`` is an empty file beside
     ``path`` with a name of its own (mkstemp), so concurrent writers of one path never share or remove

@@ -9,16 +9,13 @@ Module layout mirrors MindSpore's names: ``context``, ``ops`` (a package: ``oper
 ``onnx`` (``mindspore.onnx.export``). A name outside the subset raises UnsupportedOpError (``from mindspore
 import X``: UnsupportedImportError), which names ``ascendemu api-coverage``.
 
-``__version__`` is MindSpore's version with the emulator as a PEP 440 local label
-(``2.10.0+ascendemu.0.1.0``): version parsers read 2.10.0, and the label says it is the emulator.
+``__version__`` (``version.py``) is MindSpore's version with the emulator as a PEP 440 local label.
 """
 from typing import Any
 
-from ascendemu import __version__ as _ascendemu_version
-
 from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
-from . import (amp, communication, context, dataset, log, mindrecord, nn, numpy, onnx, ops, parallel, profiler,
-               serialization)
+from . import (amp, communication, context, dataset, indexing, log, mindrecord, nn, numpy, onnx, ops,  # noqa: F401
+               parallel, profiler, serialization)  # indexing: registers Tensor.__getitem__
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -27,23 +24,23 @@ from .common.dtype import (bfloat16, bool_, byte, cdouble, cfloat, complex64, co
                            pytype_to_dtype, short, single, ubyte, uint8, uint16, uint32, uint64, uintc, uintp, ushort)
 from .common.initializer import initializer
 from .common.jit_config import JitConfig
+from .common.parameter import Parameter
 from .common.seed import get_seed, set_seed
+from .common.tensor import Tensor
 from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel_context, get_context,
                       reset_auto_parallel_context, set_auto_parallel_context, set_context, set_device)
-from .grad import GradOperation, grad, value_and_grad
 from .nn.cell import ParameterTuple
+from .ops.composite import GradOperation
+from .ops.function.grad import grad, value_and_grad
 from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from .profiler import Profiler
 from .run_check import run_check
 from .serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
-from .tensor import Parameter, Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .train import *  # noqa: F401,F403  MindSpore's top level has mindspore.train's names (Model, callbacks, metrics)
 from .unsupported import unsupported
 
-# the MindSpore release whose API, printed text and file formats the front end follows
-MINDSPORE_VERSION = "2.10.0"
-__version__ = f"{MINDSPORE_VERSION}+ascendemu.{_ascendemu_version}"
+from .version import MINDSPORE_VERSION, __version__  # noqa: F401
 
 __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "GRAPH_MODE", "PYNATIVE_MODE",
            "set_context", "get_context", "set_device", "set_seed", "get_seed", "jit", "initializer",

@@ -24,7 +24,8 @@ from ascendemu.errors import InvalidParamError
 
 from . import nn, ops
 from .common import dtype as mstype
-from .nn.wrap import all_finite
+from .nn.wrap.loss_scale import all_finite
+from .ops import constexpr  # noqa: F401  (MindSpore's amp has it)
 from .tensor import Parameter, Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 

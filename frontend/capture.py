@@ -11,7 +11,7 @@ from typing import Any, Callable
 from ascendemu.graph.capture import GraphCaptureError, Tracer, rebuild_outputs
 from ascendemu.graph.ir import Graph
 
-from .tensor import Tensor
+from .common.tensor import Tensor
 
 __all__ = ["trace", "tracer_value", "rebuild"]
 

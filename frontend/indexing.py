@@ -20,7 +20,7 @@ from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, Tensor
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 
 from . import ops
-from .tensor import Tensor
+from .common.tensor import Tensor, tensor_operator_registry
 
 __all__ = ["getitem"]
 
@@ -151,3 +151,7 @@ def _int(value: Any) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InvalidParamError(f"slice bounds and steps must be ints, got {value!r}")
     return int(value)
+
+
+# Tensor.__getitem__ (x[...]) runs getitem
+tensor_operator_registry.register("getitem", getitem)

@@ -13,7 +13,7 @@ form, the form the device computes. An op without a lowering raises UnsupportedO
 and the exportable subset. Only what the outputs need is exported: state updates (BatchNorm
 statistics, dropout generator offsets) are no part of an inference model.
 
-The file is written as checkpoints are (``serialization._atomic_write``): to a temp file beside the
+The file is written as checkpoints are (``cache.atomic.publish_atomic``): to a temp file beside the
 target, fsynced, made read-only (as MindSpore leaves it) and renamed over ``file_name`` + ".onnx",
 so a failed export leaves the previous file (or none), never a torn one.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -114,13 +115,13 @@ def write_onnx(net: Any, inputs: tuple, file_name: str, encrypt: Callable[[bytes
     if encrypt is not None:
         data = encrypt(data)
 
-    from .serialization import _atomic_write      # serialization re-exports export: import it late
+    from ascendemu.cache.atomic import publish_atomic   # the cache package loads on first export only
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as f:
             f.write(data)
 
-    _atomic_write(path, write)
+    publish_atomic(path, write, stat.S_IRUSR)
 
 
 def onnx_model(net: Any, *inputs: Any, input_names: Sequence[str] = ()) -> Any:

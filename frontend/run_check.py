@@ -29,7 +29,9 @@ def _emulated_device() -> tuple[str, bool]:
 def run_check() -> None:
     """Print MindSpore's version and check one multiplication on the emulated device, as MindSpore's
     ``run_check`` does; any error is printed, not raised (MindSpore's behaviour)."""
-    from . import __version__, get_context, ops
+    from . import ops
+    from .context import get_context
+    from .version import __version__
     from .common import dtype as mstype
     from .tensor import Tensor
     try:

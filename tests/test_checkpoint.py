@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import ascendemu.frontend as ms  # noqa: E402
 from ascendemu.errors import FeatureNotSupportedError  # noqa: E402
 from ascendemu.frontend import Parameter, Tensor, context, nn  # noqa: E402
-from ascendemu.frontend import serialization  # noqa: E402
+from ascendemu.frontend.train import serialization  # noqa: E402
 from ascendemu.frontend.serialization import (CheckpointWarning, load_checkpoint,  # noqa: E402
                                               load_param_into_net, save_checkpoint)
 from examples.networks import LeNet5  # noqa: E402

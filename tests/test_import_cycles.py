@@ -15,7 +15,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_layers import imports, modules  # noqa: E402
 
-FRONTEND = "ascendemu.frontend"
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -77,18 +76,9 @@ def test_the_cycle_finder_finds_a_known_cycle_and_nothing_else():
     assert cycles(graph) == [["a", "b", "c"], ["f", "g"]]
 
 
-def test_no_import_cycle_below_the_front_end():
+def test_no_import_cycle_anywhere_in_the_library():
     graph = import_graph()
-    found = [c for c in cycles(graph) if not any(m.startswith(FRONTEND) for m in c)]
-    assert not found, "import cycles:\n" + "\n".join(describe(graph, c) for c in found)
-
-
-# The front end is being reshaped (issue 26, parts A and B): its cycles are checked once that lands;
-# the lead removes this skip then.
-@pytest.mark.skip(reason="front-end reshape in progress")
-def test_no_import_cycle_in_the_front_end():
-    graph = import_graph()
-    found = [c for c in cycles(graph) if any(m.startswith(FRONTEND) for m in c)]
+    found = cycles(graph)
     assert not found, "import cycles:\n" + "\n".join(describe(graph, c) for c in found)
 
 

@@ -103,21 +103,32 @@ ZOO_PATHS = {
     "mindspore.ops.composite": {"GradOperation": "grad.GradOperation", "HyperMap": "ops.composite.HyperMap",
                                 "MultitypeFuncGraph": "ops.composite.MultitypeFuncGraph"},
     "mindspore.ops.primitive": {"constexpr": "ops.primitive.constexpr", "Primitive": "ops.Primitive"},
+    # MindSpore's own homes of ops' names (issue 26): where the signature table says they are defined
+    "mindspore.ops.operations.nn_ops": {n: f"ops.{n}" for n in ("Conv2D", "ReLU", "Softmax", "Dropout", "BatchNorm")},
+    "mindspore.ops.operations.math_ops": {n: f"ops.{n}" for n in ("Add", "ReduceSum", "MatMul")},
+    "mindspore.ops.operations.array_ops": {n: f"ops.{n}" for n in ("Reshape", "Concat", "Cast", "StridedSlice")},
+    "mindspore.ops.operations.comm_ops": {n: f"ops.{n}" for n in ("AllReduce", "ReduceOp", "AllGather")},
+    "mindspore.ops.operations.other_ops": {"Assign": "ops.Assign", "StopGradient": "ops.StopGradient"},
+    "mindspore.ops.function.array_func": {n: f"ops.{n}" for n in ("reshape", "concat", "split", "stack")},
+    "mindspore.ops.function.math_func": {n: f"ops.{n}" for n in ("add", "sum", "matmul")},
+    "mindspore.ops.function.nn_func": {n: f"ops.{n}" for n in ("relu", "dropout", "cross_entropy", "pad")},
+    "mindspore.ops.function.grad": {n: f"ops.{n}" for n in ("grad", "value_and_grad", "stop_gradient")},
+    "mindspore.ops.composite.base": {"GradOperation": "ops.GradOperation", "HyperMap": "ops.HyperMap"},
     "mindspore.parallel": {"set_algo_parameters": "parallel.set_algo_parameters"},
     "mindspore.parallel._utils": {n: f"parallel._utils.{n}" for n in (
         "_get_device_num", "_get_gradients_mean", "_get_parallel_mode")},
     "mindspore.parallel._auto_parallel_context": {"auto_parallel_context": "parallel._auto_parallel_context."
                                                                            "auto_parallel_context"},
     "mindspore.train.model": {"ParallelMode": "context.ParallelMode", "Model": "train.model.Model"},
-    "mindspore.nn.wrap.grad_reducer": {"DistributedGradReducer": "nn.grad_reducer.DistributedGradReducer"},
-    "mindspore.train": {"serialization": "serialization"},
+    "mindspore.nn.wrap.grad_reducer": {"DistributedGradReducer": "nn.wrap.grad_reducer.DistributedGradReducer"},
+    "mindspore.train": {"serialization": "train.serialization"},
     "mindspore.train.train_thor": {"ConvertModelUtils": "train.train_thor.ConvertModelUtils"},
     "mindspore.train.callback": {},       # its names come from mindspore.train's callbacks
     "mindspore.train.serialization": {n: f"serialization.{n}" for n in (
         "load_checkpoint", "load_param_into_net", "save_checkpoint")},
 }
 # paths MindSpore defines as a module that the front end keeps as an attribute of its parent
-ALIAS_ONLY = {"mindspore.train.serialization", "mindspore.nn.wrap.grad_reducer"}
+ALIAS_ONLY: set[str] = set()
 
 # paths and names the zoo imports that stay outside the subset, with the error each gives
 # (path, the first missing module the error names)

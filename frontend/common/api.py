@@ -21,12 +21,17 @@ from ..context import get_context
 from .jit_config import jit_level_of
 
 
+def _is_cell(obj: Any) -> bool:
+    """A Cell (nn.cell sits above this module, so it is recognised by its ``_run_construct``, what
+    capture calls) and not its class: a Cell *class* has the attribute too."""
+    return not isinstance(obj, type) and callable(getattr(obj, "_run_construct", None))
+
+
 def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
     """Capture a Cell's ``construct`` (or a function) on ``args`` into (Graph, output structure)."""
     from ..capture import trace
-    from ..nn import Cell
 
-    if isinstance(obj, Cell):
+    if _is_cell(obj):
         return trace(obj._run_construct, args, type(obj).__name__)
     return trace(obj, args, getattr(obj, "__name__", "graph"))
 
@@ -54,7 +59,7 @@ def run_sunk(cell: Any, batches: Sequence[Sequence[Any]], jit_level: str | None 
 
 def _arrays(args: Sequence[Any]) -> list[np.ndarray]:
     """The graph inputs of a call: its Tensor arguments' values."""
-    from ..tensor import Tensor
+    from .tensor import Tensor
 
     return [a.asnumpy() for a in args if isinstance(a, Tensor)]
 
@@ -63,7 +68,7 @@ def _rebuild(graph: Graph, structure: Any, arrays: list[np.ndarray], name: str) 
     """The backend's output arrays as the Tensors (in tuples/lists/dicts) ``construct`` returned, after
     what its ``ops.Print`` calls recorded is printed."""
     from ..capture import rebuild
-    from ..tensor import Tensor
+    from .tensor import Tensor
 
     if len(arrays) != len(graph.outputs):
         raise InvalidParamError(f"backend returned {len(arrays)} outputs for graph {name}, "
@@ -91,10 +96,8 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if current_tracer() is not None:
                 return fn(*args, **kwargs)
-            from ..nn import Cell
-
             call = functools.partial(fn, **kwargs) if kwargs else fn
-            if args and isinstance(args[0], Cell):
+            if args and _is_cell(args[0]):
                 return run_graph(functools.partial(call, args[0]), args[1:], type(args[0]).__name__, jit_level)
             return run_graph(call, args, getattr(fn, "__name__", "graph"), jit_level)
 

@@ -15,6 +15,7 @@ from ascendemu.errors import InvalidParamError
 
 from . import dtype as mstype
 from .seed import rng
+from .tensor import tensor_operator_registry
 
 
 def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
@@ -149,7 +150,7 @@ BY_NAME = {
 def initializer(init: Any, shape: Any = None, dtype: Any = mstype.float32):
     """A Tensor of ``shape`` filled by ``init``: a Tensor or numpy array of that shape (its values, cast
     to ``dtype``), a name ('normal', 'zeros', 'he_uniform', ...), an Initializer, or a number."""
-    from ascendemu.frontend.tensor import Tensor
+    from .tensor import Tensor
 
     dt = mstype.to_type(dtype)
     if isinstance(shape, numbers.Integral):
@@ -174,3 +175,7 @@ def initializer(init: Any, shape: Any = None, dtype: Any = mstype.float32):
     elif not isinstance(init, Initializer):
         raise InvalidParamError(f"initializer: init {init!r} must be a name, an Initializer, a number or an array")
     return Tensor(np.asarray(init.sample(shape)).astype(dt.np_type), dtype=dt)
+
+
+# Tensor(shape=..., init=...) runs initializer (common.tensor cannot import this module, which makes Tensors)
+tensor_operator_registry.register("initializer", initializer)

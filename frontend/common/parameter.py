@@ -1,5 +1,128 @@
-"""``mindspore.common.parameter``: where MindSpore defines ``Parameter`` and ``ParameterTuple``."""
-from ..nn.cell import ParameterTuple
-from ..tensor import Parameter
+"""``mindspore.common.parameter``: ``Parameter`` (a named, trainable weight) and ``GeneratorState`` (a
+random op's generator), where MindSpore defines them, with ``ParameterTuple``.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterable
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError
+
+from .tensor import Tensor
 
 __all__ = ["Parameter", "ParameterTuple"]
+
+
+class Parameter(Tensor):
+    """A named, trainable model weight: mutable state that graphs read and update on the device.
+
+    The newest values may live in device memory (a training step updated them there): the host copy
+    is then fetched on first read, as MindSpore syncs a parameter back when Python asks for it.
+    ``version`` counts host-side writes, so the device copy knows when to upload again
+    (:class:`ascendemu.graph.ir.StateSource`).
+    """
+
+    is_parameter = True
+    DEFAULT_NAME = "Parameter"
+
+    def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True,
+                 layerwise_parallel: bool = False, parallel_optimizer: bool = True):
+        self.version = 0
+        self._fetch = None
+        if isinstance(default_input, Tensor):
+            super().__init__(default_input.asnumpy(), dtype=default_input.dtype)
+        elif isinstance(default_input, (numbers.Number, np.ndarray, list, tuple)):
+            super().__init__(default_input)
+        else:
+            raise InvalidParamError(f"Parameter: default_input must be a Tensor, an array or a number, "
+                                    f"got {type(default_input).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise InvalidParamError(f"Parameter: name must be a str, got {name!r}")
+        self.name = name or self.DEFAULT_NAME
+        self.requires_grad = bool(requires_grad)
+        self.layerwise_parallel = bool(layerwise_parallel)   # data parallel leaves its gradient unreduced
+        self.comm_fusion = 1               # the fusion id of its gradient's AllReduce (nn.DistributedGradReducer)
+
+    # -- the host copy, fetched lazily from the device after a graph updated it
+    @property
+    def _data(self) -> np.ndarray:
+        if self._fetch is not None:
+            fetch, self._fetch = self._fetch, None
+            self.__dict__["_host"] = fetch()
+        return self.__dict__["_host"]
+
+    @_data.setter
+    def _data(self, value: np.ndarray) -> None:
+        self.__dict__["_host"] = value
+        self._fetch = None
+        self.version += 1
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.__dict__["_host"].shape        # fixed for life: never fetches from the device
+
+    def host_data(self) -> np.ndarray:
+        return self._data
+
+    def device_updated(self, fetch: Any) -> None:
+        self._fetch = fetch
+
+    @property
+    def data(self) -> "Parameter":
+        return self
+
+    def set_data(self, data: Any) -> "Parameter":
+        """Replace the values (same shape; cast to this parameter's dtype); the device copy is
+        uploaded again before the next graph that reads it."""
+        new = np.asarray(data.asnumpy() if isinstance(data, Tensor) else data)
+        if new.shape != self.shape:
+            raise InvalidParamError(f"Parameter {self.name}: set_data shape {new.shape} differs from "
+                                    f"{self.shape}")
+        self._data = np.asarray(new.astype(self._dtype.np_type), order="C")
+        return self
+
+    def clone(self, init: str = "same") -> "Parameter":
+        return Parameter(Tensor(self._data.copy()), self.name, self.requires_grad)
+
+    def __repr__(self) -> str:
+        return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self._dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__          # print(param) shows this line in MindSpore 2.10, not the values
+
+
+class GeneratorState(Parameter):
+    """The state of one random op's counter-based generator: int32 ``(seed0, seed1, offset)``.
+
+    The op's kernel reads it like any input and the op advances ``offset`` by one per call (a graph
+    state update), so the state lives in device memory and each step draws new random numbers, the
+    same sequence every run. A gradient's own forward pass reads it as the first pass did
+    (``Tracer.replay``), so the loss and its gradients see one draw. Owned by a primitive, never by a
+    Cell: checkpoints do not list it, as MindSpore's do not.
+    """
+
+    def __init__(self, seed0: int, seed1: int, name: str = "generator_state"):
+        words = np.array([seed0 & 0xFFFFFFFF, seed1 & 0xFFFFFFFF, 0], np.uint32).view(np.int32)
+        super().__init__(words, name=name, requires_grad=False)
+
+
+class ParameterTuple(tuple):
+    """``mindspore.ParameterTuple``: a tuple of Parameters; ``clone(prefix, init)`` makes optimizer
+    state named ``<prefix>.<name>`` (``moments.fc1.weight``)."""
+
+    def __new__(cls, iterable: Iterable[Parameter] = ()) -> "ParameterTuple":
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise InvalidParamError(f"ParameterTuple holds Parameters only, got {type(p).__name__}")
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init: Any = "same") -> "ParameterTuple":
+        from .initializer import initializer
+        out = []
+        for p in self:
+            data = p.asnumpy() if init == "same" else initializer(init, p.shape, p.dtype).asnumpy()
+            out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
+        return ParameterTuple(out)

@@ -27,13 +27,24 @@ _seed = DEFAULT_SEED
 _rng = np.random.default_rng(DEFAULT_SEED)
 _op_seeds: dict[tuple[str, int], int] = {}        # (kernel, op seed given) -> the next op seed
 _call_sites: dict[tuple, Any] = {}                 # a functional random call site's op (see call_site_op)
+# Who else set_seed seeds (the dataset pipeline registers its config.set_seed: it sits above this module)
+_seed_listeners: list[Callable[[int], None]] = []
+_explicit_seed: int | None = None                  # the last set_seed since the process (or reset) began
+
+
+def add_seed_listener(listener: Callable[[int], None]) -> None:
+    """Have every later ``set_seed(s)`` call ``listener(s)``; if a seed was already set, call it now with it."""
+    _seed_listeners.append(listener)
+    if _explicit_seed is not None:
+        listener(_explicit_seed)
 
 
 def _reset() -> None:
     """The seeds as a fresh process starts them (``ascendemu.frontend.state.reset``); unlike ``set_seed``,
     numpy's global random state is left alone, as a fresh process leaves it."""
-    global _seed, _rng
+    global _seed, _rng, _explicit_seed
     _seed = DEFAULT_SEED
+    _explicit_seed = None
     _rng = np.random.default_rng(DEFAULT_SEED)
     _op_seeds.clear()
     _call_sites.clear()
@@ -43,12 +54,11 @@ def set_seed(seed: int) -> None:
     """Restart the initializer random stream, the random ops' seeds and their generators from ``seed``;
     as MindSpore's ``set_seed``, also seed numpy's global random state (``np.random.seed``: the zoo's
     weight initialisers draw from it) and the dataset pipeline (``dataset.config.set_seed``)."""
-    from ..dataset import config as dataset_config        # the pipeline imports the front end's tensors
-
-    global _seed, _rng
-    _seed = check_int(seed, "set_seed: seed", minimum=0, maximum=2**32 - 1)
+    global _seed, _rng, _explicit_seed
+    _seed = _explicit_seed = check_int(seed, "set_seed: seed", minimum=0, maximum=2**32 - 1)
     np.random.seed(_seed)
-    dataset_config.set_seed(_seed)
+    for listener in _seed_listeners:
+        listener(_seed)
     _rng = np.random.default_rng(seed)
     _op_seeds.clear()
     _call_sites.clear()

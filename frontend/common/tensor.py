@@ -1,4 +1,348 @@
-"""``mindspore.common.tensor``: where MindSpore defines ``Tensor`` (``from mindspore.common.tensor import Tensor``)."""
-from ..tensor import Tensor
+"""``mindspore.common.tensor``: ``Tensor``, concrete (host data) or symbolic (a value of a graph being captured).
 
-__all__ = ["Tensor"]
+Arithmetic operators map to ops, so ``x * y + 1`` inside ``construct`` records Mul and Add nodes in
+GRAPH_MODE and runs two kernels in PyNative mode. Anything that needs the data of a symbolic tensor
+raises GraphCaptureError (see ascendemu.graph.capture).
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.graph.capture import data_dependent_error
+from ascendemu.kernels.signature import TensorDesc
+
+from . import dtype as mstype
+
+
+class _Registry:
+    """The ops behind the Tensor's operators and methods, by name (MindSpore's
+    ``tensor_operator_registry``): ``mindspore.ops`` registers them (``ops/functional.py``), so this
+    module never imports ops."""
+
+    def __init__(self) -> None:
+        self._ops: dict[str, Callable] = {}
+
+    def register(self, name: str, op: Callable) -> None:
+        if not isinstance(name, str) or not callable(op):
+            raise InvalidParamError(f"tensor_operator_registry.register: needs a name (str) and a callable, "
+                                    f"got {name!r} and {type(op).__name__}")
+        self._ops[name] = op
+
+    def get(self, name: str) -> Callable:
+        op = self._ops.get(name)
+        if op is None:
+            raise FeatureNotSupportedError(f"Tensor: no op is registered for {name!r}; import "
+                                           f"ascendemu.frontend (mindspore), whose ops register the Tensor's "
+                                           f"operators and methods")
+        return op
+
+
+tensor_operator_registry = _Registry()
+
+
+def _ops(name: str) -> Callable:
+    return tensor_operator_registry.get(name)
+
+
+# How MindSpore's Tensor repr writes floats (measured on MindSpore 2.10): every element in scientific
+# notation, 8 decimals (float16: 4) and a sign column; a 0-d tensor as %g; a long 1-D tensor with its
+# first and last three elements around " ... "; rows never wrapped.
+_FLOAT_SPEC = {"float16": " .4e", "float32": " .8e", "float64": " .8e"}
+_SUMMARY_THRESHOLD, _EDGE_ITEMS = 1000, 3
+
+
+def _value_text(data: np.ndarray) -> str:
+    """The ``value=`` part of a Tensor's repr, as MindSpore prints it."""
+    if data.ndim == 0:
+        v = data.item()
+        return f"{v:g}" if isinstance(v, float) else str(v)
+    spec = _FLOAT_SPEC.get(str(data.dtype))
+    formatter = {"float_kind": lambda v: format(float(v), spec)} if spec else None
+    text = np.array2string(data, separator=", ", formatter=formatter, threshold=_SUMMARY_THRESHOLD,
+                           edgeitems=_EDGE_ITEMS, max_line_width=sys.maxsize)    # rows are not wrapped
+    return text.replace(", ..., ", " ... ") if data.ndim == 1 else text
+
+
+class Tensor:
+    """A tensor in host memory, or a symbolic placeholder during GRAPH_MODE capture."""
+
+    is_parameter = False
+
+    def __init__(self, input_data: Any = None, dtype: Any = None, shape: Any = None, init: Any = None,
+                 const_arg: bool = False):
+        if input_data is None:
+            if init is None or shape is None:
+                raise InvalidParamError("Tensor: give input_data, or shape and init (e.g. init=One())")
+            shape = (shape,) if isinstance(shape, int) else shape
+            if not isinstance(shape, (tuple, list)) or not all(type(d) is int and d >= 0 for d in shape):
+                raise InvalidParamError(f"Tensor: shape={shape!r} must be a tuple of non-negative ints (a "
+                                        f"-1 placeholder needs input_data to infer it from)")
+            input_data = _ops("initializer")(init, shape, dtype or mstype.float32)
+        if isinstance(input_data, Tensor):
+            input_data = input_data.asnumpy()
+        data = np.asarray(input_data)
+        if data.dtype == object:
+            raise InvalidParamError(f"Tensor: cannot make a tensor from {type(input_data).__name__} data")
+        t = mstype.to_type(dtype if dtype is not None else data.dtype)
+        self._data = np.asarray(data.astype(t.np_type, copy=False), order="C")
+        self._dtype = t
+        self._sym = None
+        self.const_arg = const_arg
+
+    @classmethod
+    def _symbolic(cls, tracer: Any, vid: int) -> "Tensor":
+        t = cls.__new__(cls)
+        desc = tracer.graph.values[vid]
+        t._data, t._sym, t.const_arg = None, (tracer, vid), False
+        t._dtype = mstype.to_type(desc.dtype)
+        t._shape = desc.shape
+        return t
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape if self._sym is not None else self._data.shape
+
+    @property
+    def dtype(self) -> mstype.Type:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self) -> int:
+        return np.dtype(self._dtype.np_type).itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def desc(self) -> TensorDesc:
+        return TensorDesc(self.shape, self._dtype.name)
+
+    @property
+    def is_symbolic(self) -> bool:
+        return self._sym is not None
+
+    def _where(self) -> str:
+        tracer, vid = self._sym
+        return tracer.describe(vid)
+
+    def _need_data(self, what: str) -> np.ndarray:
+        if self._sym is not None:
+            raise data_dependent_error(what, self._where())
+        return self._data
+
+    # ------------------------------------------------------------------ data access
+    def asnumpy(self) -> np.ndarray:
+        return self._need_data("Tensor.asnumpy()").copy()
+
+    def item(self, index: Any = None) -> Any:
+        """The element as a Python number: the only one, or the one at ``index`` (an int into the
+        flattened tensor or a tuple of ints)."""
+        data = self._need_data("Tensor.item()")
+        if index is None and data.size != 1:
+            raise InvalidParamError(f"Tensor.item(): the tensor has {data.size} elements, not 1; give index")
+        return data.item() if index is None else data.item(index)
+
+    def tolist(self) -> Any:
+        return self._need_data("Tensor.tolist()").tolist()
+
+    def init_data(self) -> "Tensor":
+        return self
+
+    @staticmethod
+    def from_numpy(array: np.ndarray) -> "Tensor":
+        return Tensor(array)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        data = self._need_data("converting a tensor to numpy")
+        return data.astype(dtype) if dtype is not None else data
+
+    def __bool__(self) -> bool:
+        return bool(self._need_data("bool(tensor) (e.g. `if tensor:`)"))
+
+    def __float__(self) -> float:
+        return float(self._need_data("float(tensor)"))
+
+    def __int__(self) -> int:
+        return int(self._need_data("int(tensor)"))
+
+    def __index__(self) -> int:
+        return int(self._need_data("using a tensor as an index"))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        data = self._need_data("iterating over a tensor")
+        return iter([Tensor(row) for row in data])
+
+    def __getitem__(self, index: Any) -> "Tensor":
+        return _ops("getitem")(self, index)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ------------------------------------------------------------------ printing
+    def __repr__(self) -> str:
+        shape = list(self.shape)
+        if self._sym is not None:
+            return f"Tensor(shape={shape}, dtype={self._dtype}, value=<symbolic: {self._where()}>)"
+        sep = " " if self._data.ndim <= 1 else "\n"
+        return f"Tensor(shape={shape}, dtype={self._dtype}, value={sep}{_value_text(self._data)})"
+
+    def __str__(self) -> str:
+        return repr(self) if self._sym is not None else str(self._data)
+
+    # ------------------------------------------------------------------ operators -> ops
+    def __add__(self, other):
+        return _ops("add")(self, other)
+
+    def __radd__(self, other):
+        return _ops("add")(other, self)
+
+    def __sub__(self, other):
+        return _ops("sub")(self, other)
+
+    def __rsub__(self, other):
+        return _ops("sub")(other, self)
+
+    def __mul__(self, other):
+        return _ops("mul")(self, other)
+
+    def __rmul__(self, other):
+        return _ops("mul")(other, self)
+
+    def __truediv__(self, other):
+        return _ops("div")(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops("div")(other, self)
+
+    def __pow__(self, other):
+        return _ops("pow")(self, other)
+
+    def __rpow__(self, other):
+        return _ops("pow")(other, self)
+
+    def __matmul__(self, other):
+        return _ops("matmul")(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops("matmul")(other, self)
+
+    def __neg__(self):
+        return _ops("neg")(self)
+
+    def __abs__(self):
+        return _ops("abs")(self)
+
+    def __pos__(self):
+        return self
+
+    # comparisons are element-wise ops (Equal, Greater, ...) giving bool tensors, in both modes; in
+    # GRAPH_MODE `if x > 0:` then fails on bool() of a symbolic tensor, as data-dependent control flow
+    def __eq__(self, other):
+        return False if other is None else _ops("equal")(self, other)
+
+    def __ne__(self, other):
+        return True if other is None else _ops("not_equal")(self, other)
+
+    def __gt__(self, other):
+        return _ops("greater")(self, other)
+
+    def __ge__(self, other):
+        return _ops("greater_equal")(self, other)
+
+    def __lt__(self, other):
+        return _ops("less")(self, other)
+
+    def __le__(self, other):
+        return _ops("less_equal")(self, other)
+
+    # ------------------------------------------------------------------ methods -> ops
+    def reshape(self, *shape) -> "Tensor":
+        return _ops("reshape")(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+
+    view = reshape
+
+    def flatten(self) -> "Tensor":
+        return _ops("reshape")(self, (-1,))
+
+    def transpose(self, *perm) -> "Tensor":
+        if len(perm) == 1 and isinstance(perm[0], (tuple, list)):
+            perm = tuple(perm[0])
+        return _ops("transpose")(self, perm or tuple(reversed(range(self.ndim))))
+
+    def astype(self, dtype: Any, copy: bool = True) -> "Tensor":
+        return _ops("cast")(self, dtype)
+
+    def expand_dims(self, axis: int) -> "Tensor":
+        return _ops("expand_dims")(self, axis)
+
+    def squeeze(self, axis: Any = None) -> "Tensor":
+        return _ops("squeeze")(self, axis)
+
+    def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False, initial: Any = None) -> "Tensor":
+        x = self if dtype is None else self.astype(dtype)
+        out = _ops("reduce_sum")(keepdims)(x, () if axis is None else axis)
+        return out if initial is None else out + initial
+
+    def mean(self, axis: Any = None, keep_dims: bool = False) -> "Tensor":
+        return _ops("reduce_mean")(keep_dims)(self, () if axis is None else axis)
+
+    def max(self, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None,
+            return_indices: bool = False) -> Any:
+        """The maximum (over ``axis``; None: all); with ``return_indices``, (values, indices)."""
+        if return_indices:
+            return _ops("max")(self, axis, keepdims, initial=initial, where=where)
+        if initial is not None or where is not None:
+            raise FeatureNotSupportedError("Tensor.max: initial= and where= are not supported")
+        return _ops("reduce_max")(keepdims)(self, () if axis is None else axis)
+
+    def min(self, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None,
+            return_indices: bool = False) -> Any:
+        """The minimum (over ``axis``; None: all); with ``return_indices``, (values, indices)."""
+        if return_indices:
+            return _ops("min")(self, axis, keepdims, initial=initial, where=where)
+        if initial is not None or where is not None:
+            raise FeatureNotSupportedError("Tensor.min: initial= and where= are not supported")
+        return _ops("reduce_min")(keepdims)(self, () if axis is None else axis)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
+        return _ops("argmax")(self, axis, keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> "Tensor":
+        return _ops("argmin")(self, axis, keepdims)
+
+    def exp(self) -> "Tensor":
+        return _ops("exp")(self)
+
+    def log(self) -> "Tensor":
+        return _ops("log")(self)
+
+    def sqrt(self) -> "Tensor":
+        return _ops("sqrt")(self)
+
+    def square(self) -> "Tensor":
+        return _ops("square")(self)
+
+    def abs(self) -> "Tensor":
+        return _ops("abs")(self)
+
+    def matmul(self, other: "Tensor") -> "Tensor":
+        return _ops("matmul")(self, other)

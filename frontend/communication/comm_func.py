@@ -1,6 +1,6 @@
 """``mindspore.communication.comm_func``: the collectives as functions returning ``(Tensor, CommHandle)``.
 
-Each runs the primitive of ``mindspore.ops`` (:mod:`ascendemu.frontend.comm_ops`). PyNative collectives
+Each runs the primitive of ``mindspore.ops`` (:mod:`ascendemu.frontend.ops.operations.comm_ops`). PyNative collectives
 complete before they return here, so the handle of ``async_op=True`` has nothing left to wait for.
 """
 from __future__ import annotations

@@ -14,6 +14,8 @@ import numpy as np
 
 from ascendemu.errors import check_int
 
+from ..common.seed import add_seed_listener
+
 DEFAULT_SEED = 5489                  # std::mt19937::default_seed, MindSpore's get_seed() before set_seed
 INT32_MAX = 2**31 - 1
 UINT32_MAX = 2**32 - 1
@@ -38,6 +40,9 @@ def set_seed(seed: int) -> None:
 
 def get_seed() -> int:
     return _settings["seed"]
+
+
+add_seed_listener(set_seed)      # mindspore.set_seed seeds the pipeline too
 
 
 def set_num_parallel_workers(num: int) -> None:

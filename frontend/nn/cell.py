@@ -21,29 +21,10 @@ from ..common import dtype as mstype
 from ..common.api import run_graph
 from ..common.jit_config import jit_level_of
 from ..context import GRAPH_MODE, get_context
+from ..common.parameter import ParameterTuple
 from ..tensor import Parameter, Tensor
 
-__all__ = ["Cell", "ParameterTuple"]
-
-
-class ParameterTuple(tuple):
-    """``mindspore.ParameterTuple``: a tuple of Parameters; ``clone(prefix, init)`` makes optimizer
-    state named ``<prefix>.<name>`` (``moments.fc1.weight``)."""
-
-    def __new__(cls, iterable: Iterable[Parameter] = ()) -> "ParameterTuple":
-        items = tuple(iterable)
-        for p in items:
-            if not isinstance(p, Parameter):
-                raise InvalidParamError(f"ParameterTuple holds Parameters only, got {type(p).__name__}")
-        return super().__new__(cls, items)
-
-    def clone(self, prefix: str, init: Any = "same") -> "ParameterTuple":
-        from ..common.initializer import initializer
-        out = []
-        for p in self:
-            data = p.asnumpy() if init == "same" else initializer(init, p.shape, p.dtype).asnumpy()
-            out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
-        return ParameterTuple(out)
+__all__ = ["Cell", "ParameterTuple"]   # ParameterTuple: common.parameter's, re-exported as MindSpore does
 
 
 class Cell:

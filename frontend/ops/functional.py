@@ -1,7 +1,10 @@
 """``mindspore.ops.functional`` (``F``): the functions of ``mindspore.ops`` (``F.square(x)``), with the
-older names MindSpore keeps here (``F.tensor_add``, ``F.tensor_pow``, ``F.make_range``, ...).
+older names MindSpore keeps here (``F.tensor_add``, ``F.tensor_pow``, ``F.make_range``, ...), and the
+instances MindSpore defines here (``F.dtype``, ``F.identity``).
 
-A view like ``ops.operations``: each name is read from ``mindspore.ops`` when it is used.
+It also fills the Tensor's method table (``tensor_operator_registry``, as MindSpore's functional.py
+does): ``x + y``, ``x.reshape(...)``, ``x.sum()`` run the ops registered here, so ``common/tensor.py``
+never imports ops.
 """
 from __future__ import annotations
 
@@ -9,14 +12,25 @@ from typing import Any
 
 from ascendemu.errors import InvalidParamError
 
-from .. import ops as _ops
+from ..common.tensor import tensor_operator_registry
 from ..unsupported import unsupported
+from . import function
+from .composite.base import partial
+from .function import (abs, add, argmax, argmin, cast, div, equal, exp, expand_dims, greater, greater_equal, less,
+                       less_equal, log, matmul, max, min, mul, neg, not_equal, pow, reshape, sqrt, square, squeeze, sub,
+                       transpose)
+from .operations import DType, ReduceMax, ReduceMean, ReduceMin, ReduceSum
+from .operations import identity as _identity
+from .primitive import constexpr, mixed_precision_cast, prim_attr_register
 
 # MindSpore's functional names for ops that mindspore.ops calls otherwise (ops/functional.py there).
 ALIASES = {"tensor_add": "add", "tensor_sub": "sub", "tensor_mul": "mul", "tensor_div": "div",
            "tensor_pow": "pow", "tensor_exp": "exp", "neg_tensor": "neg", "absolute": "abs",
            "tensor_lt": "less", "tensor_le": "less_equal", "tensor_gt": "greater", "tensor_ge": "greater_equal",
            "reduce_sum": "sum"}
+
+dtype = DType()                 # ops.dtype(x): the tensor's dtype
+identity = _identity()          # MindSpore's ops.identity / F.identity: an instance of P.identity
 
 
 def make_range(start: int, limit: int | None = None, delta: int = 1) -> tuple[int, ...]:
@@ -40,22 +54,37 @@ def tuple_len(data: tuple | list) -> int:
 
 
 OWN = ("make_range", "tuple_len")
+# the functions of mindspore.ops defined outside ops.function (read through F too)
+OTHERS = {"mixed_precision_cast": mixed_precision_cast, "dtype": dtype, "identity": identity,
+          "prim_attr_register": prim_attr_register, "constexpr": constexpr, "partial": partial}
 
 
 def functions() -> tuple[str, ...]:
     """The function names of ``mindspore.ops`` (classes are ``ops.operations``'), with this module's."""
-    names = [n for n in _ops.SUPPORTED if n not in _ops.PRIMITIVES and not isinstance(getattr(_ops, n), type)]
-    return tuple(names) + tuple(ALIASES) + OWN
+    return function.FUNCTIONS + tuple(OTHERS) + tuple(ALIASES) + OWN
 
 
 def __getattr__(name: str) -> Any:
     if name == "__all__":
         return list(functions())
     target = ALIASES.get(name, name)
-    if target in _ops.SUPPORTED and target not in _ops.PRIMITIVES and not isinstance(getattr(_ops, target), type):
-        return getattr(_ops, target)
+    if target in OTHERS:
+        return OTHERS[target]
+    if target in function.FUNCTIONS:
+        return getattr(function, target)
     raise unsupported("ops.functional", name, functions())
 
 
 def __dir__() -> list[str]:
     return sorted(functions())
+
+
+# ------------------------------------------------------------------ the Tensor's operators and methods
+for _name, _fn in {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "matmul": matmul, "neg": neg,
+                   "abs": abs, "equal": equal, "not_equal": not_equal, "greater": greater,
+                   "greater_equal": greater_equal, "less": less, "less_equal": less_equal, "reshape": reshape,
+                   "transpose": transpose, "cast": cast, "expand_dims": expand_dims, "squeeze": squeeze,
+                   "max": max, "min": min, "argmax": argmax, "argmin": argmin, "exp": exp, "log": log,
+                   "sqrt": sqrt, "square": square, "reduce_sum": ReduceSum, "reduce_mean": ReduceMean,
+                   "reduce_max": ReduceMax, "reduce_min": ReduceMin}.items():
+    tensor_operator_registry.register(_name, _fn)

@@ -1,24 +1,295 @@
-"""``mindspore.ops.primitive``: the primitive base classes and the decorators users write their own
-primitives with (``Primitive``, ``PrimitiveWithInfer``, ``PrimitiveWithCheck``, ``prim_attr_register``,
-``constexpr``).
+"""``mindspore.ops.primitive``: the base every primitive and op of the front end is built on, and the
+classes and decorators users write their own primitives with.
 
-A user's primitive has no kernel here: MindSpore runs the kernel named like the primitive, so a call
+The base: :class:`Primitive`; :func:`apply_op`, where every op ends (during a GRAPH_MODE capture it
+records a node, otherwise it runs the op through the installed backend, PyNative; no-task ops reshape
+the host data); implicit type promotion of binary operands; mixed precision (:class:`AmpScope`); the
+primitive classes generated from the op registry for operand-only elementwise ops
+(:func:`generated_primitives`), each placed in the ``operations`` module MindSpore defines it in.
+
+For users: ``PrimitiveWithInfer``, ``PrimitiveWithCheck``, ``prim_attr_register``, ``constexpr``. A
+user's primitive has no kernel here: MindSpore runs the kernel named like the primitive, so a call
 runs the supported primitive of that name (``class Add(PrimitiveWithInfer)`` is ``ops.Add``) and any
 other name fails with UnsupportedOpError (see ``Primitive.__call__``). ``constexpr`` functions run at
 once on their constant arguments, as MindSpore runs them while compiling.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
-from typing import Any, Callable
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import numpy as np
 
 from ascendemu.errors import InvalidParamError
+from ascendemu.graph.capture import GraphCaptureError, current_tracer
+from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs
+from ascendemu.kernels.library import infer_outputs
+from ascendemu.kernels.ops.common import FLOAT
+from ascendemu.kernels.registry import REGISTRY
+from ascendemu.kernels.signature import OpSignature
 
-from ..ops import Primitive
-from ..tensor import Tensor
+from ..backend import get_backend
+from ..capture import tracer_value
+from ..common import dtype as mstype
+from ..common.tensor import Tensor
+from ..unsupported import UnsupportedOpError, unsupported
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr"]
+
+
+# Implicit type promotion of binary ops, lowest first (MindSpore promotes int -> float, fp16 -> fp32).
+PROMOTION_ORDER = ("int32", "float16", "float32")
+
+
+def _tensor(x: Any) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    return Tensor(x)
+
+
+@dataclass(frozen=True)
+class AmpScope:
+    """How the ops a cell runs compute under mixed precision (``Cell.to_float``, ``amp`` levels).
+
+    ``dtype``: float Parameters an op reads here are cast to it at each use, while the Parameter itself
+    stays the float32 master copy (MindSpore's MixedPrecisionCast); the cell's float inputs are cast
+    to it too. ``white_ops``: ops whose float inputs are cast to float16 and whose float outputs are
+    cast back to float32 (amp O1's white list of primitives). ``output``: the cell's float outputs
+    are cast to it (amp O1 puts float32 after a white-listed cell).
+    """
+
+    dtype: str | None = None
+    white_ops: frozenset = frozenset()
+    output: str | None = None
+
+
+_amp = threading.local()
+
+
+@contextmanager
+def _amp_scope(scope: AmpScope) -> Iterator[None]:
+    stack = _amp.__dict__.setdefault("stack", [])
+    stack.append(scope)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def _current_amp() -> AmpScope | None:
+    stack = getattr(_amp, "stack", None)
+    return stack[-1] if stack else None
+
+
+def mixed_precision_cast(dst_type: Any, x: Any) -> Any:
+    """Cast the float tensors in ``x`` (a tensor, or tuples/lists of them) to ``dst_type``; anything
+    else (int labels, Python values) passes unchanged."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(mixed_precision_cast(dst_type, v) for v in x)
+    if isinstance(x, Tensor) and x.dtype.name in FLOAT:
+        return _cast(x, dst_type)
+    return x
+
+
+def apply_op(op: str, inputs: Sequence[Any], attrs: dict[str, Any] | None = None) -> tuple[Tensor, ...]:
+    """Record (GRAPH_MODE capture) or run (PyNative) one op; returns its output tensors. Inside a
+    mixed-precision cell, the amp casts are made around it (:class:`AmpScope`)."""
+    tensors = [_tensor(x) for x in inputs]
+    attrs = attrs or {}
+    scope = _current_amp()
+    if scope is not None and op != "Cast":
+        if op in scope.white_ops:
+            outs = _dispatch(op, [mixed_precision_cast("float16", t) for t in tensors], attrs)
+            return tuple(mixed_precision_cast("float32", t) for t in outs)
+        tensors = [_amp_parameter(t, scope) for t in tensors]
+    return _dispatch(op, tensors, attrs)
+
+
+def _amp_parameter(t: Tensor, scope: AmpScope | None) -> Tensor:
+    """A float Parameter read under ``scope``'s dtype, cast to it; anything else unchanged."""
+    if scope is None or scope.dtype is None or not t.is_parameter or t.dtype.name not in FLOAT:
+        return t
+    return _cast(t, scope.dtype)
+
+
+def _dispatch(op: str, tensors: list[Tensor], attrs: dict[str, Any]) -> tuple[Tensor, ...]:
+    tracer = current_tracer()
+    if tracer is not None:
+        vids = [tracer_value(tracer, t) for t in tensors]
+        return tuple(Tensor._symbolic(tracer, v) for v in tracer.apply(op, vids, attrs))
+    for t in tensors:
+        if t.is_symbolic:
+            raise GraphCaptureError("a symbolic tensor escaped its GRAPH_MODE capture and cannot be computed "
+                                    "on; return it from construct instead of storing it")
+    if op in NO_TASK_OPS:
+        (desc,) = infer_node_outputs(op, [tensors[0].desc], attrs)
+        return (Tensor(tensors[0]._data.reshape(desc.shape)),)
+    sig = OpSignature.make(op, [t.desc for t in tensors], **attrs)
+    descs = infer_outputs(sig)
+    arrays = get_backend().run_op(sig, [t._data for t in tensors], descs)
+    if len(arrays) != len(descs):
+        raise InvalidParamError(f"{op}: backend returned {len(arrays)} outputs, expected {len(descs)}")
+    return tuple(Tensor(np.asarray(a).reshape(d.shape), dtype=d.dtype) for a, d in zip(arrays, descs))
+
+
+def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    scope = _current_amp()          # a Parameter read in a float16 cell is float16 before promotion
+    x, y = _amp_parameter(x, scope), _amp_parameter(y, scope)
+    if x.dtype == y.dtype or x.dtype.name not in PROMOTION_ORDER or y.dtype.name not in PROMOTION_ORDER:
+        return x, y
+    target = builtins.max(x.dtype.name, y.dtype.name, key=PROMOTION_ORDER.index)
+    return (_cast(x, target) if x.dtype.name != target else x), (_cast(y, target) if y.dtype.name != target else y)
+
+
+def _scalar_like(value: Any, ref: Tensor) -> Tensor:
+    if isinstance(value, (bool, int, float, np.number)):
+        if ref.dtype == mstype.int32 and not float(value).is_integer():
+            return Tensor(value, mstype.float32)
+        return Tensor(value, ref.dtype)
+    return _tensor(value)
+
+
+def _binary_operands(x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = _tensor(x)
+    if not isinstance(x, Tensor):
+        x = _scalar_like(x, y)
+    elif not isinstance(y, Tensor):
+        y = _scalar_like(y, x)
+    return _promote(x, y)
+
+
+def _cast(x: Any, dtype: Any) -> Tensor:
+    """x as ``dtype`` (itself when it already is): the Cast op, which promotion and mixed precision
+    insert here and ``ops.Cast`` runs."""
+    x, target = _tensor(x), mstype.to_type(dtype)
+    if x.dtype == target:
+        return x
+    return apply_op("Cast", [x], {"dst_type": target.name})[0]
+
+
+class Primitive:
+    """Base of every primitive; ``Prim[Name]`` like MindSpore.
+
+    ``Primitive(name)`` itself, or a user's subclass (``PrimitiveWithInfer`` with
+    ``@prim_attr_register``, see ``ops.primitive``), is known by its name only: MindSpore runs the
+    kernel of that name with the primitive's attributes. Here such a call runs the supported
+    primitive of that name built from ``init_attrs``, or fails with UnsupportedOpError.
+    """
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name or type(self).__name__
+        self.attrs: dict[str, Any] = {}
+        self.init_attrs: dict[str, Any] = {}
+
+    def add_prim_attr(self, name: str, value: Any) -> "Primitive":
+        self.attrs[name] = value
+        return self
+
+    def init_prim_io_names(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:
+        self.add_prim_attr("input_names", list(inputs))
+        self.add_prim_attr("output_names", list(outputs))
+
+    def __call__(self, *args: Any) -> Any:
+        known = _SUPPORTED.get(self.name)
+        if known is None or isinstance(self, known):
+            raise unsupported("ops", self.name, tuple(_SUPPORTED),
+                              hint=f"{type(self).__name__} is a primitive known only by its name, and only the "
+                                   "primitives of mindspore.ops have kernels here: write it with them in construct")
+        try:
+            prim = known(**self.init_attrs)
+        except TypeError as exc:
+            raise UnsupportedOpError(f"ops.{self.name}: the attributes {self.init_attrs} of {type(self).__name__} "
+                                     f"do not build the supported {self.name}: {exc}") from exc
+        return prim(*args)
+
+    def __repr__(self) -> str:
+        return f"Prim[{self.name}]"
+
+
+# The supported primitive classes by MindSpore name, filled by ``ops.operations`` (register_primitives):
+# a primitive known only by its name (a user's PrimitiveWithInfer subclass) runs the one named so.
+_SUPPORTED: dict[str, type] = {}
+
+
+def register_primitives(classes: Mapping[str, type]) -> None:
+    """Make ``classes`` (MindSpore name -> primitive class) the ones a name-only primitive can run."""
+    for name, cls in classes.items():
+        if not (isinstance(cls, type) and issubclass(cls, Primitive)):
+            raise InvalidParamError(f"register_primitives: {name}={cls!r} is not a Primitive subclass")
+        _SUPPORTED[name] = cls
+
+
+class _Unary(Primitive):
+    op = ""
+
+    def __call__(self, x: Any) -> Tensor:
+        return apply_op(self.op, [x])[0]
+
+
+class _Binary(Primitive):
+    op = ""
+
+    def __call__(self, x: Any, y: Any) -> Tensor:
+        return apply_op(self.op, _binary_operands(x, y))[0]
+
+
+def _functional(prim: type, name: str, module: str) -> Callable:
+    if issubclass(prim, _Unary):
+        def fn(x: Any) -> Tensor:
+            return prim()(x)
+    else:
+        def fn(x: Any, y: Any) -> Tensor:
+            return prim()(x, y)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = module
+    fn.__doc__ = f"Functional form of {prim.__name__}."
+    return fn
+
+
+# The registry's generated primitives and functions that MindSpore defines in nn_ops / nn_func (the
+# signature table's paths); all the others are math_ops / math_func ones.
+NN_GENERATED_PRIMITIVES = frozenset({"ReLU", "Sigmoid", "Tanh", "GeLU", "GELU", "ReLU6", "HSigmoid", "HSwish"})
+NN_GENERATED_FUNCTIONS = frozenset({"relu", "sigmoid", "relu6", "hardsigmoid", "hardswish"})
+
+
+def _generated_ops() -> Iterator[Any]:
+    for op in REGISTRY.values():
+        if op.frontend is not None and op.frontend.generated:
+            yield op
+
+
+def generated_primitives(module: str) -> dict[str, type]:
+    """The primitive classes of the registry's operand-only ops that MindSpore defines in
+    ``mindspore.ops.operations.<module>`` ("math_ops" or "nn_ops"), one per MindSpore name, made
+    with that module as their ``__module__``."""
+    home = f"{__package__}.operations.{module}"
+    classes = {}
+    for op in _generated_ops():
+        base = _Unary if op.elementwise.arity == 1 else _Binary
+        for name in op.frontend.primitives:
+            if (name in NN_GENERATED_PRIMITIVES) == (module == "nn_ops"):
+                doc = f"Elementwise {op.name}" + (" with broadcasting." if base is _Binary else ".")
+                classes[name] = type(name, (base,), {"op": op.name, "__module__": home, "__doc__": doc})
+    return classes
+
+
+def generated_functions(module: str, primitives: Mapping[str, type]) -> dict[str, Callable]:
+    """The functional forms of the registry's operand-only ops that MindSpore defines in
+    ``mindspore.ops.function.<module>`` ("math_func" or "nn_func"); ``primitives`` maps the
+    MindSpore names of the generated primitive classes to them."""
+    functions = {}
+    for op in _generated_ops():
+        prim = primitives[op.frontend.primitives[0]]
+        for name in op.frontend.functions:
+            if (name in NN_GENERATED_FUNCTIONS) == (module == "nn_func"):
+                functions[name] = _functional(prim, name, f"{__package__}.function.{module}")
+    return functions
 
 
 class PrimitiveWithInfer(Primitive):

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import amp, serialization
+from .. import amp
 from ..amp import build_train_network
-from ..serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from ..unsupported import unsupported
-from . import callback, loss_scale_manager, metrics, train_thor
+from . import callback, loss_scale_manager, metrics, serialization, train_thor
 from .callback import (BackupAndRestore, Callback, CheckpointConfig, EarlyStopping, History, LambdaCallback,
                        LearningRateScheduler, LossMonitor, ModelCheckpoint, OnRequestExit, ReduceLROnPlateau,
                        RunContext, SummaryCollector, SummaryLandscape, TimeMonitor)
@@ -19,6 +18,7 @@ from .metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Re
                       Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metric_fn, get_metrics, names,
                       rearrange_inputs)
 from .model import Model
+from .serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from .train_thor import ConvertModelUtils
 
 # MindSpore's list (``mindspore`` itself star-imports it); the submodules are attributes besides

@@ -20,7 +20,7 @@ from typing import Any
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
 
 from ...nn import Cell
-from ...serialization import FORMATS, save_checkpoint
+from ..serialization import FORMATS, save_checkpoint
 from ...tensor import Tensor
 from ._callback import Callback, RunContext
 

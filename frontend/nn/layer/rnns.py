@@ -1,6 +1,6 @@
-"""``mindspore.nn.LSTM``: stacked, optionally bidirectional LSTM layers, unrolled over the (static)
-sequence length into ordinary ops, so autodiff differentiates it through their rules and no
-recurrent kernel is needed.
+"""``mindspore.nn.LSTM`` (``mindspore.nn.layer.rnns``): stacked, optionally bidirectional LSTM layers,
+unrolled over the (static) sequence length into ordinary ops, so autodiff differentiates it through
+their rules and no recurrent kernel is needed.
 
 Parameters, names and layout are MindSpore's: per layer ``l`` and direction (suffix ``_reverse`` for
 the backward one) ``weight_ih_l{l}`` (4 * hidden, layer input), ``weight_hh_l{l}`` (4 * hidden, hidden),
@@ -22,12 +22,13 @@ from typing import Any
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 
-from .. import ops
-from ..common import dtype as mstype
-from ..common.initializer import Uniform, initializer
-from ..tensor import Parameter, Tensor
-from .cell import Cell, ParameterTuple
-from .layer import Dropout
+from ... import ops
+from ...common import dtype as mstype
+from ...common.initializer import Uniform, initializer
+from ...ops import constexpr  # noqa: F401  (MindSpore's nn.layer.rnns has it)
+from ...tensor import Parameter, Tensor
+from ..cell import Cell, ParameterTuple
+from .basic import Dropout
 
 __all__ = ["LSTM"]
 

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .. import context, ops
-from ..comm_ops import AllReduce, ReduceOp
-from ..common import dtype as mstype
-from ..communication.management import CommTypeError, CommValueError, GlobalComm, get_group_size
-from ..parallel._utils import _get_gradients_mean
-from ..tensor import Parameter, Tensor
-from .cell import Cell
+from ... import context, ops
+from ...comm_ops import AllReduce, ReduceOp
+from ...common import dtype as mstype
+from ...communication.management import CommTypeError, CommValueError, GlobalComm, get_group_size
+from ...ops import AllGather  # noqa: F401  (MindSpore's nn.wrap.grad_reducer has it)
+from ...parallel._utils import _get_gradients_mean
+from ...tensor import Parameter, Tensor
+from ..cell import Cell
+from ..layer.basic import Identity  # noqa: F401  (MindSpore's nn.wrap.grad_reducer has it)
 
 __all__ = ["DistributedGradReducer"]
 

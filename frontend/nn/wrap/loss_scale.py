@@ -1,11 +1,5 @@
-"""``mindspore.nn`` training wrappers: WithLossCell, WithGradCell, WithEvalCell, ForwardValueAndGrad,
-TrainOneStepCell, and loss scaling: TrainOneStepWithLossScaleCell with its Dynamic/Fixed
-LossScaleUpdateCell.
-
-``TrainOneStepCell(net_with_loss, optimizer)(*inputs)`` is MindSpore's training step: loss, gradients of
-the loss with respect to the optimizer's parameters (sens = ``sens`` filled to the loss's shape), the
-optimizer update; it returns the loss. Called in GRAPH_MODE it is captured whole, so forward, backward
-and update are one graph (at O2 one sunk launch with one static memory plan).
+"""``mindspore.nn.wrap.loss_scale``: TrainOneStepWithLossScaleCell and its DynamicLossScaleUpdateCell and
+FixedLossScaleUpdateCell, where MindSpore defines them, and ``all_finite`` (``mindspore.amp.all_finite``).
 
 Loss scaling stays on the device: the overflow flag is an all-finite reduction of the gradients, the
 scale is a Parameter the update cell assigns with Select, and a step that overflowed keeps every
@@ -22,141 +16,15 @@ import numpy as np
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer
 
-from .. import ops
-from ..capture import tracer_value
-from ..common import dtype as mstype
-from ..context import ParallelMode
-from ..grad import GradOperation
-from ..parallel._utils import _get_device_num, _get_gradients_mean, _get_parallel_mode, _get_parameter_broadcast
-from ..tensor import Parameter, Tensor
-from . import grad_reducer  # noqa: F401  (mindspore.nn.wrap.grad_reducer)
-from .cell import Cell
-from .grad_reducer import DistributedGradReducer
+from ... import ops
+from ...capture import tracer_value
+from ...common import dtype as mstype
+from ...tensor import Parameter, Tensor
+from ..cell import Cell
+from .cell_wrapper import TrainOneStepCell
 
-# a package in MindSpore (``mindspore.nn.wrap.grad_reducer``, ``.cell_wrapper``): with a __path__ the import
-# machinery asks the ``mindspore`` alias's finder for a submodule, which serves the attribute of that name
-__path__: list[str] = []
+__all__ = ["TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "all_finite"]
 
-__all__ = ["WithLossCell", "WithGradCell", "WithEvalCell", "ForwardValueAndGrad", "TrainOneStepCell",
-           "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "all_finite",
-           "DistributedGradReducer"]
-
-
-class WithLossCell(Cell):
-    """loss_fn(backbone(data), label)."""
-
-    def __init__(self, backbone: Cell, loss_fn: Cell):
-        super().__init__(auto_prefix=False)
-        self._backbone, self._loss_fn = backbone, loss_fn
-        self._get_attr_from_cell(backbone)
-
-    def construct(self, data: Any, label: Any) -> Any:
-        return self._loss_fn(self._backbone(data), label)
-
-    @property
-    def backbone_network(self) -> Cell:
-        return self._backbone
-
-
-class WithEvalCell(Cell):
-    """(loss, outputs, label) of the network on one batch, for evaluation."""
-
-    def __init__(self, network: Cell, loss_fn: Cell, add_cast_fp32: bool = False):
-        super().__init__(auto_prefix=False)
-        self._network, self._loss_fn, self.add_cast_fp32 = network, loss_fn, bool(add_cast_fp32)
-        self._get_attr_from_cell(network)
-
-    def construct(self, data: Any, label: Any) -> Any:
-        outputs = self._network(data)
-        if self.add_cast_fp32:
-            label = ops.cast(label, "float32")
-            outputs = ops.cast(outputs, "float32")
-        return self._loss_fn(outputs, label), outputs, label
-
-
-class WithGradCell(Cell):
-    """The weight gradients of network (with loss_fn appended when given)."""
-
-    def __init__(self, network: Cell, loss_fn: Cell | None = None, sens: Any = None):
-        super().__init__(auto_prefix=False)
-        self.network = network if loss_fn is None else WithLossCell(network, loss_fn)
-        self._get_attr_from_cell(network)
-        self.weights = tuple(network.trainable_params())
-        self.sens = sens
-        self.grad = GradOperation(get_by_list=True, sens_param=sens is not None)
-
-    def construct(self, *inputs: Any) -> Any:
-        grad_fn = self.grad(self.network, self.weights)
-        return grad_fn(*inputs, self.sens) if self.sens is not None else grad_fn(*inputs)
-
-
-class ForwardValueAndGrad(Cell):
-    """(network's output, gradients) with GradOperation's get_all / get_by_list / sens_param choices."""
-
-    def __init__(self, network: Cell, weights: Any = None, get_all: bool = False, get_by_list: bool = False,
-                 sens_param: bool = False):
-        super().__init__(auto_prefix=False)
-        if get_by_list and weights is None:
-            raise InvalidParamError("ForwardValueAndGrad: get_by_list=True needs weights")
-        self.network, self.weights, self.sens_param = network, weights, bool(sens_param)
-        self._get_attr_from_cell(network)
-        self.grad = GradOperation(get_all=get_all, get_by_list=get_by_list, sens_param=sens_param)
-
-    def construct(self, *inputs: Any) -> Any:
-        value = self.network(*(inputs[:-1] if self.sens_param else inputs))
-        return value, self.grad(self.network, self.weights)(*inputs)
-
-
-class TrainOneStepCell(Cell):
-    """One training step: loss, weight gradients (sens-scaled), optimizer update; returns the loss.
-
-    In DATA_PARALLEL (and HYBRID_PARALLEL) mode, as MindSpore's, the gradients pass a
-    DistributedGradReducer (mean: the context's gradients_mean, degree: its device_num) before the
-    optimizer, so every rank applies the update of the global batch; with ``parameter_broadcast`` the
-    first call first gives every rank rank 0's parameters (MindSpore broadcasts them when it compiles
-    the training graph).
-    """
-
-    def __init__(self, network: Cell, optimizer: Cell, sens: float | None = None, return_grad: bool = False):
-        super().__init__(auto_prefix=False)
-        if sens is not None and sens == 0:
-            raise InvalidParamError("TrainOneStepCell: sens must not be 0 (every gradient would be 0)")
-        self.network = network
-        self._get_attr_from_cell(network)
-        self.optimizer = optimizer
-        self.weights = optimizer.parameters
-        self.grad = GradOperation(get_by_list=True, sens_param=True)
-        self.sens = 1.0 if sens is None else float(sens)
-        self.return_grad = bool(return_grad)
-        self.parallel_mode = _get_parallel_mode()
-        self.reducer_flag = self.parallel_mode in (ParallelMode.DATA_PARALLEL, ParallelMode.HYBRID_PARALLEL)
-        self.grad_reducer = ops.identity
-        if self.reducer_flag:
-            self.mean = _get_gradients_mean()
-            self.degree = _get_device_num()
-            self.grad_reducer = DistributedGradReducer(self.weights, self.mean, self.degree)
-        self._broadcast_pending = self.reducer_flag and _get_parameter_broadcast()
-
-    def __call__(self, *inputs: Any) -> Any:
-        if self._broadcast_pending and current_tracer() is None:
-            self._broadcast_pending = False
-            broadcast = ops.Broadcast(0)
-            for param in self.parameters_dict().values():
-                param.set_data(broadcast((param,))[0])
-        return super().__call__(*inputs)
-
-    def construct(self, *inputs: Any) -> Any:
-        loss = self.network(*inputs)
-        sens = ops.fill(loss.dtype, loss.shape, self.sens)
-        grads = self.grad(self.network, self.weights)(*inputs, sens)
-        grads = self.grad_reducer(grads)
-        self.optimizer(grads)
-        if self.return_grad:
-            return loss, {w.name: g for w, g in zip(self.weights, grads)}
-        return loss
-
-
-# ------------------------------------------------------------------------------------------ loss scaling
 
 def all_finite(inputs: Any) -> Tensor:
     """``mindspore.amp.all_finite``: a bool scalar, True when no element of any input is inf or NaN; one

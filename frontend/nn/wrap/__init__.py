@@ -1,0 +1,11 @@
+"""``mindspore.nn.wrap``: the training wrappers (``cell_wrapper``), loss scaling (``loss_scale``) and data
+parallel's gradient reducer (``grad_reducer``), one MindSpore file each, re-exported as MindSpore's package does."""
+from __future__ import annotations
+
+from . import cell_wrapper, grad_reducer, loss_scale
+from .cell_wrapper import ForwardValueAndGrad, TrainOneStepCell, WithEvalCell, WithGradCell, WithLossCell
+from .grad_reducer import DistributedGradReducer
+from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell,
+                         all_finite)
+
+__all__ = [*cell_wrapper.__all__, *loss_scale.__all__, *grad_reducer.__all__]

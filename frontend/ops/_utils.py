@@ -1,0 +1,111 @@
+"""Argument checks the primitives and functions of ``mindspore.ops`` share (pairs, paddings, int
+tuples, flags, probabilities, seeds); each raises InvalidParamError naming the argument."""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ascendemu.errors import InvalidParamError, check_int
+
+from ..common.tensor import Tensor
+
+
+def _pair(name: str, value: Any) -> tuple[int, int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value)
+    if isinstance(value, (tuple, list)) and len(value) in (2, 4):
+        return tuple(int(v) for v in value[-2:])
+    raise InvalidParamError(f"{name}={value!r} must be an int, a pair or a 4-tuple (1, 1, h, w)")
+
+
+def _pad4(value: Any) -> tuple[int, int, int, int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * 4
+    if isinstance(value, (tuple, list)) and len(value) == 4:
+        return tuple(int(v) for v in value)
+    raise InvalidParamError(f"pad={value!r} must be an int or a 4-tuple (top, bottom, left, right)")
+
+
+def _int_tuple(name: str, value: Any) -> tuple[int, ...]:
+    if isinstance(value, (tuple, list)) and builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                                for v in value):
+        return tuple(int(v) for v in value)
+    raise InvalidParamError(f"{name}={value!r} must be a tuple or list of ints")
+
+
+def _static_ints(name: str, value: Any) -> tuple[int, ...]:
+    """A shape-like argument MindSpore also takes as a Tensor (input_size, size, paddings): its ints,
+    flattened. A Tensor must be concrete: shapes are static here."""
+    if isinstance(value, Tensor):
+        value = value.asnumpy().reshape(-1).tolist()
+    elif isinstance(value, (tuple, list)):
+        value = [v for row in value for v in (row if isinstance(row, (tuple, list)) else (row,))]
+    return _int_tuple(name, value)
+
+
+def _axes(axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return ()
+    if isinstance(axis, int) and not isinstance(axis, bool):
+        return (axis,)
+    return tuple(int(a) for a in axis)
+
+
+def _check_format(name: str, data_format: str) -> None:
+    if data_format != "NCHW":
+        raise InvalidParamError(f"{name}: data_format={data_format!r} is not supported; use 'NCHW'")
+
+
+def _static_int(name: str, value: Any, minimum: int | None = None) -> int:
+    """An int argument that MindSpore also takes as a scalar Tensor; shapes are static, so its value
+    must be known (a symbolic tensor here is data-dependent)."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return check_int(value, name, minimum=minimum)
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidParamError(f"{name}={value!r} must be a bool")
+    return value
+
+
+def _probability(owner: str, name: str, value: Any, low_open: bool, allow_int: bool = False) -> float:
+    """A dropout probability as MindSpore checks it: a float (an int too where ``allow_int``) in
+    (0, 1] (``low_open``: a keep probability) or in [0, 1) (a drop probability)."""
+    kinds = (int, float) if allow_int else (float,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be a float{' or an int' if allow_int else ''}, "
+                                f"got {type(value).__name__}; write e.g. {name}=0.5")
+    ok = 0.0 < value <= 1.0 if low_open else 0.0 <= value < 1.0
+    if not ok:
+        interval = "(0, 1]" if low_open else "[0, 1)"
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be in {interval}")
+    return float(value)
+
+
+def _seed_arg(owner: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be an int")
+    return value
+
+
+def _shape_arg(name: str, size: Any) -> tuple[int, ...]:
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = (size,)
+    shape = _int_tuple(f"{name}: size", size)
+    if builtins.any(d < 0 for d in shape):
+        raise InvalidParamError(f"{name}: size={size!r} must hold dimensions >= 0")
+    return shape
+
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def defined_here(namespace: dict[str, Any], module: str) -> list[str]:
+    """The public names a module of ``mindspore.ops`` defines itself (classes and functions whose
+    ``__module__`` is ``module``, generated ones included), in definition order: its ``__all__``."""
+    return [name for name, value in namespace.items() if not name.startswith("_") and callable(value)
+            and getattr(value, "__module__", None) == module]

@@ -1,0 +1,21 @@
+"""``mindspore.ops.composite`` (``C``): ``MultitypeFuncGraph``, ``HyperMap``, ``Map``, ``partial``,
+``add_flags`` and ``GradOperation`` (defined in ``composite.base``, as in MindSpore). MindSpore's
+composite also re-exports the functions of ``mindspore.ops`` (``C.zeros_like``): read from
+``ops.function`` when used.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...unsupported import unsupported
+from .base import GradOperation, HyperMap, Map, MultitypeFuncGraph, add_flags, partial
+
+OWN = ("MultitypeFuncGraph", "HyperMap", "Map", "partial", "add_flags", "GradOperation")
+__all__ = list(OWN)
+
+
+def __getattr__(name: str) -> Any:
+    from .. import function
+    if name in function.FUNCTIONS:
+        return getattr(function, name)
+    raise unsupported("ops.composite", name, OWN + function.FUNCTIONS)

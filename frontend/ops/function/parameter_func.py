@@ -1,0 +1,24 @@
+"""``mindspore.ops.function.parameter_func``: ``ops.assign``, and ``ops.depend`` beside it."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...common.tensor import Tensor
+from ...unsupported import unsupported
+from .._utils import defined_here
+from ..operations.other_ops import Assign
+
+
+def depend(value: Any, expr: Any) -> Any:
+    return value
+
+
+def assign(variable: Any, value: Any) -> Tensor:
+    return Assign()(variable, value)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.function.parameter_func", name, __all__)
