@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_layers import imports, modules  # noqa: E402
+from test_layers import imports  # noqa: E402
 
 from ascendemu.frontend import Tensor, ops, set_backend  # noqa: E402
 from ascendemu.frontend.api_coverage import load_table  # noqa: E402
@@ -24,8 +24,6 @@ from ascendemu.frontend.ops import function  # noqa: E402
 from test_graph import NumpyBackend  # noqa: E402
 
 FRONT = "ascendemu.frontend"
-# the front-end modules of part A besides the ops and common packages
-OWNED = {f"{FRONT}.{name}" for name in ("ops", "tensor", "comm_ops", "losses", "grad", "indexing", "capture", "numpy")}
 
 
 @pytest.fixture
@@ -34,63 +32,6 @@ def numpy_backend():
     previous = set_backend(NumpyBackend())
     yield
     set_backend(previous)
-
-
-def _owned(module: str) -> bool:
-    return module in OWNED or module.startswith((f"{FRONT}.ops.", f"{FRONT}.common."))
-
-
-def import_graph() -> dict[str, set[str]]:
-    """module -> the modules it imports, among the owned modules (an import of a name inside a module
-    counts as an import of that module)."""
-    found = {name: path for name, path in modules()}
-    graph: dict[str, set[str]] = {}
-    for name, path in found.items():
-        if not _owned(name):
-            continue
-        targets = set()
-        for _, target in imports(name, path):
-            while target and target not in found:          # `from .x import name`: the module x
-                target = target.rpartition(".")[0]
-            if target and target != name and _owned(target):
-                targets.add(target)
-        graph[name] = targets
-    return graph
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import cycle of ``graph`` as a path that ends where it starts, or None."""
-    state: dict[str, int] = {}          # 1: on the current path, 2: done
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
-            if nxt not in state and (cycle := visit(nxt)):
-                return cycle
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state and (cycle := visit(node)):
-            return cycle
-    return None
-
-
-def test_the_cycle_finder_finds_a_cycle():
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
-
-
-def test_no_import_cycle_among_ops_common_and_the_front_end_modules_of_part_a():
-    graph = import_graph()
-    assert f"{FRONT}.ops.primitive" in graph and f"{FRONT}.common.tensor" in graph
-    cycle = find_cycle(graph)
-    assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
 def test_tensor_never_imports_ops(numpy_backend):

@@ -24,45 +24,21 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one node, each sorted, in a stable order."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, edges = work[-1]
-            w = next(edges, None)
-            if w is not None:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(sorted(graph[w]))))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1:
-                    out.append(sorted(component))
-    return sorted(out)
+    """The import cycles: sets of two or more modules each reaching every other, each sorted, in a stable
+    order. Plain reachability from every module (quadratic, and the library has a few hundred modules):
+    simple enough to trust as the oracle, and no copy of the library's own Tarjan (replay/chakra.py)."""
+    reach: dict[str, set[str]] = {}
+    for module in graph:
+        seen: set[str] = set()
+        todo = list(graph[module])
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph.get(m, ()))
+        reach[module] = seen
+    found = {frozenset({m} | {n for n in reach[m] if m in reach[n]}) for m in graph if m in reach[m]}
+    return sorted(sorted(c) for c in found if len(c) > 1)
 
 
 def describe(graph: dict[str, set[str]], component: list[str]) -> str:
