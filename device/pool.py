@@ -26,6 +26,9 @@ PyTorch's caching allocator with expandable segments:
   the pool is consistent again): the device memory backs the first with host pages and returns the
   second to the host.
 
+Where segments lie in the VA space (placement, guards, gaps, cutting unmapped pages out) is the
+``SegmentMap`` the pool owns (device/segments.py); the pool decides what to map and unmap.
+
 ``snapshot()`` / ``dump_snapshot()`` export the state in the format of ``torch.cuda.memory._snapshot()``,
 so the pickle opens in PyTorch's memory_viz page (https://pytorch.org/memory_viz).
 
@@ -43,15 +46,15 @@ from typing import Callable
 
 from ascendemu.errors import InvalidParamError, MemoryAllocationError, MemoryFreeError, check_int
 
+from .segments import SEGMENT_GUARD  # noqa: F401  (the pool's policy constants stay importable from here)
+from .segments import PAGE, SegmentMap, page_span, whole_pages
 from .spec import DeviceSpec
 
 ALIGN = 512                       # block size granularity and address alignment (MindSpore, PyTorch)
 SPLIT_MIN = ALIGN                 # split a block only if this much would remain (MindSpore's rule; with
                                   # ALIGN rounding every non-zero remainder qualifies)
-PAGE = 2 << 20                    # physical page: unit of mapping, unmapping and defragmentation
 DEFAULT_BASE = 0x1_0000_0000      # first device virtual address
 VA_RESERVE_FACTOR = 4             # the VA space spans this many times the capacity
-SEGMENT_GUARD = PAGE              # unmapped VA left between segments: blocks of two segments never touch
 DEFAULT_EXPAND_UNIT = DeviceSpec().pool_expand_unit
 ADDR_BITS = 48                    # free-list key = size << ADDR_BITS | address (one int compares fast)
 ADDR_MASK = (1 << ADDR_BITS) - 1
@@ -107,13 +110,42 @@ def _page_multiple(name: str, value: object, minimum: int) -> int:
     return value
 
 
+def _torch_snapshot(ranges: list[tuple[int, int]], live: dict[int, tuple[int, int]],
+                    free: dict[int, int]) -> dict:
+    """``torch.cuda.memory._snapshot()``'s dict of the mapped segments ``ranges`` (start, end), whose
+    blocks are the ``live`` (address -> (size, requested size)) and ``free`` (address -> size) ones."""
+    segments = []
+    for start, end in ranges:
+        blocks = []
+        allocated = requested_total = 0
+        addr = start
+        while addr < end:
+            entry = live.get(addr)
+            if entry is None:
+                size = free[addr]
+                blocks.append({"address": addr, "size": size, "requested_size": 0, "state": "inactive",
+                               "frames": []})
+            else:
+                size, requested = entry
+                allocated += size
+                requested_total += requested
+                blocks.append({"address": addr, "size": size, "requested_size": requested,
+                               "state": "active_allocated", "frames": []})
+            addr += size
+        segments.append({"device": 0, "address": start, "total_size": end - start,
+                         "allocated_size": allocated, "active_size": allocated,
+                         "requested_size": requested_total, "stream": 0, "segment_type": "large",
+                         "segment_pool_id": (0, 0), "is_expandable": True, "frames": [],
+                         "blocks": blocks})
+    return {"segments": segments, "device_traces": [[]]}
+
+
 class BestFitPool:
     """Best-fit allocator of device addresses with segment expansion and VA-remapping defragmentation."""
 
-    __slots__ = ("capacity", "expand_unit", "defrag", "_on_map", "_on_unmap", "_va_base", "_va_next", "_va_end",
-                 "_seg_starts", "_seg_end", "_seg_start_by_end", "_free_keys", "_free", "_free_by_end", "_live",
-                 "_live_starts", "_freed", "_freed_old", "_reserved", "_used", "_peak_used", "_tail_free",
-                 "_actual_peak", "_defrag_count")
+    __slots__ = ("capacity", "expand_unit", "defrag", "_on_map", "_on_unmap", "_segments", "_seg_start_by_end",
+                 "_free_keys", "_free", "_free_by_end", "_live", "_live_starts", "_freed", "_freed_old",
+                 "_reserved", "_used", "_peak_used", "_tail_free", "_actual_peak", "_defrag_count")
 
     def __init__(self, capacity: int, *, base: int = DEFAULT_BASE, expand_unit: int = DEFAULT_EXPAND_UNIT,
                  defrag: bool = True, on_map: RangeHook | None = None, on_unmap: RangeHook | None = None):
@@ -129,12 +161,9 @@ class BestFitPool:
         self.defrag = bool(defrag)
         self._on_map = on_map
         self._on_unmap = on_unmap
-        self._va_base = base
-        self._va_next = base                        # never-used VA starts here
-        self._va_end = va_end
-        self._seg_starts: list[int] = []            # sorted starts of mapped segments
-        self._seg_end: dict[int, int] = {}          # segment start -> end
-        self._seg_start_by_end: dict[int, int] = {}
+        self._segments = SegmentMap(base, va_end)   # where segments lie in the VA space
+        # The map's segment end -> start dict itself (never replaced): malloc and free test it every call.
+        self._seg_start_by_end = self._segments.start_by_end
         self._free_keys: list[int] = []             # sorted size << ADDR_BITS | addr
         self._free: dict[int, int] = {}             # free block addr -> size
         self._free_by_end: dict[int, int] = {}      # free block end -> addr
@@ -264,7 +293,7 @@ class BestFitPool:
             total=self.capacity, reserved=self._reserved, used=self._used, peak_used=self._peak_used,
             actual_peak=self._actual_peak, free_total=free_total, largest_free=largest,
             free_blocks=len(self._free), fragmentation=1.0 - largest / free_total if free_total else 0.0,
-            num_segments=len(self._seg_starts), defrag_count=self._defrag_count)
+            num_segments=len(self._segments), defrag_count=self._defrag_count)
 
     def snapshot(self) -> dict:
         """The pool state in the format of ``torch.cuda.memory._snapshot()``.
@@ -272,31 +301,7 @@ class BestFitPool:
         Each mapped segment lists its blocks in address order, covering it exactly. No allocation
         history is recorded, so ``device_traces`` is empty and memory_viz shows the current state.
         """
-        segments = []
-        for start in self._seg_starts:
-            end = self._seg_end[start]
-            blocks = []
-            allocated = requested_total = 0
-            addr = start
-            while addr < end:
-                entry = self._live.get(addr)
-                if entry is None:
-                    size = self._free[addr]
-                    blocks.append({"address": addr, "size": size, "requested_size": 0, "state": "inactive",
-                                   "frames": []})
-                else:
-                    size, requested = entry
-                    allocated += size
-                    requested_total += requested
-                    blocks.append({"address": addr, "size": size, "requested_size": requested,
-                                   "state": "active_allocated", "frames": []})
-                addr += size
-            segments.append({"device": 0, "address": start, "total_size": end - start,
-                             "allocated_size": allocated, "active_size": allocated,
-                             "requested_size": requested_total, "stream": 0, "segment_type": "large",
-                             "segment_pool_id": (0, 0), "is_expandable": True, "frames": [],
-                             "blocks": blocks})
-        return {"segments": segments, "device_traces": [[]]}
+        return _torch_snapshot(self._segments.ranges(), self._live, self._free)
 
     def dump_snapshot(self, path: str | Path) -> None:
         """Write :meth:`snapshot` as a pickle; drag the file onto https://pytorch.org/memory_viz to view it."""
@@ -327,8 +332,8 @@ class BestFitPool:
         (only when the defragmented pool will have both the memory and a VA range for it)."""
         if self._map_segment(need):
             return
-        if (self.defrag and self.capacity - self._reserved + self._reclaimable() >= need
-                and self._va_range(need, need, self._ranges_after_defrag()) is not None):
+        if (self.defrag and self.capacity - self._reserved + whole_pages(self._free) >= need
+                and self._segments.place(need, need, self._segments.ranges_without(self._free)) is not None):
             self._unmap_free_pages()
             self._defrag_count += 1
             if self._map_segment(need):
@@ -342,79 +347,22 @@ class BestFitPool:
         seg = min(seg, self.capacity - self._reserved)
         if seg < need:
             return False
-        found = self._va_range(need, seg)
+        found = self._segments.place(need, seg)
         if found is None:
             return False
         start, seg = found
         if self._on_map is not None:
             self._on_map(start, start + seg)        # may refuse (raise): nothing has changed yet
-        self._va_next = max(self._va_next, start + seg + SEGMENT_GUARD)
-        self._add_segment(start, start + seg)
+        self._segments.claim(start, start + seg)
         self._reserved += seg
         self._insert_free(start, seg)
         return True
-
-    def _va_range(self, need: int, want: int, mapped: list[tuple[int, int]] | None = None) -> tuple[int, int] | None:
-        """(start, size) of the VA for a new segment of ``want`` bytes, at least ``need``: never-used VA
-        while it has room, else the lowest gap between the ``mapped`` ranges (default: the segments)
-        leaving ``SEGMENT_GUARD`` to each neighbour; a place for all of ``want`` first. None if none fits."""
-        places = [(self._va_next, self._va_end - self._va_next)]
-        if places[0][1] < want:
-            if mapped is None:
-                mapped = [(start, self._seg_end[start]) for start in self._seg_starts]
-            lo = self._va_base
-            for start, end in mapped + [(self._va_end + SEGMENT_GUARD, self._va_end)]:
-                places.append((lo, start - SEGMENT_GUARD - lo))
-                lo = max(lo, end + SEGMENT_GUARD)
-        for enough in (want, need):
-            for start, size in places:
-                if size >= enough:
-                    return start, min(want, size)
-        return None
-
-    def _ranges_after_defrag(self) -> list[tuple[int, int]]:
-        """The mapped ranges, in address order, that unmapping every whole free page would leave."""
-        holes = sorted(span for span in map(self._page_span, self._free, self._free.values()) if span[1] > span[0])
-        ranges, i = [], 0
-        for start in self._seg_starts:
-            end = self._seg_end[start]
-            while i < len(holes) and holes[i][0] < end:
-                lo, hi = holes[i]
-                if lo > start:
-                    ranges.append((start, lo))
-                start = hi
-                i += 1
-            if end > start:
-                ranges.append((start, end))
-        return ranges
-
-    def _add_segment(self, start: int, end: int) -> None:
-        insort(self._seg_starts, start)
-        self._seg_end[start] = end
-        self._seg_start_by_end[end] = start
-
-    def _remove_segment(self, start: int) -> None:
-        del self._seg_starts[bisect_left(self._seg_starts, start)]
-        del self._seg_start_by_end[self._seg_end.pop(start)]
-
-    @staticmethod
-    def _page_span(addr: int, size: int) -> tuple[int, int]:
-        """The whole pages inside [addr, addr + size): (first page start, end of last page)."""
-        return (addr + PAGE - 1) & -PAGE, (addr + size) & -PAGE
-
-    def _reclaimable(self) -> int:
-        total = 0
-        for addr, size in self._free.items():
-            lo, hi = self._page_span(addr, size)
-            if hi > lo:
-                total += hi - lo
-        return total
 
     def _unmap_free_pages(self) -> None:
         """Unmap every whole page inside a free block; live blocks keep their addresses."""
         unmapped = []
         for addr, size in list(self._free.items()):
-            lo, hi = self._page_span(addr, size)
+            lo, hi = page_span(addr, size)
             if hi <= lo:
                 continue
             self._remove_free(addr, size)
@@ -422,13 +370,7 @@ class BestFitPool:
                 self._insert_free(addr, lo - addr)
             if addr + size > hi:
                 self._insert_free(hi, addr + size - hi)
-            seg_start = self._seg_starts[bisect_right(self._seg_starts, lo) - 1]
-            seg_end = self._seg_end[seg_start]
-            self._remove_segment(seg_start)
-            if lo > seg_start:
-                self._add_segment(seg_start, lo)
-            if seg_end > hi:
-                self._add_segment(hi, seg_end)
+            self._segments.cut(lo, hi)
             self._reserved -= hi - lo
             unmapped.append((lo, hi))
         # Segment ends moved: recount the free blocks that now end a segment.
@@ -447,9 +389,10 @@ class BestFitPool:
         elif not self.defrag:
             hint = ("enough memory is free in total but it is fragmented; enable defragmentation "
                     "(BestFitPool(..., defrag=True))")
-        elif self._va_range(need, need, self._ranges_after_defrag()) is None:
-            hint = (f"no gap of the device virtual address space [{self._va_base:#x}, {self._va_end:#x}) fits a "
-                    f"new segment: live blocks keep {len(self._seg_starts)} segments scattered over it; free "
+        elif self._segments.place(need, need, self._segments.ranges_without(self._free)) is None:
+            segments = self._segments
+            hint = (f"no gap of the device virtual address space [{segments.va_base:#x}, {segments.va_end:#x}) fits "
+                    f"a new segment: live blocks keep {len(segments)} segments scattered over it; free "
                     "long-lived tensors earlier or restart the device")
         else:
             hint = ("the free memory lies in pieces smaller than a page between live blocks; free long-lived "
@@ -466,7 +409,7 @@ class BestFitPool:
                       f"{' (and was freed earlier)' if was_freed else ''}; pass the address malloc returned")
         elif was_freed:
             detail = "it was already freed (double free)"
-        elif self._in_segment(addr):
+        elif self.segment_of(addr) is not None:
             detail = "it lies in free pool memory and was never returned by malloc (or was freed long ago)"
         else:
             detail = "it is outside every mapped segment of this device's pool"
@@ -475,15 +418,7 @@ class BestFitPool:
     def segment_of(self, addr: int) -> tuple[int, int] | None:
         """(start, end) of the mapped segment holding ``addr``, or None; the memory layer backs
         each newly mapped segment with host pages when it first sees an address in it."""
-        i = bisect_right(self._seg_starts, addr) - 1
-        if i < 0:
-            return None
-        start = self._seg_starts[i]
-        end = self._seg_end[start]
-        return (start, end) if addr < end else None
-
-    def _in_segment(self, addr: int) -> bool:
-        return self.segment_of(addr) is not None
+        return self._segments.containing(addr)
 
 
 class FirstFitPool(BestFitPool):

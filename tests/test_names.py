@@ -75,3 +75,27 @@ def test_runtime_call_names_come_from_the_trace_format():
             if value in RECORD_OF_CALL:
                 copies.append(f"{rel}:{line}: {value!r} (use the record's CALL)")
     assert not copies, "runtime call names spelled out:\n" + "\n".join(copies)
+
+
+# No class of the library (front end included) may span more than this many lines: a longer one holds
+# more than one concern; split it into a helper class it owns (as BestFitPool owns a SegmentMap).
+MAX_CLASS_LINES = 300
+
+
+def long_classes(source: str, limit: int = MAX_CLASS_LINES) -> list[tuple[str, int, int]]:
+    """(name, line, length in lines) of every class in ``source``, at any depth, longer than ``limit``."""
+    return [(n.name, n.lineno, n.end_lineno - n.lineno + 1) for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.ClassDef) and n.end_lineno - n.lineno + 1 > limit]
+
+
+def test_long_classes_are_measured_from_class_line_to_last_line():
+    source = "class A:\n    x = 1\n    class B:\n        y = 2\n\n\nclass C:\n    pass\n"
+    assert long_classes(source, limit=1) == [("A", 1, 4), ("C", 7, 2), ("B", 3, 2)]
+    assert long_classes(source, limit=3) == [("A", 1, 4)]
+
+
+def test_no_library_class_is_over_300_lines():
+    found = [f"{path.relative_to(ROOT)}:{line}: class {name} is {length} lines"
+             for module, path in modules() for name, line, length in long_classes(path.read_text())]
+    assert not found, (f"classes over {MAX_CLASS_LINES} lines (split each by concern into a helper class it "
+                       "owns):\n" + "\n".join(found))

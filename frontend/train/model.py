@@ -25,15 +25,15 @@ import numpy as np
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
 
 from .. import amp
-from ..common.api import run_sunk
 from ..context import GRAPH_MODE, ParallelMode, get_context
 from ..nn import Cell, WithEvalCell, WithLossCell
 from ..parallel._utils import _get_device_num, _get_parallel_mode
 from ..tensor import Tensor
+from ._model_eval import ModelEvaluator, run_sink
 from .callback import ModelCheckpoint
 from .callback import __all__ as INTERNAL_CALLBACKS
 from .callback._callback import CallbackManager, InternalCallbackParam, RunContext
-from .metrics import Loss, get_metric_fn, get_metrics  # noqa: F401  (get_metric_fn: as MindSpore's train.model)
+from .metrics import get_metric_fn, get_metrics  # noqa: F401  (get_metric_fn: as MindSpore's train.model)
 
 # ParallelMode: zoo scripts (ResNet, ViT) import it from here, as MindSpore's train/model.py imports it
 __all__ = ["Model", "ParallelMode"]
@@ -78,6 +78,7 @@ class Model:
         self._train_network._get_attr_from_cell(network)
         self._metric_fns = get_metrics(metrics)
         self._eval_network, self._eval_indexes = self._build_eval_network(eval_network, eval_indexes)
+        self._evaluator = ModelEvaluator(self._eval_network, self._eval_indexes, self._metric_fns)
         self._predict_network = network
         self._current_epoch_num = 0
         self._current_step_num = 0
@@ -248,7 +249,7 @@ class Model:
                 cb_params.train_dataset_element = () if graph_mode else step[0]
                 list_callback.on_train_step_begin(run_context)
                 self._train_network.set_train(True)
-                cb_params.net_outputs = _run_sink(self._train_network, step) if graph_mode \
+                cb_params.net_outputs = run_sink(self._train_network, step) if graph_mode \
                     else self._train_network(*step[0])
                 list_callback.on_train_step_end(run_context)
             self._eval_during_train(valid_infos, cb_params, list_callback)
@@ -270,7 +271,7 @@ class Model:
         saved = {k: cb_params[k] for k in ("cur_step_num", "batch_num", "dataset_sink_mode", "net_outputs")}
         callbacks = [cb for cb in list_callback._callbacks
                      if type(cb).__name__ not in INTERNAL_CALLBACKS or type(cb).__name__ == "TimeMonitor"]
-        self._eval(valid_dataset, CallbackManager(callbacks), cb_params, sink_mode, add_eval_loss=True)
+        self._evaluator.run(valid_dataset, CallbackManager(callbacks), cb_params, sink_mode, add_eval_loss=True)
         cb_params.mode = "train"
         cb_params.update(saved)
         self._train_network.set_train(True)
@@ -286,63 +287,7 @@ class Model:
         cb_params = InternalCallbackParam()
         cb_params.list_callback = list(manager._callbacks)
         cb_params.network = self._network
-        return self._eval(valid_dataset, manager, cb_params, dataset_sink_mode)
-
-    def _eval(self, valid_dataset: Any, manager: CallbackManager, cb_params: InternalCallbackParam,
-              dataset_sink_mode: bool, add_eval_loss: bool = False) -> dict:
-        """One pass over ``valid_dataset``. Sunk, each step is a sink of one (MindSpore's eval loop size)."""
-        network = self._eval_network
-        cb_params.eval_network = network
-        cb_params.valid_dataset = valid_dataset
-        cb_params.batch_num = valid_dataset.get_dataset_size()
-        cb_params.mode = "eval"
-        cb_params.cur_step_num = 0
-        cb_params.dataset_sink_mode = dataset_sink_mode
-        sunk = dataset_sink_mode and get_context("mode") == GRAPH_MODE
-        for metric in self._metric_fns.values():
-            metric.clear()
-        eval_loss = Loss() if add_eval_loss else None
-        run_context = RunContext(cb_params)
-        with manager as list_callback:
-            list_callback.on_eval_begin(run_context)
-            list_callback.on_eval_epoch_begin(run_context)
-            network.set_train(False)
-            for element in valid_dataset.create_tuple_iterator(num_epochs=1):
-                cb_params.cur_step_num += 1
-                cb_params.eval_dataset_element = element
-                list_callback.on_eval_step_begin(run_context)
-                outputs = _run_sink(network, [element]) if sunk else network(*element)
-                cb_params.net_outputs = outputs
-                list_callback.on_eval_step_end(run_context)
-                self._update_metrics(outputs)
-                if eval_loss is not None:
-                    eval_loss.update(outputs[self._eval_indexes[0]])
-                if run_context.get_stop_requested():
-                    break
-            list_callback.on_eval_epoch_end(run_context)
-            metrics = {name: _plain(metric.eval()) for name, metric in self._metric_fns.items()}
-            cb_params.metrics = metrics
-            if eval_loss is not None:
-                cb_params.eval_results = dict(metrics, eval_loss=_plain(eval_loss.eval()))
-            list_callback.on_eval_end(run_context)
-        return metrics
-
-    def _update_metrics(self, outputs: Any) -> None:
-        if isinstance(outputs, Tensor):
-            outputs = (outputs,)
-        if not isinstance(outputs, tuple):
-            raise InvalidParamError(f"Model.eval: the eval network must return a Tensor or a tuple, got "
-                                    f"{type(outputs).__name__}")
-        if self._eval_indexes is not None and len(outputs) < 3:
-            raise InvalidParamError(f"Model.eval: with eval_indexes the eval network must return at least 3 "
-                                    f"outputs (loss, prediction, label), got {len(outputs)}")
-        for metric in self._metric_fns.values():
-            if self._eval_indexes is None:
-                metric.update(*outputs)
-            elif isinstance(metric, Loss):
-                metric.update(outputs[self._eval_indexes[0]])
-            else:
-                metric.update(outputs[self._eval_indexes[1]], outputs[self._eval_indexes[2]])
+        return self._evaluator.run(valid_dataset, manager, cb_params, dataset_sink_mode)
 
     def predict(self, *predict_data: Any) -> Any:
         """The network's output on ``predict_data`` (inference mode)."""
@@ -367,17 +312,3 @@ def _batches(dataset: Any, count: int) -> Iterator[list[Tensor]]:
     for _ in range(passes):
         yield from iterator
 
-
-def _run_sink(network: Cell, batches: list[list[Tensor]]) -> Any:
-    """One sink on the device; batches whose shapes differ from the one before (a short last batch)
-    start a sunk loop of their own, each on its own captured graph. The last step's outputs."""
-    outputs = None
-    for _, group in itertools.groupby(batches, key=lambda b: tuple((t.shape, t.dtype) for t in b)):
-        outputs = run_sunk(network, list(group), network._jit_level())
-    return outputs
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python number it is: a metrics dict prints as MindSpore's does
-    (``{'acc': 0.55}``) whatever numpy prints for its scalars."""
-    return value.item() if isinstance(value, np.generic) else value
