@@ -62,6 +62,11 @@ class TensorIndexError(InvalidParamError, IndexError):
     invalid parameter, and the IndexError MindSpore raises (so ``except IndexError`` still works)."""
 
 
+class ArgumentError(InvalidParamError, TypeError):
+    """A call with a missing, extra or duplicated argument: an invalid parameter, and the TypeError (with
+    Python's text) MindSpore's functions raise (so ``except TypeError`` still works)."""
+
+
 class InvalidFileError(AclError):
     """A file or directory a caller named is missing, unreadable, truncated or not in the expected format
     (a dataset's IDX/CIFAR/image files); the message names the path and what was expected."""

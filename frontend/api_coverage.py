@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import AclError
+from ..errors import AclError, InvalidFileError, InvalidParamError
 
 SIGNATURES = Path(__file__).with_name("signatures.json")
 ROOT = "mindspore"
+# the signatures an entry may record: a function's overloads, a primitive's __init__ and __call__
+SIGNATURE_PARTS = ("signatures", "init", "call")
+# the table's parameter kinds (inspect's names) -> inspect's kinds; nothing else is looked up by name
+PARAMETER_KINDS = {kind.name: kind for kind in (
+    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.VAR_POSITIONAL,
+    inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)}
 
 # group name -> (which table entries belong to it: namespace prefix, kinds)
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -85,3 +92,71 @@ def coverage() -> list[GroupCoverage]:
                 (g.served if is_served(qualified) else g.missing).append(qualified)
         out.append(g)
     return out
+
+
+class RecordedDefault:
+    """A default the table records only by its ``repr`` (``mindspore.float32``, a class): compared by
+    that text, never evaluated (the table is data, not code)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RecordedDefault) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def table_default(value: object) -> object:
+    """A recorded default as a Python value: JSON data as is, ``{"tuple": [...]}`` a tuple,
+    ``{"repr": text}`` a :class:`RecordedDefault`."""
+    if isinstance(value, dict) and set(value) == {"tuple"}:
+        return tuple(table_default(v) for v in value["tuple"])
+    if isinstance(value, dict) and set(value) == {"repr"}:
+        return RecordedDefault(str(value["repr"]))
+    if isinstance(value, list):
+        return [table_default(v) for v in value]
+    return value
+
+
+def rows_signature(rows: list) -> inspect.Signature:
+    """An ``inspect.Signature`` from the table's rows ``[name, kind, default?]``."""
+    if not isinstance(rows, list):
+        raise InvalidFileError(f"{SIGNATURES}: a signature is {type(rows).__name__}, not a list of rows; re-record "
+                               "it with tools/record_signatures.py")
+    params = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) in (2, 3) and isinstance(row[0], str)
+                and row[1] in PARAMETER_KINDS):
+            raise InvalidFileError(f"{SIGNATURES}: signature row {row!r} is not [name, kind, default?] with a kind "
+                                   f"among {sorted(PARAMETER_KINDS)}; re-record it with tools/record_signatures.py")
+        name, kind = row[0], PARAMETER_KINDS[row[1]]
+        default = table_default(row[2]) if len(row) == 3 else inspect.Parameter.empty
+        try:
+            params.append(inspect.Parameter(name, kind, default=default))
+        except ValueError as exc:           # not an identifier, a default on *args, ...
+            raise InvalidFileError(f"{SIGNATURES}: signature row {row!r}: {exc}") from exc
+    try:
+        return inspect.Signature(params)
+    except ValueError as exc:               # parameters out of order, or named twice
+        raise InvalidFileError(f"{SIGNATURES}: signature {rows!r}: {exc}") from exc
+
+
+def table_signature(qualified: str, part: str = "signatures") -> inspect.Signature | None:
+    """The signature MindSpore gives ``qualified`` (``mindspore.ops.add``), or None if the table lacks it.
+    ``part``: "signatures" (a function's first overload), "init" or "call" (a primitive's)."""
+    if part not in SIGNATURE_PARTS:
+        raise InvalidParamError(f"table_signature: part={part!r} must be one of {SIGNATURE_PARTS}")
+    entry = load_table()["entries"].get(qualified)
+    if entry is None or entry.get(part) is None:
+        return None
+    rows = entry[part]
+    if part == "signatures":                # a list of overloads: the first
+        if not isinstance(rows, list) or not rows:
+            raise InvalidFileError(f"{SIGNATURES}: {qualified} has no overload in 'signatures'; re-record it")
+        rows = rows[0]
+    return rows_signature(rows)

@@ -76,11 +76,11 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Tensor:
 
 
 def zeros_like(a: Any, dtype: Any = None) -> Tensor:
-    return ops.zeros_like(_t(a), dtype)
+    return ops.zeros_like(_t(a), dtype=dtype)
 
 
 def ones_like(a: Any, dtype: Any = None) -> Tensor:
-    return ops.ones_like(_t(a), dtype)
+    return ops.ones_like(_t(a), dtype=dtype)
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None) -> Tensor:

@@ -275,7 +275,7 @@ def test_tuple_to_array_scalar_to_tensor_and_dtype(ex):
     ints = T(np.ones(2, np.int32))
     assert ops.DType()(T(XG)) == ms.float32 and F.dtype(ints) == ms.int32 and ops.dtype(ints) is ms.int32
     assert ops.dtype is F.dtype and isinstance(ops.dtype, ops.DType)
-    with pytest.raises(InvalidParamError, match="DType: input_x must be a Tensor, got float"):
+    with pytest.raises(InvalidParamError, match="DType: x must be a Tensor, got float"):
         ops.DType()(1.0)
     # a Fill from DType and Shape, as SSD's training wrapper builds its sens
     sens = ops.Fill()(ops.DType()(T(XG)), ops.Shape()(T(XG)), 2.0)

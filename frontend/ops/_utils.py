@@ -3,11 +3,12 @@ tuples, flags, probabilities, seeds); each raises InvalidParamError naming the a
 from __future__ import annotations
 
 import builtins
+import inspect
 from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import ArgumentError, InvalidParamError, check_int
 
 from ..common.tensor import Tensor
 
@@ -109,3 +110,36 @@ def defined_here(namespace: dict[str, Any], module: str) -> list[str]:
     ``__module__`` is ``module``, generated ones included), in definition order: its ``__all__``."""
     return [name for name, value in namespace.items() if not name.startswith("_") and callable(value)
             and getattr(value, "__module__", None) == module]
+
+
+def bind_arguments(label: str, signature: inspect.Signature, args: tuple, kwargs: dict) -> inspect.BoundArguments:
+    """``args``/``kwargs`` bound to ``signature`` (defaults applied), or ArgumentError (a TypeError) with the
+    text Python gives MindSpore's plain functions: ``add() missing 1 required positional argument: 'other'``."""
+    params = list(signature.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(args) > len(positional) and not builtins.any(p.kind == p.VAR_POSITIONAL for p in params):
+        required = builtins.sum(p.default is p.empty for p in positional)
+        takes = (f"{len(positional)} positional argument{'s' if len(positional) != 1 else ''}"
+                 if required == len(positional) else f"from {required} to {len(positional)} positional arguments")
+        given = f"{len(args)} {'was' if len(args) == 1 else 'were'} given"
+        raise ArgumentError(f"{label}() takes {takes} but {given}")
+    names = {p.name for p in params}
+    for name in kwargs:
+        if name not in names and not builtins.any(p.kind == p.VAR_KEYWORD for p in params):
+            raise ArgumentError(f"{label}() got an unexpected keyword argument '{name}'")
+        if name in {p.name for p in positional[:len(args)]}:
+            raise ArgumentError(f"{label}() got multiple values for argument '{name}'")
+    given = {p.name for p in positional[:len(args)]} | set(kwargs)
+    keyword_only = [p for p in params if p.kind == p.KEYWORD_ONLY]
+    for kind, group in (("positional", positional), ("keyword-only", keyword_only)):   # Python's order
+        missing = [p.name for p in group if p.default is p.empty and p.name not in given]
+        if not missing:
+            continue
+        quoted = [f"'{m}'" for m in missing]
+        listed = (quoted[0] if len(quoted) == 1 else " and ".join(quoted) if len(quoted) == 2
+                  else ", ".join(quoted[:-1]) + ", and " + quoted[-1])        # Python's own wording
+        plural = "s" if len(missing) > 1 else ""
+        raise ArgumentError(f"{label}() missing {len(missing)} required {kind} argument{plural}: {listed}")
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound

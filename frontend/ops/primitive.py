@@ -4,8 +4,9 @@ classes and decorators users write their own primitives with.
 The base: :class:`Primitive`; :func:`apply_op`, where every op ends (during a GRAPH_MODE capture it
 records a node, otherwise it runs the op through the installed backend, PyNative; no-task ops reshape
 the host data); implicit type promotion of binary operands; mixed precision (:class:`AmpScope`); the
-primitive classes generated from the op registry for operand-only elementwise ops
-(:func:`generated_primitives`), each placed in the ``operations`` module MindSpore defines it in.
+primitive classes and functions generated from the op registry for operand-only elementwise ops
+(:func:`generated_primitives`, :func:`generated_functions`), each placed in the module MindSpore
+defines it in, with MindSpore's signature from the recorded table (``api_coverage.table_signature``).
 
 For users: ``PrimitiveWithInfer``, ``PrimitiveWithCheck``, ``prim_attr_register``, ``constexpr``. A
 user's primitive has no kernel here: MindSpore runs the kernel named like the primitive, so a call
@@ -33,11 +34,13 @@ from ascendemu.kernels.ops.common import FLOAT
 from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature
 
+from ..api_coverage import table_signature
 from ..backend import get_backend
 from ..capture import tracer_value
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..unsupported import UnsupportedOpError, unsupported
+from ._utils import bind_arguments
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr"]
 
@@ -86,13 +89,13 @@ def _current_amp() -> AmpScope | None:
     return stack[-1] if stack else None
 
 
-def mixed_precision_cast(dst_type: Any, x: Any) -> Any:
-    """Cast the float tensors in ``x`` (a tensor, or tuples/lists of them) to ``dst_type``; anything
+def mixed_precision_cast(dst_dtype: Any, x: Any) -> Any:
+    """Cast the float tensors in ``x`` (a tensor, or tuples/lists of them) to ``dst_dtype``; anything
     else (int labels, Python values) passes unchanged."""
     if isinstance(x, (tuple, list)):
-        return type(x)(mixed_precision_cast(dst_type, v) for v in x)
+        return type(x)(mixed_precision_cast(dst_dtype, v) for v in x)
     if isinstance(x, Tensor) and x.dtype.name in FLOAT:
-        return _cast(x, dst_type)
+        return _cast(x, dst_dtype)
     return x
 
 
@@ -182,8 +185,10 @@ class Primitive:
     primitive of that name built from ``init_attrs``, or fails with UnsupportedOpError.
     """
 
-    def __init__(self, name: str | None = None) -> None:
-        self.name = name or type(self).__name__
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidParamError(f"Primitive: name={name!r} must be a non-empty str naming the primitive")
+        self.name = name
         self.attrs: dict[str, Any] = {}
         self.init_attrs: dict[str, Any] = {}
 
@@ -225,30 +230,73 @@ def register_primitives(classes: Mapping[str, type]) -> None:
         _SUPPORTED[name] = cls
 
 
-class _Unary(Primitive):
+class _Op(Primitive):
+    """A primitive of ``mindspore.ops`` without attributes: ``__init__(self)``, as MindSpore's (the base
+    ``Primitive(name)`` is for users' primitives known by name)."""
+
+    def __init__(self) -> None:
+        super().__init__(type(self).__name__)
+
+
+class _Generated(_Op):
+    """A registry op's primitive: no attributes (``__init__(self)``, as MindSpore's), its operands as
+    the table names them (``__call__`` is made per class by :func:`generated_primitives`)."""
     op = ""
+    arity = 1
 
-    def __call__(self, x: Any) -> Tensor:
-        return apply_op(self.op, [x])[0]
+    def _run(self, operands: list[Any]) -> Tensor:
+        if self.arity == 1:
+            return apply_op(self.op, operands)[0]
+        return apply_op(self.op, _binary_operands(*operands))[0]
 
 
-class _Binary(Primitive):
-    op = ""
+# the operand names used where the table records none (a primitive whose __call__ is MindSpore's *args)
+DEFAULT_OPERANDS = {1: ("input",), 2: ("input", "other")}
 
-    def __call__(self, x: Any, y: Any) -> Tensor:
-        return apply_op(self.op, _binary_operands(x, y))[0]
+
+def _operand_signature(qualified: str, part: str, arity: int) -> inspect.Signature:
+    """The table's signature of ``qualified`` when it names the operands, else ``input`` (, ``other``)."""
+    recorded = table_signature(qualified, part)
+    if recorded is not None and builtins.all(p.kind != p.VAR_POSITIONAL for p in recorded.parameters.values()):
+        return recorded
+    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                              for n in DEFAULT_OPERANDS[arity]])
+
+
+def _bind_operands(label: str, signature: inspect.Signature, arity: int, args: tuple, kwargs: dict) -> list[Any]:
+    """The ``arity`` operands of a call bound to ``signature``; any further parameter (``relu``'s
+    ``inplace``, ``div``'s ``rounding_mode``) must keep MindSpore's default, the only behaviour here."""
+    bound = bind_arguments(label, signature, args, kwargs)
+    values = list(bound.arguments.items())
+    for name, value in values[arity:]:
+        default = signature.parameters[name].default
+        if not (value is default or (type(value) is type(default) and value == default)):
+            raise InvalidParamError(f"{label}: {name}={value!r} is not supported here; leave it at its default "
+                                    f"{default!r}")
+    return [value for _, value in values[:arity]]
+
+
+def _generated_call(name: str, arity: int) -> Callable:
+    signature = _operand_signature(f"mindspore.ops.{name}", "call", arity)
+
+    def __call__(self: _Generated, *args: Any, **kwargs: Any) -> Tensor:
+        return self._run(_bind_operands(name, signature, arity, args, kwargs))
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    __call__.__signature__ = signature.replace(parameters=[self_param, *signature.parameters.values()])
+    return __call__
 
 
 def _functional(prim: type, name: str, module: str) -> Callable:
-    if issubclass(prim, _Unary):
-        def fn(x: Any) -> Tensor:
-            return prim()(x)
-    else:
-        def fn(x: Any, y: Any) -> Tensor:
-            return prim()(x, y)
+    """The function ``mindspore.ops.<name>`` of the generated primitive ``prim``, with MindSpore's
+    signature (the table's): names, defaults and keyword handling, and Python's TypeError text."""
+    signature = _operand_signature(f"mindspore.ops.{name}", "signatures", prim.arity)
+
+    def fn(*args: Any, **kwargs: Any) -> Tensor:
+        return prim()._run(_bind_operands(name, signature, prim.arity, args, kwargs))
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = module
     fn.__doc__ = f"Functional form of {prim.__name__}."
+    fn.__signature__ = signature
     return fn
 
 
@@ -267,15 +315,16 @@ def _generated_ops() -> Iterator[Any]:
 def generated_primitives(module: str) -> dict[str, type]:
     """The primitive classes of the registry's operand-only ops that MindSpore defines in
     ``mindspore.ops.operations.<module>`` ("math_ops" or "nn_ops"), one per MindSpore name, made
-    with that module as their ``__module__``."""
+    with that module as their ``__module__`` and MindSpore's ``__call__`` signature (the table's)."""
     home = f"{__package__}.operations.{module}"
     classes = {}
     for op in _generated_ops():
-        base = _Unary if op.elementwise.arity == 1 else _Binary
+        arity = op.elementwise.arity
         for name in op.frontend.primitives:
             if (name in NN_GENERATED_PRIMITIVES) == (module == "nn_ops"):
-                doc = f"Elementwise {op.name}" + (" with broadcasting." if base is _Binary else ".")
-                classes[name] = type(name, (base,), {"op": op.name, "__module__": home, "__doc__": doc})
+                doc = f"Elementwise {op.name}" + (" with broadcasting." if arity == 2 else ".")
+                classes[name] = type(name, (_Generated,), {"op": op.name, "arity": arity, "__module__": home,
+                                                           "__doc__": doc, "__call__": _generated_call(name, arity)})
     return classes
 
 

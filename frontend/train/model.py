@@ -33,7 +33,7 @@ from ._model_eval import ModelEvaluator, run_sink
 from .callback import ModelCheckpoint
 from .callback import __all__ as INTERNAL_CALLBACKS
 from .callback._callback import CallbackManager, InternalCallbackParam, RunContext
-from .metrics import get_metric_fn, get_metrics  # noqa: F401  (get_metric_fn: as MindSpore's train.model)
+from .metrics import Loss, get_metric_fn, get_metrics  # noqa: F401  (Loss, get_metric_fn: as MindSpore's train.model)
 
 # ParallelMode: zoo scripts (ResNet, ViT) import it from here, as MindSpore's train/model.py imports it
 __all__ = ["Model", "ParallelMode"]

@@ -157,8 +157,12 @@ class Map:
         return tuple(map(fn, *args))
 
 
-def partial(func: Callable, *args: Any) -> Callable:
-    """``ops.partial(func, *args)``: ``func`` with its leading arguments bound."""
+def partial(*args: Any) -> Callable:
+    """``ops.partial(func, *args)``: ``func`` with its leading arguments bound (MindSpore's signature
+    is ``(*args)``: the function is the first)."""
+    if not args:
+        raise InvalidParamError("partial: takes the function to bind first, got no arguments")
+    func, args = args[0], args[1:]
     if not callable(func):
         raise InvalidParamError(f"partial: func must be callable, got {type(func).__name__}")
     return functools.partial(func, *args)

@@ -20,12 +20,12 @@ from ..operations.nn_ops import Flatten, OneHot
 from ..primitive import _tensor, apply_op
 
 
-def cast(x: Any, dtype: Any) -> Tensor:
-    return Cast()(x, dtype)
+def cast(input: Any, dtype: Any) -> Tensor:
+    return Cast()(input, dtype)
 
 
-def transpose(x: Any, perm: Sequence[int]) -> Tensor:
-    return Transpose()(x, perm)
+def transpose(input: Any, dims: Sequence[int]) -> Tensor:
+    return Transpose()(input, dims)
 
 
 def concat(tensors: Sequence[Any], axis: int = 0) -> Tensor:
@@ -35,8 +35,8 @@ def concat(tensors: Sequence[Any], axis: int = 0) -> Tensor:
 cat = concat
 
 
-def gather(input_params: Any, input_indices: Any, axis: int = 0) -> Tensor:
-    return Gather()(input_params, input_indices, axis)
+def gather(input_params: Any, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
+    return Gather(batch_dims)(input_params, input_indices, axis)
 
 
 def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Tensor, ...]:
@@ -75,23 +75,25 @@ def unsorted_segment_sum(input_x: Any, segment_ids: Any, num_segments: Any) -> T
     return UnsortedSegmentSum()(input_x, segment_ids, num_segments)
 
 
-def reshape(x: Any, shape: Sequence[int]) -> Tensor:
-    return Reshape()(x, shape)
+def reshape(input: Any, shape: Sequence[int]) -> Tensor:
+    return Reshape()(input, shape)
 
 
-def expand_dims(x: Any, axis: int) -> Tensor:
-    return ExpandDims()(x, axis)
+def expand_dims(input_x: Any, axis: int) -> Tensor:
+    return ExpandDims()(input_x, axis)
 
 
-unsqueeze = expand_dims
+def unsqueeze(input: Any, dim: int) -> Tensor:
+    """``ops.unsqueeze(input, dim)``: ``expand_dims`` under PyTorch's argument names, as MindSpore has it."""
+    return ExpandDims()(input, dim)
 
 
-def squeeze(x: Any, axis: Any = None) -> Tensor:
-    return Squeeze(() if axis is None else axis)(x)
+def squeeze(input: Any, axis: Any = None) -> Tensor:
+    return Squeeze(() if axis is None else axis)(input)
 
 
-def flatten(x: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
-    x = _tensor(x)
+def flatten(input: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
+    x = _tensor(input)
     if order != "C":
         raise InvalidParamError(f"flatten: order={order!r} is not supported; use 'C'")
     if (start_dim, end_dim % builtins.max(x.ndim, 1)) == (1, builtins.max(x.ndim - 1, 0)):
@@ -105,20 +107,20 @@ def broadcast_to(input: Any, shape: Sequence[int]) -> Tensor:
     return BroadcastTo(shape)(input)
 
 
-def select(cond: Any, input: Any, other: Any) -> Tensor:
-    return Select()(cond, input, other)
+def select(condition: Any, input: Any, other: Any) -> Tensor:
+    return Select()(condition, input, other)
 
 
 def fill(type: Any, shape: Sequence[int], value: Any) -> Tensor:
     return Fill()(type, shape, value)
 
 
-def ones_like(input: Any, dtype: Any = None) -> Tensor:
+def ones_like(input: Any, *, dtype: Any = None) -> Tensor:
     x = _tensor(input)
     return fill(dtype or x.dtype, x.shape, 1)
 
 
-def zeros_like(input: Any, dtype: Any = None) -> Tensor:
+def zeros_like(input: Any, *, dtype: Any = None) -> Tensor:
     x = _tensor(input)
     return fill(dtype or x.dtype, x.shape, 0)
 

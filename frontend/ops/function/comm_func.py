@@ -10,10 +10,11 @@ from ...unsupported import unsupported
 from .._utils import defined_here
 
 
-def get_backend(group: str = HCCL_WORLD_COMM_GROUP) -> str:
-    """The communication backend of ``group`` ("hccl": every group here is an HCCL group), after the
-    checks MindSpore makes (a str naming an existing group, after ``communication.init()``)."""
-    _check("get_backend", group)
+def get_backend(group: str | None = None) -> str:
+    """The communication backend of ``group`` (None: the world group; "hccl": every group here is an
+    HCCL group), after the checks MindSpore makes (a str naming an existing group, after
+    ``communication.init()``)."""
+    _check("get_backend", HCCL_WORLD_COMM_GROUP if group is None else group)
     return GlobalComm.BACKEND
 
 

@@ -13,21 +13,30 @@ from .._utils import defined_here
 from ..operations.array_ops import ExpandDims, Squeeze, Transpose
 from ..operations.math_ops import BatchMatMul, MatMul, ReduceAll, ReduceMax, ReduceMean, ReduceMin, ReduceSum
 from ..primitive import _tensor, generated_functions
-from .array_func import _arg_reduce
+from .array_func import _arg_reduce, cast
 
 # square, add, equal, ...: the functional forms of the registry's operand-only ops
 globals().update(generated_functions("math_func", vars(operations)))
 
 
-def sum(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return ReduceSum(keepdim)(input, dim)
+def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over ``dim``; with ``dtype``, of ``input`` cast to it first (MindSpore's result dtype)."""
+    return ReduceSum(keepdim)(input if dtype is None else cast(input, dtype), dim)
 
 
 def mean(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     return ReduceMean(keep_dims)(x, axis)
 
 
-def amax(input: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+def _no_initial_where(name: str, initial: Any, where: Any) -> None:
+    """amax/amin's ``initial`` and ``where`` (numpy's) are not served: refused unless left None."""
+    for arg, value in (("initial", initial), ("where", where)):
+        if value is not None:
+            raise InvalidParamError(f"{name}: {arg}={value!r} is not supported here; leave it None")
+
+
+def amax(input: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None) -> Tensor:
+    _no_initial_where("amax", initial, where)
     return ReduceMax(keepdims)(input, axis)
 
 
@@ -35,15 +44,16 @@ def all(input: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     return ReduceAll(keep_dims)(input, axis)
 
 
-def amin(input: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+def amin(input: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None) -> Tensor:
+    _no_initial_where("amin", initial, where)
     return ReduceMin(keepdims)(input, axis)
 
 
-def matmul(x: Any, y: Any) -> Tensor:
+def matmul(input: Any, other: Any) -> Tensor:
     """numpy.matmul's rules, as MindSpore's ops.matmul: 2-D @ 2-D is MatMul, higher ranks (broadcast
     batch dims) BatchMatMul; a 1-D operand is a row (left) or column (right) vector whose dimension
     is dropped from the result."""
-    x, y = _tensor(x), _tensor(y)
+    x, y = _tensor(input), _tensor(other)
     if x.ndim == 0 or y.ndim == 0:
         raise InvalidParamError(f"matmul: inputs must have rank >= 1, got {x.shape} and {y.shape}; "
                                 "use ops.mul for a scalar")
@@ -60,8 +70,8 @@ def matmul(x: Any, y: Any) -> Tensor:
     return out
 
 
-def bmm(x: Any, y: Any) -> Tensor:
-    return BatchMatMul()(x, y)
+def bmm(input_x: Any, mat2: Any) -> Tensor:
+    return BatchMatMul()(input_x, mat2)
 
 
 def argmin(input: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:

@@ -37,22 +37,23 @@ from .math_func import sum as tensor_sum
 globals().update(generated_functions("nn_func", vars(operations)))
 
 
-def gelu(input_x: Any, approximate: str = "tanh") -> Tensor:
+def gelu(input: Any, approximate: str = "tanh") -> Tensor:
     if approximate != "tanh":
         raise InvalidParamError(f"gelu: approximate={approximate!r} is not supported; GeLU uses 'tanh'")
-    return GeLU()(input_x)
+    return GeLU()(input)
 
 
-def softmax(x: Any, axis: int = -1) -> Tensor:
-    return Softmax(axis)(x)
+def softmax(input: Any, axis: int = -1, *, dtype: Any = None) -> Tensor:
+    """Softmax along ``axis``; with ``dtype``, of ``input`` cast to it first (as MindSpore)."""
+    return Softmax(axis)(input if dtype is None else cast(input, dtype))
 
 
-def log_softmax(x: Any, axis: int = -1) -> Tensor:
-    return LogSoftmax(axis)(x)
+def log_softmax(logits: Any, axis: int = -1) -> Tensor:
+    return LogSoftmax(axis)(logits)
 
 
-def bias_add(x: Any, bias: Any) -> Tensor:
-    return BiasAdd()(x, bias)
+def bias_add(input_x: Any, bias: Any) -> Tensor:
+    return BiasAdd()(input_x, bias)
 
 
 def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, pad_mode: str = "valid",
@@ -220,9 +221,10 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return reduce_loss(tensor_abs(input - target), check_reduction(reduction))
 
 
-def binary_cross_entropy_with_logits(logits: Tensor, label: Tensor, weight: Any = None, pos_weight: Any = None,
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Any = None, pos_weight: Any = None,
                                      reduction: str = "mean") -> Tensor:
     """Stable form: (1 - y) x + (1 + (pw - 1) y) (log(1 + exp(-|x|)) + max(-x, 0))."""
+    logits, label = input, target
     check_reduction(reduction)
     label = cast(label, logits.dtype)
     softplus = log(exp(-tensor_abs(logits)) + 1.0) + maximum(-logits, 0.0)

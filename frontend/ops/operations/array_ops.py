@@ -15,20 +15,20 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import _MASKS, _axes, _flag, _int_tuple, _shape_arg, _static_int, defined_here
-from ..primitive import Primitive, _binary_operands, _cast, _tensor, apply_op
+from ..primitive import _Op, _binary_operands, _cast, _tensor, apply_op
 
 
-class Cast(Primitive):
-    def __call__(self, x: Any, dtype: Any) -> Tensor:
-        return _cast(x, dtype)
+class Cast(_Op):
+    def __call__(self, input_x: Any, dtype: Any) -> Tensor:
+        return _cast(input_x, dtype)
 
 
-class Transpose(Primitive):
-    def __call__(self, x: Any, perm: Sequence[int]) -> Tensor:
-        return apply_op("Transpose", [x], {"perm": tuple(int(p) for p in perm)})[0]
+class Transpose(_Op):
+    def __call__(self, input: Any, dims: Sequence[int]) -> Tensor:
+        return apply_op("Transpose", [input], {"perm": tuple(int(p) for p in dims)})[0]
 
 
-class Concat(Primitive):
+class Concat(_Op):
     def __init__(self, axis: int = 0):
         super().__init__()
         self.axis = int(axis)
@@ -39,7 +39,7 @@ class Concat(Primitive):
         return apply_op("Concat", list(tensors), {"axis": self.axis})[0]
 
 
-class Split(Primitive):
+class Split(_Op):
     """``Split(axis=0, output_num=1)(x)``: a tuple of ``output_num`` equal parts of x along ``axis``."""
 
     def __init__(self, axis: int = 0, output_num: int = 1):
@@ -50,16 +50,16 @@ class Split(Primitive):
         return apply_op("Split", [input_x], {"axis": self.axis, "output_num": self.output_num})
 
 
-class Slice(Primitive):
+class Slice(_Op):
     """``Slice()(x, begin, size)``: the block of x starting at ``begin`` with ``size`` elements per
     dimension (-1: up to the end of that dimension)."""
 
-    def __call__(self, input_x: Any, begin: Sequence[int], size: Sequence[int]) -> Tensor:
-        return apply_op("Slice", [input_x], {"begin": _int_tuple("Slice: begin", begin),
+    def __call__(self, input: Any, begin: Sequence[int], size: Sequence[int]) -> Tensor:
+        return apply_op("Slice", [input], {"begin": _int_tuple("Slice: begin", begin),
                                              "size": _int_tuple("Slice: size", size)})[0]
 
 
-class ResizeNearestNeighbor(Primitive):
+class ResizeNearestNeighbor(_Op):
     """``ResizeNearestNeighbor(size, align_corners=False, half_pixel_centers=False)(x)``: NCHW x to
     ``size`` (new_height, new_width) by nearest neighbour (TensorFlow's coordinates, as Ascend)."""
 
@@ -77,7 +77,7 @@ class ResizeNearestNeighbor(Primitive):
                          "half_pixel_centers": self.half_pixel_centers})[0]
 
 
-class UnsortedSegmentSum(Primitive):
+class UnsortedSegmentSum(_Op):
     """``UnsortedSegmentSum()(x, segment_ids, num_segments)``: output[i] is the sum of the rows of x
     whose segment id is i; rows with an id outside [0, num_segments) are dropped."""
 
@@ -87,82 +87,82 @@ class UnsortedSegmentSum(Primitive):
         return apply_op("UnsortedSegmentSum", [input_x, segment_ids], {"num_segments": num_segments})[0]
 
 
-class Gather(Primitive):
+class Gather(_Op):
     def __init__(self, batch_dims: int = 0):
         super().__init__()
         if batch_dims:
             raise InvalidParamError(f"Gather: batch_dims={batch_dims} is not supported; use 0")
 
-    def __call__(self, params: Any, indices: Any, axis: int = 0) -> Tensor:
-        return apply_op("Gather", [params, indices], {"axis": int(axis)})[0]
+    def __call__(self, input_params: Any, input_indices: Any, axis: int) -> Tensor:
+        return apply_op("Gather", [input_params, input_indices], {"axis": int(axis)})[0]
 
 
-class Reshape(Primitive):
-    def __call__(self, x: Any, shape: Sequence[int]) -> Tensor:
-        x = _tensor(x)
-        resolved = no_task_shape("Reshape", x.shape, {"shape": tuple(int(s) for s in shape)})
-        return apply_op("Reshape", [x], {"shape": resolved})[0]
+class Reshape(_Op):
+    def __call__(self, input: Any, shape: Sequence[int]) -> Tensor:
+        input = _tensor(input)
+        resolved = no_task_shape("Reshape", input.shape, {"shape": tuple(int(s) for s in shape)})
+        return apply_op("Reshape", [input], {"shape": resolved})[0]
 
 
-class ExpandDims(Primitive):
-    def __call__(self, x: Any, axis: int) -> Tensor:
-        return apply_op("ExpandDims", [x], {"axis": int(axis)})[0]
+class ExpandDims(_Op):
+    def __call__(self, input_x: Any, axis: int) -> Tensor:
+        return apply_op("ExpandDims", [input_x], {"axis": int(axis)})[0]
 
 
-class Squeeze(Primitive):
+class Squeeze(_Op):
     def __init__(self, axis: Any = ()):
         super().__init__()
         self.axis = _axes(axis)
 
-    def __call__(self, x: Any) -> Tensor:
-        return apply_op("Squeeze", [x], {"axis": self.axis})[0]
+    def __call__(self, input: Any) -> Tensor:
+        return apply_op("Squeeze", [input], {"axis": self.axis})[0]
 
 
-class Identity(Primitive):
+class Identity(_Op):
     """``Identity()(x)``: x as a new tensor. MindSpore copies it; here it is a no-task op (a Reshape to
     its own shape) that aliases x, which is the same thing since nothing writes a tensor in place."""
 
-    def __call__(self, x: Any) -> Tensor:
-        x = _tensor(x)
-        return apply_op("Reshape", [x], {"shape": x.shape})[0]
+    def __call__(self, input_x: Any) -> Tensor:
+        input_x = _tensor(input_x)
+        return apply_op("Reshape", [input_x], {"shape": input_x.shape})[0]
 
 
-class BroadcastTo(Primitive):
+class BroadcastTo(_Op):
     def __init__(self, shape: Sequence[int]):
         super().__init__()
         self.shape = tuple(int(s) for s in shape)
 
-    def __call__(self, x: Any) -> Tensor:
-        return apply_op("BroadcastTo", [x], {"shape": self.shape})[0]
+    def __call__(self, input: Any) -> Tensor:
+        return apply_op("BroadcastTo", [input], {"shape": self.shape})[0]
 
 
-class Select(Primitive):
+class Select(_Op):
     """``Select()(cond, x, y)``: x where cond else y, elementwise with broadcasting; the chosen
     values are copied bit for bit (a skipped optimizer update keeps its parameters exactly)."""
 
-    def __call__(self, cond: Any, x: Any, y: Any) -> Tensor:
-        x, y = _binary_operands(x, y)
-        return apply_op("Select", [cond, x, y])[0]
+    def __call__(self, condition: Any, input: Any, other: Any) -> Tensor:
+        input, other = _binary_operands(input, other)
+        return apply_op("Select", [condition, input, other])[0]
 
 
-class Fill(Primitive):
-    def __call__(self, type: Any, shape: Sequence[int], value: Any) -> Tensor:
-        return BroadcastTo(tuple(shape))(Tensor(value, mstype.to_type(type)))
+class Fill(_Op):
+    def __call__(self, dtype: Any, dims: Sequence[int], x: Any) -> Tensor:
+        return BroadcastTo(tuple(dims))(Tensor(x, mstype.to_type(dtype)))
 
 
-class OnesLike(Primitive):
+class OnesLike(_Op):
     def __call__(self, x: Any) -> Tensor:
         x = _tensor(x)
         return Fill()(x.dtype, x.shape, 1)
 
 
-class ZerosLike(Primitive):
+class ZerosLike(_Op):
     def __call__(self, x: Any) -> Tensor:
         x = _tensor(x)
         return Fill()(x.dtype, x.shape, 0)
 
 
-class Tile(Primitive):
+class Tile(_Op):
     """``Tile()(input, dims)``: input repeated dims[i] times along dimension i; the shorter of the
     shape and dims is padded with leading 1s."""
 
@@ -170,7 +170,7 @@ class Tile(Primitive):
         return apply_op("Tile", [input], {"multiples": _int_tuple("Tile: dims", dims)})[0]
 
 
-class StridedSlice(Primitive):
+class StridedSlice(_Op):
     """``StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
     shrink_axis_mask=0)(input_x, begin, end, strides)``: ``x[begin:end:strides]`` per dimension with
     TensorFlow's masks (kernels/ops/index.py: strided_spec); ``Tensor.__getitem__`` lowers to it."""
@@ -187,7 +187,7 @@ class StridedSlice(Primitive):
         return apply_op("StridedSlice", [input_x], attrs)[0]
 
 
-class GatherNd(Primitive):
+class GatherNd(_Op):
     """``GatherNd()(input_x, indices)``: the slices of input_x at the index tuples in indices' last
     dimension; an out-of-range tuple reads zeros."""
 
@@ -195,7 +195,7 @@ class GatherNd(Primitive):
         return apply_op("GatherNd", [input_x, indices])[0]
 
 
-class ScatterNd(Primitive):
+class ScatterNd(_Op):
     """``ScatterNd()(indices, updates, shape)``: zeros of ``shape`` with each update added at its index
     tuple (repeated tuples sum; an out-of-range tuple is dropped)."""
 
@@ -203,7 +203,7 @@ class ScatterNd(Primitive):
         return apply_op("ScatterNd", [indices, updates], {"shape": _int_tuple("ScatterNd: shape", shape)})[0]
 
 
-class _ArgReduce(Primitive):
+class _ArgReduce(_Op):
     op = ""
 
     def __init__(self, axis: int = -1, output_type: Any = mstype.int32):
@@ -223,19 +223,22 @@ class Argmax(_ArgReduce):
 
 
 class Argmin(_ArgReduce):
-    """``Argmin(axis=-1, output_type=mstype.int32)(input_x)``: the index of the first minimum."""
+    """``Argmin(axis=-1, output_type=mstype.int32)(x)``: the index of the first minimum."""
     op = "Argmin"
 
+    def __call__(self, x: Any) -> Tensor:       # MindSpore names Argmin's operand x, Argmax's input_x
+        return super().__call__(x)
 
-class _ArgWithValue(Primitive):
+
+class _ArgWithValue(_Op):
     op = ""
 
     def __init__(self, axis: int = 0, keep_dims: bool = False):
         super().__init__()
         self.axis, self.keep_dims = check_int(axis, f"{self.op}: axis"), _flag(f"{self.op}: keep_dims", keep_dims)
 
-    def __call__(self, input_x: Any) -> tuple[Tensor, Tensor]:
-        return apply_op(self.op, [input_x], {"axis": self.axis, "keep_dims": self.keep_dims})
+    def __call__(self, input: Any) -> tuple[Tensor, Tensor]:
+        return apply_op(self.op, [input], {"axis": self.axis, "keep_dims": self.keep_dims})
 
 
 class ArgMaxWithValue(_ArgWithValue):
@@ -248,7 +251,7 @@ class ArgMinWithValue(_ArgWithValue):
     op = "ArgMinWithValue"
 
 
-class TopK(Primitive):
+class TopK(_Op):
     """``TopK(sorted=True)(input_x, k) -> (values, indices)``: the k largest elements along the last
     dimension, largest first (ties: lower index first). The device always sorts them, which
     ``sorted=False`` (any order) allows."""
@@ -261,7 +264,7 @@ class TopK(Primitive):
         return apply_op("TopK", [input_x], {"k": _static_int("TopK: k", k, 0), "largest": True})
 
 
-class Sort(Primitive):
+class Sort(_Op):
     """``Sort(axis=-1, descending=False)(x) -> (values, indices)``: x sorted along ``axis``, ascending
     (NaN last) or descending (NaN first); equal elements keep their order (stable), and ``indices``
     (int32) says where each value was."""
@@ -275,7 +278,7 @@ class Sort(Primitive):
         return apply_op("Sort", [x], {"axis": self.axis, "descending": self.descending})
 
 
-class GatherD(Primitive):
+class GatherD(_Op):
     """``GatherD()(x, dim, index)``: ``out[i][j][k] = x[index[i][j][k]][j][k]`` for dim 0 (likewise for the
     other dims). index has x's rank, is no larger than x except along ``dim``, and may count from
     the end (``-1`` is the last); an index outside ``[-n, n)`` reads 0 (MindSpore raises at run time)."""
@@ -284,7 +287,7 @@ class GatherD(Primitive):
         return apply_op("GatherD", [x, index], {"dim": _static_int("GatherD: dim", dim)})[0]
 
 
-class Stack(Primitive):
+class Stack(_Op):
     """``Stack(axis=0)(input_x)``: the tensors of one shape and dtype joined along a new dimension
     ``axis``; built as each tensor's ExpandDims and one Concat (whose backward slices the gradient)."""
 
@@ -306,7 +309,7 @@ class Stack(Primitive):
         return parts[0] if len(parts) == 1 else Concat(axis)(parts)
 
 
-class Unstack(Primitive):
+class Unstack(_Op):
     """``Unstack(axis=0, num=None)(input_x)``: the slices of input_x along ``axis``, that dimension
     removed; built as one Split and a Squeeze per part."""
 
@@ -328,28 +331,28 @@ class Unstack(Primitive):
         return tuple(Squeeze(axis)(p) for p in parts)
 
 
-class Zeros(Primitive):
+class Zeros(_Op):
     """``Zeros()(size, type)``: a tensor of zeros (an int size is a 1-D shape)."""
 
-    def __call__(self, size: Any, type: Any) -> Tensor:
-        return Fill()(type, _shape_arg("Zeros", size), 0)
+    def __call__(self, size: Any, dtype: Any = None) -> Tensor:
+        return Fill()(dtype or mstype.float32, _shape_arg("Zeros", size), 0)
 
 
-class Ones(Primitive):
+class Ones(_Op):
     """``Ones()(shape, type)``: a tensor of ones (an int shape is 1-D)."""
 
-    def __call__(self, shape: Any, type: Any) -> Tensor:
-        return Fill()(type, _shape_arg("Ones", shape), 1)
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        return Fill()(dtype or mstype.float32, _shape_arg("Ones", shape), 1)
 
 
-class Shape(Primitive):
+class Shape(_Op):
     """``Shape()(input_x)``: the shape as a tuple of Python ints (static, also while capturing)."""
 
-    def __call__(self, input_x: Any) -> tuple[int, ...]:
-        return tuple(_tensor(input_x).shape)
+    def __call__(self, x: Any) -> tuple[int, ...]:
+        return tuple(_tensor(x).shape)
 
 
-class TupleToArray(Primitive):
+class TupleToArray(_Op):
     """``TupleToArray()(input_x)``: a constant 1-D tensor of a non-empty tuple of numbers of one kind
     (ints become int32, the device's int; floats float32)."""
 
@@ -364,13 +367,13 @@ class TupleToArray(Primitive):
         return Tensor(np.asarray(input_x))
 
 
-class DType(Primitive):
-    """``DType()(input_x)``: the tensor's dtype (``mstype.float32``...); ``ops.dtype`` is an instance."""
+class DType(_Op):
+    """``DType()(x)``: the tensor's dtype (``mstype.float32``...); ``ops.dtype`` is an instance."""
 
-    def __call__(self, input_x: Any) -> mstype.Type:
-        if not isinstance(input_x, Tensor):
-            raise InvalidParamError(f"DType: input_x must be a Tensor, got {type(input_x).__name__}")
-        return input_x.dtype
+    def __call__(self, x: Any) -> mstype.Type:
+        if not isinstance(x, Tensor):
+            raise InvalidParamError(f"DType: x must be a Tensor, got {type(x).__name__}")
+        return x.dtype
 
 
 __all__ = defined_here(globals(), __name__)

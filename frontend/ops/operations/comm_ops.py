@@ -15,7 +15,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...communication.management import (HCCL_WORLD_COMM_GROUP, CommTypeError, CommValueError, _check,
                                          get_group_rank_from_world_rank, get_group_size)
-from ..primitive import Primitive, apply_op
+from ..primitive import _Op, apply_op
 from .array_ops import Concat, Reshape, Split
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll", "Send", "Receive",
@@ -54,7 +54,7 @@ def _check_int(prim: str, name: str, value: Any) -> int:
     return value
 
 
-class _Collective(Primitive):
+class _Collective(_Op):
     """Applies its op to one tensor in the group (checked to exist when called)."""
 
     op_name = ""
@@ -118,7 +118,7 @@ class ReduceScatter(_Collective):
         return {"reduce_op": self.op, "group": self.group, "rank_size": self.rank_size}
 
 
-class Broadcast(Primitive):
+class Broadcast(_Op):
     """Every rank's tensors become those of world rank ``root_rank``; takes and returns a tuple."""
 
     def __init__(self, root_rank: int, group: str = HCCL_WORLD_COMM_GROUP) -> None:
@@ -138,7 +138,7 @@ class Broadcast(Primitive):
         return tuple(apply_op("Broadcast", [x], {"root_rank": self._root, "group": self.group})[0] for x in input_x)
 
 
-class AlltoAll(Primitive):
+class AlltoAll(_Op):
     """Split the tensor along ``split_dim`` into ``split_count`` blocks, send block j to rank j, and
     concatenate the blocks received, in rank order, along ``concat_dim``."""
 
@@ -179,7 +179,7 @@ def _group_rank(prim: str, world_rank: int, group: str) -> int:
     return world_rank if group == HCCL_WORLD_COMM_GROUP else get_group_rank_from_world_rank(world_rank, group)
 
 
-class Send(Primitive):
+class Send(_Op):
     """Send the tensor to world rank ``dest_rank``, whose Receive with the same ``sr_tag`` takes it.
     Returns an empty tensor (order it with ``ops.Depend(x, send(x))`` as MindSpore's examples do);
     sends and receives are matched in the order each pair of ranks issues them."""
@@ -201,7 +201,7 @@ class Send(Primitive):
         return apply_op("Send", [input_x], attrs)[0]
 
 
-class Receive(Primitive):
+class Receive(_Op):
     """Receive a tensor of ``shape`` and ``dtype`` from world rank ``src_rank`` (its Send with ``sr_tag``)."""
 
     def __init__(self, sr_tag: int, src_rank: int, shape: Any, dtype: Any, group: str = HCCL_WORLD_COMM_GROUP,

@@ -12,10 +12,10 @@ from ...capture import tracer_value
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import defined_here
-from ..primitive import Primitive
+from ..primitive import _Op
 
 
-class Print(Primitive):
+class Print(_Op):
     """``Print()(*input_x)``: strings as they are, tensors as MindSpore prints them
     (``Tensor(shape=[2], dtype=Float32, value= [...])``), one per line. In PyNative they print at once;
     in a captured graph the tensors become extra graph outputs and print on the host after the graph

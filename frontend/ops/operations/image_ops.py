@@ -7,10 +7,10 @@ from typing import Any
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import _int_tuple, _static_ints, defined_here
-from ..primitive import Primitive, apply_op
+from ..primitive import _Op, apply_op
 
 
-class ResizeBilinearV2(Primitive):
+class ResizeBilinearV2(_Op):
     """``ResizeBilinearV2(align_corners=False, half_pixel_centers=False)(x, size)``: NCHW x to ``size``
     (new_height, new_width; a tuple, list or 1-D Tensor) by bilinear interpolation."""
 
@@ -18,8 +18,8 @@ class ResizeBilinearV2(Primitive):
         super().__init__()
         self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
 
-    def __call__(self, x: Any, size: Any) -> Tensor:
-        return apply_op("ResizeBilinearV2", [x],
+    def __call__(self, image: Any, size: Any) -> Tensor:
+        return apply_op("ResizeBilinearV2", [image],
                         {"size": _static_ints(f"{self.name}: size", size), "align_corners": self.align_corners,
                          "half_pixel_centers": self.half_pixel_centers})[0]
 

@@ -15,7 +15,7 @@ from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import (_check_format, _int_tuple, _pad4, _pair, _probability, _seed_arg, _static_int, _static_ints,
                       defined_here)
-from ..primitive import Primitive, _binary_operands, _tensor, apply_op, generated_primitives
+from ..primitive import _Op, _binary_operands, _tensor, apply_op, generated_primitives
 from .array_ops import Select
 from .math_ops import Abs, ReduceMean, ReduceSum
 from .other_ops import Assign, StopGradient
@@ -24,31 +24,34 @@ from .other_ops import Assign, StopGradient
 globals().update(generated_primitives("nn_ops"))
 
 
-class Softmax(Primitive):
+class Softmax(_Op):
     op = "Softmax"
 
     def __init__(self, axis: int | tuple[int] = -1):
         super().__init__()
         self.axis = axis[0] if isinstance(axis, (tuple, list)) and len(axis) == 1 else axis
 
-    def __call__(self, x: Any) -> Tensor:
-        return apply_op(self.op, [x], {"axis": self.axis})[0]
+    def __call__(self, input: Any) -> Tensor:
+        return apply_op(self.op, [input], {"axis": self.axis})[0]
 
 
 class LogSoftmax(Softmax):
     op = "LogSoftmax"
 
+    def __call__(self, logits: Any) -> Tensor:           # MindSpore's name, unlike Softmax's
+        return super().__call__(logits)
 
-class BiasAdd(Primitive):
+
+class BiasAdd(_Op):
     def __init__(self, data_format: str = "NCHW"):
         super().__init__()
         _check_format("BiasAdd", data_format)
 
-    def __call__(self, x: Any, bias: Any) -> Tensor:
-        return apply_op("BiasAdd", [x, bias])[0]
+    def __call__(self, input_x: Any, bias: Any) -> Tensor:
+        return apply_op("BiasAdd", [input_x, bias])[0]
 
 
-class Conv2D(Primitive):
+class Conv2D(_Op):
     def __init__(self, out_channel: int, kernel_size: Any, mode: int = 1, pad_mode: str = "valid",
                  pad: Any = 0, stride: Any = 1, dilation: Any = 1, group: int = 1, data_format: str = "NCHW"):
         super().__init__()
@@ -61,7 +64,7 @@ class Conv2D(Primitive):
         return apply_op("Conv2D", [x, weight], self.conv_attrs)[0]
 
 
-class Conv2DBackpropInput(Primitive):
+class Conv2DBackpropInput(_Op):
     """``Conv2DBackpropInput(out_channel, kernel_size, ...)(dout, weight, input_size)``: the gradient of
     a Conv2D with these attrs with respect to its input of shape ``input_size``, which is also the
     transposed convolution of ``dout`` (``Conv2DTranspose``). ``pad_list`` (top, bottom, left, right),
@@ -87,7 +90,7 @@ class Conv2DTranspose(Conv2DBackpropInput):
     """MindSpore's name of Conv2DBackpropInput used as a layer (nn.Conv2dTranspose)."""
 
 
-class _Pool(Primitive):
+class _Pool(_Op):
     op = ""
 
     def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid", data_format: str = "NCHW"):
@@ -107,8 +110,11 @@ class MaxPool(_Pool):
 class AvgPool(_Pool):
     op = "AvgPool"
 
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "VALID", data_format: str = "NCHW"):
+        super().__init__(kernel_size, strides, pad_mode, data_format)     # MindSpore's default is upper case
 
-class BatchNorm(Primitive):
+
+class BatchNorm(_Op):
     """BatchNorm over NCHW (or (N, C)) channels. Inference: (y,) from the given statistics. Training
     (``is_training=True``): y from the batch's statistics; the moving mean and variance Parameters are
     updated in place with ``momentum`` (the primitive's convention: new = (1 - momentum) * moving +
@@ -132,7 +138,7 @@ class BatchNorm(Primitive):
         return outs
 
 
-class LayerNorm(Primitive):
+class LayerNorm(_Op):
     """Returns (y, mean, rstd) like MindSpore."""
 
     def __init__(self, begin_norm_axis: int = 1, begin_params_axis: int = 1, epsilon: float = 1e-7):
@@ -140,11 +146,11 @@ class LayerNorm(Primitive):
         self.ln_attrs = {"begin_norm_axis": int(begin_norm_axis), "begin_params_axis": int(begin_params_axis),
                          "epsilon": float(epsilon)}
 
-    def __call__(self, x: Any, gamma: Any, beta: Any) -> tuple[Tensor, ...]:
-        return apply_op("LayerNorm", [x, gamma, beta], self.ln_attrs)
+    def __call__(self, input_x: Any, gamma: Any, beta: Any) -> tuple[Tensor, ...]:
+        return apply_op("LayerNorm", [input_x, gamma, beta], self.ln_attrs)
 
 
-class Pad(Primitive):
+class Pad(_Op):
     """``Pad(paddings)(x)``: x with zeros around it, ``paddings[d] = (before, after)`` for dimension d."""
 
     def __init__(self, paddings: Sequence[Sequence[int]]):
@@ -157,7 +163,7 @@ class Pad(Primitive):
         return apply_op("Pad", [input_x], {"paddings": self.paddings})[0]
 
 
-class MirrorPad(Primitive):
+class MirrorPad(_Op):
     """``MirrorPad(mode='REFLECT')(input_x, paddings)``: x padded by mirroring, ``paddings[d] = (before,
     after)`` for dimension d (a tuple or an int Tensor of shape (rank, 2)); REFLECT leaves the edge
     element out of the mirror, SYMMETRIC repeats it."""
@@ -172,7 +178,7 @@ class MirrorPad(Primitive):
         return apply_op("MirrorPad", [input_x], {"paddings": pairs, "mode": self.mode})[0]
 
 
-class SigmoidCrossEntropyWithLogits(Primitive):
+class SigmoidCrossEntropyWithLogits(_Op):
     """``SigmoidCrossEntropyWithLogits()(logits, label)``: the elementwise binary cross entropy
     ``-(label log sigmoid(logits) + (1 - label) log(1 - sigmoid(logits)))``, computed stably; logits
     and label share one shape and one float dtype. Only the logits get a gradient (MindSpore's
@@ -212,7 +218,7 @@ def check_smooth_l1(beta: Any, reduction: str) -> tuple[float, str]:
     return float(beta), check_reduction(reduction)
 
 
-class SmoothL1Loss(Primitive):
+class SmoothL1Loss(_Op):
     """``SmoothL1Loss(beta=1.0, reduction='none')(logits, labels)``: ``0.5 d^2 / beta`` where ``|d| <
     beta``, else ``|d| - 0.5 beta`` (d = logits - labels, one shape; beta = 0 is the L1 loss), as
     MindSpore's SmoothL1Loss kernel computes it; built from Abs, Less, Select and arithmetic, so O1
@@ -222,8 +228,8 @@ class SmoothL1Loss(Primitive):
         super().__init__()
         self.beta, self.reduction = check_smooth_l1(beta, reduction)
 
-    def __call__(self, logits: Any, labels: Any) -> Tensor:
-        input, target, beta = _tensor(logits), _tensor(labels), self.beta
+    def __call__(self, prediction: Any, target: Any) -> Tensor:
+        input, target, beta = _tensor(prediction), _tensor(target), self.beta
         if input.shape != target.shape:
             raise InvalidParamError(f"smooth_l1_loss: input shape {input.shape} and target shape {target.shape} "
                                     f"must be equal")
@@ -238,7 +244,7 @@ class SmoothL1Loss(Primitive):
         return reduce_loss(loss, self.reduction)
 
 
-class Dropout(Primitive):
+class Dropout(_Op):
     """``ops.Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x) -> (output, mask)``: each element is kept with
     probability ``keep_prob`` and scaled by ``1 / keep_prob``, or zeroed.
 
@@ -272,12 +278,12 @@ class Dropout(Primitive):
 _GENERATOR_STEP = Tensor(np.array([0, 0, 1], np.int32))
 
 
-class Flatten(Primitive):
-    def __call__(self, x: Any) -> Tensor:
-        return apply_op("Flatten", [x])[0]
+class Flatten(_Op):
+    def __call__(self, input_x: Any) -> Tensor:
+        return apply_op("Flatten", [input_x])[0]
 
 
-class OneHot(Primitive):
+class OneHot(_Op):
     """``OneHot(axis=-1)(indices, depth, on_value, off_value)``: a new dimension of size ``depth`` at
     ``axis``, holding on_value where its position equals the index and off_value elsewhere (also for
     every position of an index outside [0, depth))."""

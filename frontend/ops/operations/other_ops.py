@@ -12,19 +12,19 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import defined_here
-from ..primitive import Primitive, _cast, _tensor, apply_op
+from ..primitive import _Op, _cast, _tensor, apply_op
 from .array_ops import Identity  # noqa: F401  (MindSpore serves it from other_ops too)
 from .array_ops import BroadcastTo
 
 
-class StopGradient(Primitive):
+class StopGradient(_Op):
     """The identity, except that no gradient flows back through it."""
 
     def __call__(self, x: Any) -> Tensor:
         return apply_op("StopGradient", [x])[0]
 
 
-class Depend(Primitive):
+class Depend(_Op):
     """``Depend()(value, expr)`` returns ``value``. It orders side effects in MindSpore's graphs; here a
     graph's parameter updates always happen after everything that reads the old values."""
 
@@ -32,7 +32,7 @@ class Depend(Primitive):
         return value
 
 
-class Assign(Primitive):
+class Assign(_Op):
     """``Assign()(variable, value)``: the Parameter holds ``value`` from here on (in a graph: later reads
     see it and the parameter's device memory receives it when the graph has run)."""
 
@@ -53,7 +53,7 @@ class Assign(Primitive):
         return Tensor._symbolic(tracer, vid)
 
 
-class identity(Primitive):
+class identity(_Op):
     """``P.identity()(x)`` returns x itself (MindSpore's deprecated side-effect-propagating identity;
     ``nn.Identity``/``ops.Identity`` are the current names); ``ops.identity`` is an instance."""
 
