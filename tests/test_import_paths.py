@@ -46,7 +46,7 @@ ZOO_PATHS = {
                   "ops": "ops", "dtype": "common.dtype", "jit": "common.api.jit", "log": "log",
                   "load_checkpoint": "serialization.load_checkpoint",
                   "save_checkpoint": "serialization.save_checkpoint",
-                  "load_param_into_net": "serialization.load_param_into_net", "value_and_grad": "grad.value_and_grad",
+                  "load_param_into_net": "serialization.load_param_into_net", "value_and_grad": "ops.value_and_grad",
                   "set_seed": "common.seed.set_seed", "ParallelMode": "context.ParallelMode",
                   "set_auto_parallel_context": "context.set_auto_parallel_context", "numpy": "numpy",
                   "communication": "communication", "float32": "common.dtype.float32", "int8": "common.dtype.int8",
@@ -100,7 +100,7 @@ ZOO_PATHS = {
                                                             "scalar_to_tensor")},
                                  "partial": "ops.composite.partial", "tensor_pow": "ops.pow",
                                  "make_range": "ops.functional.make_range"},
-    "mindspore.ops.composite": {"GradOperation": "grad.GradOperation", "HyperMap": "ops.composite.HyperMap",
+    "mindspore.ops.composite": {"GradOperation": "ops.composite.base.GradOperation", "HyperMap": "ops.composite.HyperMap",
                                 "MultitypeFuncGraph": "ops.composite.MultitypeFuncGraph"},
     "mindspore.ops.primitive": {"constexpr": "ops.primitive.constexpr", "Primitive": "ops.Primitive"},
     # MindSpore's own homes of ops' names (issue 26): where the signature table says they are defined

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..comm_ops import AllGather, AllReduce, Broadcast, Receive, ReduceOp, ReduceScatter, Send
-from ..comm_ops import barrier as _barrier
+from ..ops.operations.comm_ops import AllGather, AllReduce, Broadcast, Receive, ReduceOp, ReduceScatter, Send
+from ..ops.operations.comm_ops import barrier as _barrier
 from ..tensor import Tensor
 from ..unsupported import unsupported
 from .management import HCCL_WORLD_COMM_GROUP, CommTypeError

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import losses
+from ...ops.function import nn_func
+from ...ops.operations import nn_ops
 from ...ops import constexpr  # noqa: F401  (MindSpore's nn.loss.loss has it)
 from ..cell import Cell
 from ..layer.activation import get_activation  # noqa: F401  (as in MindSpore's nn.loss.loss)
@@ -18,10 +19,10 @@ class LossBase(Cell):
 
     def __init__(self, reduction: str = "mean"):
         super().__init__()
-        self.reduction = losses.check_reduction(reduction)
+        self.reduction = nn_ops.check_reduction(reduction)
 
     def get_loss(self, x: Any, weights: Any = 1.0) -> Any:
-        return losses.reduce_loss(x, self.reduction, None if weights == 1.0 else weights)
+        return nn_ops.reduce_loss(x, self.reduction, None if weights == 1.0 else weights)
 
     def extend_repr(self) -> str:
         return f"reduction={self.reduction}"
@@ -36,7 +37,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         self.sparse = bool(sparse)
 
     def construct(self, logits: Any, labels: Any) -> Any:
-        return self.get_loss(losses.softmax_cross_entropy(logits, labels, self.sparse))
+        return self.get_loss(nn_func.softmax_cross_entropy(logits, labels, self.sparse))
 
 
 class CrossEntropyLoss(LossBase):
@@ -46,7 +47,7 @@ class CrossEntropyLoss(LossBase):
         self.weight, self.ignore_index, self.label_smoothing = weight, int(ignore_index), float(label_smoothing)
 
     def construct(self, logits: Any, labels: Any) -> Any:
-        return losses.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
+        return nn_func.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
                                     self.label_smoothing)
 
 
@@ -56,17 +57,17 @@ class NLLLoss(LossBase):
         self.weight, self.ignore_index = weight, int(ignore_index)
 
     def construct(self, logits: Any, labels: Any) -> Any:
-        return losses.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
+        return nn_func.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
 
 
 class MSELoss(LossBase):
     def construct(self, logits: Any, labels: Any) -> Any:
-        return losses.mse_loss(logits, labels, self.reduction)
+        return nn_func.mse_loss(logits, labels, self.reduction)
 
 
 class L1Loss(LossBase):
     def construct(self, logits: Any, labels: Any) -> Any:
-        return losses.l1_loss(logits, labels, self.reduction)
+        return nn_func.l1_loss(logits, labels, self.reduction)
 
 
 class BCEWithLogitsLoss(LossBase):
@@ -75,7 +76,7 @@ class BCEWithLogitsLoss(LossBase):
         self.weight, self.pos_weight = weight, pos_weight
 
     def construct(self, logits: Any, labels: Any) -> Any:
-        return losses.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
+        return nn_func.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
                                                        self.reduction)
 
 
@@ -85,7 +86,7 @@ class SmoothL1Loss(LossBase):
 
     def __init__(self, beta: float = 1.0, reduction: str = "none"):
         super().__init__(reduction)
-        self.beta, _ = losses.check_smooth_l1(beta, reduction)
+        self.beta, _ = nn_ops.check_smooth_l1(beta, reduction)
 
     def construct(self, logits: Any, labels: Any) -> Any:
-        return losses.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+        return nn_func.smooth_l1_loss(logits, labels, self.beta, self.reduction)

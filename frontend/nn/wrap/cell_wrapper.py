@@ -15,7 +15,7 @@ from ascendemu.graph.capture import current_tracer
 
 from ... import ops
 from ...context import ParallelMode
-from ...grad import GradOperation
+from ...ops.composite.base import GradOperation
 from ...parallel._utils import _get_device_num, _get_gradients_mean, _get_parallel_mode, _get_parameter_broadcast
 from ..cell import Cell
 from .grad_reducer import DistributedGradReducer

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ... import context, ops
-from ...comm_ops import AllReduce, ReduceOp
+from ...ops.operations.comm_ops import AllReduce, ReduceOp
 from ...common import dtype as mstype
 from ...communication.management import CommTypeError, CommValueError, GlobalComm, get_group_size
 from ...ops import AllGather  # noqa: F401  (MindSpore's nn.wrap.grad_reducer has it)
