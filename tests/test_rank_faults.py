@@ -102,13 +102,15 @@ def test_a_rank_that_raises_under_msrun_is_named_with_its_error_and_log(ascendem
 
 
 TRAINS = """
+import sys
 import numpy as np
 import mindspore as ms
 from mindspore import ops, Tensor
 from mindspore.communication import init, get_rank
 init()
 x = Tensor(np.full(4, get_rank() + 1, np.float32))
-print("reduced", ops.AllReduce()(x * x).asnumpy())
+# one write per line: the ranks share mpiexec's stdout, and print's separate writes of its arguments interleave
+sys.stdout.write(f"reduced {ops.AllReduce()(x * x).asnumpy()}\\n"); sys.stdout.flush()
 """
 
 
