@@ -15,7 +15,7 @@ from typing import Any
 
 from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
 from . import (amp, communication, context, dataset, indexing, log, mindrecord, nn, numpy, onnx, ops,  # noqa: F401
-               parallel, profiler, serialization)  # indexing: registers Tensor.__getitem__
+               parallel, profiler)  # indexing: registers Tensor.__getitem__
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -35,7 +35,7 @@ from .ops.function.grad import grad, value_and_grad
 from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from .profiler import Profiler
 from .run_check import run_check
-from .serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
+from .train.serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .train import *  # noqa: F401,F403  MindSpore's top level has mindspore.train's names (Model, callbacks, metrics)
 from .unsupported import unsupported
@@ -45,7 +45,7 @@ from .version import MINDSPORE_VERSION, __version__  # noqa: F401
 __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "GRAPH_MODE", "PYNATIVE_MODE",
            "set_context", "get_context", "set_device", "set_seed", "get_seed", "jit", "initializer",
            "float16", "float32", "int32", "bool_", "capture", "set_backend", "get_backend", "grad",
-           "value_and_grad", "GradOperation", "ParameterTuple", "serialization", "train", "save_checkpoint",
+           "value_and_grad", "GradOperation", "ParameterTuple", "train", "save_checkpoint",
            "load_checkpoint", "load_param_into_net", "export", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord", "parallel",

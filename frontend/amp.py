@@ -26,7 +26,8 @@ from . import nn, ops
 from .common import dtype as mstype
 from .nn.wrap.loss_scale import all_finite
 from .ops import constexpr  # noqa: F401  (MindSpore's amp has it)
-from .tensor import Parameter, Tensor
+from .common.parameter import Parameter
+from .common.tensor import Tensor
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 
 __all__ = ["auto_mixed_precision", "build_train_network", "get_white_list", "get_black_list", "all_finite",

@@ -55,6 +55,35 @@ def load_table() -> dict:
     return json.loads(SIGNATURES.read_text())
 
 
+@functools.lru_cache(maxsize=1)
+def _entry_texts() -> dict[str, str]:
+    """Qualified name -> the JSON text of its entry. ``tools/record_signatures.py`` writes one entry per
+    line, so the front end's import (which reads a few hundred of 2,546 entries) parses only those, not
+    the whole 0.8 MB table (``load_table``, for coverage and tests, parses everything)."""
+    texts = {}
+    for line in SIGNATURES.read_text().splitlines():
+        name, sep, rest = line.partition('": ')
+        if sep and name.startswith('"mindspore.') and "\\" not in name:
+            texts[name[1:]] = rest[:-1] if rest.endswith(",") else rest
+    return texts
+
+
+def table_entry(qualified: str) -> dict | None:
+    """The table's entry for ``qualified``, or None if the table lacks it."""
+    text = _entry_texts().get(qualified)
+    if text is None:
+        return None
+    try:
+        entry = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidFileError(f"{SIGNATURES}: the entry of {qualified} is not JSON ({exc}); re-record it with "
+                               "tools/record_signatures.py") from exc
+    if not isinstance(entry, dict):
+        raise InvalidFileError(f"{SIGNATURES}: the entry of {qualified} is {type(entry).__name__}, not an object; "
+                               "re-record it with tools/record_signatures.py")
+    return entry
+
+
 def _frontend_module(namespace: str):
     """The front end's module serving ``namespace`` (``mindspore.nn`` -> ascendemu.frontend.nn), or None."""
     suffix = namespace[len(ROOT):]
@@ -68,7 +97,7 @@ def is_served(qualified: str) -> bool:
     """Whether ``mindspore.<path>.<name>`` resolves in the front end to something other than a refusal."""
     namespace, name = qualified.rsplit(".", 1)
     if namespace == "mindspore.Tensor":
-        from .tensor import Tensor
+        from .common.tensor import Tensor
         return hasattr(Tensor, name)
     module = _frontend_module(namespace)
     if module is None:
@@ -151,7 +180,7 @@ def table_signature(qualified: str, part: str = "signatures") -> inspect.Signatu
     ``part``: "signatures" (a function's first overload), "init" or "call" (a primitive's)."""
     if part not in SIGNATURE_PARTS:
         raise InvalidParamError(f"table_signature: part={part!r} must be one of {SIGNATURE_PARTS}")
-    entry = load_table()["entries"].get(qualified)
+    entry = table_entry(qualified)
     if entry is None or entry.get(part) is None:
         return None
     rows = entry[part]

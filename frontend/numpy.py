@@ -19,7 +19,7 @@ from ascendemu.errors import InvalidParamError
 from . import ops
 from .common import dtype as mstype
 from .common.dtype import bool_, float16, float32, int32
-from .tensor import Tensor
+from .common.tensor import Tensor
 from .unsupported import unsupported
 
 pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None

@@ -41,7 +41,7 @@ from . import log
 from .common.api import capture
 from .dataset import Dataset
 from .nn import Cell
-from .tensor import Tensor
+from .common.tensor import Tensor
 from .unsupported import UnsupportedOpError
 
 __all__ = ["export", "write_onnx", "onnx_model", "ExportTypeError", "ExportValueError", "OnnxCall", "LOWERINGS", "ONNX_OPSET"]

@@ -33,7 +33,7 @@ def run_check() -> None:
     from .context import get_context
     from .version import __version__
     from .common import dtype as mstype
-    from .tensor import Tensor
+    from .common.tensor import Tensor
     try:
         print("MindSpore version: ", __version__)
         out = ops.Mul()(Tensor(np.array(CHECK_X), mstype.float32), Tensor(np.array(CHECK_Y), mstype.float32))

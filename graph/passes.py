@@ -81,9 +81,30 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
 # -------------------------------------------------------------------------------------------- fusion
 
 def _fusable(graph: Graph, node: OpNode) -> bool:
+    """Whether ``node`` may join a fused tree: a one-output elementwise op on float values, or a
+    comparison of float values whose bool result stays inside the tree (a composite's ``Select``
+    condition), since a fused program holds it in a register and never stores it."""
     if node.op not in FUSABLE_OPS or len(node.outputs) != 1:
         return False
-    return all(graph.values[v].dtype in FLOAT for v in node.inputs + node.outputs)
+    if not all(graph.values[v].dtype in FLOAT for v in node.inputs):
+        return False
+    return graph.values[node.outputs[0]].dtype in FLOAT + ("bool",)
+
+
+def _joins(graph: Graph, node: OpNode, producers: dict, consumers: dict, pinned: set[int]) -> bool:
+    """Whether ``node`` may join a tree: fusable, with each bool input (a Select's condition) made by a
+    fusable comparison read by ``node`` alone, which then joins with it. ``pinned``: values that must
+    stay in memory (graph outputs, aliased values)."""
+    if node.op not in FUSABLE_OPS or len(node.outputs) != 1:
+        return False
+    for v in node.inputs:
+        if graph.values[v].dtype in FLOAT:
+            continue
+        p = producers.get(v)
+        if (graph.values[v].dtype != "bool" or p is None or not _fusable(graph, p) or len(consumers[v]) != 1
+                or v in pinned):
+            return False
+    return graph.values[node.outputs[0]].dtype in FLOAT + ("bool",)
 
 
 def _is_literal_scalar(graph: Graph, vid: int) -> bool:
@@ -99,21 +120,21 @@ def _groups(graph: Graph) -> list[list[OpNode]]:
     """
     producers = graph.producers()
     consumers = graph.consumers()
-    outputs = set(graph.outputs)
-    aliased = set(graph.aliases.values())
+    pinned = set(graph.outputs) | set(graph.aliases.values())
     position = {n.id: i for i, n in enumerate(graph.nodes)}
     taken: set[int] = set()
     groups = []
     for root in reversed(graph.nodes):
-        if root.id in taken or not _fusable(graph, root):
+        if (root.id in taken or not _joins(graph, root, producers, consumers, pinned)
+                or graph.values[root.outputs[0]].dtype not in FLOAT):      # a tree stores a float result
             continue
         group, stack = [root], [root]
         taken.add(root.id)
         while stack:
             for v in stack.pop().inputs:
                 p = producers.get(v)
-                if (p is not None and p.id not in taken and _fusable(graph, p) and len(consumers[v]) == 1
-                        and v not in outputs and v not in aliased):
+                if (p is not None and p.id not in taken and _joins(graph, p, producers, consumers, pinned)
+                        and len(consumers[v]) == 1 and v not in pinned):
                     taken.add(p.id)
                     group.append(p)
                     stack.append(p)

@@ -39,3 +39,13 @@ def test_groups_partition_served_and_missing():
         assert not set(g.served) & set(g.missing)
         assert all(is_served(n) for n in g.served[:50])
     assert api_coverage.SIGNATURES.stat().st_size > 100_000
+
+
+def test_the_line_index_reads_each_entry_as_the_whole_table_does():
+    """The front end's import reads entries through a per-line index (the recorder writes one entry per
+    line); every entry must come out as json's parse of the whole file gives it."""
+    entries = load_table()["entries"]
+    assert set(api_coverage._entry_texts()) == set(entries)
+    for name, entry in entries.items():
+        assert api_coverage.table_entry(name) == entry
+    assert api_coverage.table_entry("mindspore.ops.no_such_op") is None

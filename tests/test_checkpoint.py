@@ -1,4 +1,4 @@
-"""MindSpore checkpoints (frontend.serialization) against independent oracles: the two files real
+"""MindSpore checkpoints (frontend.train.serialization) against independent oracles: the two files real
 MindSpore 2.10 saved after training (shared/oracles/training, with MindSpore's printed eval line),
 the byte layout measured from MindSpore (REFERENCE-training.md 1.1), google.protobuf parsing with
 this file's own copy of the schema, the ``safetensors`` library, and crc32 computed here.
@@ -26,8 +26,7 @@ import ascendemu.frontend as ms  # noqa: E402
 from ascendemu.errors import FeatureNotSupportedError  # noqa: E402
 from ascendemu.frontend import Parameter, Tensor, context, nn  # noqa: E402
 from ascendemu.frontend.train import serialization  # noqa: E402
-from ascendemu.frontend.serialization import (CheckpointWarning, load_checkpoint,  # noqa: E402
-                                              load_param_into_net, save_checkpoint)
+from ascendemu.frontend.train.serialization import CheckpointWarning, load_checkpoint, load_param_into_net, save_checkpoint
 from examples.networks import LeNet5  # noqa: E402
 from test_graph import NumpyBackend  # noqa: E402
 
@@ -332,7 +331,7 @@ def test_a_save_that_runs_out_of_space_midway_leaves_the_old_file_and_no_temp(tm
     script = textwrap.dedent(f"""
         import resource, signal, numpy as np
         from ascendemu.frontend import Parameter
-        from ascendemu.frontend.serialization import save_checkpoint
+        from ascendemu.frontend.train.serialization import save_checkpoint
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
         try:

@@ -26,7 +26,7 @@ from ascendemu.errors import InvalidFileError, InvalidParamError
 from ascendemu.frontend.checkpoint_proto import value_head
 from ascendemu.frontend.dataset import vision
 from ascendemu.frontend.mindrecord import FileReader, FileWriter, MindRecordFileError
-from ascendemu.frontend.serialization import CheckpointFileError, load_checkpoint, save_checkpoint
+from ascendemu.frontend.train.serialization import CheckpointFileError, load_checkpoint, save_checkpoint
 from ascendemu.frontend.train.callback._checkpoint import CheckpointManager
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -116,7 +116,7 @@ def test_load_checkpoint_reads_huge_files_in_bounded_memory(tmp_path):
     script = textwrap.dedent(f"""
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-        from ascendemu.frontend.serialization import CheckpointFileError, load_checkpoint
+        from ascendemu.frontend.train.serialization import CheckpointFileError, load_checkpoint
         for path in ({str(zeros)!r}, {str(big)!r}):
             try:
                 load_checkpoint(path)
@@ -138,7 +138,7 @@ def test_a_fifo_named_like_a_checkpoint_is_refused_not_waited_on(tmp_path):
     os.mkfifo(tmp_path / "pipe.ckpt")
     os.mkfifo(tmp_path / "pipe.safetensors")
     script = textwrap.dedent(f"""
-        from ascendemu.frontend.serialization import CheckpointFileError, load_checkpoint
+        from ascendemu.frontend.train.serialization import CheckpointFileError, load_checkpoint
         for name, fmt in (("pipe.ckpt", "ckpt"), ("pipe.safetensors", "safetensors")):
             try:
                 load_checkpoint({str(tmp_path)!r} + "/" + name, format=fmt)

@@ -42,11 +42,11 @@ FRONT = "ascendemu.frontend"
 
 # module path the zoo imports -> {name imported from it: the front-end object, as a path under FRONT}
 ZOO_PATHS = {
-    "mindspore": {"Tensor": "tensor.Tensor", "Parameter": "tensor.Parameter", "context": "context", "nn": "nn",
+    "mindspore": {"Tensor": "common.tensor.Tensor", "Parameter": "common.parameter.Parameter", "context": "context", "nn": "nn",
                   "ops": "ops", "dtype": "common.dtype", "jit": "common.api.jit", "log": "log",
-                  "load_checkpoint": "serialization.load_checkpoint",
-                  "save_checkpoint": "serialization.save_checkpoint",
-                  "load_param_into_net": "serialization.load_param_into_net", "value_and_grad": "ops.value_and_grad",
+                  "load_checkpoint": "train.serialization.load_checkpoint",
+                  "save_checkpoint": "train.serialization.save_checkpoint",
+                  "load_param_into_net": "train.serialization.load_param_into_net", "value_and_grad": "ops.value_and_grad",
                   "set_seed": "common.seed.set_seed", "ParallelMode": "context.ParallelMode",
                   "set_auto_parallel_context": "context.set_auto_parallel_context", "numpy": "numpy",
                   "communication": "communication", "float32": "common.dtype.float32", "int8": "common.dtype.int8",
@@ -58,8 +58,8 @@ ZOO_PATHS = {
                                "int32": "common.dtype.int32"},
     "mindspore.common.initializer": {n: f"common.initializer.{n}" for n in (
         "Normal", "TruncatedNormal", "XavierUniform", "HeNormal", "HeUniform", "Uniform", "initializer")},
-    "mindspore.common.parameter": {"Parameter": "tensor.Parameter", "ParameterTuple": "nn.cell.ParameterTuple"},
-    "mindspore.common.tensor": {"Tensor": "tensor.Tensor"},
+    "mindspore.common.parameter": {"Parameter": "common.parameter.Parameter", "ParameterTuple": "nn.cell.ParameterTuple"},
+    "mindspore.common.tensor": {"Tensor": "common.tensor.Tensor"},
     "mindspore.communication": {n: f"communication.management.{n}" for n in (
         "init", "get_rank", "get_group_size", "GlobalComm")},
     "mindspore.communication.management": {n: f"communication.management.{n}" for n in (
@@ -124,7 +124,7 @@ ZOO_PATHS = {
     "mindspore.train": {"serialization": "train.serialization"},
     "mindspore.train.train_thor": {"ConvertModelUtils": "train.train_thor.ConvertModelUtils"},
     "mindspore.train.callback": {},       # its names come from mindspore.train's callbacks
-    "mindspore.train.serialization": {n: f"serialization.{n}" for n in (
+    "mindspore.train.serialization": {n: f"train.serialization.{n}" for n in (
         "load_checkpoint", "load_param_into_net", "save_checkpoint")},
 }
 # paths MindSpore defines as a module that the front end keeps as an attribute of its parent

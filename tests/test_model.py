@@ -23,7 +23,7 @@ import ascendemu.frontend.dataset.transforms as T
 import ascendemu.frontend.dataset.vision as V
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.frontend import Tensor, nn
-from ascendemu.frontend.serialization import load_checkpoint
+from ascendemu.frontend.train.serialization import load_checkpoint
 from ascendemu.frontend.train import (F1, MAE, MSE, Accuracy, Callback, CheckpointConfig, DynamicLossScaleManager,
                                       EarlyStopping, History, LambdaCallback, LearningRateScheduler, Loss,
                                       LossMonitor, Model, ModelCheckpoint, Precision, Recall,

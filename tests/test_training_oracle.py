@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ascendemu.frontend.serialization import load_checkpoint
+from ascendemu.frontend.train.serialization import load_checkpoint
 
 from test_run_cli import run_cli
 

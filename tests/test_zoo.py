@@ -29,7 +29,7 @@ import ascendemu.frontend as ms
 import ascendemu.frontend.dataset as ds
 import ascendemu.frontend.dataset.transforms as T
 import ascendemu.frontend.dataset.vision as V
-from ascendemu.frontend.serialization import load_checkpoint
+from ascendemu.frontend.train.serialization import load_checkpoint
 from datafiles import learnable_mnist, write_cifar, write_image_folder
 from test_run_cli import run_cli
 

@@ -32,7 +32,7 @@ import numpy as np
 import ascendemu.frontend as ms
 import ascendemu.frontend.dataset as ds
 import ascendemu.frontend.dataset.vision as V
-from ascendemu.frontend.serialization import load_checkpoint
+from ascendemu.frontend.train.serialization import load_checkpoint
 from datafiles import write_cifar, write_image_folder
 from test_zoo import ZOO, run_zoo, skeleton, zoo_copy
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..ops.operations.comm_ops import AllGather, AllReduce, Broadcast, Receive, ReduceOp, ReduceScatter, Send
 from ..ops.operations.comm_ops import barrier as _barrier
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ..unsupported import unsupported
 from .management import HCCL_WORLD_COMM_GROUP, CommTypeError
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ascendemu.errors import InvalidParamError, check_int, short_repr
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import config
 from .transforms.transforms import apply_operations, as_array
 

@@ -22,7 +22,8 @@ from ..common.api import run_graph
 from ..common.jit_config import jit_level_of
 from ..context import GRAPH_MODE, get_context
 from ..common.parameter import ParameterTuple
-from ..tensor import Parameter, Tensor
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
 
 __all__ = ["Cell", "ParameterTuple"]   # ParameterTuple: common.parameter's, re-exported as MindSpore does
 

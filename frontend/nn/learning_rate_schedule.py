@@ -16,7 +16,7 @@ from ascendemu.errors import InvalidParamError
 
 from .. import ops
 from ..common import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .cell import Cell
 
 __all__ = ["LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR", "InverseDecayLR", "CosineDecayLR",

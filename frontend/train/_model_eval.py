@@ -16,7 +16,7 @@ from ascendemu.errors import InvalidParamError
 from ..common.api import run_sunk
 from ..context import GRAPH_MODE, get_context
 from ..nn import Cell
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .callback._callback import CallbackManager, InternalCallbackParam, RunContext
 from .metrics import Loss
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ascendemu.errors import InvalidParamError
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ..unsupported import unsupported
 
 __all__ = ["names", "get_metric_fn", "get_metrics", "rearrange_inputs", "Metric", "Accuracy", "Loss", "MAE",

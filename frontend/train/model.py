@@ -28,7 +28,7 @@ from .. import amp
 from ..context import GRAPH_MODE, ParallelMode, get_context
 from ..nn import Cell, WithEvalCell, WithLossCell
 from ..parallel._utils import _get_device_num, _get_parallel_mode
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._model_eval import ModelEvaluator, run_sink
 from .callback import ModelCheckpoint
 from .callback import __all__ as INTERNAL_CALLBACKS

@@ -44,7 +44,8 @@ from ..checkpoint_proto import Value, WireError, iter_values, value_head
 from ..nn.cell import Cell
 from ..onnx_export import export
 from ..ops import Cast  # noqa: F401  (MindSpore's train.serialization has it)
-from ..tensor import Parameter, Tensor
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointWarning", "CheckpointFileError",
            "export"]

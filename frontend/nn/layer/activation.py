@@ -7,7 +7,7 @@ from typing import Any
 from ascendemu.errors import InvalidParamError
 
 from ... import ops
-from ...tensor import Tensor
+from ...common.tensor import Tensor
 from ..cell import Cell
 
 __all__ = ["Softmax", "LogSoftmax", "ReLU", "ReLU6", "Tanh", "GELU", "Sigmoid", "HSwish", "HSigmoid", "LeakyReLU",

@@ -14,7 +14,8 @@ from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform, initializer
 from ...common.seed import graph_seed
 from ...ops import Primitive, constexpr  # noqa: F401  (MindSpore's nn.layer.basic has them)
-from ...tensor import Parameter, Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell
 from .activation import get_activation
 

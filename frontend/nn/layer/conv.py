@@ -11,7 +11,8 @@ from ascendemu.errors import InvalidParamError
 from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Initializer, Uniform
-from ...tensor import Parameter, Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell
 from .basic import _init_param, _positive_int
 

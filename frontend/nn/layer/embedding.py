@@ -9,7 +9,8 @@ from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...ops import constexpr  # noqa: F401  (MindSpore's nn.layer.embedding has it)
-from ...tensor import Parameter, Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell
 from .basic import ClipByNorm, _positive_int  # noqa: F401  (MindSpore's nn.layer.embedding has ClipByNorm)
 

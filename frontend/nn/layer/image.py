@@ -7,7 +7,7 @@ from ascendemu.errors import InvalidParamError
 
 from ... import ops
 from ...ops import constexpr  # noqa: F401  (MindSpore's nn.layer.image has it)
-from ...tensor import Tensor
+from ...common.tensor import Tensor
 from ..cell import Cell
 from .activation import ReLU  # noqa: F401  (MindSpore's nn.layer.image imports these layers)
 from .container import CellList  # noqa: F401

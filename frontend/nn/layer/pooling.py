@@ -5,7 +5,7 @@ from typing import Any
 
 from ... import ops
 from ...ops import constexpr  # noqa: F401  (MindSpore's nn.layer.pooling has it)
-from ...tensor import Tensor
+from ...common.tensor import Tensor
 from ..cell import Cell
 
 __all__ = ["AvgPool2d", "MaxPool2d"]

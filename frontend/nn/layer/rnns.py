@@ -26,7 +26,8 @@ from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import Uniform, initializer
 from ...ops import constexpr  # noqa: F401  (MindSpore's nn.layer.rnns has it)
-from ...tensor import Parameter, Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell, ParameterTuple
 from .basic import Dropout
 

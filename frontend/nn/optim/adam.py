@@ -8,7 +8,7 @@ import numpy as np
 from ascendemu.errors import InvalidParamError
 
 from ... import ops
-from ...tensor import Parameter
+from ...common.parameter import Parameter
 from .optimizer import Optimizer, _number
 
 __all__ = ["Adam", "AdamWeightDecay"]

@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...tensor import Parameter
+from ...common.parameter import Parameter
 from .optimizer import Optimizer, _number
 
 __all__ = ["Momentum"]

@@ -25,7 +25,8 @@ import numpy as np
 from ascendemu.errors import InvalidParamError
 
 from ... import ops
-from ...tensor import Parameter, Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell, ParameterTuple
 from ..layer.container import CellList  # noqa: F401  (MindSpore's nn.optim.optimizer has it)
 from ..learning_rate_schedule import LearningRateSchedule

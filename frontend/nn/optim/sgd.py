@@ -7,7 +7,7 @@ import numpy as np
 
 from ascendemu.errors import InvalidParamError
 
-from ...tensor import Parameter
+from ...common.parameter import Parameter
 from .optimizer import Optimizer, _number
 
 __all__ = ["SGD"]

@@ -25,7 +25,8 @@ from ...common import dtype as mstype
 from ...communication.management import CommTypeError, CommValueError, GlobalComm, get_group_size
 from ...ops import AllGather  # noqa: F401  (MindSpore's nn.wrap.grad_reducer has it)
 from ...parallel._utils import _get_gradients_mean
-from ...tensor import Parameter, Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell
 from ..layer.basic import Identity  # noqa: F401  (MindSpore's nn.wrap.grad_reducer has it)
 

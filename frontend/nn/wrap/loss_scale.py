@@ -19,7 +19,8 @@ from ascendemu.graph.capture import current_tracer
 from ... import ops
 from ...capture import tracer_value
 from ...common import dtype as mstype
-from ...tensor import Parameter, Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ..cell import Cell
 from .cell_wrapper import TrainOneStepCell
 

@@ -17,6 +17,7 @@ from ..operations.array_ops import (BroadcastTo, Cast, Concat, ExpandDims, Fill,
                                     Reshape, ScatterNd, Select, Shape, Slice, Sort, Split, Squeeze, Stack, StridedSlice,
                                     Tile, Transpose, TupleToArray, UnsortedSegmentSum, Unstack, Zeros)
 from ..operations.nn_ops import Flatten, OneHot
+from ..composite_op import install_composite_functions
 from ..primitive import _tensor, apply_op
 
 
@@ -247,6 +248,8 @@ def scalar_to_tensor(input_x: Any, dtype: Any = mstype.float32) -> Tensor:
                                 f"mstype.float32")
     return Tensor(input_x, dtype)
 
+
+install_composite_functions(globals(), "mindspore.ops.function.array_func")
 
 __all__ = defined_here(globals(), __name__)
 

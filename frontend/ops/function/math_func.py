@@ -12,6 +12,7 @@ from .. import operations
 from .._utils import defined_here
 from ..operations.array_ops import ExpandDims, Squeeze, Transpose
 from ..operations.math_ops import BatchMatMul, MatMul, ReduceAll, ReduceMax, ReduceMean, ReduceMin, ReduceSum
+from ..composite_op import install_composite_functions
 from ..primitive import _tensor, generated_functions
 from .array_func import _arg_reduce, cast
 
@@ -82,6 +83,8 @@ def permute(input: Any, axis: Sequence[int]) -> Tensor:
     """``ops.permute(input, axis)``: input's dimensions in the order ``axis`` (a Transpose)."""
     return Transpose()(input, axis)
 
+
+install_composite_functions(globals(), "mindspore.ops.function.math_func")
 
 __all__ = defined_here(globals(), __name__)
 

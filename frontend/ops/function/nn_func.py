@@ -27,6 +27,7 @@ from ..operations.array_ops import ResizeNearestNeighbor
 from ..operations.image_ops import ResizeBilinearV2
 from ..operations.nn_ops import (BiasAdd, Conv2D, Dropout, GeLU, LogSoftmax, MirrorPad, SmoothL1Loss, Softmax,
                                  check_reduction, reduce_loss)
+from ..composite_op import install_composite_functions
 from ..primitive import _tensor, apply_op, generated_functions
 from .array_func import cast, reshape
 from .math_func import abs as tensor_abs  # mindspore.ops.abs/sum, not the builtins
@@ -241,6 +242,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, beta: float = 1.0, reduction: 
 
 # the cells of nn.loss call it, but it is no name of mindspore.ops
 INTERNAL = ("softmax_cross_entropy",)
+install_composite_functions(globals(), "mindspore.ops.function.nn_func")
+
 __all__ = [name for name in defined_here(globals(), __name__) if name not in INTERNAL]
 
 

@@ -16,8 +16,9 @@ from ...unsupported import unsupported
 from .._utils import (_check_format, _int_tuple, _pad4, _pair, _probability, _seed_arg, _static_int, _static_ints,
                       defined_here)
 from ..primitive import _Op, _binary_operands, _tensor, apply_op, generated_primitives
+from ..composite_op import composite
 from .array_ops import Select
-from .math_ops import Abs, ReduceMean, ReduceSum
+from .math_ops import Abs, Exp, Greater, Log, Maximum, Minimum, ReduceMean, ReduceSum
 from .other_ops import Assign, StopGradient
 
 # ReLU, Sigmoid, Tanh, GeLU, ...: the registry's operand-only activations
@@ -296,6 +297,27 @@ class OneHot(_Op):
         on, off = _binary_operands(on_value, off_value)
         return apply_op("OneHot", [indices, on, off],
                         {"depth": _static_int("OneHot: depth", depth, 0), "axis": self.axis})[0]
+
+
+# Composite ops (``ops.composite_op``): one stanza each, a body of registry ops.
+@composite("Softplus", functions=("softplus",))
+def Softplus(input: Any, beta: float = 1, threshold: float = 20) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (MindSpore's
+    softplus; the primitive is beta 1). Computed as ``max(z, 0) + log(1 + exp(-|z|))``, which neither
+    overflows nor loses the gradient where ``exp(z)`` would be inf."""
+    scaled = input * beta if beta != 1 else _tensor(input)
+    soft = Maximum()(scaled, 0) + Log()(Exp()(-Abs()(scaled)) + 1)
+    if beta != 1:
+        soft = soft / beta
+    return Select()(Greater()(scaled, threshold), input, soft)
+
+
+@composite("Elu", functions=("elu",))
+def Elu(input_x: Any, alpha: float = 1.0) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)`` (the exponential taken of ``min(x, 0)`` so the
+    branch not taken never overflows)."""
+    negative = (Exp()(Minimum()(input_x, 0)) - 1) * alpha
+    return Select()(Greater()(input_x, 0), input_x, negative)
 
 
 __all__ = defined_here(globals(), __name__)

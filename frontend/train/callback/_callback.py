@@ -14,7 +14,7 @@ import numpy as np
 
 from ascendemu.errors import InvalidParamError
 
-from ...tensor import Tensor
+from ...common.tensor import Tensor
 
 __all__ = ["Callback", "RunContext", "CallbackManager", "InternalCallbackParam", "handle_loss"]
 

@@ -21,7 +21,7 @@ from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_
 
 from ...nn import Cell
 from ..serialization import FORMATS, save_checkpoint
-from ...tensor import Tensor
+from ...common.tensor import Tensor
 from ._callback import Callback, RunContext
 
 __all__ = ["CheckpointConfig", "ModelCheckpoint", "CheckpointManager", "chg_ckpt_file_name_if_same_exist"]

@@ -9,7 +9,7 @@ import numpy as np
 from ascendemu.errors import InvalidParamError, check_int
 
 from ..serialization import load_param_into_net
-from ...tensor import Parameter
+from ...common.parameter import Parameter
 from ._callback import Callback, RunContext, handle_loss
 
 __all__ = ["EarlyStopping"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...tensor import Tensor
+from ...common.tensor import Tensor
 from ._callback import Callback, RunContext
 
 __all__ = ["History"]

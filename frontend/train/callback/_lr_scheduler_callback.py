@@ -8,7 +8,7 @@ import numpy as np
 
 from ascendemu.errors import InvalidParamError
 
-from ...tensor import Parameter
+from ...common.parameter import Parameter
 from ._callback import Callback, RunContext
 
 __all__ = ["LearningRateScheduler"]
