@@ -44,7 +44,7 @@ def cmd_api_coverage(args: argparse.Namespace) -> int:
     """Per group of MindSpore's public API (ops functions and Primitives, nn Cells, Tensor methods, mint):
     the names served / MindSpore's count, measured against the signature table recorded from real
     MindSpore (frontend/signatures.json); with GROUP or --missing, the names still missing."""
-    from ascendemu.frontend.api_coverage import GROUPS, coverage, load_table
+    from ascendemu.frontend.api_coverage import GROUPS, coverage, load_table, usage
 
     wanted = [g for g in args.group if g not in GROUPS]
     if wanted:
@@ -57,7 +57,10 @@ def cmd_api_coverage(args: argparse.Namespace) -> int:
         print(f"  {g.group:<{width}}  {len(g.served):4d} / {g.total:4d}  ({100 * len(g.served) / g.total:5.1f}%)")
     for g in groups:
         if g.group in args.group or (args.missing and not args.group):
-            print(f"missing from {g.group} ({len(g.missing)}): {', '.join(g.missing)}")
+            counts = usage()
+            listed = [f"{q} ({counts[q]})" if counts.get(q) else q for q in g.missing]
+            print(f"missing from {g.group} ({len(g.missing)}, most used first: uses in the model zoos): "
+                  + ", ".join(listed))
     if not args.missing and not args.group:
         print("`ascendemu api-coverage --missing` (or a group, e.g. nn-cells) lists what is missing")
     return 0

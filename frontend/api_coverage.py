@@ -19,6 +19,8 @@ from pathlib import Path
 from ..errors import AclError, InvalidFileError, InvalidParamError
 
 SIGNATURES = Path(__file__).with_name("signatures.json")
+# how often real code uses each name (tools/count_api_usage.py over the model zoos): the order of the work
+USAGE = Path(__file__).with_name("api_usage.json")
 ROOT = "mindspore"
 # the signatures an entry may record: a function's overloads, a primitive's __init__ and __call__
 SIGNATURE_PARTS = ("signatures", "init", "call")
@@ -108,8 +110,23 @@ def is_served(qualified: str) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=1)
+def usage() -> dict[str, int]:
+    """Uses of each qualified name counted over the model zoos (``api_usage.json``); {} without it."""
+    if not USAGE.exists():
+        return {}
+    try:
+        counts = json.loads(USAGE.read_text())["counts"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidFileError(f"{USAGE}: not a usage table ({exc}); re-count with tools/count_api_usage.py") from exc
+    if not (isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values())):
+        raise InvalidFileError(f"{USAGE}: counts must map names to ints; re-count with tools/count_api_usage.py")
+    return counts
+
+
 def coverage() -> list[GroupCoverage]:
-    """Per group, the names served and missing, in the table's (sorted) order."""
+    """Per group, the names served and missing; missing names most-used first (:func:`usage`), then in
+    the table's (sorted) order."""
     entries = load_table()["entries"]
     out = []
     for group, (prefix, kinds) in GROUPS.items():
@@ -119,6 +136,8 @@ def coverage() -> list[GroupCoverage]:
             in_group = namespace == prefix or (prefix == "mindspore.mint" and namespace.startswith(prefix + "."))
             if in_group and entry["kind"] in kinds:
                 (g.served if is_served(qualified) else g.missing).append(qualified)
+        counts = usage()
+        g.missing.sort(key=lambda q: -counts.get(q, 0))
         out.append(g)
     return out
 

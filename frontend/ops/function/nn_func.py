@@ -242,6 +242,12 @@ def smooth_l1_loss(input: Tensor, target: Tensor, beta: float = 1.0, reduction: 
 
 # the cells of nn.loss call it, but it is no name of mindspore.ops
 INTERNAL = ("softmax_cross_entropy",)
+# ---- activations, normalisation, pooling, padding, attention (the nn layers' ops) ----
+
+
+# ---- losses ----
+
+
 install_composite_functions(globals(), "mindspore.ops.function.nn_func")
 
 __all__ = [name for name in defined_here(globals(), __name__) if name not in INTERNAL]

@@ -320,6 +320,12 @@ def Elu(input_x: Any, alpha: float = 1.0) -> Tensor:
     return Select()(Greater()(input_x, 0), input_x, negative)
 
 
+# ---- activations, normalisation, pooling, padding, attention (the nn layers' ops) ----
+
+
+# ---- losses ----
+
+
 __all__ = defined_here(globals(), __name__)
 
 
