@@ -38,7 +38,6 @@ from typing import Any, Callable
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.kernels.registry import REGISTRY
-from ascendemu.replay.ascend_profile import CANN_DTYPES
 
 from . import log
 from .backend import get_backend
@@ -160,6 +159,8 @@ def kernel_type(kernel_name: str) -> str:
 def tensor_cells(tensors: list[dict]) -> tuple[str, str, str]:
     """Shapes, data types and formats of a kernel's tensors as profiles write them: ``2,3;3,5``,
     ``FLOAT;FLOAT``, ``ND;ND`` (a scalar's shape is empty)."""
+    # imported here: the profile reader (12 ms of imports) is needed only when a profile is written
+    from ascendemu.replay.ascend_profile import CANN_DTYPES
     return (";".join(",".join(str(d) for d in t["shape"]) for t in tensors),
             ";".join(CANN_DTYPES[t["dtype"]] for t in tensors), ";".join("ND" for _ in tensors))
 
