@@ -1,8 +1,9 @@
 """Running Python code as a graph: capture, hand to the backend, rebuild the outputs; and ``jit``.
 
 ``capture`` is also the way to get a Graph without running it (tests, dry runs, the compiler CLI).
-Each call captures afresh (capture is cheap and picks up new parameter values); the executor caches
-compiled graphs by ``Graph.structure_hash()``.
+A Cell or ``jit`` call whose input signature and network state match an earlier call's reuses that
+capture (the phase cache, :mod:`.phase`); the executor caches compiled graphs by
+``Graph.structure_hash()``.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ascendemu.graph.plan import JIT_LEVELS
 from ..backend import get_backend
 from ..context import get_context
 from .jit_config import jit_level_of
+from .phase import cached_capture
 
 
 def _is_cell(obj: Any) -> bool:
@@ -36,12 +38,16 @@ def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
     return trace(obj, args, getattr(obj, "__name__", "graph"))
 
 
-def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None) -> Any:
-    """Capture ``fn(*args)`` and run it through the backend at ``jit_level`` (default: the context's)."""
+def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None, owner: Any = None,
+              static: tuple = ()) -> Any:
+    """Capture ``fn(*args)`` and run it through the backend at ``jit_level`` (default: the context's).
+    With an ``owner`` (the Cell or function called; ``static``: its keyword arguments as (name, value)
+    pairs), a call matching an earlier one reuses that capture (:mod:`.phase`)."""
     from ..capture import trace
 
-    graph, structure = trace(fn, args, name)
-    arrays = get_backend().run_graph(graph, _arrays(args), jit_level or get_context("jit_level"))
+    level = jit_level or get_context("jit_level")
+    graph, structure = cached_capture(owner, args, static, level, lambda: trace(fn, args, name))
+    arrays = get_backend().run_graph(graph, _arrays(args), level)
     return _rebuild(graph, structure, arrays, name)
 
 
@@ -97,9 +103,11 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
             if current_tracer() is not None:
                 return fn(*args, **kwargs)
             call = functools.partial(fn, **kwargs) if kwargs else fn
+            static = tuple(sorted(kwargs.items()))
             if args and _is_cell(args[0]):
-                return run_graph(functools.partial(call, args[0]), args[1:], type(args[0]).__name__, jit_level)
-            return run_graph(call, args, getattr(fn, "__name__", "graph"), jit_level)
+                return run_graph(functools.partial(call, args[0]), args[1:], type(args[0]).__name__, jit_level,
+                                 owner=args[0], static=(("__jit__", id(fn)),) + static)
+            return run_graph(call, args, getattr(fn, "__name__", "graph"), jit_level, owner=fn, static=static)
 
         wrapper.__ascendemu_jit__ = True
         return wrapper

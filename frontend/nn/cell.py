@@ -230,7 +230,8 @@ class Cell:
             if kwargs:
                 def construct(*a: Any) -> Any:
                     return self._run_construct(*a, **kwargs)
-            return run_graph(construct, args, type(self).__name__, self._jit_level())
+            return run_graph(construct, args, type(self).__name__, self._jit_level(), owner=self,
+                             static=tuple(sorted(kwargs.items())))
         return self._run_construct(*args, **kwargs)
 
     # ------------------------------------------------------------------ printing
