@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ascendemu.device.spec import get_spec
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import InternalError, InvalidParamError, check_int
 from ascendemu.hal.binary import KernelBinary
 from ascendemu.hal.kernel import CorruptKernelError, KernelFunction
 from ascendemu.hal.loader import link, prepare_in_background
@@ -144,6 +144,12 @@ class KernelCache:
             for req, outcome in settle(self.directory, list(misses.values()), self.device_id, self.soc, self.key,
                                        jobs, progress):
                 self._record(outcome)
+                if outcome.name not in waiting:
+                    # the build processes import the kernel library afresh: its sources changed on disk
+                    # after this process named the kernel (an edit during the run)
+                    raise InternalError(f"kernel {req.kernel.sig.op}: built as {outcome.name!r}, requested under "
+                                        "another name; the kernel library's source files changed while it was "
+                                        "being built: run again once they are stable")
                 for kernel in waiting[outcome.name]:
                     self._link(kernel, outcome.binary)
             return [self._kernels[k.sig] for k in kernels]
