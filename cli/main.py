@@ -44,7 +44,7 @@ def cmd_api_coverage(args: argparse.Namespace) -> int:
     """Per group of MindSpore's public API (ops functions and Primitives, nn Cells, Tensor methods, mint):
     the names served / MindSpore's count, measured against the signature table recorded from real
     MindSpore (frontend/signatures.json); with GROUP or --missing, the names still missing."""
-    from ascendemu.frontend.api_coverage import GROUPS, coverage, load_table, usage
+    from ascendemu.frontend.api_coverage import EXCLUDED, GROUPS, coverage, load_table, usage
 
     wanted = [g for g in args.group if g not in GROUPS]
     if wanted:
@@ -54,13 +54,20 @@ def cmd_api_coverage(args: argparse.Namespace) -> int:
     print(f"MindSpore {load_table()['mindspore_version']} public API served by the emulated front end:")
     width = max(map(len, GROUPS))
     for g in groups:
-        print(f"  {g.group:<{width}}  {len(g.served):4d} / {g.total:4d}  ({100 * len(g.served) / g.total:5.1f}%)")
+        left_out = f", {len(g.excluded)} excluded" if g.excluded else ""
+        print(f"  {g.group:<{width}}  {len(g.served):4d} / {g.total - len(g.excluded):4d}  ({100 * g.share:5.1f}%)"
+              f"{left_out}")
     for g in groups:
         if g.group in args.group or (args.missing and not args.group):
             counts = usage()
             listed = [f"{q} ({counts[q]})" if counts.get(q) else q for q in g.missing]
             print(f"missing from {g.group} ({len(g.missing)}, most used first: uses in the model zoos): "
                   + ", ".join(listed))
+    excluded = [q for g in groups if g.group in args.group or (args.missing and not args.group) for q in g.excluded]
+    if excluded:
+        print("excluded (they belong to other hardware or deployments):")
+        for q in excluded:
+            print(f"  {q}: {EXCLUDED[q]}")
     if not args.missing and not args.group:
         print("`ascendemu api-coverage --missing` (or a group, e.g. nn-cells) lists what is missing")
     return 0

@@ -16,6 +16,7 @@ from typing import Any
 from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
 from . import (amp, communication, context, dataset, indexing, log, mindrecord, nn, numpy, onnx, ops,  # noqa: F401
                parallel, profiler)  # indexing: registers Tensor.__getitem__
+from . import mint  # noqa: F401  (mindspore.mint: after ops and nn, whose names it serves)
 from .backend import get_backend, set_backend
 from .common import dtype
 from .common.api import capture, jit
@@ -27,6 +28,7 @@ from .common.jit_config import JitConfig
 from .common.parameter import Parameter
 from .common.seed import get_seed, set_seed
 from .common.tensor import Tensor
+from .common.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor
 from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel_context, get_context,
                       reset_auto_parallel_context, set_auto_parallel_context, set_context, set_device)
 from .nn.cell import ParameterTuple
@@ -55,6 +57,8 @@ __all__ += ["int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "fl
             "bfloat16", "half", "single", "double", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc",
             "uintp", "cfloat", "cdouble", "dtype_to_nptype", "pytype_to_dtype", "JitConfig"]
 __all__ += [n for n in train.__all__ if n not in __all__]
+__all__ += ["mint"]
+__all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
 
 
 def __getattr__(name: str) -> Any:

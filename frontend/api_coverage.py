@@ -39,16 +39,37 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+# Names that only make sense on other hardware or deployments, with the reason: not served, and not
+# counted against the front end (``ascendemu api-coverage`` lists them with the reason).
+EXCLUDED: dict[str, str] = {
+    "mindspore.ops.Pull": "parameter-server mode (PS): a host-side server process the Ascend device never runs",
+    "mindspore.ops.Push": "parameter-server mode (PS): a host-side server process the Ascend device never runs",
+    "mindspore.nn.AdamOffload": "host offload: Adam computed on the host CPU, an internal of CPU offload training",
+    "mindspore.Tensor.offload": "host offload internals: moves a tensor's storage to host memory or a file",
+    "mindspore.Tensor.offload_file_path": "host offload internals: the file a tensor was offloaded to",
+    "mindspore.ops.AkgGpuRegOp": "registers a custom AKG kernel for GPU",
+    "mindspore.ops.CpuRegOp": "registers a custom kernel for the CPU back end",
+    "mindspore.ops.AiCPURegOp": "registers a custom AI CPU kernel (the emulated device runs numba kernels only)",
+}
+
+
 @dataclass
 class GroupCoverage:
-    """One group's served names against MindSpore's."""
+    """One group's served names against MindSpore's; ``excluded`` names (:data:`EXCLUDED`) are neither."""
     group: str
     served: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return len(self.served) + len(self.missing)
+        """MindSpore's count of the group's names."""
+        return len(self.served) + len(self.missing) + len(self.excluded)
+
+    @property
+    def share(self) -> float:
+        """Served names per name that belongs on this device (the excluded ones left out)."""
+        return len(self.served) / max(len(self.served) + len(self.missing), 1)
 
 
 @functools.lru_cache(maxsize=1)
@@ -135,7 +156,8 @@ def coverage() -> list[GroupCoverage]:
             namespace = qualified.rsplit(".", 1)[0]
             in_group = namespace == prefix or (prefix == "mindspore.mint" and namespace.startswith(prefix + "."))
             if in_group and entry["kind"] in kinds:
-                (g.served if is_served(qualified) else g.missing).append(qualified)
+                (g.excluded if qualified in EXCLUDED else g.served if is_served(qualified) else
+                 g.missing).append(qualified)
         counts = usage()
         g.missing.sort(key=lambda q: -counts.get(q, 0))
         out.append(g)
@@ -161,9 +183,11 @@ class RecordedDefault:
 
 def table_default(value: object) -> object:
     """A recorded default as a Python value: JSON data as is, ``{"tuple": [...]}`` a tuple,
-    ``{"repr": text}`` a :class:`RecordedDefault`."""
+    ``{"list": [...]}`` a list, ``{"repr": text}`` a :class:`RecordedDefault`."""
     if isinstance(value, dict) and set(value) == {"tuple"}:
         return tuple(table_default(v) for v in value["tuple"])
+    if isinstance(value, dict) and set(value) == {"list"}:
+        return [table_default(v) for v in value["list"]]
     if isinstance(value, dict) and set(value) == {"repr"}:
         return RecordedDefault(str(value["repr"]))
     if isinstance(value, list):

@@ -50,8 +50,15 @@ def _t(x: Any) -> Tensor:
 
 # ------------------------------------------------------------------------------------- creation
 
+# mindspore.numpy's dtypes for Python data (numpy kind -> dtype): ints int32, floats float32, as
+# MindSpore 2.10 gives them (a Tensor keeps its own dtype)
+PYTHON_DATA_DTYPES = {"i": int32, "u": int32, "f": float32, "b": bool_}
+
+
 def array(obj: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> Tensor:
     data = np.array(obj.asnumpy() if isinstance(obj, Tensor) else obj, ndmin=ndmin)
+    if dtype is None and not isinstance(obj, Tensor):
+        dtype = PYTHON_DATA_DTYPES.get(data.dtype.kind)
     return Tensor(data, None if dtype is None else mstype.to_type(dtype))
 
 

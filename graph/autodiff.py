@@ -30,7 +30,7 @@ from .ir import NO_TASK_OPS, OpNode
 __all__ = ["Builder", "differentiate", "DIFFERENTIABLE_DTYPES", "GRADIENTS_SCOPE"]
 
 # Only floating values carry gradients (as in MindSpore: an int tensor's gradient is zeros).
-DIFFERENTIABLE_DTYPES = ("float32", "float16")
+DIFFERENTIABLE_DTYPES = ("float32", "float16", "float64", "bfloat16")
 GRADIENTS_SCOPE = "Gradients"
 
 

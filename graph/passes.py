@@ -92,17 +92,18 @@ def _fusable(graph: Graph, node: OpNode) -> bool:
 
 
 def _joins(graph: Graph, node: OpNode, producers: dict, consumers: dict, pinned: set[int]) -> bool:
-    """Whether ``node`` may join a tree: fusable, with each bool input (a Select's condition) made by a
-    fusable comparison read by ``node`` alone, which then joins with it. ``pinned``: values that must
-    stay in memory (graph outputs, aliased values)."""
+    """Whether ``node`` may join a tree: fusable, or a Select whose condition is made by a fusable
+    comparison read by it alone, which then joins with it (a fused program keeps that condition as a
+    register truth value, which only a Select's choice reads: arithmetic on it, even through a Cast,
+    would compute on integers). ``pinned``: values that must stay in memory (outputs, aliased values)."""
     if node.op not in FUSABLE_OPS or len(node.outputs) != 1:
         return False
-    for v in node.inputs:
+    for i, v in enumerate(node.inputs):
         if graph.values[v].dtype in FLOAT:
             continue
         p = producers.get(v)
-        if (graph.values[v].dtype != "bool" or p is None or not _fusable(graph, p) or len(consumers[v]) != 1
-                or v in pinned):
+        if (graph.values[v].dtype != "bool" or node.op != "Select" or i != 0 or p is None
+                or not _fusable(graph, p) or len(consumers[v]) != 1 or v in pinned):
             return False
     return graph.values[node.outputs[0]].dtype in FLOAT + ("bool",)
 

@@ -12,9 +12,11 @@ O2      + elementwise/epilogue fusion  static plan (one workspace)      up to 4 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ascendemu.errors import InvalidParamError
@@ -158,9 +160,23 @@ class CompiledGraph:
         return self
 
 
+# The modules whose code decides what a graph compiles to: a cached compiled graph is valid only for
+# the compiler that made it, so their sources' digest is part of every graph cache name.
+COMPILER_MODULES = ("passes", "plan", "memory_plan", "memory_report", "schedule", "execute_order", "ir")
+
+
+@functools.lru_cache(maxsize=1)
+def compiler_digest() -> str:
+    """sha256 over the graph compiler's sources (:data:`COMPILER_MODULES`), computed once per process."""
+    digest = hashlib.sha256()
+    for name in COMPILER_MODULES:
+        digest.update((Path(__file__).with_name(f"{name}.py")).read_bytes())
+    return digest.hexdigest()
+
+
 def cache_name(graph_hash: str, jit_level: str, exec_order: str, max_streams: int) -> str:
-    options = hashlib.sha256(json.dumps([jit_level, exec_order, max_streams]).encode()).hexdigest()[:8]
-    return f"{graph_hash}_{jit_level}_{options}"
+    options = hashlib.sha256(json.dumps([jit_level, exec_order, max_streams, compiler_digest()]).encode())
+    return f"{graph_hash}_{jit_level}_{options.hexdigest()[:8]}"
 
 
 def default_max_streams(jit_level: str) -> int:

@@ -47,6 +47,19 @@ class GraphPreparer:
         self.graphs_compiled = 0
         self.prepared: dict[str, Prepared] = {}
         self._states: dict[int, _StateSlot] = {}     # id(parameter) -> its device buffer
+        # Streams and events shared by every prepared graph: a graph's step runs to completion (its outputs
+        # are downloaded) before another step starts, so graphs never hold them at the same time; a
+        # process preparing thousands of graphs stays within the device's 1024 streams (as MindSpore
+        # reuses its streams across graphs)
+        self._streams: list[int] = []
+        self._events: list[int] = []
+
+    @staticmethod
+    def _pooled(pool: list[int], count: int, create) -> list[int]:
+        """The first ``count`` handles of ``pool``, creating the ones it lacks."""
+        while len(pool) < count:
+            pool.append(create())
+        return pool[:count]
 
     def prepare(self, graph: Graph, jit_level: str) -> Prepared:
         """Compile (or take from the graph cache), build/load kernels, set up streams and memory."""
@@ -69,9 +82,9 @@ class GraphPreparer:
         self.mode.compiled(compiled, lambda group: rt.comms[rt.comm_find(group)].ranks)
         kernels = self.mode.kernels([plan_kernel(k.signature, tuple(compiled.values[v] for v in k.outputs))
                                      for k in launched])
-        streams = [rt.create_stream() for _ in range(compiled.num_streams)]
+        streams = self._pooled(self._streams, compiled.num_streams, rt.create_stream)
         slots = event_slots(compiled.schedule)       # edges whose record/wait spans do not overlap share one
-        handles = [rt.create_event() for _ in range(max(slots, default=-1) + 1)]
+        handles = self._pooled(self._events, max(slots, default=-1) + 1, rt.create_event)
         events = [handles[slot] for slot in slots]
         prepared = Prepared(compiled, {k.node_id: f for k, f in zip(launched, kernels)},
                             {k.node_id: k for k in compiled.kernels}, streams, events,

@@ -7,12 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import ml_dtypes  # noqa: F401  (registers numpy's "bfloat16", so np.dtype(desc.dtype) works for every dtype)
+
 from ascendemu.errors import InvalidParamError
 
 __all__ = ["ITEMSIZE", "DTYPES", "TensorDesc", "OpSignature", "jsonable", "attrs_from_json"]
 
-# dtype -> bytes per element; bool is one byte (0 or 1), as comparisons write it
-ITEMSIZE = {"float32": 4, "float16": 2, "int32": 4, "bool": 1}
+# dtype -> bytes per element: every MindSpore real number type and bool (one byte, 0 or 1, as
+# comparisons write it). bfloat16 is stored as its 16 bits (ml_dtypes' numpy type on the host).
+ITEMSIZE = {"float32": 4, "float16": 2, "int32": 4, "bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
+            "int64": 8, "uint32": 4, "uint64": 8, "bfloat16": 2, "float64": 8}
 DTYPES = tuple(ITEMSIZE)
 
 
@@ -54,7 +58,8 @@ class TensorDesc:
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(int(s) for s in self.shape))
         if self.dtype not in DTYPES:
-            raise InvalidParamError(f"dtype {self.dtype!r} is not supported; use one of {DTYPES}")
+            raise InvalidParamError(f"dtype {self.dtype!r} is not supported on the device (complex types are not "
+                                    f"emulated); use one of {DTYPES}")
         if any(s < 0 for s in self.shape):
             raise InvalidParamError(f"shape {self.shape} has a negative dimension")
 

@@ -98,8 +98,8 @@ def test_functions_live_in_the_function_module_mindspore_defines_them_in():
 def test_a_name_a_home_module_lacks_is_a_clear_error():
     from ascendemu.frontend.unsupported import UnsupportedOpError
     from ascendemu.frontend.ops.operations import nn_ops, random_ops
-    with pytest.raises(UnsupportedOpError, match="ops.operations.nn_ops.Conv3D is not supported"):
-        nn_ops.Conv3D
+    with pytest.raises(UnsupportedOpError, match="ops.operations.nn_ops.DynamicGRUV2 is not supported"):
+        nn_ops.DynamicGRUV2
     with pytest.raises(UnsupportedOpError, match="random_ops.StandardNormal is not supported"):
         random_ops.StandardNormal
 

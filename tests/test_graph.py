@@ -710,3 +710,26 @@ def test_compiled_graph_json_round_trip(graphs, tmp_path):
     other = _capture(LeNet5(), (4, 1, 32, 32))
     with pytest.raises(InvalidParamError, match="not the graph"):
         CompiledGraph.from_json(c.to_json()).bind_constants(other)
+
+
+def test_a_graph_cache_name_belongs_to_the_compiler_that_made_it():
+    """A compiled graph cached by another version of the passes must not be loaded: the name carries a
+    digest of the compiler's sources (checked here with hashlib over the same files)."""
+    import hashlib
+    from pathlib import Path
+
+    from ascendemu.graph import plan
+    want = hashlib.sha256()
+    for name in plan.COMPILER_MODULES:
+        want.update((Path(plan.__file__).parent / f"{name}.py").read_bytes())
+    assert plan.compiler_digest() == want.hexdigest()
+    assert {"passes", "plan", "memory_plan", "schedule"} <= set(plan.COMPILER_MODULES)
+    names = {plan.cache_name("h", "O1", "dfs", 1)}
+    plan.compiler_digest.cache_clear()
+    try:
+        original = plan.compiler_digest
+        plan.compiler_digest = lambda: "another compiler"        # as a different passes.py would hash
+        names.add(plan.cache_name("h", "O1", "dfs", 1))
+    finally:
+        plan.compiler_digest = original
+    assert len(names) == 2

@@ -137,7 +137,7 @@ ZOO_UNSUPPORTED_PATHS = [("mindspore.boost", "mindspore.boost"),
                          ("mindspore.nn.transformer.loss", "mindspore.nn.transformer")]
 ZOO_UNSUPPORTED_NAMES = [("mindspore", "set_ps_context"), ("mindspore.nn", "GraphCell"),
                          ("mindspore.parallel", "shard"), ("mindspore.train.train_thor", "ConvertNetUtils"),
-                         ("mindspore.ops", "NPUGetFloatStatus"), ("mindspore.ops.operations", "NPUAllocFloatStatus"),
+                         ("mindspore.ops", "DynamicRNN"), ("mindspore.ops.operations", "ScalarSummary"),
                          ("mindspore.ops.composite", "add_flags_x"), ("mindspore.numpy", "kron"),
                          ("mindspore.ops.functional", "hastype")]
 

@@ -72,7 +72,7 @@ def smooth_l1_ref(x, y, beta):
 
 # ------------------------------------------------------------------------------------------- dtypes
 
-def test_every_top_level_number_dtype_exists_prints_like_mindspore_and_narrows_on_the_device(ex):
+def test_every_top_level_number_dtype_exists_prints_like_mindspore_and_lives_on_the_device(ex):
     labels = {ms.int8: "Int8", ms.int16: "Int16", ms.int64: "Int64", ms.uint8: "UInt8", ms.uint16: "UInt16",
               ms.uint32: "UInt32", ms.uint64: "UInt64", ms.float64: "Float64", ms.complex64: "Complex64",
               ms.complex128: "Complex128", ms.bfloat16: "BFloat16", ms.bool_: "Bool"}
@@ -80,21 +80,17 @@ def test_every_top_level_number_dtype_exists_prints_like_mindspore_and_narrows_o
     assert ms.long == ms.int64 and ms.byte == ms.int8 and ms.ubyte == ms.uint8 and ms.double == ms.float64
     assert ms.intc == ms.int32 and ms.uintp == ms.uint64 and ms.cfloat == ms.complex64 and ms.half == ms.float16
     assert ms.dtype_to_nptype(ms.int8) is np.int8 and ms.dtype.dtype_to_nptype(ms.uint16) is np.uint16
-    # a Tensor holds the device type, as a numpy array of that type does
-    for host, device in ((ms.int8, ms.int32), (ms.uint8, ms.int32), (ms.int16, ms.int32), (ms.int64, ms.int32),
-                         (ms.float64, ms.float32)):
-        t = Tensor([[1, -2], [3, 4]] if host != ms.uint8 else [[1, 2], [3, 250]], host)
-        assert t.dtype == device and t.asnumpy().dtype == device.np_type
-    assert ms.numpy.zeros((2, 3), ms.int8).dtype == ms.int32
+    # a Tensor keeps its dtype, as MindSpore's does (the device serves every number dtype)
+    for dtype in (ms.int8, ms.uint8, ms.int16, ms.int64, ms.float64, ms.uint32):
+        t = Tensor([[1, -2], [3, 4]] if dtype not in (ms.uint8, ms.uint32) else [[1, 2], [3, 250]], dtype)
+        assert t.dtype == dtype and t.asnumpy().dtype == dtype.np_type
+    assert ms.numpy.zeros((2, 3), ms.int8).dtype == ms.int8
     assert ops.cast(T(np.array([1.7, -2.2], np.float32)), ms.int64).asnumpy().tolist() == [1, -2]
     # the host pipeline casts to the type itself
     assert transforms.TypeCast(ms.uint8)(np.array([1.7, 200.0])).dtype == np.uint8
-    for bad in (ms.complex64, ms.uint32, ms.bfloat16):
-        with pytest.raises(InvalidParamError, match=f"dtype {bad} is not supported on the emulated device") as e:
+    for bad in (ms.complex64,):
+        with pytest.raises(InvalidParamError, match=f"{bad}"):
             Tensor([1], bad)
-        assert e.value.code == ACL_ERROR_INVALID_PARAM
-    with pytest.raises(InvalidParamError, match="BFloat16 has no numpy type"):
-        ms.dtype_to_nptype(ms.bfloat16)
 
 
 # ------------------------------------------------------------------------ SigmoidCrossEntropyWithLogits

@@ -1,10 +1,11 @@
 """Record real MindSpore's optimizer updates for tests/test_optim_formulas.py.
 
-Every optimizer ascendemu serves (SGD, Momentum, Adam, AdamWeightDecay) x
+SGD, Momentum, Adam, AdamWeightDecay x
 {``weight_decay`` (MindSpore's beta/gamma name filter applies), per-group weight decay (no name filter)}
 x {no loss scale, ``FixedLossScaleManager(1024, drop_overflow_update=False)`` with ``loss_scale=1024``
-in the optimizer, a ``DynamicLossScaleManager``'s update cell} trains a tiny fixed network for three
-steps; the losses, the final parameters and the final loss scale go to
+in the optimizer, a ``DynamicLossScaleManager``'s update cell}, and two cases of each of the later
+optimizers (``BREADTH_OPTIMIZERS``), train a tiny fixed network for three steps; the losses, the final
+parameters, the optimizer's state names (as a checkpoint lists them) and the final loss scale go to
 tests/fixtures/optim_formulas.json.
 
 Run it with real MindSpore (CI never needs it; ascendemu is not imported)::
@@ -41,6 +42,16 @@ def cases(optimizers: tuple[str, ...] = OPTIMIZERS) -> list[str]:
             if not (o == "AdamWeightDecay" and s == "fixed")]
 
 
+# The later optimizers, two cases each (the base Optimizer's decay and loss-scale rules are what the
+# full grid above checks): the name-filtered decay without a loss scale, and group decay with the
+# fixed loss scale (without one for those that take no loss_scale); "*C" is RMSProp(centered=True).
+# Lamb is left out: real MindSpore's CPU backend has no Lamb kernel, so only the numpy oracle of
+# tests/test_optim_breadth.py checks it.
+BREADTH_OPTIMIZERS = ("RMSProp", "RMSPropC", "Adagrad", "Adadelta", "AdaMax", "ProximalAdagrad", "FTRL", "LazyAdam",
+                      "Rprop", "ASGD", "AdaFactor")
+NO_LOSS_SCALE = ("Rprop", "ASGD", "Lamb", "AdamWeightDecay")
+BREADTH_CASES = [f"{o}-{c}" for o in BREADTH_OPTIMIZERS
+                 for c in ("weight_decay-none", "group-none" if o in NO_LOSS_SCALE else "group-fixed")]
 CASES = cases()
 
 
@@ -101,7 +112,30 @@ def _optimizer(ms: ModuleType, name: str, decay: str, loss_scale: float, net: An
                            use_nesterov=name == "MomentumNesterov")
     if name == "Adam":
         return nn.Adam(params, 0.01, weight_decay=wd, loss_scale=loss_scale)
-    return nn.AdamWeightDecay(params, 0.01, weight_decay=wd)
+    if name == "AdamWeightDecay":
+        return nn.AdamWeightDecay(params, 0.01, weight_decay=wd)
+    scaled = {"weight_decay": wd, "loss_scale": loss_scale}
+    breadth = {
+        "RMSProp": lambda: nn.RMSProp(params, 0.01, momentum=0.5, **scaled),
+        "RMSPropC": lambda: nn.RMSProp(params, 0.01, momentum=0.5, centered=True, **scaled),
+        "Adagrad": lambda: nn.Adagrad(params, learning_rate=0.1, **scaled),
+        "Adadelta": lambda: nn.Adadelta(params, learning_rate=1.0, **scaled),
+        "AdaMax": lambda: nn.AdaMax(params, 0.01, **scaled),
+        "ProximalAdagrad": lambda: nn.ProximalAdagrad(params, learning_rate=0.1, l1=0.01, l2=0.02, **scaled),
+        # l1=0: MindSpore 2.10's CPU ApplyFtrl takes sign(linear) as +1 (it gives (l1 - linear) / quadratic for a
+        # negative linear too), against its documented formula and its own CPU SparseApplyFtrl; the l1 shrinkage
+        # is checked against SparseApplyFtrl's recorded numbers instead (``probes``)
+        "FTRL": lambda: nn.FTRL(params, learning_rate=0.1, l1=0.0, l2=0.02, **scaled),
+        "LazyAdam": lambda: nn.LazyAdam(params, 0.01, **scaled),
+        "Rprop": lambda: nn.Rprop(params, 0.01, weight_decay=wd),
+        "ASGD": lambda: nn.ASGD(params, 0.1, lambd=0.01, t0=1.0, weight_decay=wd),
+        "Lamb": lambda: nn.Lamb(params, 0.01, weight_decay=wd),
+        "AdaFactor": lambda: nn.AdaFactor(params, weight_decay=wd, **({"loss_scale": loss_scale} if loss_scale != 1.0
+                                                                      else {})),
+        "LARS": lambda: nn.LARS(nn.Momentum(params, 0.1, 0.9, weight_decay=wd, loss_scale=loss_scale),
+                                epsilon=1e-5, coefficient=0.02),
+    }
+    return breadth[name]()
 
 
 def _all_finite_cell(ms: ModuleType) -> type:
@@ -137,9 +171,42 @@ def run_case(ms: ModuleType, case: str) -> dict[str, Any]:
         out = step(ms.Tensor(x), ms.Tensor(y))
         losses.append(float((out[0] if isinstance(out, tuple) else out).asnumpy()))
     result = {"losses": losses, "params": {q.name: q.asnumpy().tolist() for q in net.trainable_params()}}
+    own = {q.name for q in net.trainable_params()}
+    # the Parameters' own names: what a checkpoint lists (MindSpore's parameters_and_names keys are attribute
+    # paths, e.g. AdaFactor's "step" for the Parameter "afactor_step")
+    result["state"] = sorted(p.name for _, p in opt.parameters_and_names() if p.name not in own)
     if scale == "dynamic":
         result["loss_scale"] = float(step.scale_sense.asnumpy())
     return result
+
+
+FTRL_PROBE = {"var": [1.0, 2.0, -3.0, 0.5], "accum": 0.1, "grads": [[0.5, -1.0, 2.0, 0.3], [0.2, 0.4, -0.6, 1.0]],
+              "lr": 0.1, "l1": 0.01, "l2": 0.02, "lr_power": -0.5}
+
+
+def probes(ms: ModuleType) -> dict[str, Any]:
+    """Two FTRL steps of CPU SparseApplyFtrl (the documented formula) and ApplyFtrl (its sign quirk) on
+    FTRL_PROBE; and LARS's state names (the Parameters' names; MindSpore's CPU has no LARSUpdate kernel)."""
+    out: dict[str, Any] = {}
+    for prim in ("SparseApplyFtrl", "ApplyFtrl"):
+        f = FTRL_PROBE
+        var = ms.Parameter(ms.Tensor(np.array(f["var"], np.float32)), name="var")
+        accum = ms.Parameter(ms.Tensor(np.full(4, f["accum"], np.float32)), name="accum")
+        linear = ms.Parameter(ms.Tensor(np.zeros(4, np.float32)), name="linear")
+        for g in f["grads"]:
+            grad = ms.Tensor(np.array(g, np.float32))
+            if prim == "ApplyFtrl":
+                ms.ops.ApplyFtrl()(var, accum, linear, grad, f["lr"], f["l1"], f["l2"], f["lr_power"])
+            else:
+                ms.ops.SparseApplyFtrl(f["lr"], f["l1"], f["l2"], f["lr_power"])(
+                    var, accum, linear, grad, ms.Tensor(np.arange(4, dtype=np.int32)))
+        out[prim] = {"var": var.asnumpy().tolist(), "accum": accum.asnumpy().tolist(),
+                     "linear": linear.asnumpy().tolist()}
+    net = _network(ms)
+    lars = _optimizer(ms, "LARS", "weight_decay", 1.0, net)
+    own = {q.name for q in net.trainable_params()}
+    out["LARS_state"] = sorted(p.name for _, p in lars.parameters_and_names() if p.name not in own)
+    return out
 
 
 def main() -> int:
@@ -147,9 +214,9 @@ def main() -> int:
 
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_device("CPU")
-    cases = {case: run_case(ms, case) for case in CASES}
+    cases = {case: run_case(ms, case) for case in CASES + BREADTH_CASES}
     record = {"recorded_with": f"mindspore {ms.__version__} CPU GRAPH_MODE", "script": "tools/record_optim_formulas.py",
-              "cases": cases}
+              "cases": cases, "probes": probes(ms)}
     tmp = FIXTURE.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(record, indent=1) + "\n")
     tmp.replace(FIXTURE)

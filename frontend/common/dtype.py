@@ -1,17 +1,16 @@
 """MindSpore-style dtype objects (``mstype.float32``), mapped to the kernel library's dtype names.
 
-The device supports float32, float16 and int32 (``bool_`` for comparison results and masks). Every
-number type MindSpore exposes exists here as a dtype object (``mstype.int8``, ``mstype.float64``,
-``mstype.uint8``, ...), so scripts can name them and the host data pipeline casts to them exactly
-(``TypeCast(mstype.uint8)`` gives uint8 arrays). A Tensor made with one of them holds the device's
-type instead, as a numpy array of that type does: float64 and int64 are narrowed to float32 and
-int32, the small integers (int8, int16, uint8, uint16) widened to int32. Types with no such
-counterpart (uint32, uint64, complex, bfloat16) are refused with an error naming them.
+Every real number type MindSpore exposes is a device type: bool, int8/16/32/64, uint8/16/32/64,
+float16, bfloat16, float32 and float64 (``kernels/signature.py`` ITEMSIZE), so a Tensor keeps the
+dtype it is made with. bfloat16's numpy type is ml_dtypes' (MindSpore's own ``asnumpy`` gives a
+bfloat16 array too). The complex types exist as names only: the device does not emulate them, and a
+Tensor of one is an InvalidParamError naming the dtype.
 """
 from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ascendemu.errors import InvalidParamError
@@ -44,7 +43,6 @@ float16 = Type("float16", np.float16)
 float32 = Type("float32", np.float32)
 int32 = Type("int32", np.int32)
 bool_ = Type("bool", np.bool_)
-# host-only types: MindSpore names them; a Tensor of one holds the device type _DEVICE gives
 int8 = Type("int8", np.int8)
 int16 = Type("int16", np.int16)
 int64 = Type("int64", np.int64)
@@ -55,20 +53,15 @@ uint64 = Type("uint64", np.uint64, "UInt64")
 float64 = Type("float64", np.float64)
 complex64 = Type("complex64", np.complex64)
 complex128 = Type("complex128", np.complex128)
-bfloat16 = Type("bfloat16", None, "BFloat16")
+bfloat16 = Type("bfloat16", ml_dtypes.bfloat16, "BFloat16")
 # MindSpore's aliases (numpy's C names)
 half, single, float_, double = float16, float32, float32, float64
 byte, short, intc, long, intp = int8, int16, int32, int64, int64
 ubyte, ushort, uintc, uintp = uint8, uint16, uint32, uint64
 cfloat, cdouble = complex64, complex128
 
-DEVICE_TYPES = (float16, float32, int32)
-_ALL = {t.name: t for t in (float16, float32, int32, bool_, int8, int16, int64, uint8, uint16, uint32, uint64,
-                            float64, complex64, complex128, bfloat16)}
-# host type -> the device type a Tensor of it holds (narrowed, or widened without loss)
-_DEVICE = {"float64": "float32", "int64": "int32", "int8": "int32", "int16": "int32", "uint8": "int32",
-           "uint16": "int32"}
-_ON_DEVICE = ("float16", "float32", "int32", "bool")
+DEVICE_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64)
+_ALL = {t.name: t for t in (*DEVICE_TYPES, complex64, complex128)}
 
 
 def _by_name(name: str) -> Type:
@@ -85,19 +78,17 @@ def _lookup(dtype: Any) -> Type:
         name = str(dtype).lower()
     if name not in _ALL:
         raise InvalidParamError(f"dtype {dtype!r} is not supported: it is no MindSpore number type; use e.g. "
-                                f"mstype.float32, mstype.float16 or mstype.int32")
+                                f"mstype.float32, mstype.int64 or mstype.bfloat16")
     return _ALL[name]
 
 
 def to_type(dtype: Any) -> Type:
-    """The device type a Tensor of ``dtype`` holds: a device type as it is, a host-only one narrowed
-    or widened (see the module docstring); a type with no device counterpart is an error."""
+    """The device type of ``dtype`` (a Type, numpy dtype or name); a complex type is an error."""
     t = _lookup(dtype)
-    name = _DEVICE.get(t.name, t.name)
-    if name not in _ON_DEVICE:
-        raise InvalidParamError(f"dtype {t} is not supported on the emulated device, whose tensors are "
-                                f"float32, float16, int32 or bool; cast the data to one of them first")
-    return _ALL[name]
+    if t not in DEVICE_TYPES:
+        raise InvalidParamError(f"dtype {t} is not supported on the emulated device, which has no complex "
+                                f"types; keep real and imaginary parts as two float tensors")
+    return t
 
 
 def from_numpy(np_dtype: np.dtype) -> Type:
@@ -106,17 +97,25 @@ def from_numpy(np_dtype: np.dtype) -> Type:
 
 def dtype_to_nptype(dtype: Type) -> type:
     """The numpy type of ``dtype`` itself (``mstype.int8`` -> ``numpy.int8``), as MindSpore gives it."""
-    t = _lookup(dtype)
-    if t.np_type is None:
-        raise InvalidParamError(f"dtype {t} has no numpy type; use mstype.float32 or mstype.float16")
-    return t.np_type
+    return _lookup(dtype).np_type
 
 
 def pytype_to_dtype(py_type: type) -> Type:
-    return {float: float32, int: int32, bool: bool_}[py_type]
+    """MindSpore's dtype of a Python type: int is int64, float is float64 (as MindSpore maps them)."""
+    return {float: float64, int: int64, bool: bool_}[py_type]
 
 
-__all__ = ["Type", "to_type", "from_numpy", "dtype_to_nptype", "pytype_to_dtype", "DEVICE_TYPES",
+def dtype_to_pytype(dtype: Any) -> type:
+    """The Python type of ``dtype``'s values: bool, int or float (complex for the complex types)."""
+    t = _lookup(dtype)
+    if t == bool_:
+        return bool
+    if t in (complex64, complex128):
+        return complex
+    return float if t in (float16, bfloat16, float32, float64) else int
+
+
+__all__ = ["Type", "to_type", "from_numpy", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype", "DEVICE_TYPES",
            "float16", "float32", "int32", "bool_", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64",
            "float64", "complex64", "complex128", "bfloat16", "half", "single", "float_", "double", "byte", "short",
            "intc", "long", "intp", "ubyte", "ushort", "uintc", "uintp", "cfloat", "cdouble"]

@@ -25,6 +25,7 @@ class _Registry:
 
     def __init__(self) -> None:
         self._ops: dict[str, Callable] = {}
+        self._methods: set[str] = set()         # the methods register_method installed
 
     def register(self, name: str, op: Callable) -> None:
         if not isinstance(name, str) or not callable(op):
@@ -40,6 +41,16 @@ class _Registry:
                                            f"operators and methods")
         return op
 
+    def register_method(self, name: str, method: Callable) -> None:
+        """Make ``method`` the Tensor method ``name`` (``x.split(...)``), unless the class defines that
+        name itself (its own methods and properties win)."""
+        if not isinstance(name, str) or not (callable(method) or isinstance(method, property)):
+            raise InvalidParamError(f"tensor_operator_registry.register_method: needs a name (str) and a callable, "
+                                    f"got {name!r} and {type(method).__name__}")
+        if name not in Tensor.__dict__ or name in self._methods:
+            self._methods.add(name)
+            setattr(Tensor, name, method)
+
 
 tensor_operator_registry = _Registry()
 
@@ -51,8 +62,15 @@ def _ops(name: str) -> Callable:
 # How MindSpore's Tensor repr writes floats (measured on MindSpore 2.10): every element in scientific
 # notation, 8 decimals (float16: 4) and a sign column; a 0-d tensor as %g; a long 1-D tensor with its
 # first and last three elements around " ... "; rows never wrapped.
+# bfloat16 elements print in their shortest form, right-aligned to the widest ("[  1.5, -2.25]").
 _FLOAT_SPEC = {"float16": " .4e", "float32": " .8e", "float64": " .8e"}
 _SUMMARY_THRESHOLD, _EDGE_ITEMS = 1000, 3
+
+
+def _bfloat16_formatter(data: np.ndarray) -> dict:
+    """array2string's formatter for a bfloat16 array (numpy sees ml_dtypes' type as no float kind)."""
+    width = max((len(str(v)) for v in data.ravel()), default=0) if data.size <= _SUMMARY_THRESHOLD else 0
+    return {"all": lambda v: str(v).rjust(width)}
 
 
 def _value_text(data: np.ndarray) -> str:
@@ -62,6 +80,8 @@ def _value_text(data: np.ndarray) -> str:
         return f"{v:g}" if isinstance(v, float) else str(v)
     spec = _FLOAT_SPEC.get(str(data.dtype))
     formatter = {"float_kind": lambda v: format(float(v), spec)} if spec else None
+    if data.dtype == mstype.bfloat16.np_type:
+        formatter = _bfloat16_formatter(data)
     text = np.array2string(data, separator=", ", formatter=formatter, threshold=_SUMMARY_THRESHOLD,
                            edgeitems=_EDGE_ITEMS, max_line_width=sys.maxsize)    # rows are not wrapped
     return text.replace(", ..., ", " ... ") if data.ndim == 1 else text
@@ -87,6 +107,8 @@ class Tensor:
         data = np.asarray(input_data)
         if data.dtype == object:
             raise InvalidParamError(f"Tensor: cannot make a tensor from {type(input_data).__name__} data")
+        if dtype is None and data.dtype == np.float64 and not isinstance(input_data, (np.ndarray, np.generic)):
+            dtype = mstype.float32      # Python floats make a float32 tensor, as in MindSpore (numpy's float64 stays)
         t = mstype.to_type(dtype if dtype is not None else data.dtype)
         self._data = np.asarray(data.astype(t.np_type, copy=False), order="C")
         self._dtype = t
@@ -291,6 +313,13 @@ class Tensor:
     def astype(self, dtype: Any, copy: bool = True) -> "Tensor":
         return _ops("cast")(self, dtype)
 
+    def to(self, dtype: Any = None, non_blocking: bool = False, copy: bool = False) -> "Tensor":
+        """The tensor as ``dtype`` (itself when it is already, unless ``copy``); one device, so nothing
+        is moved and ``non_blocking`` changes nothing."""
+        if dtype is None or (not copy and mstype.to_type(dtype) == self._dtype):
+            return self
+        return _ops("cast")(self, dtype)
+
     def expand_dims(self, axis: int) -> "Tensor":
         return _ops("expand_dims")(self, axis)
 
@@ -346,3 +375,20 @@ class Tensor:
 
     def matmul(self, other: "Tensor") -> "Tensor":
         return _ops("matmul")(self, other)
+
+
+def hold_value(tensor: Tensor, value: Tensor) -> Tensor:
+    """Make ``tensor`` hold ``value`` (the in-place methods: ``x.add_(y)``), cast to its dtype; the shape
+    must be its own. A Parameter is assigned (in a graph, an update of its state); a tensor in PyNative
+    takes the data; a symbolic one becomes the graph value, so later reads see it."""
+    if tuple(value.shape) != tuple(tensor.shape):
+        raise InvalidParamError(f"in-place op: the result's shape {tuple(value.shape)} is not the tensor's "
+                                f"{tuple(tensor.shape)} (an in-place op cannot broadcast its tensor)")
+    value = value if value.dtype == tensor.dtype else _ops("cast")(value, tensor.dtype)
+    if tensor.is_parameter:
+        _ops("assign")(tensor, value)
+    elif tensor.is_symbolic:
+        tensor._sym = value._sym
+    else:
+        tensor._data = value._need_data("an in-place op on a concrete tensor")
+    return tensor

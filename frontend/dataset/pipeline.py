@@ -344,8 +344,6 @@ class TupleIterator:
     def _value(self, array: np.ndarray, name: str) -> Any:
         if self._output_numpy or array.dtype.kind in "SU":      # MindSpore 2.x gives text and bytes as numpy
             return array
-        if array.dtype.kind == "u" and array.dtype.itemsize >= 2:
-            array = array.astype(np.int64)           # lossless; Tensor then narrows it like any int64
         try:
             return Tensor(array)
         except InvalidParamError as exc:

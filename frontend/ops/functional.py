@@ -22,6 +22,7 @@ from .function import (abs, add, argmax, argmin, cast, div, equal, exp, expand_d
 from .operations import DType, ReduceMax, ReduceMean, ReduceMin, ReduceSum
 from .operations import identity as _identity
 from .primitive import constexpr, mixed_precision_cast, prim_attr_register
+from .tensor_method import install_tensor_methods
 
 # MindSpore's functional names for ops that mindspore.ops calls otherwise (ops/functional.py there).
 ALIASES = {"tensor_add": "add", "tensor_sub": "sub", "tensor_mul": "mul", "tensor_div": "div",
@@ -86,5 +87,7 @@ for _name, _fn in {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "
                    "transpose": transpose, "cast": cast, "expand_dims": expand_dims, "squeeze": squeeze,
                    "max": max, "min": min, "argmax": argmax, "argmin": argmin, "exp": exp, "log": log,
                    "sqrt": sqrt, "square": square, "reduce_sum": ReduceSum, "reduce_mean": ReduceMean,
-                   "reduce_max": ReduceMax, "reduce_min": ReduceMin}.items():
+                   "reduce_max": ReduceMax, "reduce_min": ReduceMin, "assign": function.assign}.items():
     tensor_operator_registry.register(_name, _fn)
+# the Tensor's methods that are ops with the tensor first (x.split, x.clip, x.add_ ...): ops/tensor_method.py
+install_tensor_methods(tensor_operator_registry.register_method)

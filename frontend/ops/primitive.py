@@ -30,7 +30,7 @@ from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs
 from ascendemu.kernels.library import infer_outputs
-from ascendemu.kernels.ops.common import FLOAT
+from ascendemu.kernels.ops.common import FLOAT, FLOATS
 from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature
 
@@ -45,8 +45,34 @@ from ._utils import bind_arguments
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr"]
 
 
-# Implicit type promotion of binary ops, lowest first (MindSpore promotes int -> float, fp16 -> fp32).
-PROMOTION_ORDER = ("int32", "float16", "float32")
+# Implicit type promotion of binary ops, as MindSpore 2.10 does it (recorded by
+# tools/record_dtype_promotion.py into tests/fixtures/dtype_promotion.json): bool gives way to any
+# type; signed ints (and uint8) widen to the wider, int8 + uint8 to int16; an int meets a float as
+# that float; floats widen, float16 + bfloat16 to float32. uint16/32/64 mix with bool only.
+PROMOTION_ORDER = {"int8": 1, "uint8": 1, "int16": 2, "int32": 3, "int64": 4,
+                   "float16": 5, "bfloat16": 5, "float32": 6, "float64": 7}
+# pairs of one rank that promote to a third type
+PROMOTION_TIES = {frozenset(("int8", "uint8")): "int16", frozenset(("float16", "bfloat16")): "float32"}
+# what a Python scalar operand is, by its type: it never widens a tensor of its own kind
+_SCALAR_KIND = ((bool, "bool"), (int, "int"), (float, "float"), (np.bool_, "bool"), (np.integer, "int"),
+                (np.floating, "float"))
+
+
+class PromotionError(InvalidParamError, TypeError):
+    """Operands whose dtypes MindSpore does not promote to a common one (a TypeError there too)."""
+
+
+def promote_types(a: str, b: str) -> str:
+    """The dtype a binary op on ``a`` and ``b`` operands computes in (MindSpore's promotion)."""
+    if a == b or b == "bool":
+        return a
+    if a == "bool":
+        return b
+    if a not in PROMOTION_ORDER or b not in PROMOTION_ORDER:
+        raise PromotionError(f"Type implicit conversion between {mstype.to_type(a)} and {mstype.to_type(b)} is "
+                             f"not supported (as in MindSpore); cast one operand first")
+    tie = PROMOTION_TIES.get(frozenset((a, b)))
+    return tie or builtins.max(a, b, key=PROMOTION_ORDER.__getitem__)
 
 
 def _tensor(x: Any) -> Tensor:
@@ -137,24 +163,41 @@ def _dispatch(op: str, tensors: list[Tensor], attrs: dict[str, Any]) -> tuple[Te
     arrays = get_backend().run_op(sig, [t._data for t in tensors], descs)
     if len(arrays) != len(descs):
         raise InvalidParamError(f"{op}: backend returned {len(arrays)} outputs, expected {len(descs)}")
-    return tuple(Tensor(np.asarray(a).reshape(d.shape), dtype=d.dtype) for a, d in zip(arrays, descs))
+    outs = tuple(Tensor(np.asarray(a).reshape(d.shape), dtype=d.dtype) for a, d in zip(arrays, descs))
+    for observe in PYNATIVE_OBSERVERS:
+        observe(outs)
+    return outs
+
+
+# callables shown the outputs of every PyNative op (NPUClearFloatStatus's overflow watch, math_ops)
+PYNATIVE_OBSERVERS: list[Callable[[tuple[Tensor, ...]], None]] = []
 
 
 def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     scope = _current_amp()          # a Parameter read in a float16 cell is float16 before promotion
     x, y = _amp_parameter(x, scope), _amp_parameter(y, scope)
-    if x.dtype == y.dtype or x.dtype.name not in PROMOTION_ORDER or y.dtype.name not in PROMOTION_ORDER:
+    if x.dtype == y.dtype:
         return x, y
-    target = builtins.max(x.dtype.name, y.dtype.name, key=PROMOTION_ORDER.index)
+    target = promote_types(x.dtype.name, y.dtype.name)
     return (_cast(x, target) if x.dtype.name != target else x), (_cast(y, target) if y.dtype.name != target else y)
 
 
 def _scalar_like(value: Any, ref: Tensor) -> Tensor:
-    if isinstance(value, (bool, int, float, np.number)):
-        if ref.dtype == mstype.int32 and not float(value).is_integer():
-            return Tensor(value, mstype.float32)
-        return Tensor(value, ref.dtype)
-    return _tensor(value)
+    """A Python (or numpy) scalar operand of a binary op with tensor ``ref``, as MindSpore types it: a
+    scalar keeps ``ref``'s dtype unless it is of a higher kind (a float with an int or bool tensor
+    makes float32, an int with a bool tensor int64); uint16/32/64 tensors take bool scalars only."""
+    kind = next((k for t, k in _SCALAR_KIND if isinstance(value, t)), None)
+    if kind is None:
+        return _tensor(value)
+    dtype = ref.dtype.name
+    if kind != "bool" and dtype not in PROMOTION_ORDER and dtype != "bool":
+        raise PromotionError(f"Type implicit conversion between {ref.dtype} and a Python {kind} is not supported "
+                             f"(as in MindSpore); cast the tensor first")
+    if kind == "float" and dtype not in FLOATS:
+        return Tensor(value, mstype.float32)
+    if kind == "int" and dtype == "bool":
+        return Tensor(value, mstype.int64)
+    return Tensor(value, ref.dtype)
 
 
 def _binary_operands(x: Any, y: Any) -> tuple[Tensor, Tensor]:

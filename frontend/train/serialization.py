@@ -19,10 +19,8 @@ renamed over the target, so the target name always holds the previous complete f
 new one, never a torn one (MindSpore deletes the previous file first; this keeps it until the new one
 is complete). A save killed midway leaves its hidden temp file behind.
 
-Emulator limits: the device has float32, float16, int32 and bool. A loaded entry of another type is
-narrowed by the front end's dtype policy (``common.dtype``: Float64 -> Float32, Int64/Int16/Int8/UInt8
--> Int32, BFloat16 widened exactly to Float32); UInt16/32/64, Int4 and map tensors raise
-FeatureNotSupportedError naming the file and the parameter. Encryption (``enc_key``/``dec_key``) is
+Emulator limits: every MindSpore real dtype loads as itself (BFloat16 as ml_dtypes' bfloat16); Int4
+and map tensors raise FeatureNotSupportedError naming the file and the parameter. Encryption (``enc_key``/``dec_key``) is
 not supported: MindSpore's cipher framing is undocumented.
 """
 from __future__ import annotations
@@ -44,6 +42,7 @@ from ..checkpoint_proto import Value, WireError, iter_values, value_head
 from ..nn.cell import Cell
 from ..onnx_export import export
 from ..ops import Cast  # noqa: F401  (MindSpore's train.serialization has it)
+from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 
@@ -68,7 +67,7 @@ BF16_TYPE = "BFloat16"
 # tensor_type spellings (str() of MindSpore's dtype) and the numpy type of their tensor_content.
 NP_TYPES = {"Int8": np.int8, "UInt8": np.uint8, "Int16": np.int16, "UInt16": np.uint16, "Int32": np.int32,
             "UInt32": np.uint32, "Int64": np.int64, "UInt64": np.uint64, "Float16": np.float16,
-            "Float32": np.float32, "Float64": np.float64, "Bool": np.bool_}
+            "Float32": np.float32, "Float64": np.float64, "Bool": np.bool_, BF16_TYPE: mstype.bfloat16.np_type}
 TYPE_OF_NP = {np.dtype(t): name for name, t in NP_TYPES.items()}
 # Types MindSpore's loader knows that this emulator cannot hold (Int4 is MindSpore's qint4x2).
 UNSUPPORTED_TYPES = ("Int4",)
@@ -455,10 +454,10 @@ def _add_entry(out: dict, path: str, fd: int, group: list[Value], wanted: Callab
     if type_name in UNSUPPORTED_TYPES:
         raise FeatureNotSupportedError(f"checkpoint file {path}: entry {name!r} is {type_name}, which the emulator "
                                        f"does not support")
-    np_type = np.uint16 if type_name == BF16_TYPE else NP_TYPES.get(type_name)
+    np_type = NP_TYPES.get(type_name)
     if np_type is None:
         raise CheckpointFileError(f"Failed to read the checkpoint file {path}: entry {name!r} has an unknown "
-                                  f"tensor_type {type_name!r} (known: {sorted(NP_TYPES) + [BF16_TYPE, STR_TYPE]}).")
+                                  f"tensor_type {type_name!r} (known: {sorted(NP_TYPES) + [STR_TYPE]}).")
     itemsize = np.dtype(np_type).itemsize
     # MindSpore also reads dims [0] as a scalar; a [0] entry with no content is an empty vector
     shape = () if first.dims == [0] and content.size == itemsize else tuple(first.dims)
@@ -467,8 +466,6 @@ def _add_entry(out: dict, path: str, fd: int, group: list[Value], wanted: Callab
         raise CheckpointFileError(f"Failed to read the checkpoint file {path}: entry {name!r} has dims {first.dims} "
                                   f"of {type_name} ({expected} bytes) but {content.size} bytes of content.")
     array = content.view(np_type).reshape(shape)
-    if type_name == BF16_TYPE:                     # bfloat16 is the top half of a float32: exact
-        array = (array.astype(np.uint32) << 16).view(np.float32)
     out[name] = _parameter(path, name, type_name, array)
 
 
@@ -477,7 +474,7 @@ def _parameter(path: str, name: str, type_name: str, array: np.ndarray) -> Param
         return Parameter(array, name=name)
     except InvalidParamError:
         raise FeatureNotSupportedError(f"checkpoint file {path}: entry {name!r} is {type_name}, which the emulated "
-                                       f"device has no type for (it holds float32, float16, int32 and bool)") from None
+                                       f"device has no type for (it holds MindSpore's real dtypes)") from None
 
 
 def _read_safetensors(path: str, wanted: Callable[[str], bool], crc_check: bool) -> dict[str, Parameter | str]:

@@ -4,11 +4,12 @@ stanzas (``OPS``): shape rules, launch plans and kernel source generators, all p
 ``nb`` (numba intrinsics and the source compiler) is the only module here that imports numba; it is
 loaded on a cache miss, never by importing this package.
 """
-from . import comm, conv, elementwise, index, loss, matmul, misc, norm, optim, order, pool, random, reduce, resize
+from . import (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, order, pool, random, reduce, resize,
+               scan)
 
 __all__ = ["FAMILIES", "common", "src", "nb"] + [m.__name__.rsplit(".", 1)[-1] for m in
                                                   (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, order,
-                                                   pool, random, reduce, resize)]
+                                                   pool, random, reduce, resize, scan)]
 
 # every family module, in the order their ops are listed
-FAMILIES = (elementwise, norm, loss, reduce, order, matmul, conv, pool, resize, misc, index, optim, random, comm)
+FAMILIES = (elementwise, norm, loss, reduce, scan, order, matmul, conv, pool, resize, misc, index, optim, random, comm)

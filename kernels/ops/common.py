@@ -10,9 +10,16 @@ from typing import Any
 from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.signature import OpSignature
 
-# dtype sets an op may accept
+# dtype sets an op may accept. FLOAT and ANY are what the families whose kernels compute in float32
+# registers serve (matmul, conv, norm, pool, ...); the others name every dtype of a kind, for the
+# families written dtype-generic (elementwise, reduce, the movement and index ops).
 FLOAT = ("float32", "float16")
 ANY = ("float32", "float16", "int32")
+FLOATS = ("float32", "float16", "bfloat16", "float64")              # every float type
+INTS = ("int32", "int64", "int8", "int16", "uint8", "uint16", "uint32", "uint64")
+NUMBER = FLOATS + INTS                                              # every number type
+ALL = NUMBER + ("bool",)                                            # every device dtype
+INDEX = ("int32", "int64")          # index and label operands (MindSpore's Python ints are int64)
 
 
 def fail(sig: OpSignature, what: str) -> InvalidParamError:

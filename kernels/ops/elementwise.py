@@ -13,8 +13,10 @@ registers) and an operand is ``("in", i)`` (kernel input i, broadcast like binar
 outputs (default: the last step); optional ``dst_type``: output dtype(s) (default: the inputs' common
 dtype). Inputs may be float32 or float16; every step computes in float32 registers.
 
-Each op is one stanza at the bottom: name, kernel function name, scalar lowering (float32 and, where
-the op has one, int32-on-int64 registers; an int lowering makes the op accept int32), front-end names.
+Each op is one stanza at the bottom: name, kernel function name, scalar lowering (float registers and,
+where the op has one, int64 registers; an int lowering makes the op accept every integer type),
+front-end names. Ops compute by their operands' dtype (:func:`compute_kind`): float64 in float64,
+float32/float16/bfloat16 in float32, the integer types and bool in int64; the store converts.
 """
 from __future__ import annotations
 
@@ -26,14 +28,24 @@ from ascendemu.kernels.opdef import Elementwise, Exposure, Grad, GradBuilder, Gr
 from ascendemu.kernels.signature import DTYPES, OpSignature, TensorDesc
 
 from . import src
-from .common import (ANY, FLOAT, broadcast_shapes, check_arity, check_dtype, check_format, check_rank, fail,
-                     same_dtype)
+from .common import (ALL, FLOAT, FLOATS, NUMBER, broadcast_shapes, check_arity, check_dtype, check_format,
+                     check_rank, fail, same_dtype)
 
 # ------------------------------------------------------------------------------------------- infer
 
 
 def _dtypes(lowering: Elementwise) -> tuple[str, ...]:
-    return ANY if lowering.int_expr is not None else FLOAT
+    """Every number type for an op with an int lowering, else every float type."""
+    return NUMBER if lowering.int_expr is not None else FLOATS
+
+
+def compute_kind(dtype: str) -> str:
+    """The registers an op on ``dtype`` operands computes in: "d" float64 for float64, "f" float32 for
+    the other floats (float16 and bfloat16 are converted on load and store), "i" int64 for the
+    integer types and bool."""
+    if dtype == "float64":
+        return "d"
+    return "f" if dtype in FLOATS else "i"
 
 
 def cast_target(sig: OpSignature) -> str:
@@ -45,13 +57,13 @@ def cast_target(sig: OpSignature) -> str:
 
 def infer_cast(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    check_dtype(sig, 0, ANY + ("bool",), "x")
+    check_dtype(sig, 0, ALL, "x")
     return (TensorDesc(sig.inputs[0].shape, cast_target(sig)),)
 
 
 def infer_bias_add(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 2, ("x", "bias"))
-    dtype = same_dtype(sig, ANY)
+    dtype = same_dtype(sig, NUMBER)
     fmt = check_format(sig, ("NCHW", "NHWC", "NCDHW"))
     x = sig.inputs[0].shape
     if len(x) < 2:
@@ -65,7 +77,7 @@ def infer_bias_add(sig: OpSignature) -> tuple[TensorDesc, ...]:
 
 def infer_broadcast_to(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ANY + ("bool",), "x")
+    dtype = check_dtype(sig, 0, ALL, "x")
     target = sig.attr("shape")
     x = sig.inputs[0].shape
     if (not isinstance(target, tuple) or len(target) < len(x)
@@ -170,13 +182,15 @@ def coalesce(out_shape: tuple[int, ...], full: list[list[int]]):
 
 
 def store_value(dtype: str, value: str, compute: str) -> str:
+    """A compute value stored as ``dtype``: floats to an integer type truncate toward zero (through
+    int64, then wrap to the type's width, as MindSpore's Cast); ints wrap to the type's width."""
     if compute == "raw":
         return value
-    if dtype == "int32" and compute == "f":
-        return f"np.int32(i64({value}))"
-    if dtype == "int32":
-        return f"np.int32({value})"
-    return src.store(dtype, value)
+    if dtype in FLOATS or dtype == "bool":
+        return src.store(dtype, value)
+    if compute in ("f", "d"):
+        return f"np.{dtype}(i64({value}))"
+    return f"np.{dtype}({value})"
 
 
 # Stride kinds of a coalesced loop dim, fixed when the kernel is generated (a dynamic-shape elementwise
@@ -202,7 +216,7 @@ def strided_source(inputs: tuple[TensorDesc, ...], full_strides: list[list[int]]
     Input i is read at bases[i] + sum(index[d] * full_strides[i][d]) (strides may be negative: a
     reversed slice; ``bases`` default to 0); ``steps`` are assignment lines over the
     loaded values v0, v1, ...; ``outputs`` are (variable, dtype); ``compute`` is "f" (float32
-    registers), "i" (int64 registers) or "raw" (bit copies, no conversion).
+    registers), "d" (float64 registers), "i" (int64 registers) or "raw" (bit copies, no conversion).
     """
     return layout_source(tuple(d.dtype for d in inputs), strided_layout(out_shape, full_strides), steps, outputs,
                          compute, bases)
@@ -247,14 +261,21 @@ def layout_source(dtypes: tuple[str, ...], layout: dict, steps: list[str], outpu
 
 
 def const_literal(value, compute: str) -> str:
-    if compute != "f":
+    if compute not in ("f", "d"):
         return f"i64({int(value)})"
+    kind = "f64" if compute == "d" else "f32"
     value = float(value)
     if math.isnan(value):
-        return "f32(np.nan)"
+        return f"{kind}(np.nan)"
     if math.isinf(value):
-        return "f32(np.inf)" if value > 0 else "f32(-np.inf)"
-    return f"f32({value!r})"
+        return f"{kind}(np.inf)" if value > 0 else f"{kind}(-np.inf)"
+    return f"{kind}({value!r})"
+
+
+def double_expr(template: str) -> str:
+    """A float32 lowering as float64 code: its float32 literals become float64 and the float32 exp
+    polynomial libm's exp, so float64 operands compute in float64 registers."""
+    return template.replace("f32(", "f64(").replace("fexp(", "math.exp(")
 
 
 def program_steps(program: tuple, compute: str) -> list[str]:
@@ -266,7 +287,8 @@ def program_steps(program: tuple, compute: str) -> list[str]:
             names.append(f"v{value}" if kind == "in" else f"t{value}" if kind == "t"
                          else const_literal(value, compute))
         lowering = LOWERINGS[op]
-        template = lowering.float_expr if compute == "f" else lowering.int_expr
+        template = (lowering.float_expr if compute == "f" else double_expr(lowering.float_expr) if compute == "d"
+                    else lowering.int_expr)
         lines.append(f"t{j} = " + template.format(*names))
     return lines
 
@@ -310,7 +332,7 @@ def _program(sig: OpSignature) -> tuple[tuple[TensorDesc, ...], tuple, tuple[int
         return inputs, (("Cast", ("in", 0)),), (0,), "raw"
     if sig.op == "Select":           # bit copies too: the chosen operand is stored unchanged
         return inputs, (("Select", ("in", 0), ("in", 1), ("in", 2)),), (0,), "raw"
-    compute = "i" if inputs[0].dtype == "int32" else "f"
+    compute = compute_kind(inputs[0].dtype)
     if sig.op == "BiasAdd":
         x = inputs[0].shape
         channel_last = sig.attr("data_format", sig.attr("format", "NCHW")) == "NHWC"
@@ -391,7 +413,7 @@ def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) 
 
     def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
         check_arity(sig, 2, ("x", "y"))
-        same_dtype(sig, ANY)
+        same_dtype(sig, ALL)
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
 
     return loop_op(name, func_name, infer, lowering, no_grad, Exposure((name,), functions, generated=True))
@@ -412,7 +434,7 @@ def logical(name: str, func_name: str, arity: int, expr: str, functions: tuple[s
 
 def infer_is_finite(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    check_dtype(sig, 0, ANY, "x")
+    check_dtype(sig, 0, ALL, "x")
     return (TensorDesc(sig.inputs[0].shape, "bool"),)
 
 
@@ -431,8 +453,8 @@ def infer_select(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 3, ("cond", "x", "y"))
     check_dtype(sig, 0, ("bool",), "cond")
     x, y = sig.inputs[1].dtype, sig.inputs[2].dtype
-    if x != y or x not in ANY:
-        raise fail(sig, f"inputs 1 (x) and 2 (y) have dtypes {x} and {y}; they must be one of {ANY} and equal")
+    if x != y or x not in ALL:
+        raise fail(sig, f"inputs 1 (x) and 2 (y) have dtypes {x} and {y}; they must be one of {ALL} and equal")
     return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), x),)
 
 
@@ -522,7 +544,7 @@ def _g_pow_y(b, g, x, y, out):
 
 def _g_cast(b, c):
     src = c.sig.inputs[0].dtype
-    if src not in FLOAT:
+    if src not in FLOATS:
         return (None,)
     return (b.op("Cast", c.douts[0], dst_type=src),)
 
@@ -552,6 +574,71 @@ def _g_sigmoid_cross_entropy(b, c):
     """MindSpore's bprop: dlogits = dout * (sigmoid(logits) - label); the label gets no gradient."""
     logits, label = c.inputs
     return b.op("Mul", c.douts[0], b.op("Sub", b.op("Sigmoid", logits), label)), None
+
+
+# ---- the math ops' backward rules (trigonometric, hyperbolic, error functions, remainders) ----
+
+def _one_plus_square(b: GradBuilder, x: int, sign: float) -> int:
+    """1 + sign * x^2, in x's dtype (the denominators of the inverse trigonometric derivatives)."""
+    return b.op("Add", _k(b, 1.0, x), b.op("Mul", _k(b, sign, x), b.op("Mul", x, x)))
+
+
+def _erf_slope(b: GradBuilder, x: int, scale: float) -> int:
+    """scale * exp(-x^2): d erf(x) = 2/sqrt(pi) exp(-x^2), d erfc(x) its negative."""
+    return b.op("Mul", _k(b, scale, x), b.op("Exp", b.op("Neg", b.op("Mul", x, x))))
+
+
+def _where_zero(b: GradBuilder, cond_of: int, value: int) -> int:
+    """0 where ``cond_of`` == 0, else ``value`` (a Select, so an inf or NaN ``value`` there is dropped)."""
+    zero = _k(b, 0.0, value)
+    return b.op("Select", b.op("Equal", cond_of, _k(b, 0.0, cond_of)), zero, value)
+
+
+def _g_atan2_x(b, g, x, y, out):            # d atan2(x, y) / dx = y / (x^2 + y^2)
+    return b.op("Div", b.op("Mul", g, y), b.op("Add", b.op("Mul", x, x), b.op("Mul", y, y)))
+
+
+def _g_atan2_y(b, g, x, y, out):            # d atan2(x, y) / dy = -x / (x^2 + y^2)
+    return b.op("Neg", b.op("Div", b.op("Mul", g, x), b.op("Add", b.op("Mul", x, x), b.op("Mul", y, y))))
+
+
+def _g_squared_difference(b, g, x, y, out):  # d (x - y)^2 / dx = 2 (x - y)
+    return b.op("Mul", g, b.op("Mul", _k(b, 2.0, x), b.op("Sub", x, y)))
+
+
+def _horner(coefficients: tuple[float, ...], w: str) -> str:
+    """Source of the polynomial with ``coefficients`` (highest degree first) at ``w``, in Horner form."""
+    expr = f"f32({coefficients[0]!r})"
+    for c in coefficients[1:]:
+        expr = f"(f32({c!r}) + {expr} * {w})"
+    return expr
+
+
+# erfinv in float32 (M. Giles, "Approximating the erfinv function", 2010): x times a polynomial in
+# w = -log((1 - x)(1 + x)), one for the centre (w < 5) and one for the tails (in sqrt(w))
+_ERFINV_W = "(-math.log((f32(1.0) - {0}) * (f32(1.0) + {0})))"
+_ERFINV_CENTRE = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                0.00943887047, 1.00167406, 2.83297682)
+ERFINV_EXPR = (f"({{0}} * ({_horner(_ERFINV_CENTRE, f'({_ERFINV_W} - f32(2.5))')} if {_ERFINV_W} < f32(5.0) else "
+               f"{_horner(_ERFINV_TAIL, f'(math.sqrt({_ERFINV_W}) - f32(3.0))')}))")
+
+
+def bitwise(name: str, func_name: str, symbol: str) -> OpDef:
+    """A broadcasting bit operation on two integer (or bool) operands of one dtype, as MindSpore's
+    BitwiseAnd/Or/Xor; floats are refused. Its float lowering is the int one: the fusion pass fuses
+    float values only, so it is never compiled."""
+    expr = f"({{0}} {symbol} {{1}})"
+    integers = tuple(d for d in NUMBER if d not in FLOATS) + ("bool",)
+
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, 2, ("x", "y"))
+        dtype = same_dtype(sig, integers)
+        return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), dtype),)
+
+    return loop_op(name, func_name, infer, Elementwise(2, expr, expr), no_grad,
+                   Exposure((name,), (func_name,), generated=True))
 
 
 OPS: tuple[OpDef, ...] = (
@@ -622,6 +709,79 @@ OPS: tuple[OpDef, ...] = (
             frontend=Exposure(("BiasAdd",), ("bias_add",))),
     loop_op("BroadcastTo", "broadcast_to", infer_broadcast_to, grad=_g_broadcast_to,
             frontend=Exposure(("BroadcastTo",), ("broadcast_to",))),
+    # ---- math ops (MindSpore's math_ops): float-only unless an int lowering is given ----
+    unary("Log1p", "log1p", "math.log1p({0})",
+          grad=_unary_rule(lambda b, x, out: b.op("Reciprocal", b.op("Add", x, _k(b, 1.0, x))))),
+    unary("Expm1", "expm1", "math.expm1({0})", functions=("expm1", "tensor_expm1"),
+          grad=_unary_rule(lambda b, x, out: b.op("Add", out, _k(b, 1.0, out)))),
+    unary("Erf", "erf", "math.erf({0})", grad=_unary_rule(lambda b, x, out: _erf_slope(b, x, 1.1283791670955126))),
+    unary("Erfinv", "erfinv", ERFINV_EXPR,          # d erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)^2)
+          grad=_unary_rule(lambda b, x, out: b.op("Mul", _k(b, 0.886226925452758, x),
+                                                   b.op("Exp", b.op("Mul", out, out))))),
+    unary("Erfc", "erfc", "math.erfc({0})",
+          grad=_unary_rule(lambda b, x, out: _erf_slope(b, x, -1.1283791670955126))),
+    unary("Sinh", "sinh", "math.sinh({0})", grad=_unary_rule(lambda b, x, out: b.op("Cosh", x))),
+    unary("Cosh", "cosh", "math.cosh({0})", grad=_unary_rule(lambda b, x, out: b.op("Sinh", x))),
+    unary("Tan", "tan", "math.tan({0})",                               # d tan = 1 + tan^2
+          grad=_unary_rule(lambda b, x, out: _one_plus_square(b, out, 1.0))),
+    unary("Asin", "asin", "math.asin({0})", functions=("asin", "arcsin"),
+          grad=_unary_rule(lambda b, x, out: b.op("Rsqrt", _one_plus_square(b, x, -1.0)))),
+    unary("ACos", "acos", "math.acos({0})", functions=("acos", "arccos"),
+          grad=_unary_rule(lambda b, x, out: b.op("Neg", b.op("Rsqrt", _one_plus_square(b, x, -1.0))))),
+    unary("Atan", "atan", "math.atan({0})", functions=("atan", "arctan"),
+          grad=_unary_rule(lambda b, x, out: b.op("Reciprocal", _one_plus_square(b, x, 1.0)))),
+    unary("Asinh", "asinh", "math.asinh({0})", functions=("asinh", "arcsinh"),
+          grad=_unary_rule(lambda b, x, out: b.op("Rsqrt", _one_plus_square(b, x, 1.0)))),
+    unary("Acosh", "acosh", "math.acosh({0})", functions=("acosh", "arccosh"),   # d = 1 / sqrt(x^2 - 1)
+          grad=_unary_rule(lambda b, x, out: b.op("Rsqrt", b.op("Sub", b.op("Mul", x, x), _k(b, 1.0, x))))),
+    unary("Atanh", "atanh", "math.atanh({0})", functions=("atanh", "arctanh"),
+          grad=_unary_rule(lambda b, x, out: b.op("Reciprocal", _one_plus_square(b, x, -1.0)))),
+    # sign(NaN) is 0 and sign(-0.0) is 0, as MindSpore computes it
+    unary("Sign", "sign", "(f32(1.0) if {0} > f32(0.0) else (f32(-1.0) if {0} < f32(0.0) else f32(0.0)))",
+          "(i64(1) if {0} > 0 else (i64(-1) if {0} < 0 else i64(0)))", grad=no_grad),
+    # halves round to even (MindSpore's Round, numpy's rint); ints are unchanged
+    unary("Round", "round", "f32(np.rint({0}))", "{0}", grad=no_grad),
+    unary("Trunc", "trunc", "f32(np.trunc({0}))", "{0}", grad=no_grad),
+    # floor(x / y); int32: Python's floor division, x // 0 = 0
+    binary("FloorDiv", "floor_div", "f32(np.floor(fdiv({0}, {1})))", "{0} // {1}",
+           functions=("floor_div", "floordiv", "floor_divide", "tensor_floordiv"), grad=no_grad),
+    binary("TruncateDiv", "truncate_div", "f32(np.trunc(fdiv({0}, {1})))", "sdiv({0}, {1})",
+           functions=("truncate_div",), grad=no_grad),
+    # the remainder with the divisor's sign (Python's %), x % 0 = NaN (int32: 0); d/dy = -floor(x / y)
+    binary("FloorMod", "floor_mod", "{0} % {1}", "{0} % {1}",
+           functions=("floor_mod", "floormod", "tensor_mod", "remainder"),
+           grad=_binary_rule(lambda b, g, x, y, out: g,
+                             lambda b, g, x, y, out: b.op("Mul", b.op("Neg", g), b.op("FloorDiv", x, y)))),
+    # the remainder with the dividend's sign (C's fmod); d/dy = -trunc(x / y)
+    binary("Mod", "mod", "f32(np.fmod({0}, {1}))", "{0} - sdiv({0}, {1}) * {1}", primitives=("Mod", "TruncateMod"),
+           functions=("fmod", "truncate_mod"),
+           grad=_binary_rule(lambda b, g, x, y, out: g,
+                             lambda b, g, x, y, out: b.op("Mul", b.op("Neg", g), b.op("TruncateDiv", x, y)))),
+    binary("Atan2", "atan2", "f32(math.atan2({0}, {1}))", functions=("atan2", "arctan2"),
+           grad=_binary_rule(_g_atan2_x, _g_atan2_y)),
+    binary("SquaredDifference", "squared_difference", "({0} - {1}) * ({0} - {1})", "({0} - {1}) * ({0} - {1})",
+           functions=(), grad=_binary_rule(_g_squared_difference, lambda b, g, x, y, out: b.op(
+               "Neg", _g_squared_difference(b, g, x, y, out)))),
+    # x * log(y) (0 * log(0) is NaN, as MindSpore computes it); the x gradient is 0 where x == 0
+    binary("Xlogy", "xlogy", "{0} * math.log({1})",
+           grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, _where_zero(b, x, b.op("Log", y))),
+                             lambda b, g, x, y, out: b.op("Div", b.op("Mul", g, x), y))),
+    # x / y, and 0 where x == 0 (so 0 / 0 = 0)
+    binary("Xdivy", "xdivy", "(f32(0.0) if {0} == f32(0.0) else fdiv({0}, {1}))",
+           grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, _where_zero(b, x, b.op("Reciprocal", y))),
+                             lambda b, g, x, y, out: b.op("Neg", b.op("Div", b.op("Mul", g, out), y)))),
+    # x / y, and 0 where y == 0; its gradients are 0 there too
+    binary("DivNoNan", "div_no_nan", "(f32(0.0) if {1} == f32(0.0) else fdiv({0}, {1}))", "sdiv({0}, {1})",
+           functions=(), grad=_binary_rule(lambda b, g, x, y, out: b.op("DivNoNan", g, y), lambda b, g, x, y, out: b.op(
+               "Neg", b.op("DivNoNan", b.op("Mul", g, out), y)))),
+    loop_op("IsNan", "is_nan", infer_is_finite, Elementwise(1, "({0} != {0})", "False"),
+            no_grad, Exposure(("IsNan",), ("isnan",), generated=True)),
+    loop_op("IsInf", "is_inf", infer_is_finite, Elementwise(1, "math.isinf({0})", "False"),
+            no_grad, Exposure(("IsInf",), ("isinf",), generated=True)),
+    logical("LogicalXor", "logical_xor", 2, "(({0} != 0) != ({1} != 0))", ("logical_xor",)),
+    bitwise("BitwiseAnd", "bitwise_and", "&"),
+    bitwise("BitwiseOr", "bitwise_or", "|"),
+    bitwise("BitwiseXor", "bitwise_xor", "^"),
     loop_op("FusedElemwise", "fused_elemwise", infer_fused),
     compare("Equal", "equal", "==", ("equal",)),
     compare("NotEqual", "not_equal", "!=", ("not_equal", "ne")),

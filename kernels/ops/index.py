@@ -29,19 +29,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ascendemu.device.cost import KernelCost
 from ascendemu.errors import check_int
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
-from .common import ANY, FLOAT, check_arity, check_dtype, fail, norm_axis
+from .common import ALL, ANY, FLOAT, INDEX, check_arity, check_dtype, fail, norm_axis
 from .elementwise import no_grad, strided_source
-from .misc import ZERO, scatter_add_plan, scatter_add_source
+from .misc import ZERO, infer_segment_sum, scatter_add_plan, scatter_add_source, zeros
 
 # StridedSlice's bit masks, MindSpore's attribute names
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-COPYABLE = ANY + ("bool",)      # bit copies move bool bytes as well
+COPYABLE = ALL                  # bit copies move any dtype's bytes
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> list[int]:
@@ -59,8 +61,8 @@ def one_hot_axis(sig: OpSignature) -> int:
 
 def infer_one_hot(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 3, ("indices", "on_value", "off_value"))
-    check_dtype(sig, 0, ("int32",), "indices")
-    dtype = check_dtype(sig, 1, ANY, "on_value")
+    check_dtype(sig, 0, INDEX, "indices")
+    dtype = check_dtype(sig, 1, ALL, "on_value")   # the values are copied: any dtype
     if sig.inputs[2].dtype != dtype:
         raise fail(sig, f"input 2 (off_value) has dtype {sig.inputs[2].dtype} but on_value has {dtype}; "
                         f"give both values one dtype")
@@ -87,7 +89,7 @@ def emit_one_hot(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
     indices = sig.inputs[0].shape
     axis = one_hot_axis(sig)
     inner, depth = math.prod(indices[axis:]), sig.attr("depth")
-    lines = src.HEADER + src.views(("ix", 0, "int32"), ("on", 1, out.dtype), ("off", 2, out.dtype),
+    lines = src.HEADER + src.views(("ix", 0, sig.inputs[0].dtype), ("on", 1, out.dtype), ("off", 2, out.dtype),
                                    ("y", 3, out.dtype))
     lines += ["    von = on[0]", "    voff = off[0]"] + src.indent(src.split_lines(str(out.size)))
     body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
@@ -415,7 +417,7 @@ def gather_dim(sig: OpSignature, x: tuple[int, ...], index: tuple[int, ...]) -> 
 def infer_gather_d(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 2, ("x", "index"))
     dtype = check_dtype(sig, 0, ANY, "x")
-    check_dtype(sig, 1, ("int32",), "index")
+    check_dtype(sig, 1, INDEX, "index")
     gather_dim(sig, sig.inputs[0].shape, sig.inputs[1].shape)
     return (TensorDesc(sig.inputs[1].shape, dtype),)
 
@@ -431,7 +433,7 @@ def gather_d_shape(sig: OpSignature) -> tuple[int, ...]:
 
 def infer_gather_d_grad(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 2, ("index", "dout"))
-    check_dtype(sig, 0, ("int32",), "index")
+    check_dtype(sig, 0, INDEX, "index")
     dtype = check_dtype(sig, 1, FLOAT, "dout")
     index, dout = sig.inputs[0].shape, sig.inputs[1].shape
     if dout != index:
@@ -488,7 +490,7 @@ def emit_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan)
     body += ["p = i64(ix[f])", "if p < 0:", f"    p += {n}",
              f"if p >= 0 and p < {n}:", f"    y[f] = x[off + p * {step}]",
              "else:", f"    y[f] = {ZERO[out.dtype]}"]
-    lines = src.HEADER + src.views(("x", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
+    lines = src.HEADER + src.views(("x", 0, x.dtype), ("ix", 1, sig.inputs[1].dtype), ("y", 2, out.dtype))
     lines += src.indent(src.split_lines(str(out.size))) + ["    for f in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
@@ -532,7 +534,7 @@ def emit_gather_d_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: 
              f"        if q >= 0 and q < {n}:",
              f"            acc[w + q] += {src.load(out.dtype, f'dy[io + t * {istep}]')}",
              f"for p in range({n}):", f"    dx[xo + p * {xstep}] = {src.store(out.dtype, 'acc[w + p]')}"]
-    lines = src.HEADER + src.views(("ix", 0, "int32"), ("dy", 1, out.dtype), ("dx", 2, out.dtype),
+    lines = src.HEADER + src.views(("ix", 0, sig.inputs[0].dtype), ("dy", 1, out.dtype), ("dx", 2, out.dtype),
                                    ("acc", 3, "float32"))
     lines += [f"    w = block_idx * {max(n, 1)}"] + src.indent(src.split_lines(str(out.size // n if n else 0)))
     lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
@@ -553,6 +555,123 @@ def grad_gather_d_grad(b: GradBuilder, c: GradCall) -> tuple[None, int | None]:
     return None, b.op("GatherD", c.douts[0], c.inputs[0], dim=c.sig.attr("dim"))
 
 
+# ------------------------------------------- TensorScatter{Update,Add,...}, UnsortedSegment{Max,Min,Prod}
+# Both kinds fold rows of updates (x for the segment ops) into output rows in ascending row order:
+# block b owns output elements [lo, hi), initialises them (a copy of input_x; the reduction's
+# identity), then folds in every row landing in them. No two blocks write one element, so repeated
+# indices are deterministic: the last update wins, sums and products run in row order.
+
+# how each op folds the update ``{u}`` into the output element ``{a}`` (compute values, src.load's types)
+SCATTER_FOLDS = {"TensorScatterUpdate": "{u}", "TensorScatterAdd": "{a} + {u}", "TensorScatterSub": "{a} - {u}",
+                 "TensorScatterMul": "{a} * {u}", "TensorScatterDiv": "{a} / {u}", "TensorScatterMax": "max({a}, {u})",
+                 "TensorScatterMin": "min({a}, {u})"}
+# the scatters with a backward rule (MindSpore's Mul/Div/Max/Min rules are not written yet)
+TENSOR_SCATTER_GRADS = ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
+SEGMENT_FOLDS = {"UnsortedSegmentMax": "max({a}, {u})", "UnsortedSegmentMin": "min({a}, {u})",
+                 "UnsortedSegmentProd": "{a} * {u}"}
+
+
+def segment_identity(op: str, dtype: str) -> str:
+    """An empty segment's value, as MindSpore gives it: the lowest finite value for Max, the highest
+    for Min, 1 for Prod (in the output's storage type)."""
+    if op == "UnsortedSegmentProd":
+        return src.store(dtype, "1")
+    info = np.finfo(dtype) if dtype.startswith("float") else np.iinfo(dtype)
+    value = info.min if op == "UnsortedSegmentMax" else info.max
+    return src.store(dtype, repr(float(value)) if dtype.startswith("float") else str(int(value)))
+
+
+def infer_tensor_scatter(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """input_x's shape and dtype; updates holds one slice of input_x per index tuple."""
+    check_arity(sig, 3, ("input_x", "indices", "updates"))
+    dtype = check_dtype(sig, 0, FLOAT if sig.op == "TensorScatterDiv" else ANY, "input_x")
+    check_dtype(sig, 1, ("int32",), "indices")
+    x, indices, updates = (d.shape for d in sig.inputs)
+    if sig.inputs[2].dtype != dtype:
+        raise fail(sig, f"input 2 (updates) has dtype {sig.inputs[2].dtype} but input_x has {dtype}; give both "
+                        f"one dtype")
+    m = index_depth(sig, indices, x, "input_x")
+    if updates != indices[:-1] + x[m:]:
+        raise fail(sig, f"input 2 (updates) has shape {updates}; indices {indices} into input_x {x} need updates "
+                        f"of shape {indices[:-1] + x[m:]}")
+    return (TensorDesc(x, dtype),)
+
+
+def infer_segment_reduce(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    return infer_segment_sum(sig)
+
+
+def plan_fold_rows(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One fold per element of the rows, one initialising store per output element; every block reads
+    all the indices (and, for the scatters, copies its share of input_x)."""
+    out = outputs[0]
+    scatter = sig.op in SCATTER_FOLDS
+    rows, ids = (sig.inputs[2], sig.inputs[1]) if scatter else (sig.inputs[0], sig.inputs[1])
+    block_dim = src.elementwise_blocks(out.size)
+    moved = rows.nbytes + block_dim * ids.nbytes + out.nbytes + (sig.inputs[0].nbytes if scatter else 0)
+    return Plan(block_dim, KernelCost(vector_ops=rows.size + out.size, bytes=moved, dtype=out.dtype))
+
+
+def fold_rows_source(names: tuple, rows: int, count: int, inner: int, segment: list[str], init: str,
+                     fold: str, dtype: str) -> str:
+    """Kernel source folding row r of ``u`` into output row s of ``y`` for r ascending; ``segment`` are
+    lines computing s (out of [0, count): the row is dropped), ``init`` the line initialising y[f]."""
+    value = "u[at + f]" if fold == "{u}" else src.store(
+        dtype, fold.format(a=src.load(dtype, "y[f]"), u=src.load(dtype, "u[at + f]")))
+    lines = src.HEADER + src.views(*names) + src.indent(src.split_lines(str(count * inner)))
+    body = ["for f in range(lo, hi):", "    " + init, f"for r in range({rows}):"] + src.indent(segment) + [
+        f"    if s >= 0 and s < {count}:",
+        f"        s0 = max(lo, s * {inner})", f"        s1 = min(hi, s * {inner} + {inner})",
+        f"        at = (r - s) * {inner}",
+        "        for f in range(s0, s1):", f"            y[f] = {value}"]
+    return src.finish(lines + src.indent(body))
+
+
+def emit_tensor_scatter(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    x, indices, updates = sig.inputs
+    m = indices.shape[-1]
+    names = (("x", 0, x.dtype), ("ix", 1, "int32"), ("u", 2, x.dtype), ("y", 3, x.dtype))
+    return fold_rows_source(names, math.prod(indices.shape[:-1]), math.prod(x.shape[:m]), math.prod(x.shape[m:]),
+                            linear_index(x.shape, m), "y[f] = x[f]", SCATTER_FOLDS[sig.op], x.dtype)
+
+
+def emit_segment_reduce(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    x, ids = sig.inputs
+    out = outputs[0]
+    names = (("u", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
+    return fold_rows_source(names, ids.size, out.shape[0], math.prod(out.shape[1:]), ["s = i64(ix[r])"],
+                            f"y[f] = {segment_identity(sig.op, out.dtype)}", SEGMENT_FOLDS[sig.op], out.dtype)
+
+
+def grad_tensor_scatter(b: GradBuilder, c: GradCall) -> tuple[int | None, None, int | None]:
+    """MindSpore's rules: input_x gets dout (Update: with the overwritten slices zeroed), updates the
+    slices of dout they landed on (Sub: negated)."""
+    dout, indices = c.douts[0], c.inputs[1]
+    dx = dupdates = None
+    if c.wants[0]:
+        dx = dout if c.sig.op != "TensorScatterUpdate" else b.op("TensorScatterUpdate", dout, indices,
+                                                                   zeros(b, c.inputs[2]))
+    if c.wants[2]:
+        dupdates = b.op("GatherNd", dout, indices)
+        if c.sig.op == "TensorScatterSub":
+            dupdates = b.op("Neg", dupdates)
+    return dx, None, dupdates
+
+
+def grad_segment_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    """MindSpore's rule for UnsortedSegmentMax/Min: each segment's dout is shared equally by the
+    elements that equal its result."""
+    if not c.wants[0]:
+        return None, None
+    x, ids = c.inputs
+    dtype = c.sig.inputs[0].dtype
+    chosen = b.op("Equal", x, b.op("Gather", c.outputs[0], ids, axis=0))
+    count = b.op("UnsortedSegmentSum", b.op("Cast", chosen, dst_type=dtype), ids,
+                 num_segments=c.sig.attr("num_segments"))
+    share = b.op("Gather", b.op("Div", c.douts[0], count), ids, axis=0)
+    return b.op("Select", chosen, share, zeros(b, share)), None
+
+
 OPS: tuple[OpDef, ...] = (
     OpDef("OneHot", "one_hot", infer_one_hot, plan_one_hot, emit_one_hot, grad=no_grad,
           frontend=Exposure(("OneHot",), ("one_hot",))),
@@ -569,4 +688,10 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("GatherD",), ("gather_elements", "gather_d"))),
     OpDef("GatherDGrad", "gather_d_grad_v2", infer_gather_d_grad, plan_gather_d_grad, emit_gather_d_grad,
           grad=grad_gather_d_grad),
+    *(OpDef(name, f"tensor_scatter_{name[len('TensorScatter'):].lower()}", infer_tensor_scatter, plan_fold_rows,
+            emit_tensor_scatter, grad=grad_tensor_scatter if name in TENSOR_SCATTER_GRADS else None)
+      for name in SCATTER_FOLDS),
+    *(OpDef(name, f"unsorted_segment_{name[len('UnsortedSegment'):].lower()}", infer_segment_reduce, plan_fold_rows,
+            emit_segment_reduce, grad=grad_segment_extremum if name != "UnsortedSegmentProd" else None)
+      for name in SEGMENT_FOLDS),
 )

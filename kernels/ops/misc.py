@@ -38,10 +38,12 @@ from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
-from .common import ANY, FLOAT, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
+from .common import ALL, ANY, FLOAT, INDEX, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
 from .elementwise import const_literal, strided_source
 
-ZERO = {"float32": "f32(0.0)", "float16": "np.uint16(0)", "int32": "np.int32(0)"}
+ZERO = {"float32": "f32(0.0)", "float16": "np.uint16(0)", "int32": "np.int32(0)", "bfloat16": "np.uint16(0)",
+        "float64": "f64(0.0)", "bool": "np.uint8(0)",
+        **{d: f"np.{d}(0)" for d in ("int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64")}}
 
 # ------------------------------------------------------------------------------------------- infer
 
@@ -59,14 +61,14 @@ def transpose_perm(sig: OpSignature) -> tuple[int, ...]:
 
 def infer_transpose(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ANY, "x")
+    dtype = check_dtype(sig, 0, ALL, "x")
     x = sig.inputs[0].shape
     return (TensorDesc(tuple(x[p] for p in transpose_perm(sig)), dtype),)
 
 
 def infer_concat(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, None)
-    dtype = same_dtype(sig, ANY)
+    dtype = same_dtype(sig, ALL)
     first = sig.inputs[0].shape
     if not first:
         raise fail(sig, "inputs must have rank >= 1, got scalars")
@@ -96,7 +98,7 @@ def split_sections(sig: OpSignature) -> tuple[int, int, int]:
 
 def infer_split(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ANY, "x")
+    dtype = check_dtype(sig, 0, ALL, "x")
     x = sig.inputs[0].shape
     axis, count, length = split_sections(sig)
     return (TensorDesc(x[:axis] + (length,) + x[axis + 1:], dtype),) * count
@@ -139,7 +141,7 @@ def window(sig: OpSignature) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def infer_window(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ANY, "x")
+    dtype = check_dtype(sig, 0, ALL, "x")
     value = sig.attr("value", 0)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(sig, f"attr value={value!r} must be a number")
@@ -190,8 +192,8 @@ def infer_mirror(sig: OpSignature) -> tuple[TensorDesc, ...]:
 
 def infer_gather(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 2, ("params", "indices"))
-    dtype = check_dtype(sig, 0, ANY, "params")
-    check_dtype(sig, 1, ("int32",), "indices")
+    dtype = check_dtype(sig, 0, ALL, "params")
+    check_dtype(sig, 1, INDEX, "indices")
     p = sig.inputs[0].shape
     if not p:
         raise fail(sig, "input 0 (params) must have rank >= 1, got a scalar")
@@ -311,6 +313,8 @@ def fill_literal(dtype: str, value: float) -> str:
         return f"np.uint16({int(np.float16(value).view(np.uint16))})"
     if dtype == "int32":
         return f"np.int32({int(value)})"
+    if dtype != "float32":      # the other dtypes: the store conversion of a constant (LLVM folds it)
+        return src.store(dtype, const_literal(value, "d" if dtype in ("float64", "bfloat16") else "i"))
     return const_literal(value, "f")
 
 
@@ -419,7 +423,7 @@ def emit_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
     inner = math.prod(params.shape[axis + 1:])
     limit = params.shape[axis]
     count = indices.size
-    lines = src.HEADER + src.views(("p", 0, params.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
+    lines = src.HEADER + src.views(("p", 0, params.dtype), ("ix", 1, indices.dtype), ("y", 2, out.dtype))
     lines += src.indent(src.split_lines(str(out.size)))
     body = [f"o = row // {max(count, 1)}", f"t = i64(ix[row % {max(count, 1)}])",
             f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
@@ -525,6 +529,8 @@ def grad_gather(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
         return None, None
     params, indices = c.sig.inputs
     (dout,), index = c.douts, c.inputs[1]
+    if indices.dtype != "int32":        # the segment sum takes int32 ids
+        index = b.op("Cast", index, dst_type="int32")
     p = params.shape
     axis = norm_axis(c.sig, c.sig.attr("axis", 0), len(p))
     k = len(indices.shape)
@@ -550,6 +556,231 @@ def grad_segment_sum(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
     return b.op("Gather", c.douts[0], c.inputs[1], axis=0), None
 
 
+# ------------------------------------------------------------------ detection: NMSWithMask, ROIAlign
+# NMSWithMask and ROIAlign are kernels, not compositions: NMS is a sequential greedy suppression over
+# the boxes in order, ROIAlign samples the feature map at data-dependent points (bilinear), and its
+# backward scatters into it.
+
+# NMSWithMask's boxes: (x0, y0, x1, y1, score) rows
+NMS_COLUMNS = 5
+# ROIAlign's rois: (batch index, x0, y0, x1, y1) rows
+ROI_COLUMNS = 5
+# MindSpore's ROIAlign kernels: a roi whose x0 and x1 are both within ROI_PAD_EPS of 0 is padding (its
+# output stays zero, it gets no gradient); the image index is rint(index + ROI_INDEX_EPS)
+ROI_PAD_EPS = 0.001
+ROI_INDEX_EPS = 0.00007
+
+
+def infer_nms(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """NMSWithMask(bboxes (N, 5)) -> (boxes (N, 5), indices (N,) int32, mask (N,) bool)."""
+    check_arity(sig, 1, ("bboxes",))
+    dtype = check_dtype(sig, 0, FLOAT, "bboxes")
+    shape = sig.inputs[0].shape
+    if len(shape) != 2 or shape[1] != NMS_COLUMNS or shape[0] < 1:
+        raise fail(sig, f"input 0 (bboxes) must have shape (N, {NMS_COLUMNS}) with N >= 1, got {shape}")
+    threshold = sig.attr("iou_threshold", 0.5)
+    if isinstance(threshold, bool) or not isinstance(threshold, float):
+        raise fail(sig, f"attr iou_threshold={threshold!r} must be a float")
+    n = shape[0]
+    return TensorDesc(shape, dtype), TensorDesc((n,), "int32"), TensorDesc((n,), "bool")
+
+
+def plan_nms(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One block: the suppression is sequential (box j's fate depends on every kept box before it);
+    up to N^2 / 2 overlap tests."""
+    n = sig.inputs[0].shape[0]
+    moved = sig.inputs[0].nbytes + sum(d.nbytes for d in outputs)
+    return Plan(1, KernelCost(vector_ops=12 * n * n // 2 + n, bytes=moved, dtype=sig.inputs[0].dtype))
+
+
+def emit_nms(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Ascend's NMSWithMask: boxes are taken in input order (the scores are not sorted: sort them
+    descending first, as the detectors do), each box not yet suppressed suppresses every later box
+    whose IoU with it (areas (x1 - x0) * (y1 - y0)) exceeds the threshold. The boxes pass through,
+    the indices are 0..N-1, the mask is True for the boxes kept."""
+    dtype = sig.inputs[0].dtype
+    n = sig.inputs[0].shape[0]
+    thr = const_literal(float(sig.attr("iou_threshold", 0.5)), "f")
+    ld = lambda expr: src.load(dtype, expr)  # noqa: E731
+    lines = src.HEADER + src.views(("b", 0, dtype), ("o", 1, dtype), ("ix", 2, "int32"), ("m", 3, "bool"))
+    lines += src.indent([
+        f"for i in range({n * NMS_COLUMNS}):", "    o[i] = b[i]",
+        f"for i in range({n}):", "    ix[i] = np.int32(i)", "    m[i] = np.uint8(1)",
+        f"for i in range({n}):",
+        "    if m[i] == 0:", "        continue",
+        f"    ax0 = {ld(f'b[i * {NMS_COLUMNS}]')}", f"    ay0 = {ld(f'b[i * {NMS_COLUMNS} + 1]')}",
+        f"    ax1 = {ld(f'b[i * {NMS_COLUMNS} + 2]')}", f"    ay1 = {ld(f'b[i * {NMS_COLUMNS} + 3]')}",
+        "    area_a = (ax1 - ax0) * (ay1 - ay0)",
+        f"    for j in range(i + 1, {n}):",
+        "        if m[j] == 0:", "            continue",
+        f"        bx0 = {ld(f'b[j * {NMS_COLUMNS}]')}", f"        by0 = {ld(f'b[j * {NMS_COLUMNS} + 1]')}",
+        f"        bx1 = {ld(f'b[j * {NMS_COLUMNS} + 2]')}", f"        by1 = {ld(f'b[j * {NMS_COLUMNS} + 3]')}",
+        "        w = max(min(ax1, bx1) - max(ax0, bx0), f32(0.0))",
+        "        h = max(min(ay1, by1) - max(ay0, by0), f32(0.0))",
+        "        inter = w * h",
+        f"        if fdiv(inter, area_a + (bx1 - bx0) * (by1 - by0) - inter) > {thr}:",
+        "            m[j] = np.uint8(0)"])
+    return src.finish(lines)
+
+
+def roi_attrs(sig: OpSignature) -> tuple[int, int, float, int, int]:
+    """(pooled_height, pooled_width, spatial_scale, sample_num, roi_end_mode), checked as MindSpore does."""
+    ph = check_int(sig.attr("pooled_height"), f"{sig.op}: attr pooled_height", minimum=1)
+    pw = check_int(sig.attr("pooled_width"), f"{sig.op}: attr pooled_width", minimum=1)
+    scale = sig.attr("spatial_scale")
+    if isinstance(scale, bool) or not isinstance(scale, float):
+        raise fail(sig, f"attr spatial_scale={scale!r} must be a float")
+    sample_num = check_int(sig.attr("sample_num", 2), f"{sig.op}: attr sample_num")
+    end_mode = check_int(sig.attr("roi_end_mode", 1), f"{sig.op}: attr roi_end_mode", minimum=0, maximum=1)
+    return ph, pw, scale, sample_num, end_mode
+
+
+def infer_roi_align(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """ROIAlign(features (N, C, H, W), rois (R, 5)) -> (R, C, pooled_height, pooled_width);
+    ROIAlignGrad(dy (R, C, ph, pw), rois (R, 5)) -> attr xdiff_shape (the features' shape)."""
+    grad = sig.op == "ROIAlignGrad"
+    check_arity(sig, 2, ("dy", "rois") if grad else ("features", "rois"))
+    dtype = same_dtype(sig, FLOAT)
+    ph, pw, _, _, _ = roi_attrs(sig)
+    x, rois = sig.inputs[0].shape, sig.inputs[1].shape
+    if len(rois) != 2 or rois[1] != ROI_COLUMNS:
+        raise fail(sig, f"input 1 (rois) must have shape (R, {ROI_COLUMNS}), got {rois}")
+    if grad:
+        shape = int_tuple(sig, "xdiff_shape", sig.attr("xdiff_shape"), (4,))
+        if x != (rois[0], shape[1], ph, pw):
+            raise fail(sig, f"input 0 (dy) shape {x} must be {(rois[0], shape[1], ph, pw)}")
+        return (TensorDesc(shape, dtype),)
+    if len(x) != 4:
+        raise fail(sig, f"input 0 (features) must have shape (N, C, H, W), got {x}")
+    return (TensorDesc((rois[0], x[1], ph, pw), dtype),)
+
+
+def roi_samples(sig: OpSignature, height: int, width: int) -> int:
+    """Sampling points per output bin: sample_num^2, or (adaptive, sample_num <= 0) at most the
+    feature map's pixels per bin (what the cost model charges)."""
+    ph, pw, _, sample_num, _ = roi_attrs(sig)
+    return sample_num * sample_num if sample_num > 0 else max(1, -(-height // ph)) * max(1, -(-width // pw))
+
+
+def plan_roi_align(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Blocks own (roi, channel) pairs of the output (forward) or (image, channel) planes of dx
+    (backward, each summed in a float32 workspace plane per block); each sample reads four pixels."""
+    grad = sig.op == "ROIAlignGrad"
+    feats = outputs[0] if grad else sig.inputs[0]
+    n, c, h, w = feats.shape
+    bins = (sig.inputs[0] if grad else outputs[0]).size
+    reads = bins * roi_samples(sig, h, w) * 4
+    units = n * c if grad else outputs[0].shape[0] * c
+    block_dim = max(1, min(units, src.elementwise_blocks(reads)))
+    workspace = (block_dim * h * w * 4,) if grad else ()
+    moved = sig.inputs[0].nbytes + sig.inputs[1].nbytes + outputs[0].nbytes + reads * ITEMSIZE[feats.dtype]
+    return Plan(block_dim, KernelCost(vector_ops=reads * 3, bytes=moved, dtype=feats.dtype), workspace)
+
+
+def roi_geometry_lines(sig: OpSignature, rois_dtype: str) -> list[str]:
+    """Kernel lines setting, for roi ``r``, ``skip`` (a padding roi: x0 and x1 both within
+    ROI_PAD_EPS of 0, which MindSpore's kernels leave out), ``bi`` (its image: rint(index + eps)),
+    ``sx, sy`` (its start), ``bw, bh`` (bin sizes), ``gw, gh`` (sampling grid) and ``count``: the end
+    shifted by +1 pixel when roi_end_mode is 1, widths at least 1 when it is 0, the adaptive grid
+    floor(roi size / pooled size)."""
+    ph, pw, scale, sample_num, end_mode = roi_attrs(sig)
+    sc = const_literal(scale, "f")
+    ld = lambda k: src.load(rois_dtype, f"rois[r * {ROI_COLUMNS} + {k}]")  # noqa: E731
+    eps = const_literal(ROI_PAD_EPS, "f")
+    lines = [f"skip = abs({ld(1)}) < {eps} and abs({ld(3)}) < {eps}",
+             f"bi = i64(np.rint({ld(0)} + {const_literal(ROI_INDEX_EPS, 'f')}))",
+             f"sx = {ld(1)} * {sc}", f"sy = {ld(2)} * {sc}",
+             f"rw = ({ld(3)} + f32({end_mode}.0)) * {sc} - sx", f"rh = ({ld(4)} + f32({end_mode}.0)) * {sc} - sy"]
+    if end_mode == 0:
+        lines += ["rw = max(rw, f32(1.0))", "rh = max(rh, f32(1.0))"]
+    lines += [f"bw = fdiv(rw, f32({pw}.0))", f"bh = fdiv(rh, f32({ph}.0))"]
+    if sample_num > 0:
+        lines += [f"gw = {sample_num}", f"gh = {sample_num}"]
+    else:
+        lines += ["gw = i64(math.floor(bw))", "gh = i64(math.floor(bh))"]
+    return lines + ["count = f32(gh * gw)"]
+
+
+def bilinear_lines(h: int, w: int) -> list[str]:
+    """Kernel lines for sample (yy, xx) of bin (p, q), sample (iy, ix): ``inside``, the four pixel
+    offsets ``o1..o4`` within a plane and their weights ``w1..w4`` (MindSpore's bilinear_interpolate:
+    zero outside [-1, H] x [-1, W], clamped to the last row/column)."""
+    return ["yy = sy + f32(p) * bh + fdiv((f32(iy) + f32(0.5)) * bh, f32(gh))",
+            "xx = sx + f32(q) * bw + fdiv((f32(ix) + f32(0.5)) * bw, f32(gw))",
+            f"inside = not (yy < f32(-1.0) or yy > f32({h}.0) or xx < f32(-1.0) or xx > f32({w}.0))",
+            "yy = max(yy, f32(0.0))", "xx = max(xx, f32(0.0))",
+            "yl = i64(yy)", "xl = i64(xx)",
+            f"if yl >= {h - 1}:", f"    yl = {h - 1}", f"    yh = {h - 1}", "    yy = f32(yl)",
+            "else:", "    yh = yl + 1",
+            f"if xl >= {w - 1}:", f"    xl = {w - 1}", f"    xh = {w - 1}", "    xx = f32(xl)",
+            "else:", "    xh = xl + 1",
+            "ly = yy - f32(yl)", "lx = xx - f32(xl)", "hy = f32(1.0) - ly", "hx = f32(1.0) - lx",
+            "w1 = hy * hx", "w2 = hy * lx", "w3 = ly * hx", "w4 = ly * lx",
+            f"o1 = yl * {w} + xl", f"o2 = yl * {w} + xh", f"o3 = yh * {w} + xl", f"o4 = yh * {w} + xh"]
+
+
+def emit_roi_align(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Per (roi, channel): each output bin the mean of its grid of bilinear samples (0/0, NaN, for an
+    empty adaptive grid, as MindSpore's kernel gives). A padding roi, or one whose image index is
+    outside the batch, gives zeros."""
+    feats, rois = sig.inputs
+    out = outputs[0]
+    n, c, h, w = feats.shape
+    r_count, _, ph, pw = out.shape
+    dtype = feats.dtype
+    ld = lambda expr: src.load(dtype, expr)  # noqa: E731
+    lines = src.HEADER + src.views(("x", 0, dtype), ("rois", 1, rois.dtype), ("y", 2, dtype))
+    lines += src.indent(src.split_lines(str(r_count * c)))
+    body = [f"r = u // {c}", f"ch = u % {c}"] + roi_geometry_lines(sig, rois.dtype)
+    body += [f"ok = not skip and bi >= 0 and bi < {n}", f"base = (bi * {c} + ch) * {h * w}",
+             f"for p in range({ph}):", f"    for q in range({pw}):", "        acc = f32(0.0)",
+             "        if ok:", "            for iy in range(gh):", "                for ix in range(gw):"]
+    sample = bilinear_lines(h, w) + ["if inside:",
+                                     f"    acc += w1 * {ld('x[base + o1]')} + w2 * {ld('x[base + o2]')} "
+                                     f"+ w3 * {ld('x[base + o3]')} + w4 * {ld('x[base + o4]')}"]
+    body += src.indent(sample, 5)
+    body += [f"        y[(u * {ph} + p) * {pw} + q] = {src.store(dtype, 'fdiv(acc, count)')}"]
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def emit_roi_align_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """Per dx plane (image, channel), owned by one block: zeroed in the block's float32 workspace
+    plane, then every roi of that image adds dy * weight / count to the four pixels of each sample, in
+    roi, bin and sample order (deterministic: no two blocks share a plane)."""
+    dy, rois = sig.inputs
+    n, c, h, w = outputs[0].shape
+    r_count, _, ph, pw = dy.shape
+    dtype = dy.dtype
+    lines = src.HEADER + src.views(("dy", 0, dtype), ("rois", 1, rois.dtype), ("dx", 2, dtype),
+                                   ("acc", 3, "float32"))
+    lines += [f"    ab = block_idx * {h * w}"] + src.indent(src.split_lines(str(n * c)))
+    body = [f"img = u // {c}", f"ch = u % {c}", f"for k in range({h * w}):", "    acc[ab + k] = f32(0.0)",
+            f"for r in range({r_count}):"]
+    roi = roi_geometry_lines(sig, rois.dtype) + [
+        "if skip or bi != img:", "    continue",
+        f"for p in range({ph}):", f"    for q in range({pw}):",
+        f"        g = {src.load(dtype, f'dy[((r * {c} + ch) * {ph} + p) * {pw} + q]')}",
+        "        for iy in range(gh):", "            for ix in range(gw):"]
+    sample = bilinear_lines(h, w) + ["if inside:",
+                                     "    acc[ab + o1] += fdiv(g * w1, count)", "    acc[ab + o2] += fdiv(g * w2, count)",
+                                     "    acc[ab + o3] += fdiv(g * w3, count)", "    acc[ab + o4] += fdiv(g * w4, count)"]
+    body += src.indent(roi + src.indent(sample, 4))
+    body += [f"for k in range({h * w}):", f"    dx[u * {h * w} + k] = {src.store(dtype, 'acc[ab + k]')}"]
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def grad_roi_align(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    """ROIAlignGrad scatters dout back onto the features; the rois get no gradient. As MindSpore's
+    ROIAlignGrad has no roi_end_mode (its kernels use 1), a roi_end_mode 0 forward is differentiated
+    with the mode-1 geometry, exactly as MindSpore does."""
+    if not c.wants[0]:
+        return None, None
+    attrs = {k: v for k, v in c.sig.attrs if k != "roi_end_mode"}
+    return b.op("ROIAlignGrad", c.douts[0], c.inputs[1], xdiff_shape=c.sig.inputs[0].shape, **attrs), None
+
+
 OPS: tuple[OpDef, ...] = (
     OpDef("Transpose", "transpose", infer_transpose, plan_copy, emit_transpose, grad=grad_transpose,
           frontend=Exposure(("Transpose",), ("transpose", "permute"))),
@@ -568,4 +799,8 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("Gather",), ("gather",))),
     OpDef("UnsortedSegmentSum", "unsorted_segment_sum_d", infer_segment_sum, plan_segment_sum, emit_segment_sum,
           grad=grad_segment_sum, frontend=Exposure(("UnsortedSegmentSum",), ("unsorted_segment_sum",))),
+    OpDef("NMSWithMask", "nms_with_mask", infer_nms, plan_nms, emit_nms, frontend=Exposure(("NMSWithMask",))),
+    OpDef("ROIAlign", "roi_align", infer_roi_align, plan_roi_align, emit_roi_align, grad=grad_roi_align,
+          frontend=Exposure(("ROIAlign",))),
+    OpDef("ROIAlignGrad", "roi_align_grad", infer_roi_align, plan_roi_align, emit_roi_align_grad),
 )

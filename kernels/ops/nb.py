@@ -1,4 +1,4 @@
-"""The numba side of the kernel generators: typed pointers, float16 bits, compiling kernel source.
+"""The numba side of the kernel generators: typed pointers, float16/bfloat16 bits, compiling kernel source.
 
 Generators emit Python source text (``src.py``); :func:`compile_source` exec's it with the globals
 below into a function that ``numba.cfunc`` compiles. float16 tensors are accessed as uint16 bits and
@@ -24,8 +24,11 @@ from ascendemu.hal.elf import BLAS_SYMBOLS
 # accumulators, which it packs into vector instructions (ReduceSum of 4096x1000 rows: 1.8 -> 0.58 ms)
 numba.config.SLP_VECTORIZE = 1
 
+# dtype -> the numba type a kernel's pointer reads: float16 and bfloat16 as their uint16 bits
 STORAGE = {"float32": types.float32, "float16": types.uint16, "int32": types.int32, "bool": types.uint8,
-           "float64": types.float64, "int64": types.int64}
+           "float64": types.float64, "int64": types.int64, "int8": types.int8, "uint8": types.uint8,
+           "int16": types.int16, "uint16": types.uint16, "uint32": types.uint32, "uint64": types.uint64,
+           "bfloat16": types.uint16}
 
 
 def _pointer_intrinsic(nbtype):
@@ -166,6 +169,21 @@ def f2h(value):
     return np.uint16(out | sign)
 
 
+@numba.njit
+def bf2f(half):
+    """bfloat16 bits -> float32 (exact: bfloat16 is float32's upper half)."""
+    return bits_to_f32(np.int64(half) << 16)
+
+
+@numba.njit
+def f2bf(value):
+    """float32 -> bfloat16 bits, round to nearest even (as ml_dtypes and the device), NaN stays a quiet NaN."""
+    bits = f32_to_bits(np.float32(value))
+    if (bits & 0x7FFFFFFF) > 0x7F800000:
+        return np.uint16((bits >> 16) | 0x40)
+    return np.uint16((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)
+
+
 # expf by Cephes' method, in float32 registers: x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two parts, so
 # n ln2 is exact), e^r by its degree-7 minimax polynomial, times 2^n built from exponent bits in two
 # halves (so results down to the smallest subnormal are reached with one rounding). No call and no
@@ -196,7 +214,7 @@ def fexp(value):
 
 def namespace() -> dict:
     """Globals every generated kernel source may use."""
-    ns = {"np": np, "math": math, "h2f": h2f, "f2h": f2h, "fexp": fexp, "fdiv": fdiv, "sdiv": sdiv,
+    ns = {"np": np, "math": math, "h2f": h2f, "f2h": f2h, "bf2f": bf2f, "f2bf": f2bf, "fexp": fexp, "fdiv": fdiv, "sdiv": sdiv,
           "f32": np.float32, "f64": np.float64, "i64": np.int64, "sgemm": sgemm}
     ns.update({f"ptr_{name}": fn for name, fn in POINTER.items()})
     return ns

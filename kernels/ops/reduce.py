@@ -1,11 +1,12 @@
-"""ReduceSum, ReduceMean, ReduceMax, ReduceMin (numbers) and ReduceAll (bools) over any set of axes; AllFinite.
+"""ReduceSum, ReduceMean, ReduceProd, ReduceMax, ReduceMin (numbers) and ReduceAll (bools) over any set
+of axes; AllFinite.
 
 The input dims are coalesced into alternating runs of kept and reduced dims. Blocks split the
 output elements. If the innermost run is reduced, every output folds one contiguous row per
 combination of the outer reduced dims (eight partial accumulators break the add latency chain).
 If the innermost run is kept, the kernel walks the input in memory order and folds whole contiguous
 output runs at a time into a per-output accumulator in the workspace. Sums accumulate in float64
-(int64 for int32, stored wrapped), maxima and minima in the compute type (NaN wins, as in numpy);
+(int64 for the integer types, stored wrapped), maxima and minima in the compute type (NaN wins, as in numpy);
 ReduceAll folds 0/1 bytes with min. AllFinite (the overflow check of loss scaling) reads any number of
 tensors in one pass and writes one bool: no inf or NaN anywhere.
 """
@@ -19,10 +20,13 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
 from .src import PARTIALS
-from .common import ANY, FLOAT, check_arity, check_dtype, fail, norm_axis
+from .common import FLOATS, NUMBER, check_arity, check_dtype, fail, norm_axis
 
-# dtypes each reduction accepts (a mean of int32 has no int32 result)
-DTYPES = {"ReduceSum": ANY, "ReduceMean": FLOAT, "ReduceMax": ANY, "ReduceMin": ANY, "ReduceAll": ("bool",)}
+# dtypes each reduction accepts (a mean of ints has no int result)
+DTYPES = {"ReduceSum": NUMBER, "ReduceMean": FLOATS, "ReduceMax": NUMBER, "ReduceMin": NUMBER,
+          "ReduceAll": ("bool",), "ReduceProd": NUMBER}
+# the int64 range: the identity of an integer maximum / minimum (ints fold in int64 registers)
+INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 # the reductions that pick an element (no maximum or minimum of an empty axis)
 EXTREMA = ("ReduceMax", "ReduceMin")
 
@@ -81,6 +85,8 @@ def runs(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[tuple[int, bool,
 def fold(op: str, acc: str, value: str, compute: str) -> str:
     if op == "ReduceAll":
         return f"{acc} = min({acc}, {value})"
+    if op == "ReduceProd":
+        return f"{acc} *= {value}"
     if op not in EXTREMA:
         return f"{acc} += {value}"
     pick, beats = ("max", ">") if op == "ReduceMax" else ("min", "<")
@@ -111,16 +117,19 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     x = sig.inputs[0]
     dtype, op = x.dtype, sig.op
-    compute = "i" if dtype in ("int32", "bool") else "f"
+    compute = "f" if dtype in FLOATS else "i"
     if op == "ReduceAll":
         init = "i64(1)"
     elif op == "ReduceMax":
-        init = "i64(-2147483648)" if compute == "i" else "f32(-np.inf)"
+        init = f"i64({INT64_MIN})" if compute == "i" else "f32(-np.inf)"
     elif op == "ReduceMin":
-        init = "i64(2147483647)" if compute == "i" else "f32(np.inf)"
+        init = f"i64({INT64_MAX})" if compute == "i" else "f32(np.inf)"
+    elif op == "ReduceProd":
+        init = "i64(1)" if compute == "i" else "f64(1.0)"
     else:
         init = "i64(0)" if compute == "i" else "f64(0.0)"
-    acc_type = "int64" if compute == "i" else ("float32" if op in EXTREMA else "float64")
+    # extrema of float32/16/bfloat16 fold in float32 (exact: they pick an element), float64's in float64
+    acc_type = "int64" if compute == "i" else ("float32" if op in EXTREMA and dtype != "float64" else "float64")
     t = plan.tiling
     dims = list(zip(t["sizes"], t["reduced"], t["strides"]))
     count, n_out = t["count"], t["n_out"]
@@ -130,7 +139,7 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     def finish(value: str) -> str:
         if op == "ReduceMean":
             value = f"fdiv({value}, f64({count}))"
-        return src.store(dtype, value) if compute == "f" or dtype == "bool" else f"np.int32({value})"
+        return src.store(dtype, value) if compute == "f" or dtype == "bool" else f"np.{dtype}({value})"
 
     def unravel(index: str, dims_strides: list[tuple[int, int]], target: str) -> list[str]:
         lines = [f"{target} = 0", f"r = {index}"]
@@ -192,7 +201,7 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
 def infer_all_finite(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, None)
     for i in range(len(sig.inputs)):
-        check_dtype(sig, i, ANY)
+        check_dtype(sig, i, NUMBER)
     return (TensorDesc((), "bool"),)
 
 
@@ -202,7 +211,7 @@ def plan_all_finite(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
 
 
 def emit_all_finite(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    floats = [(i, d) for i, d in enumerate(sig.inputs) if d.dtype in FLOAT]      # ints are always finite
+    floats = [(i, d) for i, d in enumerate(sig.inputs) if d.dtype in FLOATS]     # ints are always finite
     lines = src.HEADER + src.views(*((f"x{i}", i, d.dtype) for i, d in floats), ("y", len(sig.inputs), "bool"))
     lines.append("    ok = i64(1)")
     for i, d in floats:
@@ -241,12 +250,33 @@ def grad_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None]:
     ReduceMax and ReduceMin grads)."""
     x = c.inputs[0]
     dtype = c.sig.inputs[0].dtype
-    if dtype not in FLOAT:
+    if dtype not in FLOATS:
         return (None,)
     hits = b.op("Cast", b.op("Equal", x, _spread(b, c, c.outputs[0])), dst_type=dtype)
     ties = b.op("ReduceSum", hits, axis=reduce_axes(c.sig), keep_dims=True)
     share = b.op("Div", _spread(b, c, c.douts[0]), b.broadcast(ties, c.sig.inputs[0].shape))
     return (b.op("Mul", hits, share),)
+
+
+def grad_prod(b: GradBuilder, c: GradCall) -> tuple[int | None]:
+    """The product of the other reduced elements, without a division (exact where x has zeros), as
+    MindSpore's ReduceProd gradient: the reduced axes moved last and flattened, an exclusive CumProd
+    from the left times one from the right."""
+    x = c.sig.inputs[0]
+    if x.dtype not in FLOATS:
+        return (None,)
+    axes = reduce_axes(c.sig)
+    kept = tuple(d for d in range(len(x.shape)) if d not in axes)
+    perm = kept + axes
+    moved = tuple(x.shape[d] for d in perm)
+    lines = b.op("Reshape", b.op("Transpose", c.inputs[0], perm=perm),
+                 shape=tuple(x.shape[d] for d in kept) + (math.prod(x.shape[a] for a in axes),))
+    last = len(kept)
+    others = b.op("Mul", b.op("CumProd", lines, axis=last, exclusive=True, reverse=False),
+                  b.op("CumProd", lines, axis=last, exclusive=True, reverse=True))
+    inverse = tuple(perm.index(d) for d in range(len(perm)))
+    others = b.op("Transpose", b.op("Reshape", others, shape=moved), perm=inverse)
+    return (b.op("Mul", others, _spread(b, c, c.douts[0])),)
 
 
 OPS: tuple[OpDef, ...] = (
@@ -260,5 +290,7 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("ReduceMin",), ("amin",)), runtime_tiling=RUNTIME_TILING),
     OpDef("ReduceAll", "reduce_all", infer_reduce, plan, emit,
           frontend=Exposure(("ReduceAll",), ("all",)), runtime_tiling=RUNTIME_TILING),
+    OpDef("ReduceProd", "reduce_prod", infer_reduce, plan, emit, grad=grad_prod,
+          frontend=Exposure(("ReduceProd",), ("prod",)), runtime_tiling=RUNTIME_TILING),
     OpDef("AllFinite", "all_finite", infer_all_finite, plan_all_finite, emit_all_finite),
 )

@@ -4,8 +4,8 @@ A kernel is Python source specialised to one signature (shapes, strides and attr
 literals) under the uniform ABI ``kernel(args, block_idx, block_dim)``; ``ascendemu.kernels.ops.nb``
 compiles it with numba on a cache miss. Kernels index raw typed pointers (``ptr_<dtype>(args[i])``)
 rather than arrays: no negative-index wrap-around code in the loops, which keeps them vectorisable
-(a 4-row matmul runs ~10x faster than over carrays). float16 is stored as uint16 bits and converted
-with ``h2f``/``f2h`` (see nb.py).
+(a 4-row matmul runs ~10x faster than over carrays). float16 and bfloat16 are stored as uint16 bits
+and converted with ``h2f``/``f2h`` and ``bf2f``/``f2bf`` (see nb.py).
 """
 from __future__ import annotations
 
@@ -96,13 +96,21 @@ def views(*specs: tuple[str, int, str]) -> list[str]:
     return ["    " + view(*spec) for spec in specs]
 
 
+# dtypes read into float registers as they are (the others: 16-bit floats through h2f/bf2f, ints and
+# bool as int64)
+_NATIVE_FLOATS = ("float32", "float64")
+
+
 def load(dtype: str, expr: str) -> str:
-    """Source expression reading element ``expr`` as a compute value (float32, or int64 for int32 and bool)."""
+    """Source expression reading element ``expr`` as a compute value: float32 for float32, float16
+    and bfloat16, float64 for float64, int64 for the integer types and bool (uint64 wraps)."""
     if dtype == "float16":
         return f"h2f({expr})"
-    if dtype in ("int32", "bool"):
-        return f"i64({expr})"
-    return expr
+    if dtype == "bfloat16":
+        return f"bf2f({expr})"
+    if dtype in _NATIVE_FLOATS:
+        return expr
+    return f"i64({expr})"
 
 
 def store(dtype: str, value: str) -> str:
@@ -111,11 +119,17 @@ def store(dtype: str, value: str) -> str:
     compile a float64 specialisation of ``f2h`` that calls numba's runtime, which no kernel may link."""
     if dtype == "float16":
         return f"f2h(f32({value}))"
+    if dtype == "bfloat16":
+        return f"f2bf(f32({value}))"
     if dtype == "float32":
         return f"f32({value})"
+    if dtype == "float64":
+        return f"f64({value})"
     if dtype == "bool":
         return f"np.uint8({value} != 0)"
-    return value
+    if dtype == "int32":
+        return value
+    return f"np.{dtype}({value})"
 
 
 def elementwise_blocks(n: int) -> int:

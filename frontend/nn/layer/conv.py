@@ -1,4 +1,5 @@
-"""``mindspore.nn.layer.conv``: Conv2d, Conv2dTranspose, Conv1d, where MindSpore defines them."""
+"""``mindspore.nn.layer.conv``: Conv1d, Conv2d, Conv3d and Conv1dTranspose, Conv2dTranspose, where MindSpore
+defines them."""
 from __future__ import annotations
 
 import math
@@ -13,10 +14,11 @@ from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Initializer, Uniform
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...ops.operations.nn_ops import _pad6, _triple
 from ..cell import Cell
 from .basic import _init_param, _positive_int
 
-__all__ = ["Conv2d", "Conv2dTranspose", "Conv1d"]
+__all__ = ["Conv2d", "Conv2dTranspose", "Conv1d", "Conv3d", "Conv1dTranspose", "Conv3dTranspose"]
 
 
 class Conv2d(Cell):
@@ -206,3 +208,163 @@ class Conv1d(Cell):
         return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
                 f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, has_bias={self.has_bias}")
+
+
+class Conv3d(Cell):
+    """3-D convolution of (N, C, D, H, W): ``ops.Conv3D`` (composed from Conv2D) with a weight of shape
+    (out_channels, in_channels // group, kd, kh, kw), plus a bias per output channel when
+    ``has_bias``; ``padding`` is an int or (head, tail, top, bottom, left, right)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
+                 has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+                 data_format: str = "NCDHW", dtype: Any = mstype.float32):
+        super().__init__()
+        name = "Conv3d"
+        self.in_channels = _positive_int(name, "in_channels", in_channels)
+        self.out_channels = _positive_int(name, "out_channels", out_channels)
+        self.group = _positive_int(name, "group", group)
+        if in_channels % group or out_channels % group:
+            raise InvalidParamError(f"{name}: in_channels={in_channels} and out_channels={out_channels} "
+                                    f"must be divisible by group={group}")
+        if pad_mode not in ("same", "valid", "pad"):
+            raise InvalidParamError(f"{name}: pad_mode={pad_mode!r} must be 'same', 'valid' or 'pad'")
+        self.conv3d = ops.Conv3D(out_channels, kernel_size, pad_mode=pad_mode, pad=padding, stride=stride,
+                                 dilation=dilation, group=group, data_format=data_format)
+        kd, kh, kw = _triple(name, "kernel_size", kernel_size)
+        self.kernel_size, self.stride = (kd, kh, kw), _triple(name, "stride", stride)
+        self.dilation = _triple(name, "dilation", dilation)
+        self.padding = _pad6(name, padding)
+        if pad_mode != "pad" and any(self.padding):
+            raise InvalidParamError(f"{name}: padding={padding!r} must be 0 unless pad_mode is 'pad'")
+        self.pad_mode, self.has_bias, self.data_format = pad_mode, bool(has_bias), data_format
+        fan_in = in_channels // group * kd * kh * kw
+        self.weight = Parameter(_init_param(name, "weight_init", weight_init, HeUniform(math.sqrt(5)),
+                                            (out_channels, in_channels // group, kd, kh, kw), dtype), name="weight")
+        if self.has_bias:
+            self.bias = Parameter(_init_param(name, "bias_init", bias_init, Uniform(1 / math.sqrt(fan_in)),
+                                              (out_channels,), dtype), name="bias")
+        else:
+            self.bias = None
+
+    def construct(self, x: Tensor) -> Tensor:
+        out = self.conv3d(x, self.weight)
+        if self.has_bias:
+            out = out + ops.reshape(self.bias, (-1, 1, 1, 1))
+        return out
+
+    def extend_repr(self) -> str:
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}")
+
+
+class Conv1dTranspose(Cell):
+    """Transposed 1-D convolution of (N, C, L), as MindSpore builds it: a Conv2dTranspose-style
+    ``Conv2DTranspose`` with kernel (1, k) between ExpandDims(x, 2) and Squeeze(2); the weight is
+    (in_channels, out_channels // group, 1, k)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
+                 pad_mode: str = "same", padding: int = 0, dilation: int = 1, group: int = 1,
+                 has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+                 dtype: Any = mstype.float32):
+        super().__init__()
+        name = "Conv1dTranspose"
+        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", kernel_size),
+                           ("stride", stride), ("dilation", dilation), ("group", group)):
+            _positive_int(name, arg, value)
+        if isinstance(padding, bool) or not isinstance(padding, int) or padding < 0:
+            raise InvalidParamError(f"{name}: padding={padding!r} must be an int >= 0")
+        if pad_mode not in ("same", "valid", "pad"):
+            raise InvalidParamError(f"{name}: pad_mode={pad_mode!r} must be 'same', 'valid' or 'pad'")
+        if pad_mode != "pad" and padding:
+            raise InvalidParamError(f"{name}: padding={padding!r} must be 0 unless pad_mode is 'pad'")
+        if in_channels % group or out_channels % group:
+            raise InvalidParamError(f"{name}: in_channels={in_channels} and out_channels={out_channels} "
+                                    f"must be divisible by group={group}")
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.pad_mode, self.padding, self.dilation = stride, pad_mode, padding, dilation
+        self.group, self.has_bias = group, bool(has_bias)
+        shape = (in_channels, out_channels // group, 1, kernel_size)
+        self.weight = Parameter(_init_param(name, "weight_init", weight_init, HeUniform(math.sqrt(5)), shape, dtype),
+                                name="weight")
+        if self.has_bias:
+            bound = 1 / math.sqrt(shape[1] * kernel_size)
+            self.bias = Parameter(_init_param(name, "bias_init", bias_init, Uniform(bound), (out_channels,), dtype),
+                                  name="bias")
+            self.bias_add = ops.BiasAdd()
+        else:
+            self.bias = None
+        self.conv2d_transpose = ops.Conv2DTranspose(in_channels, (1, kernel_size), pad_mode=pad_mode,
+                                                    pad=(0, 0, padding, padding), stride=(1, stride),
+                                                    dilation=(1, dilation), group=group)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim != 3:
+            raise InvalidParamError(f"Conv1dTranspose: input must have rank 3 (N, C, L), got shape {x.shape}")
+        n, _, length = x.shape
+        size = (n, self.out_channels, 1, _deconv_length(self.pad_mode, length, self.kernel_size, self.stride,
+                                                        self.dilation, 2 * self.padding))
+        out = self.conv2d_transpose(ops.expand_dims(x, 2), self.weight, size)
+        if self.has_bias:
+            out = self.bias_add(out, self.bias)
+        return ops.squeeze(out, 2)
+
+    def extend_repr(self) -> str:
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}")
+
+
+class Conv3dTranspose(Cell):
+    """Transposed 3-D convolution of (N, C, D, H, W): ``ops.Conv3DTranspose`` (composed from Conv3D) with a
+    weight of shape (in_channels, out_channels // group, kd, kh, kw), plus a bias per output channel when
+    ``has_bias``; 'same' gives input * stride, 'valid' (input - 1) * stride + dilation * (k - 1) + 1, 'pad'
+    that minus ``padding`` (an int or (head, tail, top, bottom, left, right)); ``output_padding`` adds rows
+    at the far end (sizes measured against MindSpore 2.10 CPU)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
+                 output_padding: Any = 0, has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+                 data_format: str = "NCDHW", dtype: Any = mstype.float32):
+        super().__init__()
+        name = "Conv3dTranspose"
+        self.in_channels = _positive_int(name, "in_channels", in_channels)
+        self.out_channels = _positive_int(name, "out_channels", out_channels)
+        self.group = _positive_int(name, "group", group)
+        if in_channels % group or out_channels % group:
+            raise InvalidParamError(f"{name}: in_channels={in_channels} and out_channels={out_channels} "
+                                    f"must be divisible by group={group}")
+        if pad_mode not in ("same", "valid", "pad"):
+            raise InvalidParamError(f"{name}: pad_mode={pad_mode!r} must be 'same', 'valid' or 'pad'")
+        kd, kh, kw = _triple(name, "kernel_size", kernel_size)
+        self.kernel_size, self.stride = (kd, kh, kw), _triple(name, "stride", stride)
+        self.dilation, self.padding = _triple(name, "dilation", dilation), _pad6(name, padding)
+        if pad_mode != "pad" and any(self.padding):
+            raise InvalidParamError(f"{name}: padding={padding!r} must be 0 unless pad_mode is 'pad'")
+        self.output_padding = output_padding
+        self.pad_mode, self.has_bias, self.data_format = pad_mode, bool(has_bias), data_format
+        self.conv3d_transpose = ops.Conv3DTranspose(in_channels, out_channels, self.kernel_size, pad_mode=pad_mode,
+                                                    pad=self.padding, stride=self.stride, dilation=self.dilation,
+                                                    group=group, output_padding=output_padding,
+                                                    data_format=data_format)
+        shape = (in_channels, out_channels // group, kd, kh, kw)
+        self.weight = Parameter(_init_param(name, "weight_init", weight_init, HeUniform(math.sqrt(5)), shape, dtype),
+                                name="weight")
+        if self.has_bias:
+            bound = 1 / math.sqrt(shape[1] * kd * kh * kw)
+            self.bias = Parameter(_init_param(name, "bias_init", bias_init, Uniform(bound), (out_channels,), dtype),
+                                  name="bias")
+        else:
+            self.bias = None
+
+    def construct(self, x: Tensor) -> Tensor:
+        out = self.conv3d_transpose(x, self.weight)
+        if self.has_bias:
+            out = out + ops.reshape(self.bias, (-1, 1, 1, 1))
+        return out
+
+    def extend_repr(self) -> str:
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}")

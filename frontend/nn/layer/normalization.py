@@ -1,4 +1,5 @@
-"""``mindspore.nn.layer.normalization``: BatchNorm1d, BatchNorm2d, LayerNorm, where MindSpore defines them."""
+"""``mindspore.nn.layer.normalization``: BatchNorm1d/2d/3d, SyncBatchNorm, LayerNorm, GroupNorm and
+InstanceNorm1d/2d/3d, where MindSpore defines them."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,7 +14,8 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ..cell import Cell
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "BatchNorm3d", "SyncBatchNorm", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d", "LayerNormExt"]
 
 
 class _BatchNorm(Cell):
@@ -87,3 +89,150 @@ class LayerNorm(Cell):
         # MindSpore 2.10's text, its missing '=' after gamma included
         return (f"normalized_shape={self.normalized_shape}, begin_norm_axis={self.begin_norm_axis}, "
                 f"begin_params_axis={self.begin_params_axis}, gamma{self.gamma!r}, beta={self.beta!r}")
+
+
+
+class BatchNorm3d(Cell):
+    """Batch norm of (N, C, D, H, W) as MindSpore builds it: a BatchNorm2d ``bn2d`` of x seen as
+    (N, C, D * H, W), so its parameters are ``bn2d.moving_mean``... as in MindSpore's checkpoints."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
+                 gamma_init: Any = "ones", beta_init: Any = "zeros", moving_mean_init: Any = "zeros",
+                 moving_var_init: Any = "ones", use_batch_statistics: Any = None, dtype: Any = mstype.float32):
+        super().__init__()
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                                moving_var_init, use_batch_statistics, dtype=dtype)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim != 5:
+            raise InvalidParamError(f"BatchNorm3d: input must have rank 5 (N, C, D, H, W), got shape {x.shape}")
+        n, c, d, h, w = x.shape
+        return ops.reshape(self.bn2d(ops.reshape(x, (n, c, d * h, w))), x.shape)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose statistics MindSpore gathers over a group of devices; on one device (this
+    emulator's job) that group is the device itself, so it is BatchNorm2d (ranks 2 and 4 as there).
+    ``process_groups`` must be None (every device: this one)."""
+
+    ranks = (2, 4)
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
+                 gamma_init: Any = "ones", beta_init: Any = "zeros", moving_mean_init: Any = "zeros",
+                 moving_var_init: Any = "ones", use_batch_statistics: Any = None, process_groups: Any = None,
+                 dtype: Any = mstype.float32):
+        if process_groups is not None:
+            raise InvalidParamError(f"SyncBatchNorm: process_groups={process_groups!r} is not supported on one "
+                                    f"device; leave it None")
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
+                         moving_var_init, use_batch_statistics, dtype=dtype)
+
+
+def _check_norm_args(layer: str, num: int, eps: Any, affine: Any) -> None:
+    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
+        raise InvalidParamError(f"{layer}: num_features/num_channels={num!r} must be an int >= 1")
+    if not isinstance(eps, float):
+        raise InvalidParamError(f"{layer}: eps={eps!r} must be a float")
+    if not isinstance(affine, bool):
+        raise InvalidParamError(f"{layer}: affine={affine!r} must be a bool")
+
+
+class GroupNorm(Cell):
+    """``ops.group_norm`` of (N, C, *) with per-channel ``gamma``/``beta`` (trainable when ``affine``)."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 gamma_init: Any = "ones", beta_init: Any = "zeros", dtype: Any = mstype.float32):
+        super().__init__()
+        _check_norm_args("GroupNorm", num_channels, eps, affine)
+        if (isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1
+                or num_channels % num_groups):
+            raise InvalidParamError(f"GroupNorm: num_groups={num_groups!r} must be an int >= 1 dividing "
+                                    f"num_channels={num_channels}")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self.gamma = Parameter(initializer(gamma_init, num_channels, dtype), name="gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, num_channels, dtype), name="beta", requires_grad=affine)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim < 2 or x.shape[1] != self.num_channels:
+            raise InvalidParamError(f"GroupNorm: input dim 1 must be num_channels={self.num_channels}, got shape "
+                                    f"{x.shape}")
+        return ops.group_norm(x, self.num_groups, ops.cast(self.gamma, x.dtype), ops.cast(self.beta, x.dtype),
+                              self.eps)
+
+    def extend_repr(self) -> str:
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class _InstanceNorm(Cell):
+    """Normalise each (sample, channel) over its spatial axes (biased variance), then ``* gamma +
+    beta`` per channel: ``ops.group_norm`` with one group per channel, in training and evaluation
+    alike (MindSpore's InstanceNorm always uses the instance's statistics). ``moving_mean`` and
+    ``moving_variance`` are kept as MindSpore keeps them (checkpoints list them) but, as the
+    output never reads them, they are not updated here."""
+
+    rank = 4
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
+                 gamma_init: Any = "ones", beta_init: Any = "zeros", dtype: Any = mstype.float32):
+        super().__init__()
+        layer = type(self).__name__
+        _check_norm_args(layer, num_features, eps, affine)
+        if isinstance(momentum, bool) or not isinstance(momentum, float) or not 0.0 <= momentum <= 1.0:
+            raise InvalidParamError(f"{layer}: momentum={momentum!r} must be a float in [0, 1]")
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.moving_mean = Parameter(initializer("zeros", num_features, dtype), name="moving_mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(initializer("ones", num_features, dtype), name="moving_variance",
+                                         requires_grad=False)
+        self.gamma = Parameter(initializer(gamma_init, num_features, dtype), name="gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, num_features, dtype), name="beta", requires_grad=affine)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim != self.rank or x.shape[1] != self.num_features:
+            raise InvalidParamError(f"{type(self).__name__}: input must have rank {self.rank} and "
+                                    f"{self.num_features} channels (dim 1), got shape {x.shape}")
+        return ops.group_norm(x, self.num_features, self.gamma, self.beta, self.eps)
+
+    def extend_repr(self) -> str:
+        return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, gamma={self.gamma}, "
+                f"beta={self.beta}, moving_mean={self.moving_mean}, moving_variance={self.moving_variance}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    rank = 3
+
+
+class InstanceNorm2d(_InstanceNorm):
+    rank = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    rank = 5
+
+
+class LayerNormExt(Cell):
+    """``ops.layer_norm`` over the trailing ``normalized_shape`` axes, with ``weight`` (ones) and ``bias``
+    (zeros) of that shape when ``elementwise_affine`` (no bias when ``bias`` is False)."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 dtype: Any = None):
+        super().__init__()
+        if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool):
+            normalized_shape = (normalized_shape,)
+        if not isinstance(normalized_shape, (tuple, list)) or not normalized_shape:
+            raise InvalidParamError(f"LayerNormExt: normalized_shape={normalized_shape!r} must be a non-empty tuple "
+                                    f"or list of ints")
+        self.normalized_shape, self.eps, self.elementwise_affine = tuple(normalized_shape), eps, elementwise_affine
+        dtype = mstype.float32 if dtype is None else dtype
+        self.weight = self.bias = None
+        if elementwise_affine:
+            self.weight = Parameter(initializer("ones", self.normalized_shape, dtype), name="weight")
+            if bias:
+                self.bias = Parameter(initializer("zeros", self.normalized_shape, dtype), name="bias")
+
+    def construct(self, input: Tensor) -> Tensor:
+        return ops.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extend_repr(self) -> str:
+        return (f"normalized_shape={self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")

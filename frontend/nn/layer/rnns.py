@@ -1,6 +1,8 @@
-"""``mindspore.nn.LSTM`` (``mindspore.nn.layer.rnns``): stacked, optionally bidirectional LSTM layers,
-unrolled over the (static) sequence length into ordinary ops, so autodiff differentiates it through
-their rules and no recurrent kernel is needed.
+"""``mindspore.nn.layer.rnns``: ``LSTM``, ``GRU`` and ``RNN``, stacked, optionally bidirectional recurrent
+layers unrolled over the (static) sequence length into ordinary ops, so autodiff differentiates them
+through their rules and no recurrent kernel is needed. The steps are ``nn.layer.rnn_cells``'s; GRU's
+recurrent term keeps its bias apart (its new gate multiplies it by the reset gate), the others fold
+both biases into the input projection.
 
 Parameters, names and layout are MindSpore's: per layer ``l`` and direction (suffix ``_reverse`` for
 the backward one) ``weight_ih_l{l}`` (4 * hidden, layer input), ``weight_hh_l{l}`` (4 * hidden, hidden),
@@ -30,31 +32,29 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ..cell import Cell, ParameterTuple
 from .basic import Dropout
+from .rnn_cells import GATES, gru_step, lstm_step, rnn_step
 
-__all__ = ["LSTM"]
+__all__ = ["LSTM", "GRU", "RNN"]
 
 
-class LSTM(Cell):
-    """``LSTM(input_size, hidden_size, num_layers=1, has_bias=True, batch_first=False, dropout=0.0,
-    bidirectional=False, dtype=mstype.float32)(x, hx=None, seq_length=None) -> (output, (h_n, c_n))``.
+class _RNNBase(Cell):
+    """The stacked layers of one ``mode`` (GATES' keys); LSTM's docstring says the shapes."""
 
-    x is (seq_len, batch, input_size), or (batch, seq_len, input_size) with ``batch_first``; output
-    has num_directions * hidden_size features per step; h_n and c_n are (num_directions * num_layers,
-    batch, hidden_size), as is each tensor of ``hx``. ``dropout`` applies between layers in training.
-    """
+    mode = "LSTM"
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, has_bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
                  dtype: Any = mstype.float32):
         super().__init__()
+        layer = type(self).__name__
         for name, value in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParamError(f"LSTM: {name}={value!r} must be an int >= 1")
+                raise InvalidParamError(f"{layer}: {name}={value!r} must be an int >= 1")
         for name, value in (("has_bias", has_bias), ("batch_first", batch_first), ("bidirectional", bidirectional)):
             if not isinstance(value, bool):
-                raise InvalidParamError(f"LSTM: {name}={value!r} must be a bool")
+                raise InvalidParamError(f"{layer}: {name}={value!r} must be a bool")
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-            raise InvalidParamError(f"LSTM: dropout={dropout!r} must be a number in [0, 1) (the probability of "
+            raise InvalidParamError(f"{layer}: dropout={dropout!r} must be a number in [0, 1) (the probability of "
                                     f"zeroing an element between layers)")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.has_bias, self.batch_first, self.bidirectional = has_bias, batch_first, bidirectional
@@ -62,7 +62,7 @@ class LSTM(Cell):
         self.num_directions = 2 if bidirectional else 1
         self.dropout_op = Dropout(p=self.dropout)
         stdv = 1 / math.sqrt(hidden_size)
-        gates = 4 * hidden_size
+        gates = GATES[self.mode] * hidden_size
         w_ih, w_hh, b_ih, b_hh = [], [], [], []
         for layer in range(num_layers):
             for direction in range(self.num_directions):
@@ -80,15 +80,21 @@ class LSTM(Cell):
         self.b_ih_list, self.b_hh_list = ParameterTuple(b_ih), ParameterTuple(b_hh)
         self.matmul = ops.MatMul(transpose_b=True)
 
-    def _check_state(self, hx: Any, batch: int) -> tuple[Tensor, Tensor]:
+    def _check_state(self, hx: Any, batch: int) -> tuple[Tensor, Tensor | None]:
+        """(h_0, c_0) from ``hx``: LSTM's tuple (h_0, c_0), the others' one Tensor (c_0 None)."""
+        layer = type(self).__name__
         want = (self.num_directions * self.num_layers, batch, self.hidden_size)
-        if not isinstance(hx, (tuple, list)) or len(hx) != 2 or not all(isinstance(t, Tensor) for t in hx):
-            raise InvalidParamError("LSTM: hx must be a tuple (h_0, c_0) of two Tensors")
-        for name, t in zip(("h_0", "c_0"), hx):
+        lstm = self.mode == "LSTM"
+        states = hx if lstm else (hx,)
+        if (not isinstance(states, (tuple, list)) or len(states) != (2 if lstm else 1)
+                or not all(isinstance(t, Tensor) for t in states)):
+            raise InvalidParamError(f"{layer}: hx must be " + ("a tuple (h_0, c_0) of two Tensors" if lstm
+                                                               else "a Tensor h_0"))
+        for name, t in zip(("h_0", "c_0"), states):
             if t.shape != want:
-                raise InvalidParamError(f"LSTM: hx {name} has shape {t.shape}, expected {want} "
+                raise InvalidParamError(f"{layer}: hx {name} has shape {t.shape}, expected {want} "
                                         f"(num_directions * num_layers, batch, hidden_size)")
-        return hx[0], hx[1]
+        return states[0], (states[1] if lstm else None)
 
     def _direction(self, steps: list[Tensor], index: int, reverse: bool, h: Tensor | None,
                    c: Tensor | None) -> tuple[list[Tensor], Tensor, Tensor]:
@@ -97,28 +103,33 @@ class LSTM(Cell):
         seq = len(steps)
         x = ops.concat(steps, 0) if seq > 1 else steps[0]
         gates = self.matmul(x, self.w_ih_list[index])
+        b_hh = None
         if self.has_bias:
-            gates = ops.bias_add(gates, self.b_ih_list[index] + self.b_hh_list[index])
+            folded = self.mode != "GRU"
+            gates = ops.bias_add(gates, self.b_ih_list[index] + self.b_hh_list[index] if folded
+                                 else self.b_ih_list[index])
+            b_hh = None if folded else self.b_hh_list[index]
         per_step = ops.Split(0, seq)(gates) if seq > 1 else (gates,)
+        w_hh = self.w_hh_list[index]
         outputs: list[Tensor | None] = [None] * seq
         for t in (reversed(range(seq)) if reverse else range(seq)):
-            g = per_step[t]
-            if h is not None:
-                g = g + self.matmul(h, self.w_hh_list[index])
-            i, f, cell, o = ops.Split(1, 4)(g)
-            update = ops.sigmoid(i) * ops.tanh(cell)
-            c = update if c is None else ops.sigmoid(f) * c + update
-            h = ops.sigmoid(o) * ops.tanh(c)
+            if self.mode == "LSTM":
+                h, c = lstm_step(per_step[t], h, c, w_hh, b_hh)
+            elif self.mode == "GRU":
+                h = gru_step(per_step[t], h, w_hh, b_hh)
+            else:
+                h = rnn_step(per_step[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
             outputs[t] = h
         return outputs, h, c
 
-    def construct(self, x: Tensor, hx: Any = None, seq_length: Any = None) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+    def construct(self, x: Tensor, hx: Any = None, seq_length: Any = None) -> tuple[Tensor, Any]:
+        layer = type(self).__name__
         if seq_length is not None:
-            raise FeatureNotSupportedError("LSTM: seq_length (per-sequence lengths) is not supported; pad the "
+            raise FeatureNotSupportedError(f"{layer}: seq_length (per-sequence lengths) is not supported; pad the "
                                            "batch to one length and pass seq_length=None")
         if not isinstance(x, Tensor) or x.ndim != 3 or x.shape[-1] != self.input_size:
             shape = x.shape if isinstance(x, Tensor) else type(x).__name__
-            raise InvalidParamError(f"LSTM: x must be a 3-D Tensor (seq_len, batch, {self.input_size}) "
+            raise InvalidParamError(f"{layer}: x must be a 3-D Tensor (seq_len, batch, {self.input_size}) "
                                     f"({'batch first' if self.batch_first else 'time first'}), got {shape}")
         if self.batch_first:
             x = ops.transpose(x, (1, 0, 2))
@@ -135,12 +146,14 @@ class LSTM(Cell):
                 index = layer * self.num_directions + direction
                 h = c = None
                 if h0 is not None:
-                    h, c = (ops.reshape(ops.slice(s, (index, 0, 0), (1, -1, -1)), (batch, self.hidden_size))
+                    h, c = (None if s is None else
+                            ops.reshape(ops.slice(s, (index, 0, 0), (1, -1, -1)), (batch, self.hidden_size))
                             for s in (h0, c0))
                 outputs, h, c = self._direction(steps, index, direction == 1, h, c)
                 per_direction.append(outputs)
                 finals_h.append(ops.expand_dims(h, 0))
-                finals_c.append(ops.expand_dims(c, 0))
+                if c is not None:
+                    finals_c.append(ops.expand_dims(c, 0))
             steps = [ops.concat([d[t] for d in per_direction], 1) if self.bidirectional else per_direction[0][t]
                      for t in range(seq)]
             if self.dropout and self.training and layer < self.num_layers - 1:
@@ -150,9 +163,45 @@ class LSTM(Cell):
         output = ops.concat([ops.expand_dims(s, 0) for s in steps], 0)
         if self.batch_first:
             output = ops.transpose(output, (1, 0, 2))
-        return output, (ops.concat(finals_h, 0), ops.concat(finals_c, 0))
+        h_n = ops.concat(finals_h, 0)
+        return output, ((h_n, ops.concat(finals_c, 0)) if self.mode == "LSTM" else h_n)
 
     def extend_repr(self) -> str:
         return (f"input_size={self.input_size}, hidden_size={self.hidden_size}, num_layers={self.num_layers}, "
                 f"has_bias={self.has_bias}, batch_first={self.batch_first}, dropout={self.dropout}, "
                 f"bidirectional={self.bidirectional}")
+
+
+class LSTM(_RNNBase):
+    """``LSTM(input_size, hidden_size, num_layers=1, has_bias=True, batch_first=False, dropout=0.0,
+    bidirectional=False, dtype=mstype.float32)(x, hx=None, seq_length=None) -> (output, (h_n, c_n))``.
+
+    x is (seq_len, batch, input_size), or (batch, seq_len, input_size) with ``batch_first``; output
+    has num_directions * hidden_size features per step; h_n and c_n are (num_directions * num_layers,
+    batch, hidden_size), as is each tensor of ``hx``. ``dropout`` applies between layers in training.
+    """
+
+    mode = "LSTM"
+
+
+class GRU(_RNNBase):
+    """``GRU(...)(x, hx=None, seq_length=None) -> (output, h_n)``: LSTM's arguments and shapes, one
+    state tensor; each step ``_gru_cell``'s."""
+
+    mode = "GRU"
+
+
+class RNN(_RNNBase):
+    """``RNN(..., nonlinearity='tanh', ...)(x, hx=None, seq_length=None) -> (output, h_n)``: Elman
+    layers, ``h' = tanh(x W_ih.T + b_ih + h W_hh.T + b_hh)`` (or relu)."""
+
+    mode = "RNN_TANH"
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 has_bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, dtype: Any = mstype.float32):
+        if nonlinearity not in ("tanh", "relu"):
+            raise InvalidParamError(f"RNN: nonlinearity={nonlinearity!r} must be 'tanh' or 'relu'")
+        super().__init__(input_size, hidden_size, num_layers, has_bias, batch_first, dropout, bidirectional, dtype)
+        self.nonlinearity = nonlinearity
+        self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"

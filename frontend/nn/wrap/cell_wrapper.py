@@ -14,13 +14,15 @@ from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer
 
 from ... import ops
+from ...common.parameter import Parameter
 from ...context import ParallelMode
 from ...ops.composite.base import GradOperation
 from ...parallel._utils import _get_device_num, _get_gradients_mean, _get_parallel_mode, _get_parameter_broadcast
 from ..cell import Cell
 from .grad_reducer import DistributedGradReducer
 
-__all__ = ["WithLossCell", "WithGradCell", "WithEvalCell", "ForwardValueAndGrad", "TrainOneStepCell"]
+__all__ = ["WithLossCell", "WithGradCell", "WithEvalCell", "ForwardValueAndGrad", "TrainOneStepCell", "ParameterUpdate",
+           "GradAccumulationCell", "MicroBatchInterleaved", "VirtualDatasetCellTriple"]
 
 
 class WithLossCell(Cell):
@@ -135,3 +137,90 @@ class TrainOneStepCell(Cell):
         if self.return_grad:
             return loss, {w.name: g for w, g in zip(self.weights, grads)}
         return loss
+
+
+class ParameterUpdate(Cell):
+    """Assigns its input to ``param`` and returns the input (MindSpore's way to set a Parameter, e.g. a
+    learning rate, from inside a graph)."""
+
+    def __init__(self, param: Parameter):
+        super().__init__(auto_prefix=False)
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'ParameterUpdate', 'param' must be 'Parameter', but got {type(param)}.")
+        self._param = param
+
+    def construct(self, x: Any) -> Any:
+        ops.assign(self._param, x)
+        return x
+
+
+def _micro_batch(inputs: tuple, index: int, count: int) -> tuple:
+    """Micro batch ``index`` of ``count`` along axis 0 of every input (MindSpore's ``_MicroBatch``)."""
+    out = []
+    for x in inputs:
+        rows = x.shape[0]
+        if rows % count != 0:
+            raise ValueError(f"For micro batch initialization, the 0th dimension shape of input({rows}) must be "
+                             f"divided by micro size({count})")
+        size = rows // count
+        out.append(ops.narrow(x, 0, size * index, size))
+    return tuple(out)
+
+
+def _check_count(cell: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For '{cell}', the argument '{name}' must be integer, but got the type : {type(value)}.")
+    if value <= 0:
+        raise ValueError(f"For '{cell}', the argument '{name}' must be large than 0, but got {value}.")
+    return value
+
+
+class GradAccumulationCell(Cell):
+    """The network's outputs summed over ``micro_size`` micro batches (axis 0 split evenly), so the
+    gradient of the sum is the micro batches' gradients accumulated before one optimizer step (as
+    MindSpore's cell computes on one device; pipeline's per-stage scheduling is auto-parallel's)."""
+
+    def __init__(self, network: Cell, micro_size: int):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'GradAccumulationCell', the argument 'network' must cell type, but got the type : "
+                            f"{type(network)}.")
+        self.network = network
+        self.micro_size = _check_count("GradAccumulationCell", "micro_size", micro_size)
+        self._get_attr_from_cell(network)
+
+    def construct(self, *inputs: Any) -> Any:
+        ret = None
+        for i in range(self.micro_size):
+            output = self.network(*_micro_batch(inputs, i, self.micro_size))
+            ret = output if ret is None else ret + output
+        return ret
+
+
+class MicroBatchInterleaved(Cell):
+    """The network run on ``interleave_num`` slices of the batch (axis 0) and the outputs summed: on one
+    device the same numbers as one pass for a summed loss (MindSpore overlaps the slices' communication)."""
+
+    def __init__(self, network: Cell, interleave_num: int = 2):
+        super().__init__(auto_prefix=False)
+        self.interleave_num = _check_count("MicroBatchInterleaved", "interleave_num", interleave_num)
+        self.network = network
+        self._get_attr_from_cell(network)
+
+    def construct(self, *inputs: Any) -> Any:
+        output = 0.0
+        for i in range(self.interleave_num):
+            output = ops.add(output, self.network(*_micro_batch(inputs, i, self.interleave_num)))
+        return output
+
+
+class VirtualDatasetCellTriple(Cell):
+    """Passes three inputs to ``backbone`` (semi-auto parallel's dataset marker; deprecated in MindSpore)."""
+
+    def __init__(self, backbone: Cell):
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+        self._get_attr_from_cell(backbone)
+
+    def construct(self, a: Any, b: Any, c: Any) -> Any:
+        return self._backbone(a, b, c)

@@ -2,18 +2,29 @@
 elementwise ones (generated), reductions (``ops.sum``, ``ops.mean`` ...) and ``ops.matmul``."""
 from __future__ import annotations
 
+import builtins
+import math
 from typing import Any, Sequence
 
-from ascendemu.errors import InvalidParamError
+import numpy as np
 
+from ascendemu.errors import InvalidParamError, check_int
+
+from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .. import operations
-from .._utils import defined_here
-from ..operations.array_ops import ExpandDims, Squeeze, Transpose
-from ..operations.math_ops import BatchMatMul, MatMul, ReduceAll, ReduceMax, ReduceMean, ReduceMin, ReduceSum
+from .._utils import _axes, _static_int, defined_here
+from ..operations.array_ops import Concat, ExpandDims, Reshape, Select, Sort, Squeeze, Transpose
+from ..operations.math_ops import (FLOAT_DTYPES, Abs, Add, BatchMatMul, CumProd, CumSum, Div, Equal, Exp, FloorDiv,
+                                   Greater, GreaterEqual, IsFinite, IsNan, Less, LessEqual, LinSpace, Log, Log1p,
+                                   LogicalAnd, LogicalNot, LogicalOr, LogicalXor, MatMul, Maximum, Mul, Neg, NotEqual,
+                                   Pow, Reciprocal, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceMin, ReduceProd,
+                                   ReduceSum, Sign, Sqrt, Sub, Trunc, TruncateDiv, add_n, einsum_of, floating,
+                                   log_cum_sum_exp, p_norm)
+from ..operations.other_ops import StopGradient
 from ..composite_op import install_composite_functions
-from ..primitive import _tensor, generated_functions
+from ..primitive import _functional, _promote, _tensor, apply_op, generated_functions
 from .array_func import _arg_reduce, cast
 
 # square, add, equal, ...: the functional forms of the registry's operand-only ops
@@ -82,6 +93,581 @@ def argmin(input: Any, axis: int | None = None, keepdims: bool = False) -> Tenso
 def permute(input: Any, axis: Sequence[int]) -> Tensor:
     """``ops.permute(input, axis)``: input's dimensions in the order ``axis`` (a Transpose)."""
     return Transpose()(input, axis)
+
+
+# ---- math functions composed of ops (issue 21) ----
+# MindSpore's other names of served elementwise ops, with the table's signatures
+for _alias, _prim in (("tensor_add", Add), ("tensor_mul", Mul), ("tensor_div", Div), ("tensor_exp", Exp),
+                      ("tensor_ge", GreaterEqual), ("tensor_gt", Greater), ("tensor_le", LessEqual),
+                      ("tensor_pow", Pow), ("pows", Pow), ("tensor_muls", Mul), ("multiply", Mul),
+                      ("negative", Neg), ("true_divide", Div), ("eq", Equal), ("absolute", Abs)):
+    globals()[_alias] = _functional(_prim, _alias, __name__)
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+# the norm orders that need singular values (an SVD, which is not served)
+SPECTRAL_ORDERS = ("nuc", 2, -2)
+
+
+def positive(input: Any) -> Tensor:
+    """The input itself (MindSpore refuses bool tensors)."""
+    x = _tensor(input)
+    if x.dtype == mstype.bool_:
+        raise TypeError("positive: input must not be a bool tensor")
+    return x
+
+
+def reduce_sum(x: Any, axis: Any = ()) -> Tensor:
+    return ReduceSum()(x, axis)
+
+
+def reduce_mean(x: Any, axis: Any = ()) -> Tensor:
+    return ReduceMean()(x, axis)
+
+
+def reduce_max(x: Any, axis: Any = ()) -> Tensor:
+    return ReduceMax()(x, axis)
+
+
+def reduce_min(x: Any, axis: Any = ()) -> Tensor:
+    return ReduceMin()(x, axis)
+
+
+def subtract(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """input - alpha * other."""
+    return Sub()(input, other if alpha == 1 else Mul()(other, alpha))
+
+
+# divide's rounding modes: None (true division), "floor" and "trunc"
+ROUNDING_MODES = (None, "floor", "trunc")
+
+
+def divide(input: Any, other: Any, *, rounding_mode: Any = None) -> Tensor:
+    """input / other, rounded down (``"floor"``) or toward zero (``"trunc"``) if asked."""
+    if rounding_mode not in ROUNDING_MODES:
+        raise InvalidParamError(f"divide: rounding_mode={rounding_mode!r} must be one of {ROUNDING_MODES}")
+    prim = {None: Div, "floor": FloorDiv, "trunc": TruncateDiv}[rounding_mode]
+    return prim()(input, other)
+
+
+def addn(x: Any) -> Tensor:
+    return add_n("addn", x)
+
+
+def accumulate_n(x: Any) -> Tensor:
+    return add_n("accumulate_n", x)
+
+
+def _cast_to(x: Any, dtype: Any) -> Tensor:
+    return _tensor(x) if dtype is None else cast(x, dtype)
+
+
+def cumsum(x: Any, axis: Any, dtype: Any = None) -> Tensor:
+    return CumSum()(_cast_to(x, dtype), axis)
+
+
+def cumprod(input: Any, dim: Any, dtype: Any = None) -> Tensor:
+    return CumProd()(_cast_to(input, dtype), dim)
+
+
+def cummax(input: Any, axis: Any) -> tuple[Tensor, Tensor]:
+    """(running maxima along ``axis``, the index each came from: the later one on ties; int32)."""
+    return apply_op("Cummax", [input], {"axis": _static_int("cummax: axis", axis)})
+
+
+def cummin(input: Any, axis: Any) -> tuple[Tensor, Tensor]:
+    """(running minima along ``axis``, the index each came from: the later one on ties; int32)."""
+    return apply_op("Cummin", [input], {"axis": _static_int("cummin: axis", axis)})
+
+
+def prod(input: Any, axis: Any = None, keep_dims: bool = False, dtype: Any = None) -> Tensor:
+    return ReduceProd(keep_dims)(_cast_to(input, dtype), axis)
+
+
+def any(input: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
+    return ReduceAny(keep_dims)(input, axis)
+
+
+def count_nonzero(x: Any, axis: Any = (), keep_dims: bool = False, dtype: Any = mstype.int32) -> Tensor:
+    """The number of non-zero elements over ``axis`` (all by default), as ``dtype``."""
+    nonzero = cast(NotEqual()(x, 0), mstype.int32)
+    return cast(ReduceSum(keep_dims)(nonzero, axis), dtype)
+
+
+# ----------------------------------------------------------------------------------------- norms
+
+def _matrix_norm(x: Tensor, ord: Any, dims: tuple[int, int], keepdim: bool) -> Tensor:
+    """The matrix norm over the two ``dims``: Frobenius, or the max/min absolute column (ord +-1) or
+    row (ord +-inf) sum."""
+    rows, cols = (d % x.ndim for d in dims)
+    if rows == cols:
+        raise InvalidParamError(f"norm: dim={dims} must name two different dimensions")
+    if ord == "fro":
+        return Sqrt()(ReduceSum(keepdim)(Mul()(x, x), (rows, cols)))
+    if ord in SPECTRAL_ORDERS:
+        raise InvalidParamError(f"norm: ord={ord!r} needs singular values (an SVD), which are not served here; use "
+                                "'fro', 1, -1, inf or -inf")
+    if ord not in (1, -1, math.inf, -math.inf) or isinstance(ord, bool):
+        raise InvalidParamError(f"norm: ord={ord!r} is not a matrix norm order; use 'fro', 'nuc', 1, -1, 2, -2, "
+                                "inf or -inf")
+    summed, picked = (rows, cols) if ord in (1, -1) else (cols, rows)
+    sums = ReduceSum(True)(Abs()(x), summed)
+    out = (ReduceMax if ord > 0 else ReduceMin)(True)(sums, picked)
+    return out if keepdim else Squeeze((rows, cols))(out)
+
+
+def norm(A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """MindSpore's ops.norm: a vector norm over one dim (or every element when ``dim`` and ``ord`` are
+    None), a matrix norm over two (a 2-D input's default dims); ord 2, -2 and 'nuc' need an SVD and are
+    refused."""
+    x = floating(_cast_to(A, dtype))
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        dim = (dim,)
+    if dim is None:
+        if ord is None:
+            return p_norm(x, 2, (), keepdim)
+        if x.ndim not in (1, 2):
+            raise InvalidParamError(f"norm: a {x.ndim}-D input with ord={ord!r} needs dim (one or two dimensions)")
+        dim = tuple(range(x.ndim))
+    dim = tuple(dim)
+    if len(dim) == 1:
+        return p_norm(x, 2 if ord is None else ord, dim, keepdim)
+    if len(dim) == 2:
+        return _matrix_norm(x, "fro" if ord is None else ord, dim, keepdim)
+    raise InvalidParamError(f"norm: dim={dim} must name one or two dimensions")
+
+
+def vector_norm(x: Any, ord: Any = 2, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
+    return p_norm(floating(_cast_to(x, dtype)), ord, _axes(axis), keepdims)
+
+
+def matrix_norm(A: Any, ord: Any = "fro", axis: Any = (-2, -1), keepdims: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    return _matrix_norm(floating(_cast_to(A, dtype)), ord, tuple(axis), keepdims)
+
+
+def dist(input: Any, other: Any, p: Any = 2) -> Tensor:
+    """The p-norm of input - other over every element."""
+    return p_norm(floating(Sub()(input, other)), p, (), False)
+
+
+# -------------------------------------------------------------------------------- matrix products
+
+def _permute(x: Tensor, perm: tuple[int, ...]) -> Tensor:
+    """x transposed by ``perm`` (itself for the identity: no copy)."""
+    return x if perm == tuple(builtins.range(len(perm))) else Transpose()(x, perm)
+
+
+def _contraction_axes(x1: Tensor, x2: Tensor, axes: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """tensor_dot's axes as two tuples of non-negative dims: an int n is x1's last n and x2's first n."""
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(x1.ndim, x2.ndim):
+            raise InvalidParamError(f"tensor_dot: axes={axes} must be in [0, {min(x1.ndim, x2.ndim)}]")
+        return tuple(builtins.range(x1.ndim - axes, x1.ndim)), tuple(builtins.range(axes))
+    if not isinstance(axes, (tuple, list)) or len(axes) != 2:
+        raise InvalidParamError(f"tensor_dot: axes={axes!r} must be an int or two tuples of dims")
+    pair = []
+    for x, dims in zip((x1, x2), axes):
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        pair.append(tuple(check_int(d, "tensor_dot: axes") % max(x.ndim, 1) for d in dims))
+    if len(pair[0]) != len(pair[1]) or [x1.shape[a] for a in pair[0]] != [x2.shape[b] for b in pair[1]]:
+        raise InvalidParamError(f"tensor_dot: axes={axes!r} pair dims of different sizes of {x1.shape} and {x2.shape}")
+    return pair[0], pair[1]
+
+
+def tensor_dot(x1: Any, x2: Any, axes: Any) -> Tensor:
+    """The sum of products over the paired ``axes``: x1's free dims, then x2's (one MatMul between
+    Transposes and Reshapes)."""
+    a, b = _promote(_tensor(x1), _tensor(x2))
+    axes_a, axes_b = _contraction_axes(a, b, axes)
+    free_a = tuple(d for d in builtins.range(a.ndim) if d not in axes_a)
+    free_b = tuple(d for d in builtins.range(b.ndim) if d not in axes_b)
+    size = math.prod(a.shape[d] for d in axes_a)
+    left = Reshape()(_permute(a, free_a + axes_a), (math.prod(a.shape[d] for d in free_a), size))
+    right = Reshape()(_permute(b, axes_b + free_b), (size, math.prod(b.shape[d] for d in free_b)))
+    return Reshape()(MatMul()(left, right), tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
+
+
+def dot(input: Any, other: Any) -> Tensor:
+    """numpy.dot for inputs of rank >= 2: input's last dim against other's second-to-last."""
+    x, y = _tensor(input), _tensor(other)
+    if x.ndim < 2 or y.ndim < 2:
+        raise InvalidParamError(f"dot: both inputs must have rank >= 2, got shapes {x.shape} and {y.shape}")
+    return tensor_dot(x, y, ((x.ndim - 1,), (y.ndim - 2,)))
+
+
+def inner(input: Any, other: Any) -> Tensor:
+    """The sum of products over the last dim of both (a product if either is a scalar)."""
+    x, y = _tensor(input), _tensor(other)
+    if x.ndim == 0 or y.ndim == 0:
+        return Mul()(x, y)
+    return tensor_dot(x, y, ((x.ndim - 1,), (y.ndim - 1,)))
+
+
+def outer(input: Any, vec2: Any) -> Tensor:
+    """input[i] * vec2[j] for two 1-D tensors."""
+    x, y = _tensor(input), _tensor(vec2)
+    if x.ndim != 1 or y.ndim != 1:
+        raise InvalidParamError(f"outer: inputs must be 1-D, got shapes {x.shape} and {y.shape}")
+    return Mul()(Reshape()(x, (x.shape[0], 1)), Reshape()(y, (1, y.shape[0])))
+
+
+def vecdot(x: Any, y: Any, *, axis: int = -1) -> Tensor:
+    return ReduceSum()(Mul()(x, y), axis)
+
+
+def mv(mat: Any, vec: Any) -> Tensor:
+    m, v = _tensor(mat), _tensor(vec)
+    if m.ndim != 2 or v.ndim != 1:
+        raise InvalidParamError(f"mv: mat must be 2-D and vec 1-D, got shapes {m.shape} and {v.shape}")
+    return matmul(m, v)
+
+
+def _scaled_sum(input: Any, product: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """beta * input + alpha * product (no multiply for a factor of 1)."""
+    left = input if beta == 1 else Mul()(input, beta)
+    right = product if alpha == 1 else Mul()(product, alpha)
+    return Add()(left, right)
+
+
+def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _scaled_sum(input, MatMul()(mat1, mat2), beta, alpha)
+
+
+def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _scaled_sum(input, mv(mat, vec), beta, alpha)
+
+
+def baddbmm(input: Any, batch1: Any, batch2: Any, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _scaled_sum(input, BatchMatMul()(batch1, batch2), beta, alpha)
+
+
+def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _scaled_sum(input, ReduceSum()(BatchMatMul()(batch1, batch2), 0), beta, alpha)
+
+
+def kron(input: Any, other: Any) -> Tensor:
+    """The Kronecker product: the ranks padded to one, each pair of dims interleaved and broadcast,
+    then merged."""
+    x, y = _promote(_tensor(input), _tensor(other))
+    rank = max(x.ndim, y.ndim)
+    xs, ys = (1,) * (rank - x.ndim) + x.shape, (1,) * (rank - y.ndim) + y.shape
+    spread_x = Reshape()(x, tuple(v for d in xs for v in (d, 1)))
+    spread_y = Reshape()(y, tuple(v for d in ys for v in (1, d)))
+    return Reshape()(Mul()(spread_x, spread_y), tuple(a * b for a, b in zip(xs, ys)))
+
+
+# ------------------------------------------------------------------------- statistics, log-sum-exp
+
+def _reduced_count(x: Tensor, axes: tuple[int, ...]) -> int:
+    return math.prod(x.shape[a] for a in axes) if axes else x.size
+
+
+def _moments(input: Any, axis: Any, ddof: Any, keepdims: bool) -> tuple[Tensor, Tensor]:
+    """(variance with ``ddof`` subtracted from the count, mean) over ``axis`` (every axis by default)."""
+    x = floating(input)
+    axes = _axes(axis)
+    mean_kept = ReduceMean(True)(x, axes)
+    centred = Sub()(x, mean_kept)
+    squares = ReduceSum(keepdims)(Mul()(centred, centred), axes)
+    variance = Div()(squares, Tensor(float(_reduced_count(x, axes) - int(ddof)), x.dtype))
+    return variance, (mean_kept if keepdims else ReduceMean(False)(x, axes))
+
+
+def var(input: Any, axis: Any = None, ddof: Any = 0, keepdims: bool = False) -> Tensor:
+    return _moments(input, axis, ddof, keepdims)[0]
+
+
+def std(input: Any, axis: Any = None, ddof: Any = 0, keepdims: bool = False) -> Tensor:
+    return Sqrt()(_moments(input, axis, ddof, keepdims)[0])
+
+
+def var_mean(input: Any, axis: Any = None, ddof: Any = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    return _moments(input, axis, ddof, keepdims)
+
+
+def std_mean(input: Any, axis: Any = None, ddof: Any = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    variance, mean_ = _moments(input, axis, ddof, keepdims)
+    return Sqrt()(variance), mean_
+
+
+def _without_nan(input: Any) -> Tensor:
+    x = _tensor(input)
+    return Select()(IsNan()(x), 0, x) if x.dtype.name in FLOAT_DTYPES else x
+
+
+def nansum(input: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over ``axis`` with NaNs counted as 0."""
+    return ReduceSum(keepdims)(_without_nan(_cast_to(input, dtype)), axis)
+
+
+def nanmean(input: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean over ``axis`` of the elements that are not NaN."""
+    x = floating(_cast_to(input, dtype))
+    present = cast(LogicalNot()(IsNan()(x)), x.dtype)
+    return Div()(ReduceSum(keepdims)(_without_nan(x), axis), ReduceSum(keepdims)(present, axis))
+
+
+def logsumexp(input: Any, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) over ``dim``, shifted by the (finite) maximum so exp never overflows; the shift
+    carries no gradient."""
+    x = floating(input)
+    axes = _axes(dim)
+    peak = ReduceMax(True)(x, axes)
+    shift = StopGradient()(Select()(IsFinite()(peak), peak, 0))
+    out = Add()(Log()(ReduceSum(True)(Exp()(Sub()(x, shift)), axes)), shift)
+    return out if keepdim else Squeeze(tuple(a % max(x.ndim, 1) for a in axes) if axes else ())(out)
+
+
+def logaddexp(input: Any, other: Any) -> Tensor:
+    """log(exp(x) + exp(y)) as max(x, y) + log1p(exp(-|x - y|))."""
+    x, y = floating(input), floating(other)
+    return Add()(Maximum()(x, y), Log1p()(Exp()(Neg()(Abs()(Sub()(x, y))))))
+
+
+def logaddexp2(input: Any, other: Any) -> Tensor:
+    """log2(2^x + 2^y) as max(x, y) + log1p(2^-|x - y|) / ln 2."""
+    x, y = floating(input), floating(other)
+    gap = Exp()(Mul()(Neg()(Abs()(Sub()(x, y))), LN2))
+    return Add()(Maximum()(x, y), Div()(Log1p()(gap), LN2))
+
+
+# ------------------------------------------------------------------------------ scalar functions
+
+def rad2deg(x: Any) -> Tensor:
+    return Mul()(floating(x), 180.0 / math.pi)
+
+
+def deg2rad(x: Any) -> Tensor:
+    return Mul()(floating(x), math.pi / 180.0)
+
+
+def log2(input: Any) -> Tensor:
+    return Div()(Log()(floating(input)), LN2)
+
+
+def log10(input: Any) -> Tensor:
+    return Div()(Log()(floating(input)), LN10)
+
+
+def exp2(input: Any) -> Tensor:
+    return Pow()(2.0, floating(input))
+
+
+def frac(x: Any) -> Tensor:
+    """The fractional part, with x's sign: x - trunc(x)."""
+    return Sub()(x, Trunc()(x))
+
+
+def copysign(x: Any, other: Any) -> Tensor:
+    """|x| with the sign of ``other`` (negative where other < 0)."""
+    magnitude = Abs()(floating(x))
+    return Select()(Less()(other, 0), Neg()(magnitude), magnitude)
+
+
+def approximate_equal(x: Any, y: Any, tolerance: float = 1e-05) -> Tensor:
+    """|x - y| < tolerance."""
+    return Less()(Abs()(Sub()(x, y)), tolerance)
+
+
+def make_range(*args: Any) -> tuple[int, ...]:
+    """``range(*args)`` as a tuple of ints (MindSpore's helper for loops over constants)."""
+    return tuple(builtins.range(*(check_int(a, "make_range: argument") for a in args)))
+
+
+def mm(input: Any, mat2: Any) -> Tensor:
+    """The product of two 2-D tensors."""
+    x, y = _tensor(input), _tensor(mat2)
+    if x.ndim != 2 or y.ndim != 2:
+        raise InvalidParamError(f"mm: inputs must be 2-D, got shapes {x.shape} and {y.shape}")
+    return MatMul()(x, y)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation (letters only: no ellipsis or diagonal), as broadcast products and one sum."""
+    return einsum_of(equation, operands[0] if len(operands) == 1 and isinstance(operands[0], (tuple, list))
+                     else operands)
+
+
+# logspace's output dtypes (MindSpore refuses the others)
+LOGSPACE_DTYPES = ("float16", "float32", "float64")
+
+
+def logspace(start: Any, end: Any, steps: Any, base: Any = 10, *, dtype: Any = mstype.float32) -> Tensor:
+    """``steps`` values base^t for t evenly spaced from start to end inclusive."""
+    target = mstype.to_type(dtype)
+    if target.name not in LOGSPACE_DTYPES:
+        raise InvalidParamError(f"logspace: dtype={target} must be one of {LOGSPACE_DTYPES}")
+    exponents = LinSpace()(_tensor(start) if isinstance(start, Tensor) else float(start), end, steps)
+    return cast(Pow()(float(base), exponents), target)
+
+
+def diff(x: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """x[i + 1] - x[i] along ``axis`` (after ``prepend``/``append`` are concatenated there); MindSpore
+    serves n = 1 only."""
+    if check_int(n, "diff: n") != 1:
+        raise InvalidParamError(f"diff: n={n} is not supported; MindSpore computes n=1 only")
+    t = _tensor(x)
+    dim = check_int(axis, "diff: axis") % max(t.ndim, 1)
+    parts = [_tensor(v) for v in (prepend, t, append) if v is not None]
+    if len(parts) > 1:
+        t = Concat(dim)(parts)
+    lead = (slice(None),) * dim
+    later, earlier = t[lead + (slice(1, None),)], t[lead + (slice(None, -1),)]
+    if t.dtype == mstype.bool_:
+        return LogicalXor()(later, earlier)
+    return Sub()(later, earlier)
+
+
+def logcumsumexp(input: Any, axis: Any) -> Tensor:
+    """log(cumsum(exp(x))) along ``axis``, without overflow."""
+    return log_cum_sum_exp(input, axis)
+
+
+def ldexp(x: Any, other: Any) -> Tensor:
+    """x * 2^other."""
+    return Mul()(x, Pow()(2.0, floating(other)))
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input^exponent computed in float64, as MindSpore's float_power."""
+    def as_double(v: Any) -> Any:
+        return cast(v, mstype.float64) if isinstance(v, Tensor) else float(v)
+    base, power = as_double(input), as_double(exponent)
+    return Pow()(base if isinstance(base, Tensor) else Tensor(base, mstype.float64), power)
+
+
+def trapz(y: Any, x: Any = None, *, dx: Any = 1.0, dim: int = -1) -> Tensor:
+    """The trapezoidal integral of y along ``dim``: with sample points ``x`` (1-D, or y's shape), else
+    spacing ``dx``."""
+    values = floating(y)
+    axis = check_int(dim, "trapz: dim") % max(values.ndim, 1)
+    lead = (slice(None),) * axis
+    heights = Div()(Add()(values[lead + (slice(1, None),)], values[lead + (slice(None, -1),)]), 2.0)
+    if x is None:
+        return ReduceSum()(Mul()(heights, dx), axis)
+    points = floating(x)
+    if points.ndim == 1:
+        steps = Sub()(points[1:], points[:-1])
+        steps = Reshape()(steps, (steps.shape[0],) + (1,) * (values.ndim - 1 - axis))
+    else:
+        steps = Sub()(points[lead + (slice(1, None),)], points[lead + (slice(None, -1),)])
+    return ReduceSum()(Mul()(heights, steps), axis)
+
+
+def isposinf(input: Any) -> Tensor:
+    x = _tensor(input)
+    return Equal()(x, Tensor(np.inf, x.dtype)) if x.dtype.name in FLOAT_DTYPES else NotEqual()(x, x)
+
+
+def isneginf(input: Any) -> Tensor:
+    x = _tensor(input)
+    return Equal()(x, Tensor(-np.inf, x.dtype)) if x.dtype.name in FLOAT_DTYPES else NotEqual()(x, x)
+
+
+def isreal(input: Any) -> Tensor:
+    """True everywhere: no device tensor is complex."""
+    return Tensor(np.ones(_tensor(input).shape, np.bool_))
+
+
+def is_complex(input: Any) -> bool:
+    """False: no device tensor is complex."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_complex: input must be a Tensor, got {type(input).__name__}")
+    return False
+
+
+def sgn(input: Any) -> Tensor:
+    """The sign of a real tensor (ops.sign)."""
+    return Sign()(input)
+
+
+def signbit(input: Any) -> Tensor:
+    """Whether the sign bit is set: x < 0, and -0.0 (whose reciprocal is -inf)."""
+    x = _tensor(input)
+    negative = Less()(x, 0)
+    if x.dtype.name not in FLOAT_DTYPES:
+        return negative
+    return LogicalOr()(negative, LogicalAnd()(Equal()(x, 0), Less()(Reciprocal()(x), 0)))
+
+
+def addr(x: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """beta * x + alpha * outer(vec1, vec2)."""
+    return _scaled_sum(x, outer(vec1, vec2), beta, alpha)
+
+
+def t(input: Any) -> Tensor:
+    """A 2-D tensor transposed (a 0-D or 1-D one unchanged)."""
+    x = _tensor(input)
+    if x.ndim > 2:
+        raise InvalidParamError(f"t: input must have rank <= 2, got shape {x.shape}")
+    return Transpose()(x, (1, 0)) if x.ndim == 2 else x
+
+
+def adjoint(x: Any) -> Tensor:
+    """The conjugate transpose of the last two dims (a transpose: no device tensor is complex)."""
+    v = _tensor(x)
+    perm = tuple(builtins.range(v.ndim - 2)) + (v.ndim - 1, v.ndim - 2)
+    return Transpose()(v, perm)
+
+
+def _atleast(inputs: Any, rank: int) -> Any:
+    """Each tensor given size-1 dims up to ``rank``: before a 1-D one's dim (and, for rank 3, after it),
+    after a 2-D one's."""
+    def lift(value: Any) -> Tensor:
+        v = _tensor(value)
+        if v.ndim >= rank:
+            return v
+        shape = {0: (1,) * rank, 1: ((1,) + v.shape + (1,))[:rank] if rank == 3 else (1,) * (rank - 1) + v.shape,
+                 2: v.shape + (1,)}[v.ndim]
+        return Reshape()(v, shape)
+    if isinstance(inputs, (tuple, list)):
+        return tuple(lift(v) for v in inputs)
+    return lift(inputs)
+
+
+def atleast_1d(inputs: Any) -> Any:
+    return _atleast(inputs, 1)
+
+
+def atleast_2d(inputs: Any) -> Any:
+    return _atleast(inputs, 2)
+
+
+def atleast_3d(inputs: Any) -> Any:
+    return _atleast(inputs, 3)
+
+
+def numel(input: Any) -> int:
+    """The number of elements."""
+    return _tensor(input).size
+
+
+def tensor_sub(*args: Any) -> Tensor:
+    return Sub()(*args)
+
+
+def tensor_lt(*args: Any, **kwargs: Any) -> Tensor:
+    return Less()(*args, **kwargs)
+
+
+def median(input: Any, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """(the lower median along ``axis``, its index): element (n - 1) // 2 of a stable sort."""
+    x = _tensor(input)
+    dim = check_int(axis, "median: axis") % max(x.ndim, 1)
+    values, indices = Sort(dim)(x)
+    middle = (x.shape[dim] - 1) // 2
+    pick = (slice(None),) * dim + ((slice(middle, middle + 1),) if keepdims else (middle,))
+    return values[pick], indices[pick]
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None) -> Tensor:
+    """0.5 - 0.5 cos(2 pi k / (N - 1)) for k < N (``periodic``: of a window one longer, its last
+    point dropped), a constant."""
+    n = check_int(window_length, "hann_window: window_length", minimum=0)
+    length = n + 1 if periodic else n
+    k = np.arange(n, dtype=np.float64)
+    window = np.ones(n) if length <= 1 else 0.5 - 0.5 * np.cos(2 * np.pi * k / (length - 1))
+    return Tensor(window, mstype.to_type(dtype or mstype.float32))
 
 
 install_composite_functions(globals(), "mindspore.ops.function.math_func")

@@ -243,9 +243,507 @@ def smooth_l1_loss(input: Tensor, target: Tensor, beta: float = 1.0, reduction: 
 # the cells of nn.loss call it, but it is no name of mindspore.ops
 INTERNAL = ("softmax_cross_entropy",)
 # ---- activations, normalisation, pooling, padding, attention (the nn layers' ops) ----
+from ..operations.nn_ops import Conv3D, Conv3DTranspose, _adaptive_avg_pool, _adaptive_sizes  # noqa: E402
+from .array_func import expand_dims, ones, squeeze, transpose  # noqa: E402
+
+
+def silu(input: Any) -> Tensor:
+    """``x * sigmoid(x)``."""
+    x = _tensor(input)
+    return x * apply_op("Sigmoid", [x])[0]
+
+
+def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """x clipped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise InvalidParamError(f"hardtanh: min_val={min_val!r} must be <= max_val={max_val!r}")
+    return maximum(minimum(_tensor(input), max_val), min_val)
+
+
+def logsigmoid(x: Any) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)``, computed stably."""
+    return -operations.nn_ops.Softplus()(-_tensor(x))
+
+
+def softmin(x: Any, axis: int = -1, *, dtype: Any = None) -> Tensor:
+    """``softmax(-x)`` along ``axis``."""
+    return softmax(-_tensor(x), axis, dtype=dtype)
+
+
+def threshold(input: Any, thr: float, value: float) -> Tensor:
+    """x where ``x > thr``, else ``value``."""
+    x = _tensor(input)
+    return operations.array_ops.Select()(x > thr, x, x * 0 + value)
+
+
+def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, pad_mode: str = "valid", padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D convolution by :class:`Conv3D` (composed from Conv2D), plus ``bias`` per output channel."""
+    w = _tensor(weight)
+    out = Conv3D(w.shape[0], w.shape[2:], pad_mode=pad_mode, pad=padding, stride=stride, dilation=dilation,
+                 group=groups)(input, w)
+    return out if bias is None else out + reshape(bias, (-1, 1, 1, 1))
+
+
+def conv3d_transpose(inputs: Any, weight: Any, pad_mode: str = "valid", padding: Any = 0, stride: Any = 1,
+                     dilation: Any = 1, group: int = 1, output_padding: Any = 0) -> Tensor:
+    """Transposed 3-D convolution by :class:`Conv3DTranspose`, channels read from the weight's shape
+    (C_in, C_out / group, kd, kh, kw)."""
+    w = _tensor(weight)
+    return Conv3DTranspose(w.shape[0], w.shape[1] * group, w.shape[2:], pad_mode=pad_mode, pad=padding,
+                           stride=stride, dilation=dilation, group=group, output_padding=output_padding)(inputs, w)
+
+
+def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
+    """Normalise (N, C, *) over each group of C / num_groups channels (and all the other axes) with the
+    biased variance, then ``* weight + bias`` per channel, as MindSpore's group_norm."""
+    x = _tensor(input)
+    if x.ndim < 2:
+        raise InvalidParamError(f"group_norm: input must have rank >= 2, got shape {x.shape}")
+    n, c = x.shape[:2]
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1 or c % num_groups:
+        raise InvalidParamError(f"group_norm: num_groups={num_groups!r} must be an int >= 1 dividing the {c} channels")
+    grouped = reshape(x, (n, num_groups, -1))
+    mean = operations.math_ops.ReduceMean(keep_dims=True)(grouped, 2)
+    centred = grouped - mean
+    var = operations.math_ops.ReduceMean(keep_dims=True)(square(centred), 2)
+    out = reshape(centred * operations.math_ops.Rsqrt()(var + eps), x.shape)
+    channel = (c,) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * reshape(weight, channel)
+    if bias is not None:
+        out = out + reshape(bias, channel)
+    return out
+
+
+def adaptive_avg_pool1d(input: Any, output_size: int) -> Tensor:
+    """Adaptive average pooling of the last axis of (N, C, L)."""
+    x = _tensor(input)
+    if x.ndim != 3:
+        raise InvalidParamError(f"adaptive_avg_pool1d: input must have rank 3 (N, C, L), got shape {x.shape}")
+    if isinstance(output_size, bool) or not isinstance(output_size, int):
+        raise InvalidParamError(f"adaptive_avg_pool1d: output_size={output_size!r} must be an int")
+    return _adaptive_avg_pool(x, _adaptive_sizes("adaptive_avg_pool1d", x.shape, output_size, 1))
+
+
+def _factor(owner: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be an int >= 1")
+    return value
+
+
+def pixel_shuffle(input: Any, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r): channel c r^2 + i r + j goes to row h r + i, column w r + j."""
+    x, r = _tensor(input), _factor("pixel_shuffle", "upscale_factor", upscale_factor)
+    if x.ndim < 3 or x.shape[-3] % (r * r):
+        raise InvalidParamError(f"pixel_shuffle: input of shape {x.shape} needs rank >= 3 and channels (dim -3) "
+                                f"divisible by upscale_factor^2 = {r * r}")
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    y = transpose(reshape(x, (-1, c // (r * r), r, r, h, w)), (0, 1, 4, 2, 5, 3))
+    return reshape(y, lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Any, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of :func:`pixel_shuffle`."""
+    x, r = _tensor(input), _factor("pixel_unshuffle", "downscale_factor", downscale_factor)
+    if x.ndim < 3 or x.shape[-2] % r or x.shape[-1] % r:
+        raise InvalidParamError(f"pixel_unshuffle: input of shape {x.shape} needs rank >= 3 and H, W divisible by "
+                                f"downscale_factor={r}")
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    y = transpose(reshape(x, (-1, c, h // r, r, w // r, r)), (0, 1, 3, 5, 2, 4))
+    return reshape(y, lead + (c * r * r, h // r, w // r))
+
+
+def channel_shuffle(x: Any, groups: int) -> Tensor:
+    """(N, C, *) with its channels seen as (groups, C / groups) and transposed."""
+    t, g = _tensor(x), _factor("channel_shuffle", "groups", groups)
+    if t.ndim < 3 or t.shape[1] % g:
+        raise InvalidParamError(f"channel_shuffle: input of shape {t.shape} needs rank >= 3 and channels divisible "
+                                f"by groups={g}")
+    n, c = t.shape[:2]
+    y = transpose(reshape(t, (n, g, c // g, -1)), (0, 2, 1, 3))
+    return reshape(y, t.shape)
+
+
+def _channel_dropout(owner: str, input: Any, p: float, training: bool, ranks: tuple[int, ...]) -> Tensor:
+    """Zero whole channels (N, C) with probability p and scale the rest by 1 / (1 - p): a dropout of a
+    (N, C, 1, ...) tensor of ones, broadcast over the channel's elements."""
+    x = _tensor(input)
+    if x.ndim not in ranks:
+        raise InvalidParamError(f"{owner}: input must have rank {' or '.join(map(str, ranks))}, got shape {x.shape}")
+    _probability(owner, "p", p, low_open=False)
+    if not training or p == 0:
+        return x
+    mask_shape = x.shape[:2] + (1,) * (x.ndim - 2) if x.ndim == max(ranks) else x.shape[:1] + (1,) * (x.ndim - 1)
+    return x * dropout(ones(mask_shape, x.dtype), p, True)
+
+
+def dropout1d(input: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    """Channel dropout of (N, C, L) (or (C, L): each row)."""
+    return _channel_dropout("dropout1d", input, p, training, (2, 3))
+
+
+def dropout2d(input: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    """Channel dropout of (N, C, H, W)."""
+    return _channel_dropout("dropout2d", input, p, training, (4,))
+
+
+def dropout3d(input: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    """Channel dropout of (N, C, D, H, W)."""
+    return _channel_dropout("dropout3d", input, p, training, (5,))
+
+
+
+def _adaptive_max_pool(owner: str, x: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    """Adaptive max pooling of the last ``len(sizes)`` axes: max is separable, so per axis one ReduceMax
+    of each output's window [floor(i n / out), ceil((i + 1) n / out)), joined by one Concat."""
+    for k, out in enumerate(sizes):
+        axis = x.ndim - len(sizes) + k
+        n_in = x.shape[axis]
+        if out == n_in:
+            continue
+        parts = []
+        for i in range(out):
+            lo, hi = (i * n_in) // out, -(-(i + 1) * n_in // out)
+            begin = [0] * x.ndim
+            end = list(x.shape)
+            begin[axis], end[axis] = lo, hi
+            window = operations.array_ops.StridedSlice()(x, tuple(begin), tuple(end), (1,) * x.ndim)
+            parts.append(operations.math_ops.ReduceMax(keep_dims=True)(window, axis))
+        x = operations.array_ops.Concat(axis)(parts)
+    return x
+
+
+def _no_indices(owner: str, return_indices: Any) -> None:
+    if return_indices:
+        raise InvalidParamError(f"{owner}: return_indices=True is not supported; leave it False (the argmax indices "
+                                f"are not served)")
+
+
+def adaptive_max_pool1d(input: Any, output_size: int) -> Tensor:
+    """Adaptive max pooling of the last axis of (N, C, L) or (C, L)."""
+    x = _tensor(input)
+    if x.ndim not in (2, 3):
+        raise InvalidParamError(f"adaptive_max_pool1d: input must have rank 2 or 3, got shape {x.shape}")
+    if isinstance(output_size, bool) or not isinstance(output_size, int):
+        raise InvalidParamError(f"adaptive_max_pool1d: output_size={output_size!r} must be an int")
+    return _adaptive_max_pool("adaptive_max_pool1d", x,
+                              _adaptive_sizes("adaptive_max_pool1d", x.shape, output_size, 1))
+
+
+def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Tensor:
+    """Adaptive max pooling of the last two axes of (N, C, H, W) or (C, H, W); None keeps a size."""
+    x = _tensor(input)
+    _no_indices("adaptive_max_pool2d", return_indices)
+    if x.ndim not in (3, 4):
+        raise InvalidParamError(f"adaptive_max_pool2d: input must have rank 3 or 4, got shape {x.shape}")
+    return _adaptive_max_pool("adaptive_max_pool2d", x,
+                              _adaptive_sizes("adaptive_max_pool2d", x.shape, output_size, 2))
+
+
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Tensor:
+    """Adaptive max pooling of the last three axes of (N, C, D, H, W) or (C, D, H, W)."""
+    x = _tensor(input)
+    _no_indices("adaptive_max_pool3d", return_indices)
+    if x.ndim not in (4, 5):
+        raise InvalidParamError(f"adaptive_max_pool3d: input must have rank 4 or 5, got shape {x.shape}")
+    return _adaptive_max_pool("adaptive_max_pool3d", x,
+                              _adaptive_sizes("adaptive_max_pool3d", x.shape, output_size, 3))
+
+
+def _pool3d(owner: str, x: Any, kernel: tuple[int, int, int], stride: tuple[int, int, int],
+            pads: tuple[int, ...], maximum_pool: bool) -> Tensor:
+    """3-D max or mean pooling of (N, C, D, H, W) or (C, D, H, W) after constant pads (head, tail, top,
+    bottom, left, right; -inf for max, 0 for mean, which the mean then counts): per depth tap, the 2-D
+    pool of the depth slices it reads (folded into the batch), combined by Maximum or averaged."""
+    x = _tensor(x)
+    if x.ndim not in (4, 5):
+        raise InvalidParamError(f"{owner}: input must have rank 4 or 5, got shape {x.shape}")
+    batched = x if x.ndim == 5 else expand_dims(x, 0)
+    if any(pads):
+        fill = float("-inf") if maximum_pool else 0.0
+        batched = pad(batched, (pads[4], pads[5], pads[2], pads[3], pads[0], pads[1]), value=fill)
+    n, c, d, h, w = batched.shape
+    (kd, kh, kw), (sd, sh, sw) = kernel, stride
+    od = (d - kd) // sd + 1
+    if od < 1 or h < kh or w < kw:
+        raise InvalidParamError(f"{owner}: the kernel {kernel} does not fit the (padded) input {batched.shape}")
+    prim = operations.nn_ops.MaxPool if maximum_pool else operations.nn_ops.AvgPool
+    pool2d = prim((kh, kw), (sh, sw), "valid")
+    out = None
+    for k in range(kd):
+        taps = operations.array_ops.StridedSlice()(batched, (0, 0, k, 0, 0), (n, c, k + (od - 1) * sd + 1, h, w),
+                                                   (1, 1, sd, 1, 1))
+        folded = reshape(transpose(taps, (0, 2, 1, 3, 4)), (n * od, c, h, w))
+        part = pool2d(folded)
+        out = part if out is None else (maximum(out, part) if maximum_pool else out + part)
+    if not maximum_pool:
+        out = out / kd
+    _, _, oh, ow = out.shape
+    out = transpose(reshape(out, (n, od, c, oh, ow)), (0, 2, 1, 3, 4))
+    return out if x.ndim == 5 else squeeze(out, 0)
+
+
+def _triple_arg(owner: str, name: str, value: Any) -> tuple[int, int, int]:
+    return operations.nn_ops._triple(owner, name, value)
+
+
+def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
+    """3-D max pooling; ``padding`` (an int or 3 ints) pads both ends of D, H, W with -inf; stride None
+    is the kernel size. dilation 1, ceil_mode False and return_indices False are served."""
+    owner = "max_pool3d"
+    _no_indices(owner, return_indices)
+    if dilation not in (1, (1, 1, 1)) or ceil_mode:
+        raise InvalidParamError(f"{owner}: dilation={dilation!r}, ceil_mode={ceil_mode!r} are not supported; leave "
+                                f"them 1 and False")
+    kernel = _triple_arg(owner, "kernel_size", kernel_size)
+    strides = kernel if stride is None else _triple_arg(owner, "stride", stride)
+    p = (padding,) * 3 if isinstance(padding, int) else tuple(padding)
+    return _pool3d(owner, x, kernel, strides, tuple(v for v in p for _ in (0, 1)), True)
+
+
+def avg_pool3d(input_x: Any, kernel_size: Any = 1, stride: Any = 1, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int = 0) -> Tensor:
+    """3-D average pooling; ``padding`` (an int or 6 ints: head, tail, top, bottom, left, right) pads with
+    zeros, counted in the mean; ``divisor_override`` > 0 divides the window sum by it instead."""
+    owner = "avg_pool3d"
+    if ceil_mode:
+        raise InvalidParamError(f"{owner}: ceil_mode=True is not supported; leave it False")
+    kernel = _triple_arg(owner, "kernel_size", kernel_size)
+    pads = operations.nn_ops._pad6(owner, padding)
+    if any(pads) and not count_include_pad:
+        raise InvalidParamError(f"{owner}: count_include_pad=False with padding is not supported; leave it True")
+    out = _pool3d(owner, input_x, kernel, _triple_arg(owner, "stride", stride), pads, False)
+    if divisor_override:
+        out = out * (kernel[0] * kernel[1] * kernel[2] / divisor_override)
+    return out
+
+
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` axes (biased variance, ``eps`` inside the root),
+    then ``* weight + bias`` (each of shape ``normalized_shape``) when given."""
+    x = _tensor(input)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape or tuple(x.shape[x.ndim - len(shape):]) != shape:
+        raise InvalidParamError(f"layer_norm: normalized_shape={normalized_shape!r} must be the trailing dimensions "
+                                f"of the input's shape {x.shape}")
+    axes = tuple(range(x.ndim - len(shape), x.ndim))
+    mean = operations.math_ops.ReduceMean(keep_dims=True)(x, axes)
+    centred = x - mean
+    var = operations.math_ops.ReduceMean(keep_dims=True)(square(centred), axes)
+    out = centred * operations.math_ops.Rsqrt()(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def bidense(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Tensor:
+    """Bilinear map ``y_o = x1 @ weight[o] @ x2 + bias_o`` of (*, in1) and (*, in2) by (out, in1, in2),
+    as MindSpore computes it: one MatMul with the weight laid out (in1, in2 * out), times x2, summed."""
+    x1, x2, w = _tensor(input1), _tensor(input2), _tensor(weight)
+    if w.ndim != 3 or x1.shape[:-1] != x2.shape[:-1] or x1.shape[-1] != w.shape[1] or x2.shape[-1] != w.shape[2]:
+        raise InvalidParamError(f"bidense: input1 {x1.shape} and input2 {x2.shape} must share their leading "
+                                f"dimensions and end in weight {w.shape}'s in1 and in2")
+    out_c, in1, in2 = w.shape
+    lead = x1.shape[:-1]
+    flat1, flat2 = reshape(x1, (-1, in1)), reshape(x2, (-1, in2))
+    mixed = reshape(operations.math_ops.MatMul()(flat1, reshape(transpose(w, (1, 2, 0)), (in1, in2 * out_c))),
+                    (-1, in2, out_c))
+    out = operations.math_ops.ReduceSum()(mixed * expand_dims(flat2, 2), 1)
+    if bias is not None:
+        out = out + bias
+    return reshape(out, lead + (out_c,))
+
+
+def conv1d(input: Any, weight: Any, bias: Any = None, stride: int = 1, pad_mode: str = "valid", padding: Any = 0,
+           dilation: int = 1, groups: int = 1) -> Tensor:
+    """1-D convolution of (N, C, L) by (O, C / groups, k), as MindSpore's Conv1d builds it: Conv2D with a
+    (1, k) kernel between ExpandDims and Squeeze; ``padding`` (pad_mode 'pad') is an int for both ends
+    or a (left, right) pair."""
+    x, w = _tensor(input), _tensor(weight)
+    if x.ndim != 3 or w.ndim != 3:
+        raise InvalidParamError(f"conv1d: input and weight must have rank 3, got shapes {x.shape} and {w.shape}")
+    pads = (padding, padding) if isinstance(padding, int) else tuple(padding) * (2 if len(padding) == 1 else 1)
+    if len(pads) != 2:
+        raise InvalidParamError(f"conv1d: padding={padding!r} must be an int or 1 or 2 ints")
+    conv = Conv2D(w.shape[0], (1, w.shape[2]), pad_mode=pad_mode, pad=(0, 0) + pads if pad_mode == "pad" else 0,
+                  stride=(1, stride), dilation=(1, dilation), group=groups)
+    out = squeeze(conv(expand_dims(x, 2), expand_dims(w, 2)), 2)
+    return out if bias is None else out + reshape(bias, (-1, 1))
+
+
+def _pool_pairs(owner: str, name: str, value: Any, dims: int) -> tuple[int, ...]:
+    values = (value,) * dims if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    if len(values) != dims or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
+        raise InvalidParamError(f"{owner}: {name}={value!r} must be an int or {dims} ints")
+    return values
+
+
+def _avg_pool(owner: str, x: Tensor, kernel: tuple[int, int], stride: tuple[int, int], pads: tuple[int, int],
+              ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Tensor:
+    """Mean pooling of the last two axes of (N, C, H, W): zero pads (counted), then AvgPool 'valid';
+    ``divisor_override`` > 0 divides the window sum by it instead."""
+    if ceil_mode:
+        raise InvalidParamError(f"{owner}: ceil_mode=True is not supported; leave it False")
+    if any(pads) and not count_include_pad:
+        raise InvalidParamError(f"{owner}: count_include_pad=False with padding is not supported; leave it True")
+    if any(p * 2 > k for p, k in zip(pads, kernel)):
+        raise InvalidParamError(f"{owner}: padding {pads} must be at most half the kernel size {kernel}")
+    if any(pads):
+        x = pad(x, (pads[1], pads[1], pads[0], pads[0]))
+    out = operations.nn_ops.AvgPool(kernel, stride, "valid")(x)
+    if divisor_override:
+        out = out * (kernel[0] * kernel[1] / divisor_override)
+    return out
+
+
+def avg_pool2d(input_x: Any, kernel_size: Any = 1, stride: Any = 1, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int = 0) -> Tensor:
+    """2-D average pooling of (N, C, H, W); ``padding`` an int or (h, w) zeros at both ends, counted."""
+    owner = "avg_pool2d"
+    x = _tensor(input_x)
+    if x.ndim != 4:
+        raise InvalidParamError(f"{owner}: input_x must have rank 4, got shape {x.shape}")
+    kernel = _pool_pairs(owner, "kernel_size", kernel_size, 2)
+    strides = kernel if stride is None else _pool_pairs(owner, "stride", stride, 2)      # None: mint's default
+    return _avg_pool(owner, x, kernel, strides, _pool_pairs(owner, "padding", padding, 2), ceil_mode,
+                     count_include_pad, divisor_override)
+
+
+def avg_pool1d(input_x: Any, kernel_size: int = 1, stride: int = 1, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """1-D average pooling of (N, C, L); ``padding`` zeros at both ends, counted."""
+    owner = "avg_pool1d"
+    x = _tensor(input_x)
+    if x.ndim != 3:
+        raise InvalidParamError(f"{owner}: input_x must have rank 3, got shape {x.shape}")
+    kernel = _pool_pairs(owner, "kernel_size", kernel_size, 1)
+    strides = kernel if stride is None else _pool_pairs(owner, "stride", stride, 1)      # None: mint's default
+    pads = _pool_pairs(owner, "padding", padding, 1)
+    out = _avg_pool(owner, expand_dims(x, 2), (1,) + kernel, (1,) + strides, (0,) + pads, ceil_mode,
+                    count_include_pad, 0)
+    return squeeze(out, 2)
 
 
 # ---- losses ----
+# Function-only losses (MindSpore has no primitive for them): compositions of library ops, so their
+# gradients come from the parts; the formulas are MindSpore's ops/function/nn_func.py.
+from .array_func import select  # noqa: E402  (the import block above is shared)
+from .math_func import sqrt  # noqa: E402
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> tuple[Tensor, Tensor]:
+    """(loss, log_alpha) of ``ops.CTCLossV2``; 'sum' adds the per-sample losses, 'mean' averages them
+    each divided by its target length (at least 1), computed in float32 as MindSpore does."""
+    if isinstance(blank, bool) or not isinstance(blank, int):
+        raise TypeError(f"For 'ctc_loss', the 'blank' must be int, but got {type(blank).__name__}.")
+    if not isinstance(reduction, str) or reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"For 'ctc_loss', 'reduction' must be in ['none', 'sum', 'mean'], but got {reduction}.")
+    if not isinstance(zero_infinity, bool):
+        raise TypeError(f"For 'ctc_loss', the 'zero_infinity' must be bool, but got {type(zero_infinity).__name__}.")
+    loss, log_alpha = operations.nn_ops.CTCLossV2(blank, "none", zero_infinity)(log_probs, targets, input_lengths,
+                                                                               target_lengths)
+    if reduction == "sum":
+        loss = tensor_sum(loss)
+    elif reduction == "mean":
+        lengths = target_lengths if isinstance(target_lengths, Tensor) else Tensor(np.asarray(target_lengths))
+        per_target = cast(loss, mstype.float32) / maximum(cast(lengths, mstype.float32), 1.0)
+        loss = cast(tensor_sum(per_target) / float(per_target.shape[0]), loss.dtype)
+    return loss, log_alpha
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """The loss of ``ops.MultilabelMarginLoss`` (its is_target output dropped, as MindSpore's function does)."""
+    return operations.nn_ops.MultilabelMarginLoss(reduction)(input, target)[0]
+
+
+def _same_float(name: str, *tensors: Any) -> list[Tensor]:
+    """The loss's inputs as Tensors of the first one's float dtype."""
+    first = _tensor(tensors[0])
+    if first.dtype.name not in ("float16", "float32", "float64", "bfloat16"):
+        raise InvalidParamError(f"{name}: inputs must be float tensors, got {first.dtype}")
+    return [first] + [cast(_tensor(t), first.dtype) if _tensor(t).dtype != first.dtype else _tensor(t)
+                      for t in tensors[1:]]
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)`` (d = input - target)."""
+    check_reduction(reduction)
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or delta <= 0:
+        raise InvalidParamError(f"huber_loss: delta={delta!r} must be a number > 0")
+    x, y = _same_float("huber_loss", input, target)
+    z = tensor_abs(x - y)
+    loss = select(z < delta, square(z) * 0.5, (z - 0.5 * delta) * float(delta))
+    return reduce_loss(loss, reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, -y (x1 - x2) + margin)``, then reduced."""
+    check_reduction(reduction)
+    if not isinstance(margin, float):
+        raise TypeError(f"For 'margin_ranking_loss', the 'margin' must be float, but got {type(margin).__name__}")
+    x1, x2, y = _same_float("margin_ranking_loss", input1, input2, target)
+    return reduce_loss(maximum(-y * (x1 - x2) + margin, 0.0), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: str = "mean") -> Tensor:
+    """Per row (dimension 1 is the feature): ``1 - cos`` where target is 1, ``max(0, cos - margin)``
+    where it is -1, 0 elsewhere; then reduced."""
+    check_reduction(reduction)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not -1.0 <= margin <= 1.0:
+        raise InvalidParamError(f"cosine_embedding_loss: margin={margin!r} must be a number in [-1, 1]")
+    x1, x2 = _same_float("cosine_embedding_loss", input1, input2)
+    y = _tensor(target)
+    cosine = tensor_sum(x1 * x2, 1) / (sqrt(tensor_sum(square(x1), 1)) * sqrt(tensor_sum(square(x2), 1)))
+    zeros = cosine * 0.0
+    loss = select(equal(y, 1), 1.0 - cosine, zeros) + select(equal(y, -1), maximum(cosine - float(margin), 0.0), zeros)
+    return reduce_loss(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Any = None, reduction: str = "mean") -> Tensor:
+    """Per sample, the mean over classes of ``y log(1 + e^-x) + (1 - y) log(1 + e^x)`` (times weight)."""
+    check_reduction(reduction)
+    x, y = _same_float("multilabel_soft_margin_loss", input, target)
+    loss = y * log(exp(-x) + 1.0) + (1.0 - y) * log(exp(x) + 1.0)
+    if weight is not None:
+        loss = loss * cast(_tensor(weight), x.dtype)
+    return reduce_loss(tensor_sum(loss, x.ndim - 1) / float(x.shape[-1]), reduction)
+
+
+def gaussian_nll_loss(x: Tensor, target: Tensor, var: Tensor, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """``0.5 (log(max(var, eps)) + (x - target)^2 / max(var, eps))`` (+ 0.5 log(2 pi) with ``full``);
+    a var one dimension short is broadcast over the last one."""
+    if not isinstance(full, bool):
+        raise TypeError(f"For 'gaussian_nll_loss', 'full' must be a bool, but got {type(full)}.")
+    if not isinstance(eps, float) or eps <= 0:
+        raise InvalidParamError(f"gaussian_nll_loss: eps={eps!r} must be a positive float")
+    check_reduction(reduction)
+    x, target, var = _same_float("gaussian_nll_loss", x, target, var)
+    if x.shape != var.shape and x.shape[:-1] == var.shape:
+        var = reshape(var, var.shape + (1,))
+    clamped = maximum(var, eps)
+    loss = (log(clamped) + square(x - target) / clamped) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return reduce_loss(loss, reduction)
+
+
+def hinge_embedding_loss(inputs: Tensor, targets: Tensor, margin: float = 1.0, reduction: str = "mean") -> Tensor:
+    """``x`` where the target is > 0, ``max(0, margin - x)`` where it is < 0 (both terms where a target
+    is 0: 0 and 0), then reduced."""
+    check_reduction(reduction)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)):
+        raise TypeError(f"For 'hinge_embedding_loss', 'margin' must be float, but got {type(margin).__name__}")
+    x, y = _same_float("hinge_embedding_loss", inputs, targets)
+    positive, negative = cast(y > 0, x.dtype), cast(y < 0, x.dtype)
+    return reduce_loss(positive * x + maximum(negative * float(margin) - negative * x, 0.0), reduction)
 
 
 install_composite_functions(globals(), "mindspore.ops.function.nn_func")

@@ -6,6 +6,7 @@ from typing import Any
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import defined_here
+from ..operations.math_ops import AssignAdd, AssignSub
 from ..operations.other_ops import Assign
 
 
@@ -15,6 +16,16 @@ def depend(value: Any, expr: Any) -> Any:
 
 def assign(variable: Any, value: Any) -> Tensor:
     return Assign()(variable, value)
+
+
+def assign_add(variable: Any, value: Any) -> Tensor:
+    """variable += value, for a Parameter (an Assign of the sum)."""
+    return AssignAdd()(variable, value)
+
+
+def assign_sub(variable: Any, value: Any) -> Tensor:
+    """variable -= value, for a Parameter (an Assign of the difference)."""
+    return AssignSub()(variable, value)
 
 
 __all__ = defined_here(globals(), __name__)

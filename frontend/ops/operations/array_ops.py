@@ -8,14 +8,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
+from ascendemu.graph.capture import current_tracer
 from ascendemu.graph.ir import no_task_shape
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
-from .._utils import _MASKS, _axes, _flag, _int_tuple, _shape_arg, _static_int, defined_here
-from ..primitive import _Op, _binary_operands, _cast, _tensor, apply_op
+from .._utils import _MASKS, _axes, _flag, _int_tuple, _shape_arg, _static_int, _static_ints, defined_here
+from ..composite_op import composite
+from ..primitive import Primitive, _Op, _binary_operands, _cast, _tensor, apply_op
 
 
 class Cast(_Op):
@@ -364,7 +366,7 @@ class TupleToArray(_Op):
         if len(numbers) != len(input_x) or 0 < ints < len(numbers):
             raise InvalidParamError(f"TupleToArray: input_x={input_x!r} must hold numbers of one kind, all ints or "
                                     f"all floats (not bools)")
-        return Tensor(np.asarray(input_x))
+        return Tensor(np.asarray(input_x), dtype=mstype.int32 if ints else mstype.float32)   # MindSpore's kinds
 
 
 class DType(_Op):
@@ -374,6 +376,587 @@ class DType(_Op):
         if not isinstance(x, Tensor):
             raise InvalidParamError(f"DType: x must be a Tensor, got {type(x).__name__}")
         return x.dtype
+
+
+# ------------------------------------------------------------------------------ breadth: array ops
+# Composites and hand-written primitives over the registry's ops. Data-dependent shapes (masked_select,
+# nonzero, unique) are computed from host data, so they need a concrete tensor: PyNative, or a constant
+# while capturing; a symbolic one is refused with FeatureNotSupportedError.
+
+def _axis(label: str, axis: Any, ndim: int) -> int:
+    """``axis`` in [-ndim, ndim), normalised to [0, ndim)."""
+    rank = builtins.max(ndim, 1)          # a scalar takes axis 0 or -1, as MindSpore allows
+    return check_int(axis, label, minimum=-rank, maximum=rank - 1) % rank
+
+
+def _host(label: str, t: Any) -> np.ndarray:
+    """The host data of a concrete tensor; a symbolic one (GRAPH_MODE, a gradient's forward) has no
+    values yet, and an op whose output shape depends on them cannot be put in a static graph."""
+    t = _tensor(t)
+    if t.is_symbolic or (t.is_parameter and current_tracer() is not None):
+        raise FeatureNotSupportedError(f"{label}: the output shape depends on the tensor's values, which a static "
+                                       f"GRAPH_MODE graph cannot express; call it in PYNATIVE_MODE or on a "
+                                       f"constant")
+    return t.asnumpy()
+
+
+def _index(values: Any) -> Tensor:
+    """A constant int32 index tensor (the device's index dtype)."""
+    return Tensor(np.asarray(values, np.int64).astype(np.int32))
+
+
+def _as_dtype(value: Any, like: Tensor) -> Tensor:
+    """``value`` (a number or a tensor) as a tensor of ``like``'s dtype."""
+    return _cast(value if isinstance(value, Tensor) else Tensor(value, like.dtype), like.dtype)
+
+
+@composite("ReverseV2", functions=("flip",), rename={"dims": "axis"})
+def ReverseV2(input, axis):
+    """``ReverseV2(axis)(x)`` / ``ops.flip(input, dims)``: x with the listed dimensions reversed; one
+    StridedSlice of stride -1 on them (its backward, StridedSliceGrad, reverses the gradient)."""
+    x = _tensor(input)
+    if not isinstance(axis, (tuple, list)):
+        raise TypeError(f"ReverseV2: axis must be a tuple or list of ints, got {type(axis).__name__}")
+    dims = [_axis("ReverseV2: axis", a, x.ndim) for a in axis]
+    if len(set(dims)) != len(dims):
+        raise InvalidParamError(f"ReverseV2: axis={tuple(axis)} cannot contain duplicate dimensions")
+    if not dims:
+        return Identity()(x)
+    full = (1 << x.ndim) - 1
+    strides = tuple(-1 if d in dims else 1 for d in range(x.ndim))
+    return StridedSlice(begin_mask=full, end_mask=full)(x, (0,) * x.ndim, (0,) * x.ndim, strides)
+
+
+@composite("Eye", functions=("eye",))
+def Eye(n, m=None, dtype=None):
+    """``Eye()(n, m, t)`` / ``ops.eye(n, m=None, dtype=None)``: the n x m identity (m defaults to n),
+    a constant of ``dtype`` (default float32)."""
+    n = check_int(n, "Eye: n", minimum=0)
+    m = n if m is None else check_int(m, "Eye: m", minimum=0)
+    return Tensor(np.eye(n, m), mstype.to_type(dtype or mstype.float32))
+
+
+class ScalarToTensor(_Op):
+    """``ScalarToTensor()(x, dtype=mstype.float32)``: a 0-d constant tensor of a Python bool, int or float."""
+
+    def __call__(self, x: Any, dtype: Any = mstype.float32) -> Tensor:
+        if not isinstance(x, (bool, int, float)):
+            raise InvalidParamError(f"ScalarToTensor: x must be a bool, an int or a float, got {type(x).__name__}")
+        if not isinstance(dtype, mstype.Type):
+            raise InvalidParamError(f"ScalarToTensor: dtype={dtype!r} must be a mindspore number type such as "
+                                    f"mstype.float32")
+        return Tensor(x, dtype)
+
+
+@composite("MaskedFill", functions=("masked_fill",))
+def MaskedFill(input_x, mask, value):
+    """``masked_fill(input_x, mask, value)``: value where the (broadcast) bool mask is True, else x; a
+    Select, so x's gradient is dout where the mask is False (and value's the rest, summed)."""
+    x, mask = _tensor(input_x), _tensor(mask)
+    if mask.dtype != mstype.bool_:
+        raise InvalidParamError(f"MaskedFill: mask must be a bool tensor, got {mask.dtype}")
+    shape = tuple(np.broadcast_shapes(x.shape, mask.shape))
+    value = _as_dtype(value, x)
+    if value.ndim:
+        raise InvalidParamError(f"MaskedFill: value must be a number or a 0-d tensor, got shape {value.shape}")
+    return Select()(BroadcastTo(shape)(mask), BroadcastTo(shape)(value), BroadcastTo(shape)(x))
+
+
+@composite("MaskedSelect", functions=("masked_select",))
+def MaskedSelect(input, mask):
+    """``masked_select(input, mask)``: the 1-D tensor of x's elements where the bool mask (broadcast
+    with x) is True. The mask's values set the output's length, so it must be concrete; x is read with
+    one Gather of the selected flat positions (x's gradient flows back through it)."""
+    x, mask = _tensor(input), _tensor(mask)
+    if mask.dtype != mstype.bool_:
+        raise InvalidParamError(f"MaskedSelect: mask must be a bool tensor, got {mask.dtype}")
+    shape = tuple(np.broadcast_shapes(x.shape, mask.shape))
+    picked = np.flatnonzero(np.broadcast_to(_host("masked_select", mask), shape))
+    flat = Reshape()(BroadcastTo(shape)(x), (-1,))
+    return Gather()(flat, _index(picked), 0)
+
+
+class DepthToSpace(_Op):
+    """``DepthToSpace(block_size)(x)``: NCHW x's channels moved into b x b spatial blocks: channel
+    (i * b + j) * C' + c becomes pixel (h * b + i, w * b + j) of channel c (a Reshape, a Transpose and a
+    Reshape, MindSpore's and TensorFlow's DCR order)."""
+
+    def __init__(self, block_size: int):
+        super().__init__()
+        self.block_size = check_int(block_size, "DepthToSpace: block_size", minimum=2)
+
+    def __call__(self, x: Any) -> Tensor:
+        x, b = _tensor(x), self.block_size
+        if x.ndim != 4 or x.shape[1] % (b * b):
+            raise InvalidParamError(f"DepthToSpace: x must be NCHW with channels divisible by block_size**2={b * b}, "
+                                    f"got shape {x.shape}")
+        n, c, h, w = x.shape
+        parts = Reshape()(x, (n, b, b, c // (b * b), h, w))
+        return Reshape()(Transpose()(parts, (0, 3, 4, 1, 5, 2)), (n, c // (b * b), h * b, w * b))
+
+
+class SpaceToDepth(_Op):
+    """``SpaceToDepth(block_size)(x)``: the inverse of DepthToSpace: each b x b block of NCHW x's pixels
+    becomes b * b channels, pixel (i, j) of channel c going to channel (i * b + j) * C + c."""
+
+    def __init__(self, block_size: int):
+        super().__init__()
+        self.block_size = check_int(block_size, "SpaceToDepth: block_size", minimum=2)
+
+    def __call__(self, x: Any) -> Tensor:
+        x, b = _tensor(x), self.block_size
+        if x.ndim != 4 or x.shape[2] % b or x.shape[3] % b:
+            raise InvalidParamError(f"SpaceToDepth: x must be NCHW with height and width divisible by block_size={b}, "
+                                    f"got shape {x.shape}")
+        n, c, h, w = x.shape
+        parts = Reshape()(x, (n, c, h // b, b, w // b, b))
+        return Reshape()(Transpose()(parts, (0, 3, 5, 1, 2, 4)), (n, c * b * b, h // b, w // b))
+
+
+# Meshgrid's indexing: "xy" (Cartesian: the first two output dimensions swapped) or "ij" (matrix)
+MESHGRID_INDEXING = ("xy", "ij")
+
+
+@composite("Meshgrid")
+def Meshgrid(inputs, indexing="xy"):
+    """``Meshgrid(indexing='xy')(inputs)``: for N 1-D tensors, N tensors of their lengths' grid, tensor
+    i varying along its own dimension (each a Reshape and a BroadcastTo)."""
+    if not isinstance(inputs, (tuple, list)) or len(inputs) < 2:
+        raise InvalidParamError("Meshgrid: inputs must be a tuple or list of at least two 1-D tensors")
+    if indexing not in MESHGRID_INDEXING:
+        raise InvalidParamError(f"Meshgrid: indexing={indexing!r} must be one of {MESHGRID_INDEXING}")
+    tensors = [_tensor(t) for t in inputs]
+    for i, t in enumerate(tensors):
+        if t.ndim != 1 or t.dtype != tensors[0].dtype:
+            raise InvalidParamError(f"Meshgrid: input {i} is {t.dtype}{list(t.shape)}; the inputs must be 1-D "
+                                    f"tensors of one dtype")
+    order = list(range(len(tensors)))
+    if indexing == "xy":
+        order[0], order[1] = 1, 0
+    shape = tuple(tensors[d].shape[0] for d in order)
+    grids = []
+    for i, t in enumerate(tensors):
+        at = order.index(i)
+        grids.append(BroadcastTo(shape)(Reshape()(t, tuple(-1 if d == at else 1 for d in range(len(shape))))))
+    return tuple(grids)
+
+
+class ReverseSequence(_Op):
+    """``ReverseSequence(seq_dim, batch_dim=0)(x, seq_lengths)``: in each batch row b the first
+    seq_lengths[b] entries along ``seq_dim`` reversed, the rest kept: one GatherD along seq_dim with
+    index ``L - 1 - j`` for ``j < L`` else ``j`` (so x's gradient is GatherD's)."""
+
+    def __init__(self, seq_dim: int, batch_dim: int = 0):
+        super().__init__()
+        self.seq_dim = check_int(seq_dim, "ReverseSequence: seq_dim")
+        self.batch_dim = check_int(batch_dim, "ReverseSequence: batch_dim")
+
+    def __call__(self, x: Any, seq_lengths: Any) -> Tensor:
+        x, lengths = _tensor(x), _cast(seq_lengths, mstype.int32)
+        seq_dim, batch_dim = self.seq_dim, self.batch_dim
+        seq = _axis("ReverseSequence: seq_dim", seq_dim, x.ndim)
+        batch = _axis("ReverseSequence: batch_dim", batch_dim, x.ndim)
+        if seq == batch or lengths.shape != (x.shape[batch],):
+            raise InvalidParamError(f"ReverseSequence: seq_dim and batch_dim must differ and seq_lengths must have "
+                                    f"shape ({x.shape[batch]},), got seq_dim={seq_dim}, batch_dim={batch_dim}, "
+                                    f"seq_lengths shape {lengths.shape}")
+        column = np.arange(x.shape[seq]).reshape([-1 if d == seq else 1 for d in range(x.ndim)])
+        j = BroadcastTo(x.shape)(_index(column))
+        length = BroadcastTo(x.shape)(Reshape()(lengths, tuple(-1 if d == batch else 1 for d in range(x.ndim))))
+        reversed_j = apply_op("Sub", [apply_op("Sub", [length, _index(1)])[0], j])[0]
+        index = Select()(apply_op("Less", [j, length])[0], reversed_j, j)
+        return GatherD()(x, seq, index)
+
+
+class Size(_Op):
+    """``Size()(input_x)``: the number of elements, a Python int."""
+
+    def __call__(self, input_x: Any) -> int:
+        return int(np.prod(_tensor(input_x).shape, dtype=np.int64))
+
+
+class Rank(_Op):
+    """``Rank()(x)``: the number of dimensions, a Python int."""
+
+    def __call__(self, x: Any) -> int:
+        return _tensor(x).ndim
+
+
+class TensorShape(_Op):
+    """``TensorShape()(input_x)``: the shape as a 1-D int tensor (a constant: shapes are static)."""
+
+    def __call__(self, input_x: Any) -> Tensor:
+        return _index(_tensor(input_x).shape)
+
+
+def _unique_first_seen(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(unique values in order of first occurrence, the index of each element's value among them):
+    MindSpore's Unique order, which is not numpy's sorted one."""
+    flat = data.reshape(-1)
+    values, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return values[order], rank[inverse.reshape(-1)].reshape(data.shape)
+
+
+class Unique(_Op):
+    """``Unique()(input_x) -> (y, idx)``: the distinct values of a 1-D tensor in order of first
+    occurrence, and for each element the index of its value in y (int32). Its length depends on the
+    values: computed from the host data (PyNative, or a constant)."""
+
+    def __call__(self, input_x: Any) -> tuple[Tensor, Tensor]:
+        x = _tensor(input_x)
+        values, idx = _unique_first_seen(_host("Unique", x))
+        return Tensor(values, x.dtype), _index(idx)
+
+
+@composite("UniqueConsecutive", functions=("unique_consecutive",))
+def UniqueConsecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """``unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)``: input
+    flattened with each run of equal consecutive elements kept once; optionally each element's run
+    index (input's shape) and each run's length. Computed from host data, like Unique."""
+    x = _tensor(input)
+    _flag("unique_consecutive: return_inverse", return_inverse)
+    _flag("unique_consecutive: return_counts", return_counts)
+    if dim is not None:
+        raise InvalidParamError(f"unique_consecutive: dim={dim!r} is not supported; leave it None (flattened)")
+    flat = _host("unique_consecutive", x).reshape(-1)
+    starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]])) if flat.size else np.zeros(0, np.int64)
+    outputs = [Tensor(flat[starts], x.dtype)]
+    if return_inverse:
+        outputs.append(_index((np.cumsum(np.isin(np.arange(flat.size), starts)) - 1).reshape(x.shape)))
+    if return_counts:
+        outputs.append(_index(np.diff(np.append(starts, flat.size))))
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+class NonZero(_Op):
+    """``NonZero()(input)``: the coordinates of the non-zero elements, one row each (int32, the
+    device's index type), in row-major order; computed from host data."""
+
+    def __call__(self, input: Any) -> Tensor:
+        return _index(np.argwhere(_host("NonZero", input)).reshape(-1, _tensor(input).ndim))
+
+
+def _triangle_mask(shape: tuple[int, ...], diagonal: int, lower: bool) -> Tensor:
+    """The bool mask of a lower (``tril``: column <= row + diagonal) or upper (``triu``: column >= row +
+    diagonal) triangle over the last two dimensions of ``shape``."""
+    if len(shape) < 2:
+        raise InvalidParamError(f"tril/triu: the input must have rank >= 2, got shape {shape}")
+    rows, cols = shape[-2:]
+    lower_mask = np.tri(rows, cols, diagonal if lower else diagonal - 1, dtype=bool)
+    return Tensor(lower_mask if lower else ~lower_mask)
+
+
+def _triangle(x: Any, diagonal: Any, lower: bool) -> Tensor:
+    x = _tensor(x)
+    mask = _triangle_mask(x.shape, check_int(diagonal, "diagonal"), lower)
+    return Select()(BroadcastTo(x.shape)(mask), x, BroadcastTo(x.shape)(Tensor(0, x.dtype)))
+
+
+@composite("Tril", functions=("tril",), rename={"input": "x"})
+def Tril(x, diagonal=0):
+    """``tril(input, diagonal=0)``: the lower triangle of the last two dimensions (column <= row +
+    diagonal), zeros elsewhere; a Select with a constant mask."""
+    return _triangle(x, diagonal, True)
+
+
+@composite("Triu", functions=("triu",))
+def Triu(input, diagonal=0):
+    """``triu(input, diagonal=0)``: the upper triangle (column >= row + diagonal), zeros elsewhere."""
+    return _triangle(input, diagonal, False)
+
+
+@composite("Diag", functions=("diag",))
+def Diag(input):
+    """``diag(input)``: for x of shape s, the tensor of shape s + s with x on its diagonal (x flattened
+    to n, a Select of x broadcast over an n x n identity mask, reshaped)."""
+    x = _tensor(input)
+    if not x.ndim:
+        raise InvalidParamError("Diag: input must have rank >= 1, got a scalar")
+    n = int(np.prod(x.shape))
+    column = BroadcastTo((n, n))(Reshape()(x, (n, 1)))
+    square = Select()(Tensor(np.eye(n, dtype=bool)), column, BroadcastTo((n, n))(Tensor(0, x.dtype)))
+    return Reshape()(square, x.shape + x.shape)
+
+
+class DiagPart(_Op):
+    """``DiagPart()(input_x)``: for x of shape s + s, the tensor of shape s of x[i..., i...]: one Gather
+    of the diagonal's flat positions (its gradient is Gather's)."""
+
+    def __call__(self, input_x: Any) -> Tensor:
+        x = _tensor(input_x)
+        half = x.ndim // 2
+        if not x.ndim or x.ndim % 2 or x.shape[:half] != x.shape[half:]:
+            raise InvalidParamError(f"DiagPart: input_x must have an even rank and shape s + s, got {x.shape}")
+        n = int(np.prod(x.shape[:half]))
+        return Reshape()(Gather()(Reshape()(x, (n * n,)), _index(np.arange(n) * (n + 1)), 0), x.shape[:half])
+
+
+class GatherV2(Gather):
+    """``GatherV2()(input_params, input_indices, axis)``: MindSpore's older name of Gather."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+
+class SparseGatherV2(Gather):
+    """``SparseGatherV2()(input_params, input_indices, axis)``: Gather (dense here)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+
+class ScalarToArray(_Op):
+    """``ScalarToArray()(input_x)``: a 0-d constant tensor of a Python int or float."""
+
+    def __call__(self, input_x: Any) -> Tensor:
+        if isinstance(input_x, bool) or not isinstance(input_x, (int, float)):
+            raise InvalidParamError(f"ScalarToArray: input_x must be an int or a float, got {type(input_x).__name__}")
+        return Tensor(input_x)
+
+
+class Expand(_Op):
+    """``Expand()(x, shape)``: x broadcast to ``shape`` (a tuple or a 1-D int tensor, -1 keeps a dim)."""
+
+    def __call__(self, x: Any, shape: Any) -> Tensor:
+        x = _tensor(x)
+        size = _static_ints("Expand: shape", shape)
+        lead = len(size) - x.ndim
+        if lead < 0:
+            raise InvalidParamError(f"Expand: shape={size} has fewer dimensions than x {x.shape}")
+        return BroadcastTo(tuple(x.shape[d - lead] if s == -1 and d >= lead else s for d, s in enumerate(size)))(x)
+
+
+class Fills(_Op):
+    """``Fills()(x, value)``: a tensor of x's shape and dtype filled with ``value``."""
+
+    def __call__(self, x: Any, value: Any) -> Tensor:
+        x = _tensor(x)
+        return BroadcastTo(x.shape)(_as_dtype(value, x))
+
+
+# ------------------------------------------------------------------------- scatters and segment folds
+# kernels/ops/index.py: each output slice is input_x's, with the updates at its index tuples folded in
+# in index-row order (an index tuple out of range is dropped; MindSpore raises at run time).
+
+class _TensorScatter(_Op):
+    op = ""
+
+    def __call__(self, input_x: Any, indices: Any, updates: Any) -> Tensor:
+        x = _tensor(input_x)
+        return apply_op(self.op, [x, _cast(indices, mstype.int32), _tensor(updates)])[0]
+
+
+class TensorScatterUpdate(_TensorScatter):
+    """``TensorScatterUpdate()(input_x, indices, updates)``: input_x with the slices at indices' index
+    tuples replaced by updates (a repeated tuple: the last update wins)."""
+    op = "TensorScatterUpdate"
+
+
+class TensorScatterAdd(_TensorScatter):
+    """``TensorScatterAdd()(input_x, indices, updates)``: input_x plus updates at their index tuples."""
+    op = "TensorScatterAdd"
+
+
+class TensorScatterSub(_TensorScatter):
+    op = "TensorScatterSub"
+
+
+class TensorScatterMul(_TensorScatter):
+    op = "TensorScatterMul"
+
+
+class TensorScatterDiv(_TensorScatter):
+    op = "TensorScatterDiv"
+
+
+class TensorScatterMax(_TensorScatter):
+    op = "TensorScatterMax"
+
+
+class TensorScatterMin(_TensorScatter):
+    op = "TensorScatterMin"
+
+
+class _ScatterNdParameter(_Op):
+    """A scatter into a Parameter, in place (``ScatterNdUpdate``...): the TensorScatter op of the same
+    fold, assigned back to the Parameter (as ``ops.assign`` does); returns the new value."""
+    fold: type = _TensorScatter
+
+    def __init__(self, use_locking: bool = False):
+        super().__init__()
+        self.use_locking = _flag(f"{self.name}: use_locking", use_locking)
+
+    def rows(self, x: Tensor, indices: Tensor) -> Tensor:
+        return indices
+
+    def __call__(self, input_x: Any, indices: Any, updates: Any) -> Tensor:
+        if not getattr(input_x, "is_parameter", False):
+            raise InvalidParamError(f"{self.name}: input_x must be a Parameter (it is updated in place), got "
+                                    f"{type(input_x).__name__}")
+        indices = _cast(indices, mstype.int32)
+        value = self.fold()(input_x, self.rows(input_x, indices), updates)
+        return _ASSIGN(input_x, value)
+
+
+# Assign lives in other_ops, which imports this module: reached by its MindSpore name
+_ASSIGN = Primitive("Assign")
+
+
+class ScatterNdUpdate(_ScatterNdParameter):
+    fold = TensorScatterUpdate
+
+    def __init__(self, use_locking: bool = True):
+        super().__init__(use_locking)
+
+
+class ScatterNdAdd(_ScatterNdParameter):
+    fold = TensorScatterAdd
+
+
+class ScatterNdSub(_ScatterNdParameter):
+    fold = TensorScatterSub
+
+
+class ScatterNdMul(_ScatterNdParameter):
+    fold = TensorScatterMul
+
+
+class ScatterNdDiv(_ScatterNdParameter):
+    fold = TensorScatterDiv
+
+
+class ScatterNdMax(_ScatterNdParameter):
+    fold = TensorScatterMax
+
+
+class ScatterNdMin(_ScatterNdParameter):
+    fold = TensorScatterMin
+
+
+class _ScatterRows(_ScatterNdParameter):
+    """``ScatterUpdate``/``ScatterAdd``...: indices name rows of input_x (its first dimension); updates
+    has shape indices.shape + input_x.shape[1:]."""
+
+    def rows(self, x: Tensor, indices: Tensor) -> Tensor:
+        return ExpandDims()(indices, indices.ndim)
+
+
+class ScatterUpdate(_ScatterRows):
+    fold = TensorScatterUpdate
+
+    def __init__(self, use_locking: bool = True):
+        super().__init__(use_locking)
+
+
+class ScatterAdd(_ScatterRows):
+    fold = TensorScatterAdd
+
+
+class ScatterSub(_ScatterRows):
+    fold = TensorScatterSub
+
+
+class ScatterMul(_ScatterRows):
+    fold = TensorScatterMul
+
+
+class ScatterDiv(_ScatterRows):
+    fold = TensorScatterDiv
+
+
+class ScatterMax(_ScatterRows):
+    fold = TensorScatterMax
+
+
+class ScatterMin(_ScatterRows):
+    fold = TensorScatterMin
+
+
+# TensorScatterElements' reductions: MindSpore's names -> the TensorScatter op
+ELEMENT_REDUCTIONS = {"none": "TensorScatterUpdate", "add": "TensorScatterAdd"}
+
+
+def _scatter_elements(data: Any, indices: Any, updates: Any, axis: Any, reduction: str) -> Tensor:
+    """data with ``updates[p]`` put at p's coordinates with dimension ``axis`` replaced by
+    ``indices[p]`` (negative counts from the end): the index tuples are p's constant coordinates with
+    that column taken from indices, then one TensorScatter."""
+    x, index = _tensor(data), _cast(indices, mstype.int32)
+    if reduction not in ELEMENT_REDUCTIONS:
+        raise InvalidParamError(f"TensorScatterElements: reduction={reduction!r} must be one of "
+                                f"{tuple(ELEMENT_REDUCTIONS)}")
+    axis = _axis("TensorScatterElements: axis", axis, x.ndim)
+    if index.ndim != x.ndim or _tensor(updates).shape != index.shape:
+        raise InvalidParamError(f"TensorScatterElements: indices {index.shape} and updates {_tensor(updates).shape} "
+                                f"must have one shape, of data's rank {x.ndim}")
+    n = x.shape[axis]
+    index = Select()(apply_op("Less", [index, BroadcastTo(index.shape)(_index(0))])[0],
+                     apply_op("Add", [index, BroadcastTo(index.shape)(_index(n))])[0], index)
+    grid = np.indices(index.shape).transpose(tuple(range(1, index.ndim + 1)) + (0,))
+    columns = [_index(grid[..., d:d + 1]) if d != axis else ExpandDims()(index, index.ndim) for d in range(x.ndim)]
+    tuples = columns[0] if len(columns) == 1 else Concat(index.ndim)(columns)
+    return apply_op(ELEMENT_REDUCTIONS[reduction], [x, tuples, _tensor(updates)])[0]
+
+
+class TensorScatterElements(_Op):
+    """``TensorScatterElements(axis=0, reduction='none')(data, indices, updates)``."""
+
+    def __init__(self, axis: int = 0, reduction: str = "none"):
+        super().__init__()
+        self.axis, self.reduction = check_int(axis, "TensorScatterElements: axis"), reduction
+
+    def __call__(self, data: Any, indices: Any, updates: Any) -> Tensor:
+        return _scatter_elements(data, indices, updates, self.axis, self.reduction)
+
+
+class _SegmentFold(_Op):
+    op = ""
+
+    def __call__(self, x: Any, segment_ids: Any, num_segments: Any) -> Tensor:
+        return apply_op(self.op, [x, _cast(segment_ids, mstype.int32)],
+                        {"num_segments": _static_int(f"{self.op}: num_segments", num_segments, 1)})[0]
+
+
+class UnsortedSegmentMax(_SegmentFold):
+    """``UnsortedSegmentMax()(x, segment_ids, num_segments)``: per segment the maximum of its rows (an
+    empty segment: the dtype's lowest value)."""
+    op = "UnsortedSegmentMax"
+
+
+class UnsortedSegmentMin(_SegmentFold):
+    """Per segment the minimum of its rows (an empty segment: the dtype's highest value)."""
+    op = "UnsortedSegmentMin"
+
+
+class UnsortedSegmentProd(_SegmentFold):
+    """Per segment the product of its rows, in row order (an empty segment: 1)."""
+    op = "UnsortedSegmentProd"
+
+
+# ---- scans (their kernels: kernels/ops/scan.py; MindSpore serves them from math_ops too) ----
+class CumSum(_Op):
+    """``CumSum(exclusive=False, reverse=False)(input, axis)``: the running sum along ``axis``
+    (``exclusive``: without the element itself; ``reverse``: from the end)."""
+    op = "CumSum"
+
+    def __init__(self, exclusive: bool = False, reverse: bool = False):
+        super().__init__()
+        self.exclusive = _flag(f"{self.name}: exclusive", exclusive)
+        self.reverse = _flag(f"{self.name}: reverse", reverse)
+
+    def __call__(self, input: Any, axis: Any) -> Tensor:
+        attrs = {"axis": _static_int(f"{self.name}: axis", axis), "exclusive": self.exclusive, "reverse": self.reverse}
+        return apply_op(self.op, [input], attrs)[0]
+
+
+class CumProd(CumSum):
+    """``CumProd(exclusive=False, reverse=False)(x, axis)``: the running product along ``axis``."""
+    op = "CumProd"
+
+    def __call__(self, x: Any, axis: Any) -> Tensor:       # MindSpore's names, unlike CumSum's
+        return super().__call__(x, axis)
 
 
 __all__ = defined_here(globals(), __name__)

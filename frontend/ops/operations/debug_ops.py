@@ -28,12 +28,23 @@ class Print(_Op):
             if not isinstance(item, (str, Tensor, bool, int, float, tuple, list)):
                 raise InvalidParamError(f"Print: cannot print a {type(item).__name__}; give tensors, strings, "
                                         f"numbers, tuples or lists")
-            items.append(item if isinstance(item, (str, Tensor)) else repr(Tensor(np.asarray(item))))
+            items.append(item if isinstance(item, (str, Tensor)) else repr(_print_tensor(item)))
         tracer = current_tracer()
         if tracer is None:
             print("\n".join(item if isinstance(item, str) else repr(item) for item in items), flush=True)
             return
         tracer.print_(tuple(item if isinstance(item, str) else tracer_value(tracer, item) for item in items))
+
+
+def _print_tensor(value: Any) -> Tensor:
+    """A Python number, tuple or list as Print shows it: ints as Int32, floats as Float32 (what MindSpore
+    2.10 printed; a Tensor made from them elsewhere is Int64 / Float32)."""
+    data = np.asarray(value)
+    return Tensor(data.astype(PRINTED_PYTHON_DTYPES.get(data.dtype.kind, data.dtype)))
+
+
+# numpy kind of a Python value -> the dtype Print shows it as
+PRINTED_PYTHON_DTYPES = {"i": np.int32, "u": np.int32, "f": np.float32}
 
 
 __all__ = defined_here(globals(), __name__)

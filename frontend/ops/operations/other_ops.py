@@ -1,7 +1,9 @@
 """``mindspore.ops.operations.other_ops``: the primitives of state and gradient flow (Assign,
-StopGradient, Depend), and MindSpore's deprecated ``identity``."""
+StopGradient, Depend), MindSpore's deprecated ``identity``, and the detection box ops MindSpore defines
+here (IOU, BoundingBoxEncode, BoundingBoxDecode, CheckValid: compositions of elementwise ops)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ascendemu.errors import InvalidParamError
@@ -59,6 +61,135 @@ class identity(_Op):
 
     def __call__(self, x: Any) -> Any:
         return x
+
+
+# ---- detection: box overlap, encoding, decoding and validity (compositions of elementwise ops) ----
+from ascendemu.kernels.ops.common import FLOATS  # noqa: E402
+
+from .array_ops import Concat, Reshape, Split  # noqa: E402
+from ..composite_op import composite  # noqa: E402
+from ..primitive import _binary_operands  # noqa: E402
+
+# IOU's modes: intersection over union, or over the foreground (the gt box's own area)
+IOU_MODES = ("iou", "iof")
+# MindSpore's box convention (its CPU kernels and Ascend's): a box (x0, y0, x1, y1) covers the pixels
+# x0..x1 inclusive, so widths and heights are x1 - x0 + 1; IOU, BoundingBoxEncode/Decode and CheckValid
+# use it (NMSWithMask does not: see math_ops)
+PIXEL = 1.0
+
+
+def _elementwise(op: str, *operands: Any) -> Tensor:
+    """One elementwise registry op (math_ops imports this module, so its classes are not imported here);
+    a binary op's operands promoted as its primitive promotes them."""
+    tensors = _binary_operands(*operands) if len(operands) == 2 else [_tensor(operands[0])]
+    return apply_op(op, list(tensors))[0]
+
+
+def _clip(x: Tensor, low: float, high: float) -> Tensor:
+    return _elementwise("Minimum", _elementwise("Maximum", x, low), high)
+
+
+def _box_columns(owner: str, name: str, boxes: Any, columns: int = 4) -> list[Tensor]:
+    """The first four columns (x0, y0, x1, y1) of float boxes of shape (n, ``columns``), each (n, 1)."""
+    b = _tensor(boxes)
+    if b.dtype.name not in FLOATS:
+        raise TypeError(f"For '{owner}', the dtype of '{name}' must be float16 or float32, but got {b.dtype}")
+    if b.ndim != 2 or b.shape[1] != columns:
+        raise InvalidParamError(f"{owner}: {name} must have shape (n, {columns}), got {b.shape}")
+    return list(Split(1, columns)(b))[:4]
+
+
+def _centers(x0: Tensor, y0: Tensor, x1: Tensor, y1: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(center x, center y, width, height) of boxes in the inclusive-pixel convention."""
+    w, h = x1 - x0 + PIXEL, y1 - y0 + PIXEL
+    return x0 + w * 0.5 - 0.5, y0 + h * 0.5 - 0.5, w, h
+
+
+def _four_floats(owner: str, name: str, value: Any) -> tuple[float, ...]:
+    """MindSpore's check of means/stds: a tuple of 4 floats."""
+    if not isinstance(value, tuple):
+        raise TypeError(f"For '{owner}', the type of '{name}' must be tuple, but got {type(value).__name__}")
+    if any(not isinstance(v, float) for v in value):
+        raise TypeError(f"For '{owner}', every element of '{name}' must be a float, got {value!r}")
+    if len(value) != 4:
+        raise ValueError(f"For '{owner}', the length of '{name}' must be 4, but got {len(value)}")
+    return value
+
+
+@composite("IOU", functions=("iou",))
+def IOU(anchor_boxes: Any, gt_boxes: Any, mode: str = "iou") -> Tensor:
+    """Overlap of every gt box (M, 4) with every anchor box (N, 4): an (M, N) tensor of intersection
+    over union (``iou``) or over the gt box's area (``iof``), boxes as inclusive pixel ranges."""
+    if mode not in IOU_MODES:
+        raise KeyError(f"For 'IOU', only 'iou' or 'iof' are supported, but got 'mode': {mode}.")
+    anchors = _box_columns("IOU", "anchor_boxes", anchor_boxes)
+    n = anchors[0].shape[0]
+    ax0, ay0, ax1, ay1 = (Reshape()(c, (1, n)) for c in anchors)
+    gx0, gy0, gx1, gy1 = _box_columns("IOU", "gt_boxes", gt_boxes)
+    width = _elementwise("Maximum", _elementwise("Minimum", gx1, ax1) - _elementwise("Maximum", gx0, ax0) + PIXEL, 0)
+    height = _elementwise("Maximum", _elementwise("Minimum", gy1, ay1) - _elementwise("Maximum", gy0, ay0) + PIXEL, 0)
+    inter = width * height
+    gt_area = (gx1 - gx0 + PIXEL) * (gy1 - gy0 + PIXEL)
+    if mode == "iof":
+        return inter / gt_area
+    return inter / (gt_area + (ax1 - ax0 + PIXEL) * (ay1 - ay0 + PIXEL) - inter)
+
+
+@composite("BoundingBoxEncode", functions=("bounding_box_encode",))
+def BoundingBoxEncode(anchor_box: Any, groundtruth_box: Any, means: tuple = (0.0, 0.0, 0.0, 0.0),
+                      stds: tuple = (1.0, 1.0, 1.0, 1.0)) -> Tensor:
+    """The deltas (dx, dy, dw, dh) taking each anchor box to its ground truth box, normalised by
+    ``means`` and ``stds``: ((gx - px) / pw, (gy - py) / ph, log(gw / pw), log(gh / ph))."""
+    means, stds = _four_floats("BoundingBoxEncode", "means", means), _four_floats("BoundingBoxEncode", "stds", stds)
+    px, py, pw, ph = _centers(*_box_columns("BoundingBoxEncode", "anchor_box", anchor_box))
+    gx, gy, gw, gh = _centers(*_box_columns("BoundingBoxEncode", "groundtruth_box", groundtruth_box))
+    deltas = ((gx - px) / pw, (gy - py) / ph, _elementwise("Log", gw / pw), _elementwise("Log", gh / ph))
+    return Concat(1)([(d - m) / s for d, m, s in zip(deltas, means, stds)])
+
+
+@composite("BoundingBoxDecode", functions=("bounding_box_decode",))
+def BoundingBoxDecode(anchor_box: Any, deltas: Any, max_shape: Any = None, means: tuple = (0.0, 0.0, 0.0, 0.0),
+                      stds: tuple = (1.0, 1.0, 1.0, 1.0), wh_ratio_clip: float = 0.016) -> Tensor:
+    """The boxes the deltas (as BoundingBoxEncode makes them) give each anchor box: dw and dh clipped
+    to +-|log(wh_ratio_clip)|, then x clipped to [0, max_shape[1]] and y to [0, max_shape[0]] (as
+    MindSpore's kernel clips; max_shape None clips nothing)."""
+    means, stds = _four_floats("BoundingBoxDecode", "means", means), _four_floats("BoundingBoxDecode", "stds", stds)
+    if not isinstance(wh_ratio_clip, float):
+        raise TypeError(f"For 'BoundingBoxDecode', the type of 'wh_ratio_clip' must be float, "
+                        f"but got {type(wh_ratio_clip).__name__}")
+    if max_shape is not None and (not isinstance(max_shape, tuple) or len(max_shape) != 2):
+        raise TypeError(f"For 'BoundingBoxDecode', 'max_shape' must be a tuple of 2 (height, width), "
+                        f"got {max_shape!r}")
+    px, py, pw, ph = _centers(*_box_columns("BoundingBoxDecode", "anchor_box", anchor_box))
+    dx, dy, dw, dh = (d * s + m for d, m, s in zip(_box_columns("BoundingBoxDecode", "deltas", deltas), means, stds))
+    limit = abs(math.log(wh_ratio_clip))
+    gw = pw * _elementwise("Exp", _clip(dw, -limit, limit))
+    gh = ph * _elementwise("Exp", _clip(dh, -limit, limit))
+    gx, gy = px + pw * dx, py + ph * dy
+    corners = [gx - gw * 0.5 + 0.5, gy - gh * 0.5 + 0.5, gx + gw * 0.5 - 0.5, gy + gh * 0.5 - 0.5]
+    if max_shape is not None:
+        height, width = max_shape
+        corners = [_clip(c, 0, width if i % 2 == 0 else height) for i, c in enumerate(corners)]
+    return Concat(1)(corners)
+
+
+@composite("CheckValid", functions=("check_valid",))
+def CheckValid(bboxes: Any, img_metas: Any) -> Tensor:
+    """(N,) bool: box (x0, y0, x1, y1) lies in the image whose ``img_metas`` are (height, width,
+    ratio): x0, y0 >= 0, x1 <= width * ratio - 1 and y1 <= height * ratio - 1."""
+    x0, y0, x1, y1 = _box_columns("CheckValid", "bboxes", bboxes)
+    metas = _tensor(img_metas)
+    if metas.dtype.name not in FLOATS or metas.shape != (3,):
+        raise InvalidParamError(f"CheckValid: img_metas must be a float tensor of shape (3,) (height, width, ratio), "
+                                f"got {metas.dtype} {metas.shape}")
+    height, width, ratio = (Reshape()(m, (1, 1)) for m in Split(0, 3)(metas))
+    if metas.dtype != x0.dtype:
+        height, width, ratio = (_cast(m, x0.dtype) for m in (height, width, ratio))
+    inside = [_elementwise("GreaterEqual", x0, 0), _elementwise("GreaterEqual", y0, 0),
+              _elementwise("LessEqual", x1, width * ratio - PIXEL), _elementwise("LessEqual", y1, height * ratio - PIXEL)]
+    valid = _elementwise("LogicalAnd", _elementwise("LogicalAnd", inside[0], inside[1]),
+                         _elementwise("LogicalAnd", inside[2], inside[3]))
+    return Reshape()(valid, (x0.shape[0],))
 
 
 __all__ = defined_here(globals(), __name__)

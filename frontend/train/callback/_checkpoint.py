@@ -17,12 +17,21 @@ import os
 import time
 from typing import Any
 
+import numpy as np
+
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
 
 from ...nn import Cell
 from ..serialization import FORMATS, save_checkpoint
 from ...common.tensor import Tensor
 from ._callback import Callback, RunContext
+
+
+def _counter(value: Any) -> Tensor:
+    """An append_info counter as ModelCheckpoint saves it: an Int32 scalar (what real MindSpore 2.10
+    wrote for epoch_num/step_num, tests/fixtures/zoo/resnet18_imagenet.mindspore-2.10-cpu.txt; a plain
+    ``save_checkpoint(append_dict={"n": 1})`` writes Int64)."""
+    return Tensor(np.int32(int(value.asnumpy()) if isinstance(value, Tensor) else value))
 
 __all__ = ["CheckpointConfig", "ModelCheckpoint", "CheckpointManager", "chg_ckpt_file_name_if_same_exist"]
 
@@ -270,9 +279,9 @@ class ModelCheckpoint(Callback):
         self._last_time_for_keep = time.time()
         self._last_triggered_step = cb_params["cur_step_num"]
         if "epoch_num" in self._append_dict:
-            self._append_dict["epoch_num"] = self._append_epoch_num + cb_params["cur_epoch_num"]
+            self._append_dict["epoch_num"] = _counter(self._append_epoch_num + cb_params["cur_epoch_num"])
         if "step_num" in self._append_dict:
-            self._append_dict["step_num"] = self._append_step_num + cb_params["cur_step_num"]
+            self._append_dict["step_num"] = _counter(self._append_step_num + cb_params["cur_step_num"])
         name = f"{self._prefix}-{cb_params['cur_epoch_num']}_{step_in_epoch}{self._extension}"
         path = os.path.join(self._directory, name)
         network = config.saved_network if config.saved_network is not None else cb_params["train_network"]
@@ -286,9 +295,9 @@ class ModelCheckpoint(Callback):
         prefix = chg_ckpt_file_name_if_same_exist(self._directory, self._exception_prefix, exception=True)
         path = os.path.join(self._directory, f"{prefix}-{epoch}_{step}{BREAKPOINT_SUFFIX}")
         if "epoch_num" in self._append_dict:
-            self._append_dict["epoch_num"] = self._append_epoch_num + epoch
+            self._append_dict["epoch_num"] = _counter(self._append_epoch_num + epoch)
         if "step_num" in self._append_dict:
-            self._append_dict["step_num"] = self._append_step_num + step
+            self._append_dict["step_num"] = _counter(self._append_step_num + step)
         save_checkpoint(network, path, self._config.integrated_save, self._config.async_save,
                         self._append_dict or None)
         return path

@@ -1,0 +1,115 @@
+"""How ``mindspore.mint``'s functions reach ``mindspore.ops``: each name is a route (``ops.tensor_method``):
+the call is bound to the signature the table records for the mint name (PyTorch-style: ``input``,
+``dim``, ``keepdim``), then passed to the served op under its own parameter names. A mint name whose op
+is not served, or whose semantics no route here states, stays missing.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from ascendemu.errors import InvalidParamError
+
+from ..api_coverage import load_table
+from ..ops import function
+from ..ops.tensor_method import Route, alpha_scaled, recorded_signature, route
+
+__all__ = ["serve", "MINT_ROUTES"]
+
+
+def _softmax_dim(x: Any, dim: Any) -> int:
+    """MindSpore's (PyTorch's) implicit softmax dim when ``dim`` is None: 0 for a 0-, 1- or 3-d
+    input, else 1 (``_get_softmax_dim``)."""
+    return dim if dim is not None else (0 if x.ndim in (0, 1, 3) else 1)
+
+
+def _softmax(op: Callable, input: Any, dim: Any = None, dtype: Any = None) -> Any:
+    return op(input, _softmax_dim(input, dim), dtype=dtype)
+
+
+def _log_softmax(op: Callable, input: Any, dim: Any = None, dtype: Any = None) -> Any:
+    x = input if dtype is None else function.cast(input, dtype)
+    return op(x, _softmax_dim(x, dim))
+
+
+def _transpose(op: Callable, input: Any, dim0: int, dim1: int) -> Any:
+    """``mint.transpose(input, dim0, dim1)``: the two dims swapped (``ops.transpose`` with a permutation)."""
+    perm = list(range(input.ndim))
+    for d in (dim0, dim1):
+        if isinstance(d, bool) or not isinstance(d, int) or not -input.ndim <= d < max(input.ndim, 1):
+            raise InvalidParamError(f"transpose: dim {d!r} is out of range for a {input.ndim}-d input")
+    a, b = dim0 % max(input.ndim, 1), dim1 % max(input.ndim, 1)
+    perm[a], perm[b] = perm[b], perm[a]
+    return op(input, tuple(perm))
+
+
+def _select(op: Callable, input: Any, dim: int, index: int) -> Any:
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -input.ndim <= dim < max(input.ndim, 1):
+        raise InvalidParamError(f"select: dim={dim!r} is out of range for a {input.ndim}-d input")
+    return input[(slice(None),) * (dim % input.ndim) + (index,)]
+
+
+def _conv(op: Callable, input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+          dilation: Any = 1, groups: int = 1) -> Any:
+    """``mint.nn.functional.conv2d``/``conv3d``: ``padding`` is zero padding (int/tuple) or 'same'/'valid'."""
+    if isinstance(padding, str):
+        return op(input, weight, bias, stride, padding, 0, dilation, groups)
+    return op(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+def _dropout(op: Callable, input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+    if inplace is not False:
+        raise InvalidParamError("dropout: inplace=True is not supported here; use the returned tensor (inplace=False)")
+    return op(input, p, training)
+
+
+def _whole(op: Callable, input: Any) -> Any:
+    """``mint.max(input)`` / ``mint.min(input)``: over every element."""
+    return op(input)
+
+
+# mint names that are not the op of the same name with the arguments renamed
+MINT_ROUTES: Mapping[str, Route] = {
+    "mindspore.mint.transpose": Route("transpose", _transpose),
+    "mindspore.mint.swapaxes": Route("transpose", _transpose),
+    "mindspore.mint.gather": Route("gather_elements"),
+    "mindspore.mint.select": Route("reshape", lambda op, input, dim, index: _select(op, input, dim, index)),
+    "mindspore.mint.max": Route("amax", _whole), "mindspore.mint.min": Route("amin", _whole),
+    "mindspore.mint.eq": Route("equal"),
+    "mindspore.mint.add": Route("add", alpha_scaled), "mindspore.mint.sub": Route("sub", alpha_scaled),
+    "mindspore.mint.nn.functional.dropout": Route("dropout", _dropout),
+    "mindspore.mint.concat": Route("cat"),
+    "mindspore.mint.softmax": Route("softmax", _softmax),
+    "mindspore.mint.nn.functional.softmax": Route("softmax", _softmax),
+    "mindspore.mint.nn.functional.log_softmax": Route("log_softmax", _log_softmax),
+    "mindspore.mint.special.log_softmax": Route("log_softmax", _log_softmax),
+    "mindspore.mint.nn.functional.conv2d": Route("conv2d", _conv),
+    "mindspore.mint.nn.functional.conv3d": Route("conv3d", _conv),
+    "mindspore.mint.nn.functional.binary_cross_entropy_with_logits": Route("binary_cross_entropy_with_logits"),
+}
+# same-named ops whose parameters do not line up with mint's (left missing until a route states them)
+# (a table signature of *args/**kwargs is never routed by name: MindSpore dispatches those in C++)
+NOT_ROUTED = frozenset({"mindspore.mint.nn.functional.one_hot",             # num_classes=-1 is data-dependent
+                        "mindspore.mint.nn.functional.gelu"})                # its default is the erf form
+
+
+def _variadic(qualified: str) -> bool:
+    signature = recorded_signature(qualified)
+    return signature is not None and any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                                         for p in signature.parameters.values())
+
+
+def serve(namespace: str) -> dict[str, Callable]:
+    """The functions of ``namespace`` (``mindspore.mint``, ``mindspore.mint.nn.functional``) this front end
+    serves: name -> callable with the table's signature."""
+    out = {}
+    for qualified, entry in load_table()["entries"].items():
+        if entry["kind"] != "function" or qualified.rsplit(".", 1)[0] != namespace or qualified in NOT_ROUTED:
+            continue
+        name = qualified.rsplit(".", 1)[1]
+        if qualified not in MINT_ROUTES and _variadic(qualified):
+            continue
+        fn = route(name, qualified, MINT_ROUTES.get(qualified, Route(name)), method=False)
+        if fn is not None:
+            fn.__module__ = namespace.replace("mindspore", __package__.rsplit(".", 1)[0], 1)
+            out[name] = fn
+    return out
