@@ -112,6 +112,15 @@ def defined_here(namespace: dict[str, Any], module: str) -> list[str]:
             and getattr(value, "__module__", None) == module]
 
 
+def check_kept_default(label: str, parameter: inspect.Parameter, value: Any) -> None:
+    """An argument MindSpore takes but only its default is served here: InvalidParamError unless ``value``
+    is that default (``relu``'s ``inplace``, ``sort``'s ``stable``), never silently ignored."""
+    default = parameter.default
+    if not (value is default or (type(value) is type(default) and value == default)):
+        raise InvalidParamError(f"{label}: {parameter.name}={value!r} is not supported here; leave it at its "
+                                f"default {default!r}")
+
+
 def bind_arguments(label: str, signature: inspect.Signature, args: tuple, kwargs: dict) -> inspect.BoundArguments:
     """``args``/``kwargs`` bound to ``signature`` (defaults applied), or ArgumentError (a TypeError) with the
     text Python gives MindSpore's plain functions: ``add() missing 1 required positional argument: 'other'``."""

@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping
 from ascendemu.errors import InvalidParamError
 
 from ..api_coverage import table_entry, table_signature
-from ._utils import bind_arguments
+from ._utils import bind_arguments, check_kept_default
 from .primitive import _Op
 
 __all__ = ["composite", "composite_functions", "install_composite_functions", "function_home", "CompositeOp", "COMPOSITES"]
@@ -69,10 +69,7 @@ def _body_kwargs(stanza: CompositeOp, label: str, signature: inspect.Signature,
         if target in params:
             kwargs[target] = value
             continue
-        default = signature.parameters[name].default
-        if not (value is default or (type(value) is type(default) and value == default)):
-            raise InvalidParamError(f"{label}: {name}={value!r} is not supported here; leave it at its default "
-                                    f"{default!r}")
+        check_kept_default(label, signature.parameters[name], value)
     return kwargs
 
 

@@ -40,7 +40,7 @@ from ..capture import tracer_value
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..unsupported import UnsupportedOpError, unsupported
-from ._utils import bind_arguments
+from ._utils import bind_arguments, check_kept_default
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr"]
 
@@ -312,10 +312,7 @@ def _bind_operands(label: str, signature: inspect.Signature, arity: int, args: t
     bound = bind_arguments(label, signature, args, kwargs)
     values = list(bound.arguments.items())
     for name, value in values[arity:]:
-        default = signature.parameters[name].default
-        if not (value is default or (type(value) is type(default) and value == default)):
-            raise InvalidParamError(f"{label}: {name}={value!r} is not supported here; leave it at its default "
-                                    f"{default!r}")
+        check_kept_default(label, signature.parameters[name], value)
     return [value for _, value in values[:arity]]
 
 

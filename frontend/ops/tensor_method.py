@@ -32,7 +32,7 @@ from ..api_coverage import table_entry, table_signature
 from ..common import dtype as mstype
 from ..common.tensor import Tensor, hold_value
 from . import function
-from ._utils import bind_arguments
+from ._utils import bind_arguments, check_kept_default
 
 __all__ = ["Route", "route", "recorded_signature", "alpha_scaled", "TENSOR_METHODS", "install_tensor_methods", "served_op"]
 
@@ -70,13 +70,6 @@ def _argument_map(caller: inspect.Signature, op: Callable, skip: int) -> dict[st
     return out
 
 
-def _kept_default(label: str, parameter: inspect.Parameter, value: Any) -> None:
-    default = parameter.default
-    if not (value is default or (type(value) is type(default) and value == default)):
-        raise InvalidParamError(f"{label}: {parameter.name}={value!r} is not supported here; leave it at its "
-                                f"default {default!r}")
-
-
 def route(label: str, qualified: str, spec: Route, *, method: bool) -> Callable | None:
     """The callable serving ``qualified`` (``mindspore.Tensor.split``, ``mindspore.mint.sum``) through
     ``spec``, with the table's signature; None if ``spec.op`` is not served (or the table lacks it).
@@ -108,7 +101,7 @@ def route(label: str, qualified: str, spec: Route, *, method: bool) -> Callable 
         for name, value in bound.items():
             target = mapping[name]
             if target is None:
-                _kept_default(label, signature.parameters[name], value)
+                check_kept_default(label, signature.parameters[name], value)
             else:
                 passed[target] = value
         return op(*head, **passed)
