@@ -126,6 +126,11 @@ class StreamSyncTimeoutError(AclError):
     code = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
 
 
+class LoopTripLimitError(StreamSyncTimeoutError):
+    """A device loop ran more trips than the emulator's guard allows (``graph.program_runner``): on the
+    chip a runaway loop never ends and the host's synchronisation times out (507046), hence the code."""
+
+
 class EventSyncTimeoutError(AclError):
     code = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
 

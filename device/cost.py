@@ -266,6 +266,15 @@ def kernel_time(spec: DeviceSpec, cost: KernelCost, block_dim: int) -> float:
     return spec.task_overhead_s + waves(spec, block_dim) * block_time(spec, cost, block_dim)
 
 
+# Stream-control tasks of a device loop (Ascend's LabelSwitchByIndex and LabelGotoEx, which GE emits for a
+# `while` on tensors): they run on the stream's task scheduler, not on an AI core or a DMA engine. The switch
+# loads its 1-byte predicate from HBM and picks the next label; the goto jumps back to the loop's head. Not
+# measured on hardware: estimates of one scheduler task (a few hundred cycles of the RTS firmware plus, for
+# the switch, one uncached scalar load), small next to a kernel's launch; a loop's price is its kernels.
+LABEL_SWITCH_S = 1.0e-6
+LABEL_GOTO_S = 0.5e-6
+
+
 def copy_time(spec: DeviceSpec, nbytes: int, kind: str) -> float:
     """Simulated seconds of a memcpy: host link for H2D/D2H, HBM read+write for D2D."""
     if kind == "D2D":

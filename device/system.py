@@ -68,6 +68,21 @@ class Node:
         if self.host_time > self.env.now:
             self.env.run(until=self.host_time)
 
+    def run_ahead(self, event: simpy.Event) -> None:
+        """Run the simulation until ``event`` has been processed *without* moving the host's clock: the
+        device deciding on its own (a device loop's LabelSwitch reads its predicate), where the host does
+        not wait. The one exception to ``env.now <= host_time``: the device may be ahead of the host
+        afterwards, and tasks the host enqueues later start when their stream reaches them. DeadlockError
+        as :meth:`run_until`."""
+        env = self.env
+        step = env.step
+        try:
+            while event.callbacks is not None:
+                step()
+        except EmptySchedule:
+            raise DeadlockError(f"nothing is scheduled after simulated time {env.now * 1e3:.6f} ms, so the "
+                                f"awaited {event!r} can never trigger") from None
+
     def run_until(self, event: simpy.Event) -> None:
         """Run the simulation until ``event`` has been processed; raise DeadlockError if it never can be
         (nothing is scheduled any more, so nothing will ever trigger it)."""

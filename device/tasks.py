@@ -33,7 +33,7 @@ import simpy
 from ascendemu.errors import HcclParamError
 
 from .collectives import Collective, CollectiveChain, Communicator, Exchange
-from .cost import KernelCost, block_time, copy_time
+from .cost import LABEL_GOTO_S, LABEL_SWITCH_S, KernelCost, block_time, copy_time
 from .model import Task
 
 if TYPE_CHECKING:
@@ -254,6 +254,43 @@ class WaitTask(Task):
             device.trace.span(stream.id, self.name, t0, env.now - t0, "event")
             if self.event.flow_src is not None:
                 device.trace.flow(self.name, self.event.flow_src, (stream.id, env.now))
+
+
+@dataclass(slots=True)
+class LabelSwitchTask(Task):
+    """The device's own branch (Ascend's LabelSwitchByIndex at a device loop's head): when its stream
+    reaches it, it reads the predicate byte at device address ``pred`` (``host_pred``: that byte's host
+    view; None without backing, or when the branch is already known, a replay) and the stream goes on
+    with the loop's body if it is nonzero, past the loop otherwise (``taken``). It holds its stream for
+    LABEL_SWITCH_S (device/cost.py) and nothing else."""
+
+    pred: int
+    host_pred: np.ndarray | None
+    taken: bool | None = None
+
+    def buffers(self) -> Sequence[int]:
+        return (self.pred,)
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        env = device.env
+        t0 = env.now
+        if self.host_pred is not None:
+            self.taken = bool(self.host_pred[0])
+        yield env.timeout(LABEL_SWITCH_S)
+        if device.trace is not None:
+            device.trace.span(stream.id, self.name, t0, LABEL_SWITCH_S, "control", {"taken": self.taken})
+
+
+@dataclass(slots=True)
+class LabelGotoTask(Task):
+    """The jump back to a device loop's head at the end of its body (Ascend's LabelGotoEx): it holds its
+    stream for LABEL_GOTO_S (device/cost.py)."""
+
+    def run(self, device: Device, stream: Stream) -> Generator:
+        t0 = device.env.now
+        yield device.env.timeout(LABEL_GOTO_S)
+        if device.trace is not None:
+            device.trace.span(stream.id, self.name, t0, LABEL_GOTO_S, "control")
 
 
 @dataclass(slots=True)

@@ -37,7 +37,7 @@ from .ops.function.grad import grad, value_and_grad
 from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from .profiler import Profiler
 from .run_check import run_check
-from .train.serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
+from .train.serialization import export, load, load_checkpoint, load_param_into_net, save_checkpoint
 from .train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .train import *  # noqa: F401,F403  MindSpore's top level has mindspore.train's names (Model, callbacks, metrics)
 from .unsupported import unsupported
@@ -48,7 +48,7 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "set_context", "get_context", "set_device", "set_seed", "get_seed", "jit", "initializer",
            "float16", "float32", "int32", "bool_", "capture", "set_backend", "get_backend", "grad",
            "value_and_grad", "GradOperation", "ParameterTuple", "train", "save_checkpoint",
-           "load_checkpoint", "load_param_into_net", "export", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
+           "load_checkpoint", "load_param_into_net", "export", "load", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord", "parallel",
            "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "Profiler", "run_check", "onnx",

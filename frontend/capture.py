@@ -32,7 +32,10 @@ def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
     for items in tracer.prints():
         entry = []
         for item in items:
-            if not isinstance(item, str):
+            if isinstance(item, tuple):          # (host callback, value): ops.TensorDump's file write
+                outputs.append(item[1])
+                item = (item[0], len(outputs) - 1)
+            elif not isinstance(item, str):
                 outputs.append(item)
                 item = len(outputs) - 1
             entry.append(item)
@@ -46,13 +49,19 @@ def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
 
 def rebuild(structure: Any, tensors: list[Tensor]) -> Any:
     """A graph's results put back into the shape ``construct`` returned, after printing what its
-    ``ops.Print`` calls recorded (text as is, tensors as MindSpore prints them, one item a line)."""
+    ``ops.Print`` calls recorded (text as is, tensors as MindSpore prints them, one item a line) and
+    running its host callbacks (``ops.TensorDump``'s writes) on their tensors."""
     kind, payload = structure
     if kind != "printed":
         return rebuild_outputs(structure, tensors)
     inner, prints = payload
     for entry in prints:
-        print("\n".join(item if isinstance(item, str) else repr(tensors[item]) for item in entry), flush=True)
+        lines = [item if isinstance(item, str) else repr(tensors[item]) for item in entry if not isinstance(item, tuple)]
+        if lines:
+            print("\n".join(lines), flush=True)
+        for item in entry:
+            if isinstance(item, tuple):
+                item[0](tensors[item[1]])
     return rebuild_outputs(inner, tensors)
 
 
@@ -74,10 +83,7 @@ def tracer_value(tracer: Tracer, t: Tensor) -> int:
     """The graph value of a Tensor during capture (concrete tensors become constants)."""
     sym = t._sym
     if sym is not None:
-        if sym[0] is not tracer:
-            raise GraphCaptureError("a symbolic tensor from another graph capture was used here; tensors "
-                                    "created inside one construct cannot be kept and reused in another")
-        return sym[1]
+        return sym[1] if sym[0] is tracer else tracer.import_value(sym[0], sym[1])
     if t.is_parameter:
         return tracer.state(t, t.name, t.desc)
     return tracer.constant(t, t._data, None, False, t.desc.dtype)

@@ -44,7 +44,7 @@ from .nn import Cell
 from .common.tensor import Tensor
 from .unsupported import UnsupportedOpError
 
-__all__ = ["export", "write_onnx", "onnx_model", "ExportTypeError", "ExportValueError", "OnnxCall", "LOWERINGS", "ONNX_OPSET"]
+__all__ = ["export", "write_onnx", "onnx_model", "check_target", "ExportTypeError", "ExportValueError", "OnnxCall", "LOWERINGS", "ONNX_OPSET"]
 
 FORMATS = ("AIR", "ONNX", "MINDIR")
 ONNX_SUFFIX = ".onnx"
@@ -75,18 +75,17 @@ def export(net: Any, *inputs: Any, file_name: str, file_format: str, **kwargs: A
 
     ``inputs``: the network's arguments; Tensors become graph inputs of their shape and dtype (their
     values are not used), other arguments (numbers, bools, tuples) are baked in as at capture.
-    ``file_format`` must be "ONNX" here: "MINDIR" and "AIR" are MindSpore's and Ascend's own IRs,
-    which only the real compiler produces. ``kwargs``: MindSpore's; ``enc_key`` (bytes) with a
+    ``file_format`` must be "ONNX" here ("MINDIR" is ``train.mindir``'s, reached through
+    ``mindspore.export``; "AIR" is Ascend's own IR, which only the real compiler produces). ``kwargs``: MindSpore's; ``enc_key`` (bytes) with a
     callable ``enc_mode(model_bytes, enc_key) -> bytes`` encrypts the file (ONNX takes customised
     encryption only, as in MindSpore).
     """
     if file_format not in FORMATS:
         raise ExportValueError(f"For 'export', 'file_format' must be one of {list(FORMATS)}, but got {file_format!r}.")
-    if file_format != "ONNX":
+    if file_format != "ONNX":       # MINDIR: mindspore.export (train.serialization) writes it with train.mindir
         raise FeatureNotSupportedError(
-            f"export: file_format={file_format!r} is not supported by the emulator: MINDIR and AIR are the "
-            f"real MindSpore/CANN compilers' own graph formats. Export with file_format='ONNX' (onnxruntime "
-            f"and MindSpore Lite's converter load it)")
+            f"export: file_format={file_format!r} is not supported by the emulator: AIR is the real CANN "
+            f"compiler's own graph format. Export with file_format='ONNX' or file_format='MINDIR'")
     encrypt = _check_kwargs(kwargs)
     log.warning("mindspore.export(file_format='ONNX') will be deleted, please use mindspore.onnx.export()")
     write_onnx(net, inputs, file_name, encrypt)
@@ -97,20 +96,7 @@ def write_onnx(net: Any, inputs: tuple, file_name: str, encrypt: Callable[[bytes
     """What both ``mindspore.export(..., file_format='ONNX')`` and ``mindspore.onnx.export`` do: check the
     target, build the model (graph inputs named ``input_names``, else after ``construct``'s arguments),
     encrypt it if asked, write it atomically."""
-    if not isinstance(file_name, str):
-        raise ExportTypeError(f"For 'export', 'file_name' must be a str, but got {type(file_name).__name__}.")
-    if not file_name:
-        raise ExportValueError("For 'export', 'file_name' must be a non-empty file name, but got ''.")
-    if not callable(net):
-        raise ExportTypeError(f"For 'export', 'net' must be a Cell or a function, but got {type(net).__name__}.")
-    _check_inputs(inputs)
-    path = os.path.realpath(file_name)
-    if not path.endswith(ONNX_SUFFIX):
-        path += ONNX_SUFFIX
-    if os.path.isdir(path):
-        raise ExportValueError(f"For 'export', 'file_name' {path} is a directory; give a file name.")
-    if not os.path.isdir(os.path.dirname(path)):
-        raise ExportValueError(f"For 'export', the directory of 'file_name' {path} does not exist; create it first.")
+    path = check_target(net, inputs, file_name, ONNX_SUFFIX)
     data = onnx_model(net, *inputs, input_names=input_names).SerializeToString()
     if encrypt is not None:
         data = encrypt(data)
@@ -122,6 +108,26 @@ def write_onnx(net: Any, inputs: tuple, file_name: str, encrypt: Callable[[bytes
             f.write(data)
 
     publish_atomic(path, write, stat.S_IRUSR)
+
+
+def check_target(net: Any, inputs: tuple, file_name: str, suffix: str) -> str:
+    """The checked arguments of an export (ONNX or MINDIR): the real path of ``file_name`` with
+    ``suffix`` appended when missing, in an existing directory."""
+    if not isinstance(file_name, str):
+        raise ExportTypeError(f"For 'export', 'file_name' must be a str, but got {type(file_name).__name__}.")
+    if not file_name:
+        raise ExportValueError("For 'export', 'file_name' must be a non-empty file name, but got ''.")
+    if not callable(net):
+        raise ExportTypeError(f"For 'export', 'net' must be a Cell or a function, but got {type(net).__name__}.")
+    _check_inputs(inputs)
+    path = os.path.realpath(file_name)
+    if not path.endswith(suffix):
+        path += suffix
+    if os.path.isdir(path):
+        raise ExportValueError(f"For 'export', 'file_name' {path} is a directory; give a file name.")
+    if not os.path.isdir(os.path.dirname(path)):
+        raise ExportValueError(f"For 'export', the directory of 'file_name' {path} does not exist; create it first.")
+    return path
 
 
 def onnx_model(net: Any, *inputs: Any, input_names: Sequence[str] = ()) -> Any:

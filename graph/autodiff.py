@@ -11,11 +11,15 @@ backward and update together under one static memory plan. Names follow MindSpor
 Gradients of one value from several consumers are summed (Add); a value the output does not depend
 on gets zeros; integer and bool values carry no gradient. The no-task ops (Reshape, ExpandDims,
 Squeeze, Flatten) differentiate to a Reshape back to their input's shape; StopGradient blocks.
+A :class:`GradientHook` (the front end's HookBackward, InsertGradientOf, Morph's bprop) runs a user
+function on gradients while the backward graph is built; its ops become backward nodes too.
 """
 from __future__ import annotations
 
+import weakref
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -25,9 +29,9 @@ from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .capture import Tracer
-from .ir import NO_TASK_OPS, OpNode
+from .ir import NO_TASK_OPS, OpNode, WhileNode
 
-__all__ = ["Builder", "differentiate", "DIFFERENTIABLE_DTYPES", "GRADIENTS_SCOPE"]
+__all__ = ["Builder", "differentiate", "DIFFERENTIABLE_DTYPES", "GRADIENTS_SCOPE", "GradientHook", "add_gradient_hook"]
 
 # Only floating values carry gradients (as in MindSpore: an int tensor's gradient is zeros).
 DIFFERENTIABLE_DTYPES = ("float32", "float16", "float64", "bfloat16")
@@ -106,6 +110,40 @@ def _rule(node: OpNode):
     return op.grad
 
 
+@dataclass(frozen=True)
+class GradientHook:
+    """A user function on gradients (ops.HookBackward, InsertGradientOf, Morph's bprop), run while the
+    backward graph is built: when the gradients of ``outputs`` (values of consecutive nodes, so all of
+    them are final together) are known, ``fn(douts)`` gives one gradient (or None) per ``targets``
+    value, which replaces (``replace``) or adds to that value's gradient."""
+    outputs: tuple[int, ...]
+    targets: tuple[int, ...]
+    fn: Callable[[list[int]], Sequence[int | None]]
+    replace: bool
+
+
+# tracer -> {the last of a hook's outputs: its hook}; weak, so a finished capture drops its hooks
+_HOOKS: "weakref.WeakKeyDictionary[Tracer, dict[int, GradientHook]]" = weakref.WeakKeyDictionary()
+
+
+def add_gradient_hook(tracer: Tracer, hook: GradientHook) -> None:
+    """Run ``hook`` when ``tracer``'s graph is differentiated through ``hook.outputs``."""
+    _HOOKS.setdefault(tracer, {})[max(hook.outputs)] = hook
+
+
+def _run_hook(b: Builder, hook: GradientHook, grads: dict[int, int]) -> None:
+    douts = [grads[v] if v in grads else b.zeros(b.desc(v)) for v in hook.outputs]
+    results = list(hook.fn(douts))
+    if len(results) != len(hook.targets):
+        raise InvalidParamError(f"a gradient hook gave {len(results)} gradients for {len(hook.targets)} inputs")
+    for v, g in zip(hook.targets, results):
+        if g is None:
+            continue
+        if b.desc(g) != b.desc(v):
+            raise InvalidParamError(f"a gradient hook gave a {b.desc(g)} gradient for {b.desc(v)}")
+        grads[v] = g if hook.replace or v not in grads else b.op("Add", grads[v], g)
+
+
 def differentiate(tracer: Tracer, outputs: int | Sequence[int], wrt: Sequence[int],
                   sens: int | None | Sequence[int | None] = None) -> list[int]:
     """Append the gradients of ``outputs`` with respect to each ``wrt`` value to the graph being
@@ -137,11 +175,24 @@ def differentiate(tracer: Tracer, outputs: int | Sequence[int], wrt: Sequence[in
     nodes = list(graph.nodes)
     # values that depend on a wrt value; only nodes reading one are differentiated
     live = {v for v in wrt if graph.values[v].dtype in DIFFERENTIABLE_DTYPES}
+    hooks = _HOOKS.get(tracer, {})
     for n in nodes:
         if n.op != "StopGradient" and any(v in live for v in n.inputs):
             live.update(v for v in n.outputs if graph.values[v].dtype in DIFFERENTIABLE_DTYPES)
+        for v in n.outputs:      # a hook's outputs carry gradient to its targets (Morph's bprop)
+            if v in hooks and any(t in live for t in hooks[v].targets):
+                live.update(hooks[v].outputs)
     for n in reversed(nodes):
+        for v in n.outputs:
+            if v in hooks and any(u in grads for u in hooks[v].outputs):
+                _run_hook(b, hooks[v], grads)
         douts = tuple(grads.get(v) for v in n.outputs)
+        if isinstance(n, WhileNode) and any(d is not None for d in douts):
+            raise FeatureNotSupportedError(
+                f"cannot differentiate through the `while` loop on a tensor condition at {n.where}: ascendemu "
+                f"runs it as a device loop and has no backward rule for it yet (MindSpore differentiates it). "
+                f"Bound the loop with a Python number (`for _ in range(n)` with a tensor `if` inside), which "
+                f"unrolls and differentiates, or take the gradient in PYNATIVE_MODE")
         if all(d is None for d in douts) or not any(v in live for v in n.inputs):
             continue
         if n.op == "StopGradient":

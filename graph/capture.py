@@ -50,9 +50,15 @@ def current_tracer() -> "Tracer | None":
 class Tracer:
     """Builds one Graph while a capture is active; ops call :meth:`apply`."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, parent: "Tracer | None" = None):
         self.graph = Graph(name)
-        self.scopes = [ROOT_SCOPE]
+        self.scopes = [ROOT_SCOPE] if parent is None else list(parent.scopes)
+        # a loop's cond or body is captured into a graph of its own, nested in the capture around it
+        # (``parent``); the values it reads from there become its inputs after the leading ones
+        # (``free``: the parent's value ids, in input order)
+        self.parent = parent
+        self.free: list[int] = []
+        self._free_of: dict[tuple[int, int], int] = {}
         self.op_count = 0
         self._objects: dict[int, tuple[Any, int]] = {}   # id(tensor) -> (tensor kept alive, value id)
         self._literals: dict[tuple, int] = {}
@@ -181,6 +187,35 @@ class Tracer:
             self.graph.updates[state] = kept
             self._objects[key] = (self._objects[key][0], kept)
 
+    def branch_state(self) -> dict[int, int]:
+        """What each parameter read so far currently holds (id(parameter) -> value): the state a
+        branch of a tensor ``if`` starts from and ends with (:meth:`join_branches`)."""
+        return {key: self._objects[key][1] for key in self._states}
+
+    def rewind(self, state: dict[int, int]) -> None:
+        """Every parameter holds what it held in ``state`` again (the other branch starts from there);
+        a parameter first read since keeps its constant."""
+        for key, state_vid in self._states.items():
+            vid = state.get(key, state_vid)
+            self._objects[key] = (self._objects[key][0], vid)
+            if vid == state_vid:
+                self.graph.updates.pop(state_vid, None)
+            else:
+                self.graph.updates[state_vid] = vid
+
+    def join_branches(self, cond: int, then: dict[int, int], other: dict[int, int]) -> None:
+        """After both branches of a tensor ``if`` were traced (``then`` and ``other``: their
+        :meth:`branch_state`), each parameter that the branches left holding different values holds
+        ``Select(cond, then's, other's)``: the device picks the branch's state update (an optimizer
+        step skipped on overflow leaves every parameter bit for bit)."""
+        for key, state_vid in self._states.items():
+            t, o = then.get(key, state_vid), other.get(key, state_vid)
+            if t == o:
+                continue
+            (kept,) = self.apply("Select", [cond, t, o], {})
+            self.graph.updates[state_vid] = kept
+            self._objects[key] = (self._objects[key][0], kept)
+
     def print_(self, items: tuple) -> None:
         """Record one ``ops.Print``: its items are text, or values the host prints once the graph has run."""
         self._prints.append((self._replaying > 0, items))
@@ -203,6 +238,43 @@ class Tracer:
         except InvalidParamError as exc:
             raise type(exc)(f"while capturing {full_name}: {exc.message}") from None
         return node.outputs
+
+    def nested(self, label: str) -> "Tracer":
+        """A capture nested in this one, for a loop's cond or body: its nodes are named under ``label``."""
+        sub = Tracer(f"{self.graph.name}/{label}", parent=self)
+        sub.scopes.append(label)
+        return sub
+
+    def import_value(self, owner: "Tracer", vid: int) -> int:
+        """Value ``vid`` of ``owner``, this capture or one it is nested in (a loop body reading a tensor
+        computed before the loop), as a value of this graph: owner's own, or an input fed with it."""
+        if owner is self:
+            return vid
+        key = (id(owner), vid)
+        local = self._free_of.get(key)
+        if local is None:
+            if self.parent is None:
+                raise GraphCaptureError("a symbolic tensor from another graph capture was used here; tensors "
+                                        "created inside one construct cannot be kept and reused in another")
+            outer = self.parent.import_value(owner, vid)
+            local = self.graph.add_input(self.parent.graph.values[outer])
+            self.free.append(outer)
+            self._free_of[key] = local
+        return local
+
+    def finish(self, outputs: list[int], where: str) -> Graph:
+        """The nested graph of a loop's cond or body, with ``outputs``: a Parameter it assigns or a value
+        it prints would need the loop's every iteration to reach the host, which is refused."""
+        if self.graph.updates:
+            raise GraphCaptureError(f"a Parameter assigned inside the `while` loop on a tensor condition at "
+                                    f"{where}: ascendemu's device loops carry tensors, not Parameter updates; "
+                                    f"carry the new value in a variable and assign it after the loop")
+        if self._prints:
+            raise GraphCaptureError(f"ops.Print inside the `while` loop on a tensor condition at {where} is not "
+                                    f"supported; print the carried values after the loop")
+        self.graph.outputs = list(outputs)
+        self.graph.validate()
+        return self.graph
 
     def describe(self, vid: int) -> str:
         """A user-facing name for a value: which op produced it, or which graph input it is."""

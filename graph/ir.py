@@ -10,6 +10,7 @@ the kernels can never disagree; the no-task ops (which never reach a kernel) are
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -44,6 +45,34 @@ class OpNode:
     def to_json(self) -> dict:
         return {"id": self.id, "op": self.op, "attrs": jsonable(self.attrs), "inputs": list(self.inputs),
                 "outputs": list(self.outputs), "full_name": self.full_name, "origins": list(self.origins)}
+
+
+@dataclass
+class WhileNode(OpNode):
+    """A loop on the device: while ``cond`` computes true, ``body`` runs again (MindSpore's ``while`` on a
+    tensor condition, which Ascend runs as LabelSwitch / LabelGoto tasks around the body's kernels).
+
+    ``inputs`` are the outer graph's values: first the ``carried`` loop variables' initial values, then
+    the values ``cond`` reads from outside the loop (``cond_free`` of them), then those ``body`` reads.
+    ``cond`` takes (carried..., its free values...) and outputs one bool scalar; ``body`` takes
+    (carried..., its free values...) and outputs the carried variables' next values, each of the shape
+    and dtype it came in with. ``outputs`` are the carried variables' values when ``cond`` is false.
+    ``where`` is the loop's file:line in the user's code (the trip-count guard names it). Passes never
+    see one: the compiler splits a graph at its loops first (``graph.program``)."""
+
+    cond: Graph | None = None
+    body: Graph | None = None
+    carried: int = 0
+    cond_free: int = 0
+    where: str = ""
+
+    def signature(self, graph: "Graph") -> OpSignature:
+        raise InvalidParamError(f"{self.full_name} is a While loop (at {self.where}), not a kernel op: compile "
+                                f"its graph with graph.program.split, which runs its parts as ordinary graphs")
+
+    def to_json(self) -> dict:
+        return {**super().to_json(), "carried": self.carried, "cond_free": self.cond_free, "where": self.where,
+                "cond": self.cond.structure_hash(), "body": self.body.structure_hash()}
 
 
 class StateSource(Protocol):
@@ -155,6 +184,25 @@ class Graph:
         self._hash = None
         return node
 
+    def add_while(self, cond: "Graph", body: "Graph", init: list[int], cond_free: list[int], body_free: list[int],
+                  full_name: str, where: str) -> WhileNode:
+        """Append a device loop (:class:`WhileNode`) over the carried values ``init``; its outputs are
+        the carried values once ``cond`` is false (same shapes and dtypes as ``init``)."""
+        inputs = tuple(init) + tuple(cond_free) + tuple(body_free)
+        for v in inputs:
+            if v not in self.values:
+                raise InvalidParamError(f"While: input value {v} is not defined in graph {self.name!r}")
+        nid = self.new_node_id()
+        outs = tuple(self.new_value(self.values[v]) for v in init)
+        node = WhileNode(nid, "While", {}, inputs, outs, full_name, (full_name,), cond=cond, body=body,
+                         carried=len(init), cond_free=len(cond_free), where=where)
+        self.nodes.append(node)
+        self._hash = None
+        return node
+
+    def has_loops(self) -> bool:
+        return any(isinstance(n, WhileNode) for n in self.nodes)
+
     # ------------------------------------------------------------------ queries
     def producers(self) -> dict[int, OpNode]:
         return {v: n for n in self.nodes for v in n.outputs}
@@ -191,8 +239,7 @@ class Graph:
 
     def copy(self) -> "Graph":
         """A structural copy (nodes, maps) sharing constant data, for passes that rewrite."""
-        g = Graph(self.name, dict(self.values), [OpNode(n.id, n.op, dict(n.attrs), n.inputs, n.outputs,
-                                                       n.full_name, n.origins) for n in self.nodes],
+        g = Graph(self.name, dict(self.values), [dataclasses.replace(n, attrs=dict(n.attrs)) for n in self.nodes],
                   list(self.inputs), dict(self.constants), list(self.outputs), dict(self.aliases),
                   dict(self.updates), self._next_value, self._next_node)
         return g
@@ -240,6 +287,8 @@ class Graph:
         doc["constants"] = consts
         doc["nodes"] = [[n.op, jsonable(n.attrs), [ren(v) for v in n.inputs],
                          [[ren(v), self.values[v].to_json()] for v in n.outputs], n.full_name]
+                        + ([n.cond.structure_hash(), n.body.structure_hash(), n.carried, n.cond_free]
+                           if isinstance(n, WhileNode) else [])
                         for n in self.nodes]
         doc["aliases"] = sorted([ren(a), ren(r), self.values[a].to_json()] for a, r in self.aliases.items())
         doc["outputs"] = [ren(v) for v in self.outputs]

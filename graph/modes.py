@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ascendemu.cache.kernel_meta import KernelCache
+from ascendemu.errors import FeatureNotSupportedError
 from ascendemu.hal.kernel import KernelFunction
 from ascendemu.kernels.library import KernelPlan, dry_run_function
 
@@ -53,6 +54,10 @@ class RunMode:
 
     def compiled(self, compiled: CompiledGraph, group_ranks: Callable[[str], Sequence[int]]) -> None:
         """Told of every graph made ready on the device (``group_ranks``: a group's world ranks)."""
+
+    def device_loop(self, graph_name: str, where: str) -> None:
+        """A graph with a `while` loop on a tensor condition (at ``where``) is about to run: computing
+        modes run it (the device reads each predicate)."""
 
     def write_execute_order(self, save_graphs_path: str | os.PathLike, rank: int) -> list:
         """The execution order files this mode writes when the process ends (none)."""
@@ -102,6 +107,12 @@ class DryRun(RunMode):
 
     def kernels(self, plans: list[KernelPlan]) -> list[KernelFunction]:
         return [dry_run_function(plan) for plan in plans]
+
+    def device_loop(self, graph_name: str, where: str) -> None:
+        """Nothing computes a DryRun's predicates, so a device loop's trip count is unknown: refused."""
+        raise FeatureNotSupportedError(
+            f"graph {graph_name!r} has a `while` loop on a tensor condition (at {where}): its trip count "
+            f"depends on values a DryRun does not compute; run it without --dry-run / MS_SIMULATION_LEVEL")
 
     def host_array(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         # zeros: np.zeros maps untouched pages, and a copy from a device without backing moves no byte,

@@ -207,6 +207,9 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = DEFAULT_ORDER_
         raise InvalidParamError(f"exec_order must be one of {ORDER_POLICIES}, got {exec_order!r}")
     if max_streams is None:
         max_streams = default_max_streams(jit_level)
+    if graph.has_loops():
+        raise InvalidParamError(f"graph {graph.name!r} has While loops: compile its parts (graph.program.split); "
+                                f"the step runner runs such a graph as a program")
     graph_hash = graph.structure_hash()
     g = optimize(graph, jit_level)
     node_order = defer_to_first_use(g, order(g, exec_order))

@@ -61,6 +61,10 @@ class GraphPreparer:
             pool.append(create())
         return pool[:count]
 
+    def first_stream(self) -> int:
+        """The first stream every prepared graph runs on (a device loop's copies and control go there)."""
+        return self._pooled(self._streams, 1, self.rt.create_stream)[0]
+
     def prepare(self, graph: Graph, jit_level: str) -> Prepared:
         """Compile (or take from the graph cache), build/load kernels, set up streams and memory."""
         name = cache_name(graph.structure_hash(), jit_level, self.exec_order, default_max_streams(jit_level))

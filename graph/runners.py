@@ -27,6 +27,7 @@ from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_DEVICE, MEMCPY_HOST_TO_DEVICE
 from .bindings import DataQueue, DynamicBinding, Prepared
 from .ir import Graph
 from .prepare import GraphPreparer
+from .program_runner import ProgramRunner
 from .summary import RunLog, StepRecord
 from .transfer import Transfers, contiguous
 
@@ -80,15 +81,26 @@ class StepRunner(_GraphRunner):
     """One step of a graph: inputs uploaded, the schedule issued (O0/O1) or sunk (O2), outputs downloaded,
     parameter updates copied into the parameters' buffers."""
 
+    def __init__(self, rt: Runtime, preparer: GraphPreparer, transfers: Transfers, log: RunLog):
+        super().__init__(rt, preparer, transfers, log)
+        self.programs = ProgramRunner(rt, preparer, transfers)     # graphs with device loops
+
     def run(self, graph: Graph, inputs: list[np.ndarray], jit_level: str) -> list[np.ndarray]:
         wall0 = time.perf_counter()
-        prepared = self.preparer.prepare(graph, jit_level)
-        self.preparer.bind_constants(prepared, graph)
-        host0 = self.rt.host_time()
-        self.log.begin(graph.name, jit_level)
-        results = self._execute(prepared, inputs)
+        if graph.has_loops():
+            host0 = self.rt.host_time()
+            self.log.begin(graph.name, jit_level)
+            results = self.programs.run(graph, inputs, jit_level)
+            kernels = self.programs.kernels
+        else:
+            prepared = self.preparer.prepare(graph, jit_level)
+            self.preparer.bind_constants(prepared, graph)
+            host0 = self.rt.host_time()
+            self.log.begin(graph.name, jit_level)
+            results = self._execute(prepared, inputs)
+            kernels = len(prepared.kernels)
         self.log.end(graph.name, jit_level)
-        self.log.record(StepRecord(graph.name, jit_level, len(prepared.kernels), time.perf_counter() - wall0,
+        self.log.record(StepRecord(graph.name, jit_level, kernels, time.perf_counter() - wall0,
                                    self.rt.device_time() - host0, self.rt.host_time() - host0))
         return results
 
@@ -142,6 +154,8 @@ class SinkRunner(_GraphRunner):
         """
         if not batches:
             raise InvalidParamError(f"graph {graph.name!r}: a sink needs at least one batch")
+        if graph.has_loops():          # its loops' trip counts are the device's: steps run one by one
+            return [self.stepwise.run(graph, inputs, jit_level) for inputs in batches][-1]
         wall0 = time.perf_counter()
         prepared = self.preparer.prepare(graph, jit_level)
         if prepared.compiled.memory != "static":

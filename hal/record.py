@@ -114,6 +114,7 @@ class Recorder(StepClock):
         for name, cls in fmt.RECORD_OF_CALL.items():
             self._encoders[name] = self._generic(cls)
         self._encoders.update(init=self._init, launch_kernel=self._launch, launch_graph=self._launch_graph,
+                              label_switch=self._label_switch,
                               memcpy=self._memcpy, memcpy_async=self._memcpy_async, load_binary=self._load_binary,
                               malloc=self._malloc, free=self._free)
         self._sizes: dict[int, int] = {}            # live device allocation -> the size its malloc asked for
@@ -278,6 +279,10 @@ class Recorder(StepClock):
 
     def _launch_graph(self, args: tuple, result: Any) -> list:
         return [fmt.LaunchGraph.CODE, self._steps(args[0])]
+
+    def _label_switch(self, args: tuple, result: Any) -> list:
+        ptr, stream, steps, _ = args
+        return [fmt.LabelSwitch.CODE, ptr, stream, self._steps(steps), bool(result)]
 
     def _copy_operands(self, dst: Any, src: Any, count: int, kind: int) -> tuple[Any, Any]:
         """A copy's two sides as recorded: a host buffer as HostData (with the bytes it reads, with

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # The runtime a step is issued on (a hal.runtime.Runtime; not imported: the runtime imports the steps).
 Runtime = Any
 
-__all__ = ["Communicate", "Launch", "MemcpyAsync", "RecordEvent", "Step", "WaitEvent"]
+__all__ = ["Communicate", "LabelGoto", "Launch", "MemcpyAsync", "RecordEvent", "Step", "WaitEvent"]
 
 
 class Step:
@@ -102,6 +102,16 @@ class WaitEvent(Step):
 
     def issue(self, rt: Runtime) -> None:
         rt.stream_wait_event(self.stream, self.event)
+
+
+@dataclass(frozen=True, slots=True)
+class LabelGoto(Step):
+    """Jump back to a device loop's head on ``stream`` (the last task of a loop's body)."""
+
+    stream: int | None
+
+    def issue(self, rt: Runtime) -> None:
+        rt.label_goto(self.stream)
 
 
 @dataclass(frozen=True, slots=True)

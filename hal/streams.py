@@ -11,16 +11,16 @@ One of the mixins composed into :class:`ascendemu.hal.runtime.Runtime`.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ascendemu.device.model import Device, Event, Stream
 from ascendemu.device.system import DeadlockError
-from ascendemu.device.tasks import RecordTask, WaitTask
-from ascendemu.errors import (EventSyncTimeoutError, NoEventResourceError, NoStreamResourceError,
-                              RtParamInvalidError, StreamSyncTimeoutError)
+from ascendemu.device.tasks import LabelGotoTask, LabelSwitchTask, RecordTask, WaitTask
+from ascendemu.errors import (EventSyncTimeoutError, FeatureNotSupportedError, NoEventResourceError,
+                              NoStreamResourceError, RtParamInvalidError, StreamSyncTimeoutError)
 
 from .api import api
-from .steps import RecordEvent, WaitEvent
+from .steps import LabelGoto, RecordEvent, WaitEvent
 
 if TYPE_CHECKING:
     import simpy
@@ -173,6 +173,60 @@ class StreamsMixin:
         s, ev = self._stream(step.stream), self._event(step.event)
         self._check_same_device(s, ev)
         return s, WaitTask(f"wait event {ev.id}", self.node.host_time, ev)
+
+    def _goto_step_task(self, step: LabelGoto) -> tuple[Stream, LabelGotoTask]:
+        """A :class:`~.steps.LabelGoto` step as its stream and goto task."""
+        s = self._stream(step.stream)
+        return s, LabelGotoTask("LabelGoto", self.node.host_time)
+
+    @api()
+    def label_goto(self, stream: int | None = None) -> None:
+        """Jump back to a device loop's head (rtLabelGotoEx): one small task at the end of a loop's body."""
+        self._enqueue(LabelGoto(stream))
+
+    @api(cost=0.0)
+    def label_switch(self, ptr: int, stream: int | None = None, steps: Sequence[Step] = (),
+                     taken: bool | None = None) -> bool:
+        """The device's branch at a device loop's head (rtLabelSwitchByIndex): when ``stream`` reaches
+        it, the device reads the bool at ``ptr`` and goes on with ``steps`` (the loop body's sunk tasks,
+        validated before anything is enqueued; none when the host issues the body itself, O0/O1) if it
+        is true, past them otherwise. Returns the branch taken, for the host to issue what follows.
+
+        The device decides, not the host: to know the branch the simulation runs until the switch has
+        read its predicate (``Node.run_ahead``) and the host's clock does not move, so no host round trip
+        (synchronise, copy back, decide) is priced; the call itself costs the host nothing, since on the
+        chip the branch and its tasks were loaded with the graph. ``taken`` given (a replay of a
+        recorded run) is the branch, and nothing is read (the simulation still runs to the switch). A device without backing (DryRun) cannot read
+        a predicate: FeatureNotSupportedError."""
+        s = self._stream(stream)
+        mem = s.device.memory
+        mem.resolve(ptr, 1, "label_switch predicate")
+        planned = [self.step_task(step) for step in steps]
+        host_pred = None
+        if taken is None:
+            if not mem.backed:
+                raise FeatureNotSupportedError(
+                    "label_switch: a device without backing (DryRun) computes no predicate, so a device loop's "
+                    "trip count is unknown; run the script without --dry-run / MS_SIMULATION_LEVEL")
+            host_pred = mem.view(ptr, 1, "label_switch predicate")
+        task = LabelSwitchTask("LabelSwitch", self.node.host_time, ptr, host_pred, taken)
+        if self.node.strict:
+            task.reads = [(ptr, ptr + 1)]
+        self._submit(s, task)
+        # a replay runs ahead too, though it knows the branch: the body then meets the simulation in the
+        # state the run's did, so every figure (which core ran which block) comes out bit for bit
+        try:
+            self.node.run_ahead(s.finished(task.seq))
+        except DeadlockError:
+            raise StreamSyncTimeoutError(f"label_switch on stream {s.id} can never run: "
+                                         f"{self._blocked_report()}") from None
+        if taken is None:
+            self._raise_stream_errors(s)
+            taken = bool(task.taken)
+        if taken:
+            for st, t in planned:
+                self._submit_sunk(st, t)
+        return taken
 
     def _raise_stream_errors(self, s: Stream) -> None:
         if s.errors:

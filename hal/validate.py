@@ -304,7 +304,7 @@ PARAMS: dict[str, Kind] = {
     "device_id": DEVICE_ID, "context": CONTEXT,
     # streams and events
     "stream": STREAM, "event": EVENT, "flags": EVENT_FLAGS,
-    "event_elapsed_time.start": EVENT, "event_elapsed_time.end": EVENT,
+    "event_elapsed_time.start": EVENT, "event_elapsed_time.end": EVENT, "label_switch.taken": FLAG,
     # memory
     "size": ALLOC_SIZE, "policy": MALLOC_POLICY, "ptr": POINTER,
     "free.ptr": FREED_POINTER, "free_host.ptr": FREED_POINTER,

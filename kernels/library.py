@@ -265,12 +265,22 @@ def kernel_signature():
     return types.void(types.CPointer(types.uint64), types.int64, types.int64)
 
 
+# The dynamic-shape kernels compile_inprocess compiled in this process, by family: as in the kernel
+# cache, the signatures of one family share one compiled kernel (each with its own tiling data).
+_INPROCESS_FAMILIES: dict[KernelFamily, Any] = {}
+
+
 def compile_inprocess(sig: OpSignature) -> KernelFunction:
-    """Compile ``sig``'s kernel with numba in this process (tests, O0 debugging; no ELF involved)."""
+    """Compile ``sig``'s kernel with numba in this process (tests, O0 debugging; no ELF involved); a
+    dynamic-shape kernel once per family."""
     import numba
 
-    source = generate(sig)
-    cfunc = numba.cfunc(kernel_signature(), error_model=KERNEL_ERROR_MODEL)(source.pyfunc)
-    return KernelFunction(name=source.func_name, entry=cfunc.address, block_dim=source.block_dim,
-                          args=source.args, cost=source.cost, keepalive=cfunc, op_info=source.kernel.op_info,
-                          tiling=source.kernel.tiling_data, host_blocks=source.kernel.plan.host_blocks)
+    kernel = plan_kernel(sig)
+    cfunc = _INPROCESS_FAMILIES.get(kernel.family) if kernel.family is not None else None
+    if cfunc is None:
+        cfunc = numba.cfunc(kernel_signature(), error_model=KERNEL_ERROR_MODEL)(generate(kernel).pyfunc)
+        if kernel.family is not None:
+            _INPROCESS_FAMILIES[kernel.family] = cfunc
+    return KernelFunction(name=kernel.func_name, entry=cfunc.address, block_dim=kernel.block_dim,
+                          args=kernel.args, cost=kernel.cost, keepalive=cfunc, op_info=kernel.op_info,
+                          tiling=kernel.tiling_data, host_blocks=kernel.plan.host_blocks)

@@ -435,31 +435,39 @@ def test_float16_stores_of_float64_statistics_build_within_the_allowlist():
 def test_blas_calls_link_to_the_wheel_library_in_a_fresh_process(kernel_dir):
     """A float32 MatMul object leaves cblas_sgemm to the loader, which resolves it from the
     scipy-openblas32 wheel's library opened by path (numpy's own OpenBLAS exports other names),
-    without numba; the product matches numpy's."""
+    without numba; the product matches numpy's. (A dynamic-shape kernel: linked as the cache links it,
+    its block dim and tiling data from the signature's plan.)"""
+    from ascendemu.kernels.library import plan_kernel
     from ascendemu.kernels.signature import TensorDesc
-    kb = build_binary(OpSignature.make("MatMul", [TensorDesc((70, 50)), TensorDesc((40, 50))], transpose_b=True), 0)
+    sig = OpSignature.make("MatMul", [TensorDesc((70, 50)), TensorDesc((40, 50))], transpose_b=True)
+    kb, plan = build_binary(sig, 0), plan_kernel(sig)
     assert "scipy_cblas_sgemm" in kb.json["undefinedSymbols"]
     for suffix, data in kb.files().items():
         (kernel_dir / f"{kb.bin_file_name}{suffix}").write_bytes(data)
     code = r"""
-import ctypes, sys
+import ctypes, json, sys
 from pathlib import Path
 import numpy as np
 import scipy_openblas32
-from ascendemu.hal.loader import _symbol_address, load_binary, read_binary
-kf = load_binary(read_binary(sys.argv[1], sys.argv[2]))
+from ascendemu.hal.kernel import KernelFunction
+from ascendemu.hal.loader import _symbol_address, link, read_binary
+block_dim, tiling = json.loads(sys.argv[3])
+entry, keepalive = link(read_binary(sys.argv[1], sys.argv[2]))
+kf = KernelFunction(sys.argv[2], entry, block_dim, (), keepalive=keepalive, tiling=tuple(tiling))
 wheel = ctypes.CDLL(str(Path(scipy_openblas32.get_lib_dir()) / f"lib{scipy_openblas32.get_library()}.so"))
 assert _symbol_address("scipy_cblas_sgemm") == ctypes.cast(wheel.scipy_cblas_sgemm, ctypes.c_void_p).value
 rng = np.random.default_rng(0)
 a, b = rng.standard_normal((70, 50), dtype=np.float32), rng.standard_normal((40, 50), dtype=np.float32)
 c = np.full((70, 40), np.nan, np.float32)
-args = (ctypes.c_uint64 * 3)(a.ctypes.data, b.ctypes.data, c.ctypes.data)
+args = kf.argv([a.ctypes.data, b.ctypes.data, c.ctypes.data])
 for block in range(kf.block_dim):
     kf.call_block(args, block)
 np.testing.assert_allclose(c, a.astype(np.float64) @ b.T.astype(np.float64), rtol=1e-5, atol=1e-4)
 assert "numba" not in sys.modules
 """
-    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), kb.bin_file_name], capture_output=True, text=True)
+    facts = json.dumps([plan.block_dim, plan.tiling_data])
+    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), kb.bin_file_name, facts], capture_output=True,
+                         text=True)
     assert out.returncode == 0, out.stderr
 
 

@@ -154,3 +154,154 @@ def test_a_generator_cannot_branch_on_a_runtime_value():
         bool(n > 3)
     with pytest.raises(TypeError, match="static tiling fact"):
         range(n)
+
+
+# ------------------------------------------------------------- products and data movement
+
+MATMULS = [  # (x1, x2, attrs): float32 products of one route, transposes and batch rank at several sizes
+    ((37, 19), (19, 23), {}),
+    ((600, 256), (256, 300), {}),        # more blocks than host threads: the host runs it as 2
+    ((5, 1), (1, 7), {}),
+]
+
+
+def test_products_of_any_size_share_one_kernel_and_any_block_count_computes_them(cache):
+    rng = np.random.default_rng(4)
+    sigs = [OpSignature.make("MatMul", [(a, "float32"), (b, "float32")], **attrs) for a, b, attrs in MATMULS]
+    kernels = [cache.get(s) for s in sigs]
+    assert len({k.name for k in kernels}) == 1 and all(k.host_blocks for k in kernels)
+    for (a_shape, b_shape, _), s, k in zip(MATMULS, sigs, kernels):
+        a, b = rng.standard_normal(a_shape).astype(np.float32), rng.standard_normal(b_shape).astype(np.float32)
+        (y,) = run(k, s, [a, b])
+        np.testing.assert_allclose(y, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+        for blocks in (1, 2, 3):        # the BLAS grid follows the run-time block count: same bits
+            out = np.full(y.shape, np.nan, np.float32)
+            argv = k.argv([a.ctypes.data, b.ctypes.data, out.ctypes.data])
+            for block in range(blocks):
+                k.call_block(argv, block, blocks)
+            np.testing.assert_array_equal(out, y)
+    transposed = OpSignature.make("MatMul", [((19, 37), "float32"), ((19, 23), "float32")], transpose_a=True)
+    assert cache.get(transposed).name != kernels[0].name
+
+
+def test_batch_products_of_one_batch_rank_share_a_kernel_broadcast_or_not(cache):
+    rng = np.random.default_rng(5)
+    names = set()
+    for a_shape, b_shape in (((2, 1, 5, 7), (3, 7, 4)), ((1, 4, 3, 6), (2, 1, 6, 9)), ((3, 2, 8, 2), (3, 2, 2, 5))):
+        s = OpSignature.make("BatchMatMul", [(a_shape, "float16"), (b_shape, "float16")])
+        k = cache.get(s)
+        names.add(k.name)
+        a, b = rng.standard_normal(a_shape).astype(np.float16), rng.standard_normal(b_shape).astype(np.float16)
+        (y,) = run(k, s, [a, b])
+        np.testing.assert_allclose(y, (a.astype(np.float64) @ b).astype(np.float16), rtol=2e-3, atol=2e-3)
+    assert len(names) == 1
+
+
+def _ints(shape, low, high, seed=6):
+    return np.random.default_rng(seed).integers(low, high, shape).astype(np.int32)
+
+
+def _floats(shape, dtype="float32", seed=7):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _segment_sum(x, ids, count):
+    y = np.zeros((count,) + x.shape[ids.ndim:], x.dtype)
+    np.add.at(y, ids[ids < count], x[ids < count])      # ascending row order, as the kernel adds
+    return y
+
+
+def _scatter_nd(indices, updates, shape):
+    y = np.zeros(shape, updates.dtype)
+    np.add.at(y, tuple(indices.reshape(-1, indices.shape[-1]).T), updates)
+    return y
+
+
+def _strided_slice_grad(dy, shape, key):
+    y = np.zeros(shape, dy.dtype)
+    y[key] = dy
+    return y
+
+
+def _one_hot(ix, depth, axis):
+    return np.moveaxis(np.eye(depth, dtype=np.float32)[ix], -1, axis) * np.float32(2.5)
+
+
+# op -> signatures of different sizes that share one kernel, each (inputs, attrs, numpy reference)
+MOVEMENT = {
+    # a strided inner loop's stride is compiled in (5 here), the other dims and strides are not
+    "Transpose": [([_floats((3, 4, 5))], {"perm": (2, 0, 1)}, lambda x: x.transpose(2, 0, 1)),
+                  ([_floats((7, 2, 5))], {"perm": (2, 0, 1)}, lambda x: x.transpose(2, 0, 1))],
+    "Slice": [([_floats((6, 7, 8))], {"begin": (1, 2, 0), "size": (3, 4, 8)}, lambda x: x[1:4, 2:6]),
+              ([_floats((9, 3, 4))], {"begin": (0, 1, 0), "size": (9, 1, 4)}, lambda x: x[:, 1:2])],
+    "Pad": [([_floats((3, 4))], {"paddings": ((1, 2), (0, 3))}, lambda x: np.pad(x, ((1, 2), (0, 3)))),
+            ([_floats((5, 2))], {"paddings": ((0, 0), (4, 1))}, lambda x: np.pad(x, ((0, 0), (4, 1))))],
+    "Concat": [([_floats((2, 3)), _floats((2, 0)), _floats((2, 5))], {"axis": 1}, lambda *x: np.concatenate(x, 1)),
+               ([_floats((4, 1)), _floats((4, 6)), _floats((4, 2))], {"axis": 1}, lambda *x: np.concatenate(x, 1))],
+    "Split": [([_floats((4, 6, 2))], {"axis": 1, "output_num": 3}, lambda x: np.split(x, 3, 1)),
+              ([_floats((1, 9, 5))], {"axis": 1, "output_num": 3}, lambda x: np.split(x, 3, 1))],
+    "Gather": [([_floats((5, 6, 3)), _ints((2, 4), -1, 7)], {"axis": 1},
+                lambda p, i: np.where(((i >= 0) & (i < 6))[None, :, :, None], p[:, np.clip(i, 0, 5)], 0)),
+               ([_floats((9, 2)), _ints((5,), 0, 9)], {"axis": 0}, lambda p, i: p[i])],
+    "UnsortedSegmentSum": [([_floats((10, 3)), _ints((10,), 0, 5)], {"num_segments": 4},
+                            lambda x, i: _segment_sum(x, i, 4)),
+                           ([_floats((6, 2, 3)), _ints((6, 2), 0, 3)], {"num_segments": 3},
+                            lambda x, i: _segment_sum(x, i, 3))],
+    "StridedSlice": [([_floats((7, 9, 5))], {"begin": (1, 8, 0), "end": (6, 0, 5), "strides": (2, -3, 1)},
+                      lambda x: x[1:6:2, 8:0:-3]),
+                     ([_floats((4, 20, 3))], {"begin": (0, 19, 1), "end": (4, 2, 3), "strides": (3, -5, 1)},
+                      lambda x: x[0:4:3, 19:2:-5, 1:3])],
+    "StridedSliceGrad": [([_floats((3, 3, 5))], {"shapex": (7, 9, 5), "begin": (1, 8, 0), "end": (6, 0, 5),
+                                                 "strides": (2, -3, 1)},
+                          lambda d: _strided_slice_grad(d, (7, 9, 5), np.s_[1:6:2, 8:0:-3])),
+                         ([_floats((2, 4, 2))], {"shapex": (4, 20, 3), "begin": (0, 19, 1), "end": (4, 2, 3),
+                                                 "strides": (3, -5, 1)},
+                          lambda d: _strided_slice_grad(d, (4, 20, 3), np.s_[0:4:3, 19:2:-5, 1:3]))],
+    "Tile": [([_floats((3, 1, 4))], {"multiples": (2, 3, 1)}, lambda x: np.tile(x, (2, 3, 1))),
+             ([_floats((2, 1, 5))], {"multiples": (4, 2, 1)}, lambda x: np.tile(x, (4, 2, 1)))],
+    "OneHot": [([_ints((3, 4), 0, 5), np.float32(2.5), np.float32(0)], {"depth": 5, "axis": 1},
+                lambda i, *_: _one_hot(i, 5, 1)),
+               ([_ints((2, 6), 0, 7), np.float32(2.5), np.float32(0)], {"depth": 7, "axis": 1},
+                lambda i, *_: _one_hot(i, 7, 1))],
+    "GatherNd": [([_floats((4, 5, 3)), _ints((6, 2), 0, 4)], {}, lambda x, i: x[i[:, 0], i[:, 1]]),
+                 ([_floats((3, 6, 2)), _ints((4, 2), 0, 3)], {}, lambda x, i: x[i[:, 0], i[:, 1]])],
+    "ScatterNd": [([_ints((6, 2), 0, 4), _floats((6, 3))], {"shape": (4, 5, 3)},
+                   lambda i, u: _scatter_nd(i, u, (4, 5, 3))),
+                  ([_ints((3, 2), 0, 3), _floats((3, 8))], {"shape": (3, 4, 8)},
+                   lambda i, u: _scatter_nd(i, u, (3, 4, 8)))],
+    "GatherD": [([_floats((4, 5, 3)), _ints((4, 2, 3), -5, 5)], {"dim": 1},
+                 lambda x, i: np.take_along_axis(x, i % 5, 1)),
+                ([_floats((2, 7, 6)), _ints((2, 3, 6), -7, 7)], {"dim": 1},
+                 lambda x, i: np.take_along_axis(x, i % 7, 1))],
+}
+
+
+@pytest.mark.parametrize("op", list(MOVEMENT))
+def test_data_movement_of_any_size_shares_one_kernel_and_matches_numpy_bit_for_bit(cache, op):
+    names = set()
+    for arrays, attrs, ref in MOVEMENT[op]:
+        arrays = [np.asarray(a) for a in arrays]
+        s = OpSignature.make(op, [(a.shape, str(a.dtype)) for a in arrays], **attrs)
+        k = cache.get(s)
+        names.add(k.name)
+        got = run(k, s, arrays)
+        want = ref(*arrays)
+        for g, w in zip(got, want if isinstance(want, list) else [want]):
+            np.testing.assert_array_equal(g, w)
+    assert len(names) == 1
+
+
+def test_sparse_cross_entropy_of_any_batch_and_class_count_is_one_kernel(cache):
+    names = set()
+    for n, c in ((8, 10), (5, 3), (16, 33)):
+        logits, labels = _floats((n, c)), _ints((n,), 0, c)
+        s = OpSignature.make("SparseSoftmaxCrossEntropyWithLogits", [((n, c), "float32"), ((n,), "int32")])
+        k = cache.get(s)
+        names.add(k.name)
+        loss, backprop = run(k, s, [logits, labels])
+        z = logits.astype(np.float64)
+        log_p = z - z.max(1, keepdims=True)
+        log_p -= np.log(np.exp(log_p).sum(1, keepdims=True))
+        np.testing.assert_allclose(loss, -log_p[np.arange(n), labels], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(backprop, np.exp(log_p) - np.eye(c)[labels], rtol=1e-5, atol=1e-6)
+    assert len(names) == 1

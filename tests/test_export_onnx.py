@@ -323,7 +323,6 @@ def test_an_op_without_lowering_is_an_unsupported_op_error(tmp_path, net, inputs
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"file_format": "PB"}, ExportValueError, "must be one of"),
     ({"file_format": "onnx"}, ExportValueError, "must be one of"),      # MindSpore's check is case-sensitive
-    ({"file_format": "MINDIR"}, FeatureNotSupportedError, "file_format='ONNX'"),
     ({"file_format": "AIR"}, FeatureNotSupportedError, "file_format='ONNX'"),
     ({"file_name": 3}, ExportTypeError, "'file_name' must be a str"),
     ({"file_name": ""}, ExportValueError, "non-empty"),

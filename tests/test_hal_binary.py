@@ -13,23 +13,24 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 ROWS, COLS = 25, 40
 N = ROWS * COLS
+PADDINGS = ((1, 1), (2, 2))      # the MirrorPad kernel's (a kernel specialised to its signature)
 
 
 @pytest.fixture(scope="module")
 def cache_root(tmp_path_factory):
-    """A kernel_meta with a Transpose (a kernel specialised to its signature) and a Square (a
+    """A kernel_meta with a MirrorPad (a kernel specialised to its signature) and a Square (a
     dynamic-shape kernel: its shapes are tiling data)."""
     root = tmp_path_factory.mktemp("hal_bin")
     cache = KernelCache(root=root)
-    cache.get(OpSignature.make("Transpose", [TensorDesc((ROWS, COLS), "float32")], perm=(1, 0)))
+    cache.get(OpSignature.make("MirrorPad", [TensorDesc((ROWS, COLS), "float32")], paddings=PADDINGS, mode="REFLECT"))
     cache.get(OpSignature.make("Square", [TensorDesc((N,), "float32")]))
     return cache.directory
 
 
 @pytest.fixture(scope="module")
 def square_files(cache_root):
-    """The Transpose entry's .json (the fixture kept its name: the files of a kernel loaded by path)."""
-    (json_path,) = cache_root.glob("transpose_*_0.json")
+    """The MirrorPad entry's .json (the fixture kept its name: the files of a kernel loaded by path)."""
+    (json_path,) = cache_root.glob("mirror_pad_*_0.json")
     return json_path
 
 
@@ -49,14 +50,15 @@ def test_load_get_function_and_launch(rt, square_files):
     binary = rt.load_binary(square_files.with_suffix(".o"))
     func = rt.get_function(binary, f"{square_files.stem}__kernel0")
     x = np.linspace(-3, 3, N, dtype=np.float32)
-    dx, dy = rt.malloc(x.nbytes), rt.malloc(x.nbytes)
+    want = np.pad(x.reshape(ROWS, COLS), PADDINGS, mode="reflect")
+    dx, dy = rt.malloc(x.nbytes), rt.malloc(want.nbytes)
     rt.memcpy(dx, x.nbytes, x, x.nbytes, MEMCPY_HOST_TO_DEVICE)
     block_dim = rt.functions[func].block_dim
     rt.launch_kernel(func, block_dim, np.array([dx, dy], np.uint64).tobytes(), 0)   # packed 8-byte args
     rt.synchronize_stream(0)
-    y = np.empty_like(x)
+    y = np.empty_like(want)
     rt.memcpy(y, y.nbytes, dy, y.nbytes, MEMCPY_DEVICE_TO_HOST)
-    np.testing.assert_array_equal(y, x.reshape(ROWS, COLS).T.ravel())
+    np.testing.assert_array_equal(y, want)
     with pytest.raises(errors.KernelLookupError) as e:
         rt.get_function(binary, "relu__kernel0")
     assert e.value.code == 507027 and square_files.stem in e.value.message

@@ -135,9 +135,9 @@ ALIAS_ONLY: set[str] = set()
 ZOO_UNSUPPORTED_PATHS = [("mindspore.boost", "mindspore.boost"),
                          ("mindspore.parallel._transformer.transformer", "mindspore.parallel._transformer"),
                          ("mindspore.nn.transformer.loss", "mindspore.nn.transformer")]
-ZOO_UNSUPPORTED_NAMES = [("mindspore", "set_ps_context"), ("mindspore.nn", "GraphCell"),
+ZOO_UNSUPPORTED_NAMES = [("mindspore", "set_ps_context"), ("mindspore.nn", "EmbeddingLookupThor"),
                          ("mindspore.parallel", "shard"), ("mindspore.train.train_thor", "ConvertNetUtils"),
-                         ("mindspore.ops", "DynamicRNN"), ("mindspore.ops.operations", "ScalarSummary"),
+                         ("mindspore.ops", "DeformableOffsets"), ("mindspore.ops.operations", "ScalarSummary"),
                          ("mindspore.ops.composite", "add_flags_x"), ("mindspore.numpy", "kron"),
                          ("mindspore.ops.functional", "hastype")]
 
@@ -208,14 +208,16 @@ def test_unsupported_name_is_a_clear_error_as_attribute_and_in_from_import(alias
 
 def test_from_import_of_an_unsupported_name_under_ascendemu_run(tmp_path):
     """The user's view: exit status 2 (an AclError), the script's own line last in the traceback."""
-    (tmp_path / "script.py").write_text("import mindspore.ops.operations as P\nfrom mindspore.nn import GraphCell\n")
+    (tmp_path / "script.py").write_text("import mindspore.ops.operations as P\n"
+                                        "from mindspore.nn import EmbeddingLookupThor\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "MS_COMPILER_CACHE_PATH"}
     proc = subprocess.run([sys.executable, "-m", "ascendemu", "run", "--quiet", "script.py"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert [line for line in lines if line.startswith("  File ")] == ['  File "script.py", line 2, in <module>']
-    assert lines[-1].startswith("ascendemu.frontend.unsupported.UnsupportedImportError: [207000] nn.GraphCell "
+    assert lines[-1].startswith("ascendemu.frontend.unsupported.UnsupportedImportError: [207000] "
+                                "nn.EmbeddingLookupThor "
                                 "is not supported by the emulated Ascend front end; ")
     assert "`ascendemu api-coverage` lists the names each namespace serves" in lines[-1]
 

@@ -257,7 +257,14 @@ def test_tuple_to_array_scalar_to_tensor_and_dtype(ex):
     a, b = ops.TupleToArray()((1, 2, 3)), ops.tuple_to_array((1.5, 2.5))
     assert (a.dtype, a.asnumpy().tolist(), b.dtype, b.asnumpy().tolist()) == (ms.int32, [1, 2, 3], ms.float32,
                                                                                [1.5, 2.5])
-    for bad in ([1, 2], (), ("a",), (True, False), ((1, 2),), (1, 2.5)):
+    r = ops.TupleToArray()(range(4))           # a range is the tuple of its numbers (zoo scripts pass one)
+    assert (r.dtype, r.asnumpy().tolist()) == (ms.int32, [0, 1, 2, 3])
+    # MindSpore's own errors for a list and an empty tuple
+    with pytest.raises(TypeError, match="For 'TupleToArray', the type of 'x' should be 'tuple', but got type 'list'"):
+        ops.TupleToArray()([1, 2])
+    with pytest.raises(ValueError, match="the size of x should be > : 0, but got 0"):
+        ops.TupleToArray()(())
+    for bad in (("a",), (True, False), ((1, 2),), (1, 2.5)):
         with pytest.raises(InvalidParamError, match="TupleToArray: input_x="):
             ops.TupleToArray()(bad)
     for value, dtype, want in ((3, ms.float32, 3.0), (2.5, ms.int32, 2), (True, ms.float32, 1.0),

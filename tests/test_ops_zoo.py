@@ -470,7 +470,7 @@ BAD = [
     (lambda: ops.stack([T(X), T(XI)]), InvalidParamError, "tensor 1 is Int32"),
     (lambda: ops.Unstack(num=3)(T(X)), InvalidParamError, "has 4 entries but num=3"),
     (lambda: ops.clip_by_value(T(X)), InvalidParamError, "give clip_value_min, clip_value_max or both"),
-    (lambda: ops.tuple_to_array([1, 2]), InvalidParamError, "must be a non-empty tuple of numbers"),
+    (lambda: ops.tuple_to_array([1, 2]), TypeError, "the type of .x. should be .tuple., but got type .list."),
     (lambda: ops.Print()(object()), InvalidParamError, "cannot print a object"),
     (lambda: ops.max(T(X), initial=1.0), FeatureNotSupportedError, "initial= and where= are not supported"),
     (lambda: T(X)[4], TensorIndexError, r"index 4 is out of bounds for axis 0 with size 4 \(tensor of shape"),

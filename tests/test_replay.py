@@ -146,7 +146,7 @@ def test_a_file_that_is_not_a_trace_or_of_a_newer_major_version_is_refused(tmp_p
     data = bytearray(w.close(fmt.End(0, {})).read_bytes())
     data[8:10] = struct.pack("<H", fmt.FORMAT_VERSION[0] + 1)
     (tmp_path / "y.aetrace").write_bytes(bytes(data))
-    with pytest.raises(fmt.TraceFormatError, match=f"format {fmt.FORMAT_VERSION[0] + 1}.0"):
+    with pytest.raises(fmt.TraceFormatError, match=f"format {fmt.FORMAT_VERSION[0] + 1}.{fmt.FORMAT_VERSION[1]}"):
         fmt.read_trace(tmp_path / "y.aetrace")
 
 
@@ -324,7 +324,7 @@ def test_replay_with_recorded_data_recomputes_the_same_output_bytes(workdir, asc
 
     # through the HAL alone: load_binary / get_function. The run's Square is a dynamic-shape kernel (its
     # sizes come from a signature's plan), so it is refused by path; a kernel specialised to its signature
-    # (a Transpose built into the same cache) loads, and its launches replay
+    # (a MirrorPad built into the same cache) loads, and its launches replay
     (kernel,) = [r for r in fmt.read_trace(path) if isinstance(r, fmt.Kernel)]
     kernel_meta = ascendemu_kernel_cache / "rank_0" / "kernel_meta"
     rt = get_runtime()
@@ -333,23 +333,23 @@ def test_replay_with_recorded_data_recomputes_the_same_output_bytes(workdir, asc
     with pytest.raises(AclError, match="dynamic-shape kernel"):
         rt.load_binary(kernel_meta / f"{kernel.identity['kernel_meta']}.json")
     rt.finalize()
-    transpose = KernelCache(ascendemu_kernel_cache, rank=0).get(
-        OpSignature.make("Transpose", [((3, 2), "float32")], perm=(1, 0)))
+    mirror = KernelCache(ascendemu_kernel_cache, rank=0).get(
+        OpSignature.make("MirrorPad", [((3, 2), "float32")], paddings=((1, 1), (0, 0)), mode="REFLECT"))
     hal_path = workdir / "hal.aetrace"
     rec = Recorder(hal_path, record_data=True).attach(rt)
     rt.init()
     rt.set_device(0)
-    func = rt.get_function(rt.load_binary(kernel_meta / f"{transpose.name}.json"), f"{transpose.name}__kernel0")
+    func = rt.get_function(rt.load_binary(kernel_meta / f"{mirror.name}.json"), f"{mirror.name}__kernel0")
     x = np.arange(6, dtype=np.float32).reshape(3, 2) + 1.5
     ptrs = [rt.malloc(a.nbytes) for a in rt.functions[func].args]
     rt.memcpy(ptrs[0], x.nbytes, x, x.nbytes, 1)
     rt.launch_kernel(func, None, ptrs, None)
     rt.synchronize_device()            # a synchronous memcpy does not wait for the streams (hal.memory)
-    out = np.empty((2, 3), np.float32)
+    out = np.empty((5, 2), np.float32)
     rt.memcpy(out, out.nbytes, ptrs[1], out.nbytes, 2)
     rec.close()
     rt.finalize()
-    assert np.array_equal(out, x.T)
+    assert np.array_equal(out, np.pad(x, ((1, 1), (0, 0)), mode="reflect"))
     priced, computed = replay(str(hal_path)), replay(str(hal_path), compute=True)
     assert differences(priced.recorded.figures, priced.figures) == []
     assert differences(computed.recorded.figures, computed.figures) == []

@@ -121,8 +121,8 @@ def test_jit_level_flag_overrides_the_script(seed_runs):
     pytest.param("from mindspore.boost import GradientFreeze\n", 1,
                  "No module named 'mindspore.boost' in ascendemu's MindSpore-compatible subset",
                  id="submodule"),
-    pytest.param("import mindspore.ops as ops\nops.DynamicGRUV2()\n", 2,
-                 "ops.DynamicGRUV2 is not supported by the emulated Ascend front end", id="op"),
+    pytest.param("import mindspore.ops as ops\nops.DeformableOffsets()\n", 2,
+                 "ops.DeformableOffsets is not supported by the emulated Ascend front end", id="op"),
 ])
 def test_unsupported_mindspore_api_fails_with_a_clear_message(tmp_path, source, code, message):
     (tmp_path / "script.py").write_text(source)
@@ -190,14 +190,14 @@ def test_failing_script_prints_the_summary_then_its_own_traceback(tmp_path, sour
 
 
 def test_device_error_deep_in_the_script_drops_ascendemu_frames(tmp_path):
-    (tmp_path / "deep.py").write_text("import mindspore as ms\n\n\ndef build():\n    return ms.ops.DynamicGRUV2()\n"
+    (tmp_path / "deep.py").write_text("import mindspore as ms\n\n\ndef build():\n    return ms.ops.DeformableOffsets()\n"
                                       "\n\nbuild()\n")
     proc = run_merged(tmp_path, "--quiet", "deep.py")
     assert proc.returncode == 2
     files = [line for line in traceback_of(proc.stdout) if line.startswith("  File ")]
     assert files == ['  File "deep.py", line 8, in <module>', '  File "deep.py", line 5, in build']
     assert traceback_of(proc.stdout)[-1].startswith(
-        "ascendemu.frontend.unsupported.UnsupportedOpError: [207000] ops.DynamicGRUV2 is not supported")
+        "ascendemu.frontend.unsupported.UnsupportedOpError: [207000] ops.DeformableOffsets is not supported")
 
 
 def test_module_error_traceback_starts_in_the_module(tmp_path):

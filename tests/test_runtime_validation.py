@@ -51,9 +51,9 @@ def expected_code(call: str, param: str) -> int:
 NUMPY_TRUE, NUL_BYTES = np.bool_(True), b"\0"
 ALWAYS_BAD = [object(), 1.5, 1.0, np.float32(1.0), {}, {1}, complex(1), NUMPY_TRUE, 2**64, 2**70, -1,
               np.int64(-1), NUL_BYTES]
-FLAGS = ("strict", "defrag", "trace", "backing")   # the only parameters that take True/False
+FLAGS = ("strict", "defrag", "trace", "backing", "taken")   # the only parameters that take True/False
 STRINGS = ("spec", "path", "name")             # the only parameters that take a str
-NONE_OK = ("stream", "block_dim")              # None is a value of these kinds (default stream, kernel's blockDim)
+NONE_OK = ("stream", "block_dim", "taken")     # None is a value of these (default stream, kernel's blockDim, no branch)
 
 
 def bad_values(call: str, param: inspect.Parameter) -> list:
@@ -111,6 +111,8 @@ def ready(rt, make_scale):
         "reduce_scatter": (d, d, 4, 4, 0, 10**6, s), "broadcast": (d, 4, 4, 0, 10**6, s),
         "alltoall": (d, d, 4, 4, 10**6, s), "send": (d, 4, 4, 1, 10**6, s), "recv": (d, 4, 4, 1, 10**6, s),
         "barrier": (10**6, s),
+        # device loops: the predicate's branch and the jump back (no loop is live: the switch reads d)
+        "label_switch": (d, s, (), None), "label_goto": (s,),
     }
     return rt, templates
 

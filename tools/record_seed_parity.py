@@ -89,28 +89,39 @@ def record() -> dict:
         out["initializers"][str(seed)] = rows
         ms.set_seed(seed)
         out["layers"][str(seed)] = layers(ms, nn)
-    out["ops_not_reproduced"] = random_ops(ms)
+    out["random_ops"] = random_ops(ms)
     np.random.seed(0)                        # no set_seed: the layers draw from numpy's global state
     out["default_np_seed0"] = layers(ms, nn)
     return out
 
 
 def random_ops(ms) -> dict:
-    """Known answers of the CPU random ops, kept for the work still open: their generator is not
-    the initializers' host stream and is not reproduced yet. Recorded facts: a primitive's second
-    call continues its stream; ops.randn after set_seed(1) equals StandardNormal(seed=1, seed2=0)
-    (the graph seed pair (1, 0) of _get_graph_seed)."""
+    """Known answers of the CPU random ops (reproduced bit for bit: kernels/ops/random.py). Recorded
+    facts: a primitive's second call continues its stream (an odd count drops the polar method's
+    spare value); ops.randn after set_seed(1) equals StandardNormal(seed=1, seed2=0) (the graph seed
+    pair (1, 0) of _get_graph_seed). UniformInt values are stored as they are (int32)."""
     from mindspore import ops
-    got = {"note": "not reproduced by ascendemu yet (see docs/ARCHITECTURE.md, Seeds and random numbers)"}
+    got = {"note": "CPU random ops: libstdc++ engines seeded by GetSeed(seed, seed2) (docs/ARCHITECTURE.md, "
+                   "Seeds and random numbers); float values as float32 bits"}
     sn = ops.StandardNormal(seed=1, seed2=2)
     got["StandardNormal(1,2) call1"] = bits(sn((FIRST,)).asnumpy())
     got["StandardNormal(1,2) call2"] = bits(sn((FIRST,)).asnumpy())
     got["StandardNormal(1,0)"] = bits(ops.StandardNormal(seed=1, seed2=0)((FIRST,)).asnumpy())
+    odd = ops.StandardNormal(seed=3, seed2=4)
+    got["StandardNormal(3,4) (3,) twice"] = bits(odd((3,)).asnumpy()) + bits(odd((3,)).asnumpy())
     got["UniformReal(1,2)"] = bits(ops.UniformReal(seed=1, seed2=2)((FIRST,)).asnumpy())
+    ui = ops.UniformInt(seed=1, seed2=2)
+    low, high = ms.Tensor(0, ms.int32), ms.Tensor(10, ms.int32)
+    got["UniformInt(1,2) [0,10) then [-5,1000003)"] = (
+        ui((8,), low, high).asnumpy().tolist()
+        + ui((8,), ms.Tensor(-5, ms.int32), ms.Tensor(1000003, ms.int32)).asnumpy().tolist())
     ms.set_seed(1)
     got["set_seed(1) randn"] = bits(ops.randn(FIRST).asnumpy())
     ms.set_seed(1)
     got["set_seed(1) uniform(0,1)"] = bits(ops.uniform((FIRST,), ms.Tensor(0.0), ms.Tensor(1.0)).asnumpy())
+    ms.set_seed(5)
+    got["set_seed(5) normal(1,2) twice"] = (bits(ops.normal((4,), ms.Tensor(1.0), ms.Tensor(2.0)).asnumpy())
+                                           + bits(ops.normal((4,), ms.Tensor(1.0), ms.Tensor(2.0)).asnumpy()))
     return got
 
 

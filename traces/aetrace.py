@@ -58,7 +58,7 @@ __all__ = ["MAGIC", "FORMAT_VERSION", "PARTIAL_SUFFIX", "Operand", "FIELD_OPERAN
            "Init", "Finalize", "CollectiveWait", "STEP_FIELD_OPERANDS", "step_operand", "rank_trace_path"]
 
 MAGIC = b"AETRACE\0"
-FORMAT_VERSION = (1, 0)
+FORMAT_VERSION = (1, 1)
 PARTIAL_SUFFIX = ".partial"         # a trace being written (or left by a run that died) has this suffix
 _PREAMBLE = struct.Struct("<8sHH")
 _CHUNK = struct.Struct("<II")
@@ -607,6 +607,24 @@ class LaunchGraph(Record):
     ``ascendemu.hal.steps`` class of that name in its order (operand kinds by field name)."""
 
     steps: list
+
+
+@record(66, "label_switch")
+class LabelSwitch(Record):
+    """A device loop's branch: the predicate at ``ptr`` read on ``stream``, ``steps`` (as in ``LaunchGraph``)
+    enqueued if it held; ``taken`` the branch the device took (a replay takes it, reading nothing)."""
+
+    ptr: Any
+    stream: int | None
+    steps: list
+    taken: bool
+
+
+@record(67, "label_goto")
+class LabelGotoCall(Record):
+    """The jump back to a device loop's head at the end of its body."""
+
+    stream: int | None = None
 
 
 # collective communication (ascendemu.hal.hccl) --------------------------------------------------------

@@ -20,6 +20,7 @@ from ascendemu.graph.plan import JIT_LEVELS
 from ..backend import get_backend
 from ..context import get_context
 from .jit_config import jit_level_of
+from .parse import convert
 from .phase import cached_capture
 
 
@@ -101,8 +102,8 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if current_tracer() is not None:
-                return fn(*args, **kwargs)
-            call = functools.partial(fn, **kwargs) if kwargs else fn
+                return convert(fn)(*args, **kwargs)
+            call = functools.partial(convert(fn), **kwargs) if kwargs else convert(fn)
             static = tuple(sorted(kwargs.items()))
             if args and _is_cell(args[0]):
                 return run_graph(functools.partial(call, args[0]), args[1:], type(args[0]).__name__, jit_level,

@@ -85,6 +85,15 @@ class Initializer:
         self._kwargs = kwargs
 
     def sample(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The values for ``shape``. A subclass written for MindSpore implements ``_initialize(arr)``,
+        which fills a zeroed array in place (MindSpore's protocol), instead of this."""
+        if type(self)._initialize is Initializer._initialize:
+            raise NotImplementedError("Must be overridden!")
+        arr = np.zeros(shape, np.float32)
+        self._initialize(arr)
+        return arr
+
+    def _initialize(self, arr: np.ndarray) -> None:
         raise NotImplementedError("Must be overridden!")
 
     def __call__(self, arr: np.ndarray) -> np.ndarray:

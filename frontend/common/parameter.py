@@ -73,6 +73,18 @@ class Parameter(Tensor):
     def data(self) -> "Parameter":
         return self
 
+    def value(self) -> Tensor:
+        """The parameter's value now, as a Tensor (MindSpore's ``Parameter.value()``: a Load). In GRAPH_MODE
+        the tensor is the value the graph holds at this point, so a later ``assign`` does not change it."""
+        from ascendemu.graph.capture import current_tracer
+
+        from ..capture import tracer_value
+
+        tracer = current_tracer()
+        if tracer is not None:
+            return Tensor._symbolic(tracer, tracer_value(tracer, self))
+        return Tensor(self.asnumpy().copy(), dtype=self.dtype)
+
     def set_data(self, data: Any) -> "Parameter":
         """Replace the values (same shape; cast to this parameter's dtype); the device copy is
         uploaded again before the next graph that reads it."""

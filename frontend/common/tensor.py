@@ -192,6 +192,10 @@ class Tensor:
         data = self._need_data("converting a tensor to numpy")
         return data.astype(dtype) if dtype is not None else data
 
+    def value(self) -> "Tensor":
+        """The tensor itself (MindSpore's ``Tensor.value()``; a Parameter's loads its value)."""
+        return self
+
     def __bool__(self) -> bool:
         return bool(self._need_data("bool(tensor) (e.g. `if tensor:`)"))
 
@@ -210,6 +214,10 @@ class Tensor:
         return self.shape[0]
 
     def __iter__(self):
+        if self._sym is not None:           # GRAPH_MODE unrolls a for-loop over a tensor's first dimension
+            if not self.shape:
+                raise TypeError("iteration over a 0-d tensor")
+            return iter([self[i] for i in range(self.shape[0])])
         data = self._need_data("iterating over a tensor")
         return iter([Tensor(row) for row in data])
 

@@ -13,9 +13,9 @@ from . import _routes
 _SERVED = _routes.serve("mindspore.mint")
 globals().update(_SERVED)
 
-from . import distributed, linalg, nn, special  # noqa: E402  (the sub-namespaces)
+from . import distributed, linalg, nn, optim, special  # noqa: E402  (the sub-namespaces)
 
-__all__ = [*sorted(_SERVED), "nn", "special", "linalg"]
+__all__ = [*sorted(_SERVED), "nn", "special", "linalg", "optim"]
 
 
 def __getattr__(name: str) -> Any:

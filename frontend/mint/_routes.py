@@ -5,6 +5,7 @@ is not served, or whose semantics no route here states, stays missing.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Mapping
 
 from ascendemu.errors import InvalidParamError
@@ -12,6 +13,7 @@ from ascendemu.errors import InvalidParamError
 from ..api_coverage import load_table
 from ..ops import function
 from ..ops.tensor_method import Route, alpha_scaled, recorded_signature, route
+from . import _bodies as body
 
 __all__ = ["serve", "MINT_ROUTES"]
 
@@ -50,9 +52,15 @@ def _select(op: Callable, input: Any, dim: int, index: int) -> Any:
 
 def _conv(op: Callable, input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
           dilation: Any = 1, groups: int = 1) -> Any:
-    """``mint.nn.functional.conv2d``/``conv3d``: ``padding`` is zero padding (int/tuple) or 'same'/'valid'."""
+    """``mint.nn.functional.conv1d``/``conv2d``/``conv3d``: ``padding`` is 'same'/'valid' or zero padding, an
+    int or one int per spatial dim (each dim padded at both ends: the ops' pad takes both ends apiece)."""
     if isinstance(padding, str):
         return op(input, weight, bias, stride, padding, 0, dilation, groups)
+    spatial = weight.ndim - 2
+    if spatial == 1:        # ops.conv1d takes ints (or the two ends) for a 1-d kernel
+        stride, dilation = (v[0] if isinstance(v, (tuple, list)) else v for v in (stride, dilation))
+    if isinstance(padding, (tuple, list)) and len(padding) in (1, spatial):
+        padding = tuple(p for p in (padding * spatial if len(padding) == 1 else padding) for _ in range(2))
     return op(input, weight, bias, stride, "pad", padding, dilation, groups)
 
 
@@ -67,8 +75,65 @@ def _whole(op: Callable, input: Any) -> Any:
     return op(input)
 
 
+# the signatures of the mint names the table records as (*args, **kwargs) (MindSpore's decorators hide them)
+def _reshape(input: Any, shape: Any) -> None: ...
+def _flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> None: ...
+def _squeeze(input: Any, dim: Any) -> None: ...
+def _t(input: Any) -> None: ...
+def _addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> None: ...
+def _empty(*size: Any, dtype: Any = None, device: Any = None) -> None: ...
+
+
+for _stub, _name in ((_reshape, "reshape"), (_flatten, "flatten"), (_squeeze, "squeeze"), (_t, "t"),
+                     (_addcdiv, "addcdiv"), (_empty, "empty")):
+    _stub.__name__ = _name
+
+
+def _flatten_dims(op: Callable, input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    return op(input, start_dim=start_dim, end_dim=end_dim)
+
+
+def _exact(qualified: str, generic: Callable) -> Callable:
+    """``generic(op, input, ..., **rest)`` under exactly ``op`` + the table's signature of ``qualified``, so a
+    call the table's signature refuses is not taken by the body's ``**rest`` (``route``'s other overload)."""
+    def exact(op: Callable, *args: Any, **kwargs: Any) -> Any:
+        return generic(op, *args, **kwargs)
+    signature = recorded_signature(qualified)
+    if signature is not None:
+        head = inspect.Parameter("op", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        exact.__signature__ = signature.replace(parameters=[head, *signature.parameters.values()])
+    return exact
+
+
+_NN_F = "mindspore.mint.nn.functional."
 # mint names that are not the op of the same name with the arguments renamed
 MINT_ROUTES: Mapping[str, Route] = {
+    "mindspore.mint.reshape": Route("reshape", body.unpacked(_reshape)),
+    "mindspore.mint.flatten": Route("flatten", body.unpacked(_flatten, _flatten_dims)),
+    "mindspore.mint.squeeze": Route("squeeze", body.unpacked(_squeeze, body.squeeze)),
+    "mindspore.mint.t": Route("t", body.unpacked(_t)),
+    "mindspore.mint.addcdiv": Route("addcdiv", body.unpacked(_addcdiv)),
+    "mindspore.mint.empty": Route("zeros", body.unpacked(_empty, body.empty)),
+    "mindspore.mint.empty_like": Route("zeros_like", body.empty_like),
+    "mindspore.mint.einsum": Route("einsum", body.einsum),
+    "mindspore.mint.meshgrid": Route("meshgrid", body.meshgrid),
+    "mindspore.mint.allclose": Route("isclose", body.allclose),
+    "mindspore.mint.bitwise_not": Route("invert", body.bitwise_not),
+    "mindspore.mint.clone": Route("reshape", body.clone),
+    "mindspore.mint.vdot": Route("mul", body.vdot),
+    "mindspore.mint.npu_gelu": Route("erf", body.gelu),
+    _NN_F + "gelu": Route("erf", body.gelu),
+    _NN_F + "one_hot": Route("one_hot", body.one_hot),
+    _NN_F + "normalize": Route("sqrt", body.normalize),
+    _NN_F + "linear": Route("matmul", body.linear),
+    _NN_F + "embedding": Route("gather", body.embedding),
+    _NN_F + "batch_norm": Route("mean", body.batch_norm),
+    _NN_F + "conv_transpose2d": Route("conv2d", body.conv_transpose2d),
+    _NN_F + "pad": Route("pad", body.pad),
+    **{_NN_F + name: Route(name, _exact(_NN_F + name, body.inplace_capable))
+       for name in ("relu", "relu6", "silu", "elu", "hardtanh", "threshold")},
+    **{_NN_F + name + "_": Route(name, _exact(_NN_F + name + "_", body.inplace))
+       for name in ("relu", "sigmoid", "elu", "hardtanh", "threshold")},
     "mindspore.mint.transpose": Route("transpose", _transpose),
     "mindspore.mint.swapaxes": Route("transpose", _transpose),
     "mindspore.mint.gather": Route("gather_elements"),
@@ -82,14 +147,18 @@ MINT_ROUTES: Mapping[str, Route] = {
     "mindspore.mint.nn.functional.softmax": Route("softmax", _softmax),
     "mindspore.mint.nn.functional.log_softmax": Route("log_softmax", _log_softmax),
     "mindspore.mint.special.log_softmax": Route("log_softmax", _log_softmax),
+    "mindspore.mint.nn.functional.conv1d": Route("conv1d", _conv),
     "mindspore.mint.nn.functional.conv2d": Route("conv2d", _conv),
     "mindspore.mint.nn.functional.conv3d": Route("conv3d", _conv),
     "mindspore.mint.nn.functional.binary_cross_entropy_with_logits": Route("binary_cross_entropy_with_logits"),
+    "mindspore.mint.index_add": Route("index_add", function.array_func._index_add_dim),
 }
 # same-named ops whose parameters do not line up with mint's (left missing until a route states them)
 # (a table signature of *args/**kwargs is never routed by name: MindSpore dispatches those in C++)
-NOT_ROUTED = frozenset({"mindspore.mint.nn.functional.one_hot",             # num_classes=-1 is data-dependent
-                        "mindspore.mint.nn.functional.gelu"})                # its default is the erf form
+NOT_ROUTED: frozenset[str] = frozenset({
+    "mindspore.mint.normal",         # (mean, std, size, generator), not ops.normal's (shape, mean, stddev, seed)
+    "mindspore.mint.randn_like",     # its dtype defaults to the input's; ops.randn_like's to float32
+})
 
 
 def _variadic(qualified: str) -> bool:

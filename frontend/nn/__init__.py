@@ -12,7 +12,7 @@ from typing import Any
 
 from ..unsupported import unsupported
 from . import cell, dynamic_lr, grad, layer, learning_rate_schedule, loss, optim, wrap
-from .cell import Cell, ParameterTuple
+from .cell import Cell, GraphCell, ParameterTuple
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr
 from .layer import (LSTM, AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, CentralCrop, ClipByNorm, Conv1d, Conv2d,
                     Conv2dTranspose, Dense, Dropout, Embedding, Flatten, GELU, HSigmoid, HSwish, Identity, LayerNorm,
@@ -32,6 +32,8 @@ from .layer import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, Avg
                     MatrixDiagPart, MatrixSetDiag, MaxPool3d, Moments, Norm, Range, ReduceLogSumExp, TimeDistributed,
                     Unfold, Upsample, LRN)
 from .layer import BiDense, Dropout2dExt, DropoutExt, LayerNormExt, PReLUExt
+from .layer import DiGamma, IGamma, LBeta, LGamma, MatDet, MatInverse
+from .layer import LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR, LearningRateSchedule,
                                      NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR)
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, DiceLoss, FocalLoss,

@@ -11,21 +11,22 @@ it calls, the float Parameters they read (the Parameters stay float32 master wei
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.graph.capture import current_tracer
 
 from .. import log, ops
 from ..common import dtype as mstype
 from ..common.api import run_graph
 from ..common.jit_config import jit_level_of
+from ..common.parse import convert_method
 from ..context import GRAPH_MODE, get_context
 from ..common.parameter import ParameterTuple
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 
-__all__ = ["Cell", "ParameterTuple"]   # ParameterTuple: common.parameter's, re-exported as MindSpore does
+__all__ = ["Cell", "ParameterTuple", "GraphCell"]   # ParameterTuple: common.parameter's, re-exported as MindSpore does
 
 
 class Cell:
@@ -209,13 +210,15 @@ class Cell:
     def _run_construct(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` under this cell's mixed precision, if it has one."""
         scope = self._amp
+        # GRAPH_MODE compiles tensor control flow: the capture runs construct rewritten by the parser
+        construct = self.construct if current_tracer() is None else convert_method(self.construct)
         if scope is None:
-            return self.construct(*args, **kwargs)
+            return construct(*args, **kwargs)
         with ops._amp_scope(scope):
             if scope.dtype is not None:
                 args = ops.mixed_precision_cast(scope.dtype, args)
                 kwargs = {k: ops.mixed_precision_cast(scope.dtype, v) for k, v in kwargs.items()}
-            out = self.construct(*args, **kwargs)
+            out = construct(*args, **kwargs)
         return out if scope.output is None else ops.mixed_precision_cast(scope.output, out)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -251,3 +254,50 @@ class Cell:
         elif extra or children:
             text += "\n  " + "\n  ".join(extra + children) + "\n"
         return text + ")"
+
+
+# ---------------------------------------------------------------------------------- GraphCell
+
+@runtime_checkable
+class LoadedGraph(Protocol):
+    """What ``mindspore.load`` returns (``train.mindir.MindIRGraph``), as GraphCell uses it: its
+    parameters (name -> array) and ``run(args, params)``, which applies the graph's ops."""
+
+    name: str
+    parameters: dict
+
+    def run(self, args: Sequence[Any], params: dict) -> Any: ...
+
+
+class GraphCell(Cell):
+    """``mindspore.nn.GraphCell``: a graph loaded from a MindIR file (``mindspore.load``) as a Cell.
+
+    Its parameters are the file's, under the network's parameter names, so ``params_init`` (a dict
+    name -> Parameter or Tensor) and ``load_param_into_net`` replace their values. As in MindSpore, a
+    GraphCell always runs as one GRAPH_MODE graph, whatever the context's mode.
+    """
+
+    def __init__(self, graph: Any, params_init: dict | None = None, obf_random_seed: int | None = None):
+        super().__init__()
+        if not isinstance(graph, LoadedGraph):
+            raise TypeError(f"For 'GraphCell', the argument 'graph' must be a FuncGraph loaded from MindIR, but got "
+                            f"type {type(graph)}.")
+        if obf_random_seed is not None:
+            raise FeatureNotSupportedError("GraphCell: obf_random_seed (dynamically obfuscated MindIR) is not "
+                                           "supported by the emulator")
+        object.__setattr__(self, "graph", graph)
+        for name, array in graph.parameters.items():
+            self._params[name] = Parameter(Tensor(array), name=name)
+        for name, value in (params_init or {}).items():
+            if name not in self._params:
+                raise ValueError(f"For 'GraphCell', the parameter {name!r} of 'params_init' is not a parameter of "
+                                 f"the graph {graph.name}.")
+            self._params[name].set_data(value if isinstance(value, Tensor) else Tensor(value))
+
+    def construct(self, *inputs: Any) -> Any:
+        return self.graph.run(inputs, self._params)
+
+    def __call__(self, *args: Any) -> Any:
+        if current_tracer() is not None:
+            return super().__call__(*args)
+        return run_graph(self._run_construct, args, type(self).__name__, self._jit_level(), owner=self)

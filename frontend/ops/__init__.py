@@ -23,9 +23,11 @@ from .primitive import (AmpScope, Primitive, PrimitiveWithCheck, PrimitiveWithIn
 
 # instances, as in MindSpore (P.identity, the class, stays in operations)
 dtype, identity = functional.dtype, functional.identity
+# MindSpore's functions kept in ops.functional (graph internals over Python values, scalar ops, decorators)
+globals().update(functional.INTERNALS)
 
 PRIMITIVES = operations.PRIMITIVES
-FUNCTIONS = function.FUNCTIONS + ("mixed_precision_cast", "dtype")
+FUNCTIONS = function.FUNCTIONS + ("mixed_precision_cast", "dtype") + tuple(functional.INTERNALS)
 SUPPORTED = PRIMITIVES + FUNCTIONS + (
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr", "MultitypeFuncGraph",
     "HyperMap", "Map", "partial", "GradOperation", "identity")

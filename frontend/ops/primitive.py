@@ -182,6 +182,17 @@ def _promote(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     return (_cast(x, target) if x.dtype.name != target else x), (_cast(y, target) if y.dtype.name != target else y)
 
 
+def _same_dtype(op: str, x: Tensor, y: Tensor, names: tuple[str, str] = ("x1", "x2")) -> tuple[Tensor, Tensor]:
+    """Operands of an op MindSpore does not promote (MatMul: float16 by float32 is a TypeError there, not a
+    silent Cast); a float Parameter read under mixed precision is cast to the scope's dtype first."""
+    scope = _current_amp()
+    x, y = _amp_parameter(x, scope), _amp_parameter(y, scope)
+    if x.dtype != y.dtype:
+        raise TypeError(f"For '{op}', the type of '{names[1]}' should be same as '{names[0]}', but got "
+                        f"'{names[0]}' with type Tensor[{x.dtype}] and '{names[1]}' with type Tensor[{y.dtype}].")
+    return x, y
+
+
 def _scalar_like(value: Any, ref: Tensor) -> Tensor:
     """A Python (or numpy) scalar operand of a binary op with tensor ``ref``, as MindSpore types it: a
     scalar keeps ``ref``'s dtype unless it is of a higher kind (a float with an int or bool tensor

@@ -282,6 +282,69 @@ def _numpy(op: Callable, x: Tensor) -> np.ndarray:
     return x.asnumpy()
 
 
+# ---- statistics, search, segments, bits (round 2) ----
+def _allclose(op: Callable, x: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+              equal_nan: bool = False) -> bool:
+    """``x.allclose(other)``: whether every element is close (``isclose``), a Python bool."""
+    return bool(np.all(op(x, other, rtol, atol, equal_nan).asnumpy()))
+
+
+def _unique(op: Callable, x: Tensor, sorted: bool = True, return_inverse: bool = False,
+            return_counts: bool = False, dim: Any = None) -> Any:
+    """``x.unique(sorted=True, return_inverse=False, return_counts=False, dim=None)``: the distinct
+    values (sorted; ``sorted=False`` keeps them in order of first appearance), with the int64 inverse
+    indices and counts; computed from host data (PyNative or constants), as ``ops.unique``."""
+    if dim is not None:
+        raise InvalidParamError(f"Tensor.unique: dim={dim!r} is not supported here; leave it None (flattened)")
+    op(x)                                                   # the host data must exist (GRAPH_MODE refuses)
+    flat = x.asnumpy().reshape(-1)
+    values, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True)
+    if not sorted:
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        values, counts, inverse = values[order], counts[order], rank[inverse]
+    out = [Tensor(values, x.dtype)]
+    if return_inverse:
+        out.append(Tensor(inverse.reshape(x.shape).astype(np.int64)))
+    if return_counts:
+        out.append(Tensor(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _count_nonzero(op: Callable, x: Tensor, dim: Any = None) -> Tensor:
+    return op(x, () if dim is None else dim)
+
+
+def _with_value(op: Callable, x: Tensor, axis: int = 0, keep_dims: bool = False) -> tuple[Tensor, Tensor]:
+    """``x.argmax_with_value(axis=0, keep_dims=False)``: (values, int64 indices), as MindSpore's method."""
+    values, indices = op(x, axis, keep_dims)
+    return values, function.cast(indices, mstype.int64)
+
+
+def _ptp(op: Callable, x: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``x.ptp(axis=None, keepdims=False)``: max - min along ``axis`` (all elements by default)."""
+    return function.sub(op(x, axis, keepdims), function.amin(x, axis, keepdims))
+
+
+def _sum_to_size(op: Callable, x: Tensor, size: Any) -> Tensor:
+    """``x.sum_to_size(*size)``: x summed down to ``size`` (x's trailing dims broadcast from it)."""
+    size = _shape_args(size)
+    lead = x.ndim - len(size)
+    if lead < 0 or builtins.any(s not in (1, x.shape[lead + i]) for i, s in enumerate(size)):
+        raise ValueError(f"For 'sum_to_size', size {size} is not expandable to the tensor's shape {x.shape}")
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
+    out = op(x, axes, True) if axes else x
+    return function.reshape(out, size)
+
+
+def _qr_some(op: Callable, x: Tensor, some: bool = True) -> Any:
+    """``x.qr(some=True)``: ``ops.qr`` with mode 'reduced' (``some``) or 'complete'."""
+    if not isinstance(some, bool):
+        raise TypeError(f"For 'Tensor.qr', the type of 'some' should be bool, but got {type(some).__name__}.")
+    return op(x, "reduced" if some else "complete")
+
+
 # method -> Route: the ops function of the method's name unless listed otherwise
 _SAME_NAME = """abs  acos acosh add addbmm addcdiv addcmul addmm addmv addr all allclose amax amin aminmax
 angle any approximate_equal arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax_with_value argmin_with_value
@@ -338,6 +401,22 @@ TENSOR_METHODS: dict[str, Route] = {
     "fill_": Route("fill", _fill_, inplace=True), "zero_": Route("zeros_like", _zero_, inplace=True),
     "copy_": Route("broadcast_to", _copy_, inplace=True),
     "assign_value": Route("broadcast_to", _assign_value, inplace=True),
+    # statistics, search, segments, bits (round 2)
+    "allclose": Route("isclose", _allclose), "unique": Route("unique", _unique),
+    "count_nonzero": Route("count_nonzero", _count_nonzero), "argmax_with_value": Route("max", _with_value),
+    "argmin_with_value": Route("min", _with_value), "ptp": Route("amax", _ptp), "sum_to_size": Route("sum", _sum_to_size),
+    # linear algebra (round 2)
+    "qr": Route("qr", _qr_some),
+    # random (bodies in ops/function/random_func.py)
+    "uniform": Route("uniform_", function.random_func._uniform_method), "uniform_": Route("uniform_", inplace=True),
+    "normal_": Route("normal_", inplace=True),
+    # array breadth 2 (bodies in ops/function/array_func.py)
+    "take": Route("take", function.array_func._take_method), "inplace_update": Route("inplace_update"),
+    "index_add_": Route("index_add", function.array_func._index_add_dim, inplace=True),
+    **{name + tail: Route(gate, body, inplace=tail == "_") for tail in ("", "_") for name, gate, body in (
+        ("masked_scatter", "masked_fill", function.array_func._masked_scatter_method),
+        ("fill_diagonal", "diagflat", function.array_func._fill_diagonal_method),
+        ("index_put", "index_fill", function.array_func._index_put_method))},
 }
 # the in-place forms of routed methods: ``x.mul_(y)`` is ``x.mul(y)`` taken by x
 for _name in ("mul div clamp exp log floor sigmoid tanh sign floor_divide remainder masked_fill index_add "

@@ -18,11 +18,11 @@ from .metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Re
                       Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metric_fn, get_metrics, names,
                       rearrange_inputs)
 from .model import Model
-from .serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
+from .serialization import export, load, load_checkpoint, load_param_into_net, save_checkpoint
 from .train_thor import ConvertModelUtils
 
 # MindSpore's list (``mindspore`` itself star-imports it); the submodules are attributes besides
-__all__ = ["Model", "build_train_network", "save_checkpoint", "load_checkpoint", "load_param_into_net", "export",
+__all__ = ["Model", "build_train_network", "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load",
            "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "ConvertModelUtils",
            *callback.__all__, *metrics.__all__]
 SUBMODULES = ("amp", "serialization", "callback", "metrics", "loss_scale_manager", "train_thor")

@@ -1,5 +1,6 @@
 """``mindspore.train.serialization``, where MindSpore keeps checkpoints: ``save_checkpoint``,
-``load_checkpoint``, ``load_param_into_net`` (and ``export``, from ``onnx_export``).
+``load_checkpoint``, ``load_param_into_net`` (and ``export``: ONNX by ``onnx_export``, MINDIR and
+``load`` by ``mindir``).
 
 Files are MindSpore's own, in both directions: one saved by MindSpore loads here, and for the same
 entries this writes the bytes MindSpore writes (``tests/test_checkpoint.py`` re-saves real MindSpore
@@ -40,14 +41,14 @@ from ascendemu.units import MiB
 
 from ..checkpoint_proto import Value, WireError, iter_values, value_head
 from ..nn.cell import Cell
-from ..onnx_export import export
+from .. import onnx_export
 from ..ops import Cast  # noqa: F401  (MindSpore's train.serialization has it)
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "CheckpointWarning", "CheckpointFileError",
-           "export"]
+           "export", "load"]
 
 # MindSpore's SLICE_SIZE (512 * 1024 KB): tensor bytes go out in chunks of at most this size, one
 # Value each, so no Value nears the 2 GiB message limit of MindSpore's protobuf reader.
@@ -86,6 +87,25 @@ class CheckpointFileError(InvalidFileError, ValueError):
     """A checkpoint file that cannot be read (missing, unreadable, truncated, damaged, not a checkpoint,
     a wrong CRC, an entry too large to allocate): an invalid file, and the ValueError MindSpore raises
     ('Failed to read the checkpoint file ...'), so ``except ValueError`` still works."""
+
+
+def export(net: Any, *inputs: Any, file_name: str, file_format: str, **kwargs: Any) -> None:
+    """``mindspore.export``: "MINDIR" is written by ``train.mindir``, "ONNX" (and the refusal of "AIR")
+    by ``onnx_export``."""
+    if file_format == "MINDIR":
+        from .mindir import export_mindir   # protobuf's modules load on the first MINDIR export only
+
+        export_mindir(net, inputs, file_name, kwargs)
+        return
+    onnx_export.export(net, *inputs, file_name=file_name, file_format=file_format, **kwargs)
+
+
+def load(file_name: str, **kwargs: Any) -> Any:
+    """``mindspore.load(file_name, dec_key=None, dec_mode="AES-GCM", obf_func=None)``: a MindIR file as
+    the graph ``nn.GraphCell`` runs (``train.mindir``)."""
+    from .mindir import load as load_mindir
+
+    return load_mindir(file_name, **kwargs)
 
 
 # ------------------------------------------------------------------------------------------ saving

@@ -6,10 +6,13 @@ loaded on a cache miss, never by importing this package.
 """
 from . import (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, order, pool, random, reduce, resize,
                scan)
+from . import linalg, special
+from . import search
 
 __all__ = ["FAMILIES", "common", "src", "nb"] + [m.__name__.rsplit(".", 1)[-1] for m in
                                                   (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, order,
-                                                   pool, random, reduce, resize, scan)]
+                                                   pool, random, reduce, resize, scan, search, linalg, special)]
 
 # every family module, in the order their ops are listed
-FAMILIES = (elementwise, norm, loss, reduce, scan, order, matmul, conv, pool, resize, misc, index, optim, random, comm)
+FAMILIES = (elementwise, norm, loss, reduce, scan, order, matmul, conv, pool, resize, misc, index, optim, random, comm,
+            search, linalg, special)

@@ -31,6 +31,9 @@ from . import src
 from .common import (ALL, FLOAT, FLOATS, NUMBER, broadcast_shapes, check_arity, check_dtype, check_format,
                      check_rank, fail, same_dtype)
 
+# the integer dtypes (bit and shift ops)
+INTEGERS = tuple(d for d in NUMBER if d not in FLOATS)
+
 # ------------------------------------------------------------------------------------------- infer
 
 
@@ -641,6 +644,24 @@ def bitwise(name: str, func_name: str, symbol: str) -> OpDef:
                    Exposure((name,), (func_name,), generated=True))
 
 
+def typed(name: str, func_name: str, arity: int, float_expr: str | None, int_expr: str | None,
+          dtypes: tuple[str, ...], generated: bool) -> OpDef:
+    """A broadcasting op of ``arity`` operands of one dtype among ``dtypes`` (MindSpore's list: the shifts take
+    integers, Rint floats), with no gradient; ``generated``: the front end makes its
+    primitive and function, else they are written by hand (MindSpore defines them in array_ops).
+    An integer-only op's float lowering is its int one (never compiled: fusion takes floats only)."""
+    lowering = Elementwise(arity, float_expr or int_expr, int_expr)
+    names = ("x", "y")[:arity]
+
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, arity, names)
+        dtype = same_dtype(sig, dtypes)
+        return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), dtype),)
+
+    exposure = Exposure((name,), (func_name,), generated=True) if generated else None
+    return loop_op(name, func_name, infer, lowering, no_grad, exposure)
+
+
 OPS: tuple[OpDef, ...] = (
     unary("Square", "square", "{0} * {0}", "{0} * {0}",
           grad=_unary_rule(lambda b, x, out: b.op("Mul", x, _k(b, 2.0, x)))),
@@ -782,6 +803,11 @@ OPS: tuple[OpDef, ...] = (
     bitwise("BitwiseAnd", "bitwise_and", "&"),
     bitwise("BitwiseOr", "bitwise_or", "|"),
     bitwise("BitwiseXor", "bitwise_xor", "^"),
+    # statistics/bits round 2: integer and float-step ops (shift counts outside [0, 63] give 0, or the
+    # sign for a right shift; the store wraps a left shift to the operand's width)
+    typed("LeftShift", "left_shift", 2, None, "(i64(0) if ({1} < 0 or {1} > 63) else ({0} << {1}))", INTEGERS, False),
+    typed("RightShift", "right_shift", 2, None, "(i64(0) if {1} < 0 else ({0} >> min({1}, i64(63))))", INTEGERS, False),
+    typed("Rint", "rint", 1, "f32(np.rint({0}))", None, FLOATS, False),
     loop_op("FusedElemwise", "fused_elemwise", infer_fused),
     compare("Equal", "equal", "==", ("equal",)),
     compare("NotEqual", "not_equal", "!=", ("not_equal", "ne")),

@@ -23,10 +23,15 @@ Backward rules: Tile sums dout over the tiles (Reshape to (m0, s0, m1, s1, ...),
 m axes); StridedSlice is StridedSliceGrad; GatherNd scatters dout with ScatterNd, ScatterNd gathers it
 with GatherNd; GatherD scatters it with GatherDGrad, GatherDGrad gathers it with GatherD; OneHot
 passes no gradient (MindSpore's bprop gives zeros).
+
+OneHot, Tile, StridedSlice, StridedSliceGrad, GatherNd, ScatterNd, GatherD and GatherDGrad are
+dynamic-shape kernels: sizes, strides, slice starts and steps are tiling data read at run time; dtypes,
+ranks, an index tuple's length and the strided loop's stride kinds are compiled in.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -38,12 +43,25 @@ from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
 from .common import ALL, ANY, FLOAT, INDEX, check_arity, check_dtype, fail, norm_axis
-from .elementwise import no_grad, strided_source
-from .misc import ZERO, infer_segment_sum, scatter_add_plan, scatter_add_source, zeros
+from .elementwise import no_grad
+from .misc import (SCATTER_ADD_TILING, STRIDED_COPY_TILING, ZERO, emit_strided_copy, infer_segment_sum,
+                   scatter_add_plan, scatter_add_source, strided_copy_plan, zeros)
 
 # StridedSlice's bit masks, MindSpore's attribute names
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 COPYABLE = ALL                  # bit copies move any dtype's bytes
+
+# What the dynamic-shape kernels of this module read at run time, by kernel (Tile and StridedSlice are
+# misc.py's strided copy, ScatterNd its scatter-add): OneHot's output count, row length and depth;
+# StridedSliceGrad's dx dims, the slice's starts, steps and counts and dout's strides (the rank is
+# compiled in); GatherNd's and ScatterNd's dims an index tuple indexes (its length is compiled in).
+ONE_HOT_TILING = ("n", "inner", "depth")
+SLICE_GRAD_TILING = ("n", "dims", "starts", "steps", "counts", "dy_strides")
+GATHER_ND_TILING = ("n", "dims", "inner")
+SCATTER_ND_TILING = SCATTER_ADD_TILING + ("dims",)
+# GatherD's and GatherDGrad's loop dims (:func:`_gather_dims`; their number and which one is ``dim``
+# compiled in): sizes in index and x, strides in x and index, and dim's length in x and index.
+GATHER_D_TILING = ("total", "isizes", "xsizes", "xstrides", "istrides", "n", "m", "xstep", "istep", "slot")
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> list[int]:
@@ -80,18 +98,27 @@ def plan_one_hot(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """One compare and one store per output element; indices and the two values read once."""
     out = outputs[0]
     moved = out.nbytes + sig.inputs[0].nbytes + 2 * ITEMSIZE[out.dtype]
-    return Plan(src.elementwise_blocks(out.size), KernelCost(vector_ops=out.size, bytes=moved, dtype=out.dtype))
+    inner = math.prod(sig.inputs[0].shape[one_hot_axis(sig):])
+    tiling = dict(last=inner == 1, n=out.size, inner=inner, depth=sig.attr("depth"))
+    return Plan(src.elementwise_blocks(out.size), KernelCost(vector_ops=out.size, bytes=moved, dtype=out.dtype),
+                tiling=tiling)
 
 
 def emit_one_hot(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    """Output row (a, d) of the layout (outer, depth, inner) compares indices row a with d."""
+    """Output row (a, d) of the layout (outer, depth, inner) compares indices row a with d. With the
+    depth last (inner 1: a literal, the common case) output row a is index a's depth values instead,
+    so no element pays a division by the run-time depth."""
     out = outputs[0]
-    indices = sig.inputs[0].shape
-    axis = one_hot_axis(sig)
-    inner, depth = math.prod(indices[axis:]), sig.attr("depth")
+    n, inner, depth = plan.tiling["n"], plan.tiling["inner"], plan.tiling["depth"]
     lines = src.HEADER + src.views(("ix", 0, sig.inputs[0].dtype), ("on", 1, out.dtype), ("off", 2, out.dtype),
                                    ("y", 3, out.dtype))
-    lines += ["    von = on[0]", "    voff = off[0]"] + src.indent(src.split_lines(str(out.size)))
+    lines += ["    von = on[0]", "    voff = off[0]"] + src.indent(src.split_lines(str(n)))
+    if plan.tiling["last"]:
+        body = [f"start = row * {depth}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {depth})",
+                "t = i64(ix[row])", "for j in range(j0, j1):", "    y[start + j] = von if j == t else voff",
+                "row += 1"]
+        lines += [f"    row = lo // {depth}", f"    while row * {depth} < hi:"] + src.indent(body, 2)
+        return src.finish(lines)
     body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
             f"d = row % {depth}", f"at = (row // {depth}) * {inner}",
             "for j in range(j0, j1):", "    y[start + j] = von if i64(ix[at + j]) == d else voff",
@@ -128,12 +155,11 @@ def plan_copy(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     return Plan(src.elementwise_blocks(out.size), KernelCost(bytes=2 * out.nbytes + extra, dtype=out.dtype))
 
 
-def emit_tile(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    x = sig.inputs[0]
+def plan_tile(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     shape, multiples = tile_layout(sig)
     expanded = tuple(v for pair in zip(multiples, shape) for v in pair)
     strides = [v for st in contiguous_strides(shape) for v in (0, st)]
-    return strided_source((x,), [strides], expanded, ["t0 = v0"], [("t0", x.dtype)], "raw")
+    return strided_copy_plan(plan_copy(sig, outputs), expanded, strides)
 
 
 def grad_tile(b: GradBuilder, c: GradCall) -> tuple[int]:
@@ -231,13 +257,13 @@ def infer_strided_slice(sig: OpSignature) -> tuple[TensorDesc, ...]:
     return (TensorDesc(strided_spec(sig, sig.inputs[0].shape)[3], dtype),)
 
 
-def emit_strided_slice(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+def plan_strided_slice(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     x = sig.inputs[0]
     starts, steps, counts, _ = strided_spec(sig, x.shape)
     strides = contiguous_strides(x.shape)
     base = sum(s * st for s, st in zip(starts, strides))
     full = [step * st for step, st in zip(steps, strides)]
-    return strided_source((x,), [full], tuple(counts), ["t0 = v0"], [("t0", x.dtype)], "raw", [base])
+    return strided_copy_plan(plan_copy(sig, outputs), tuple(counts), full, base)
 
 
 def slice_shape(sig: OpSignature) -> tuple[int, ...]:
@@ -263,19 +289,21 @@ def plan_strided_slice_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -
     """dx written once (zeros or dy), dy read once."""
     out = outputs[0]
     cost = KernelCost(bytes=out.nbytes + sig.inputs[0].nbytes, dtype=out.dtype)
-    return Plan(src.elementwise_blocks(out.size), cost)
+    starts, steps, counts, _ = strided_spec(sig, out.shape)
+    tiling = dict(n=out.size, dims=out.shape, starts=tuple(starts), steps=tuple(steps), counts=tuple(counts),
+                  dy_strides=tuple(contiguous_strides(tuple(counts))))
+    return Plan(src.elementwise_blocks(out.size), cost, tiling=tiling)
 
 
 def emit_strided_slice_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """Each dx row (last dimension) is zeroed, and if its outer index is on the slice's lattice in
     every dimension, the row's slice elements are copied from dy."""
     out = outputs[0]
-    shape = out.shape
-    starts, steps, counts, _ = strided_spec(sig, shape)
-    dy_strides = contiguous_strides(tuple(counts))
+    t = plan.tiling
+    shape, starts, steps, counts, dy_strides = t["dims"], t["starts"], t["steps"], t["counts"], t["dy_strides"]
     row = shape[-1]
     lines = src.HEADER + src.views(("dy", 0, out.dtype), ("y", 1, out.dtype))
-    lines += src.indent(src.split_lines(str(out.size)))
+    lines += src.indent(src.split_lines(str(t["n"])))
     body = [f"start = row * {row}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {row})",
             "for j in range(j0, j1):", f"    y[start + j] = {ZERO[out.dtype]}",
             "ok = True", "base = 0", "r = row"]
@@ -328,14 +356,21 @@ def linear_index(shape: tuple[int, ...], m: int) -> list[str]:
     return lines + ["if not ok:", "    s = -1"]
 
 
+def plan_gather_nd(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Index tuples of length ``m`` (compiled in) into x's first m dims, each selecting a row of the rest."""
+    x, m = sig.inputs[0].shape, sig.inputs[1].shape[-1]
+    tiling = dict(n=outputs[0].size, dims=x[:m], inner=max(math.prod(x[m:]), 1))
+    return replace(plan_copy(sig, outputs), tiling=tiling)
+
+
 def emit_gather_nd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    x, indices = sig.inputs
+    x = sig.inputs[0]
     out = outputs[0]
-    m = indices.shape[-1]
-    inner = math.prod(x.shape[m:])
+    t = plan.tiling
+    inner = t["inner"]
     lines = src.HEADER + src.views(("p", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
-    lines += src.indent(src.split_lines(str(out.size)))
-    body = ["r = row"] + linear_index(x.shape, m) + [
+    lines += src.indent(src.split_lines(str(t["n"])))
+    body = ["r = row"] + linear_index(t["dims"], len(t["dims"])) + [
         f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
         "if s >= 0:",
         "    for j in range(j0, j1):", f"        y[start + j] = p[s * {inner} + j]",
@@ -374,15 +409,15 @@ def _scatter_rows(sig: OpSignature) -> TensorDesc:
 
 
 def plan_scatter_nd(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """The scatter-add's plan, plus the output dims an index tuple (of compiled-in length) indexes."""
     indices, updates = sig.inputs
-    return scatter_add_plan(updates, indices, _scatter_rows(sig))
+    plan = scatter_add_plan(updates, indices, _scatter_rows(sig), math.prod(indices.shape[:-1]))
+    return replace(plan, tiling=dict(plan.tiling, dims=scatter_shape(sig)[:indices.shape[-1]]))
 
 
 def emit_scatter_nd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    indices, updates = sig.inputs
-    m = indices.shape[-1]
-    rows = math.prod(indices.shape[:-1])
-    return scatter_add_source(updates, 1, 0, rows, _scatter_rows(sig), linear_index(scatter_shape(sig), m))
+    dims = plan.tiling["dims"]
+    return scatter_add_source(sig.inputs[1], 1, 0, outputs[0], plan, linear_index(dims, len(dims)))
 
 
 def grad_gather_nd(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
@@ -469,11 +504,26 @@ def _decompose(var: str, sizes: list[int]) -> list[str]:
     return lines
 
 
+def gather_d_tiling(x: tuple[int, ...], index: tuple[int, ...], dim: int, total: int) -> dict:
+    """The loop of a GatherD (x, index) or GatherDGrad (dx, index): ``at`` and ``count`` (which loop
+    dim is ``dim``, how many there are) compiled in, sizes and strides per loop dim other than ``dim``
+    read at run time, ``total`` work units."""
+    dims = _gather_dims(x, index, dim)
+    at = next(k for k, e in enumerate(dims) if e[4])
+    others = [e for e in dims if not e[4]]
+    return dict(at=at, count=len(dims), total=total, isizes=tuple(e[0] for e in dims),
+                xsizes=tuple(e[1] for e in others), xstrides=tuple(e[2] for e in others),
+                istrides=tuple(e[3] for e in others), n=x[dim], m=index[dim], xstep=dims[at][2], istep=dims[at][3],
+                slot=max(x[dim], 1))
+
+
 def plan_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """Every output element reads its index and one element of x."""
     out = outputs[0]
     cost = KernelCost(vector_ops=out.size, bytes=2 * out.nbytes + sig.inputs[1].nbytes, dtype=out.dtype)
-    return Plan(src.elementwise_blocks(out.size), cost)
+    x, index = sig.inputs[0].shape, sig.inputs[1].shape
+    tiling = gather_d_tiling(x, index, gather_dim(sig, x, index), out.size)
+    return Plan(src.elementwise_blocks(out.size), cost, tiling=tiling)
 
 
 def emit_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
@@ -481,17 +531,16 @@ def emit_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan)
     index[f] (negative: counted from the end); an index outside [-n, n) reads zero."""
     x, index = sig.inputs
     out = outputs[0]
-    dim = gather_dim(sig, x.shape, index.shape)
-    n = x.shape[dim]
-    dims = _gather_dims(x.shape, index.shape, dim)
-    step = next(e[2] for e in dims if e[4])
-    body = _decompose("f", [e[0] for e in dims]) + ["off = 0"]
-    body += [f"off += c{k} * {e[2]}" for k, e in enumerate(dims) if not e[4] and e[0] > 1]
+    t = plan.tiling
+    n, step, at = t["n"], t["xstep"], t["at"]
+    body = _decompose("f", list(t["isizes"])) + ["off = 0"]
+    coords = [k for k in range(t["count"]) if k != at]      # loop dim k of x's other dims
+    body += [f"off += c{k} * {st}" for k, st in zip(coords, t["xstrides"])]
     body += ["p = i64(ix[f])", "if p < 0:", f"    p += {n}",
              f"if p >= 0 and p < {n}:", f"    y[f] = x[off + p * {step}]",
              "else:", f"    y[f] = {ZERO[out.dtype]}"]
     lines = src.HEADER + src.views(("x", 0, x.dtype), ("ix", 1, sig.inputs[1].dtype), ("y", 2, out.dtype))
-    lines += src.indent(src.split_lines(str(out.size))) + ["    for f in range(lo, hi):"] + src.indent(body, 2)
+    lines += src.indent(src.split_lines(str(t["total"]))) + ["    for f in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
 
@@ -506,26 +555,21 @@ def plan_gather_d_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Pla
     block_dim = max(1, min(lines, src.elementwise_blocks(out.size)))
     cost = KernelCost(vector_ops=dout.size + out.size,
                       bytes=index.nbytes + dout.nbytes + out.nbytes + 8 * out.size, dtype=out.dtype)
-    return Plan(block_dim, cost, (block_dim * max(n, 1) * 4,))
+    return Plan(block_dim, cost, (block_dim * max(n, 1) * 4,), gather_d_tiling(out.shape, index.shape, dim, lines))
 
 
 def emit_gather_d_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """dx line (the other coordinates fixed) = the sum, in index order, of the dout elements of the
     same coordinates whose index (wrapped like GatherD's) points into the line; a line outside index's
     extent is zeros. No two blocks write one element: deterministic, like UnsortedSegmentSum."""
-    index, dout = sig.inputs
     out = outputs[0]
-    dim = gather_dim(sig, out.shape, index.shape)
-    n, m = out.shape[dim], index.shape[dim]
-    dims = _gather_dims(out.shape, index.shape, dim)
-    (xstep, istep), = [(e[2], e[3]) for e in dims if e[4]]
-    others = [e for e in dims if not e[4]]
-    body = _decompose("u", [e[1] for e in others]) + ["xo = 0", "io = 0", "ok = True"]
-    for k, e in enumerate(others):
-        if e[1] > 1:
-            body += [f"xo += c{k} * {e[2]}", f"io += c{k} * {e[3]}"]
-        if e[0] < e[1]:
-            body.append(f"ok = ok and c{k} < {e[0]}")
+    t = plan.tiling
+    n, m, xstep, istep = t["n"], t["m"], t["xstep"], t["istep"]
+    isizes = [size for k, size in enumerate(t["isizes"]) if k != t["at"]]
+    body = _decompose("u", list(t["xsizes"])) + ["xo = 0", "io = 0", "ok = True"]
+    for k, (xst, ist, isize) in enumerate(zip(t["xstrides"], t["istrides"], isizes)):
+        # past index's extent in a loop dim (index smaller than dx there) the line gets no dout
+        body += [f"xo += c{k} * {xst}", f"io += c{k} * {ist}", f"ok = ok and c{k} < {isize}"]
     body += [f"for p in range({n}):", "    acc[w + p] = f32(0.0)",
              "if ok:",
              f"    for t in range({m}):",
@@ -536,7 +580,7 @@ def emit_gather_d_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: 
              f"for p in range({n}):", f"    dx[xo + p * {xstep}] = {src.store(out.dtype, 'acc[w + p]')}"]
     lines = src.HEADER + src.views(("ix", 0, sig.inputs[0].dtype), ("dy", 1, out.dtype), ("dx", 2, out.dtype),
                                    ("acc", 3, "float32"))
-    lines += [f"    w = block_idx * {max(n, 1)}"] + src.indent(src.split_lines(str(out.size // n if n else 0)))
+    lines += [f"    w = block_idx * {t['slot']}"] + src.indent(src.split_lines(str(t["total"])))
     lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
@@ -674,20 +718,22 @@ def grad_segment_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None, None
 
 OPS: tuple[OpDef, ...] = (
     OpDef("OneHot", "one_hot", infer_one_hot, plan_one_hot, emit_one_hot, grad=no_grad,
-          frontend=Exposure(("OneHot",), ("one_hot",))),
-    OpDef("Tile", "tile", infer_tile, plan_copy, emit_tile, grad=grad_tile, frontend=Exposure(("Tile",), ("tile",))),
-    OpDef("StridedSlice", "strided_slice_d", infer_strided_slice, plan_copy, emit_strided_slice,
-          grad=grad_strided_slice, frontend=Exposure(("StridedSlice",), ("strided_slice",))),
+          frontend=Exposure(("OneHot",), ("one_hot",)), runtime_tiling=ONE_HOT_TILING),
+    OpDef("Tile", "tile", infer_tile, plan_tile, emit_strided_copy, grad=grad_tile,
+          frontend=Exposure(("Tile",), ("tile",)), runtime_tiling=STRIDED_COPY_TILING),
+    OpDef("StridedSlice", "strided_slice_d", infer_strided_slice, plan_strided_slice, emit_strided_copy,
+          grad=grad_strided_slice, frontend=Exposure(("StridedSlice",), ("strided_slice",)),
+          runtime_tiling=STRIDED_COPY_TILING),
     OpDef("StridedSliceGrad", "strided_slice_grad_d", infer_strided_slice_grad, plan_strided_slice_grad,
-          emit_strided_slice_grad),
-    OpDef("GatherNd", "gather_nd", infer_gather_nd, plan_copy, emit_gather_nd, grad=grad_gather_nd,
-          frontend=Exposure(("GatherNd",), ("gather_nd",))),
+          emit_strided_slice_grad, runtime_tiling=SLICE_GRAD_TILING),
+    OpDef("GatherNd", "gather_nd", infer_gather_nd, plan_gather_nd, emit_gather_nd, grad=grad_gather_nd,
+          frontend=Exposure(("GatherNd",), ("gather_nd",)), runtime_tiling=GATHER_ND_TILING),
     OpDef("ScatterNd", "scatter_nd", infer_scatter_nd, plan_scatter_nd, emit_scatter_nd, grad=grad_scatter_nd,
-          frontend=Exposure(("ScatterNd",), ("scatter_nd",))),
+          frontend=Exposure(("ScatterNd",), ("scatter_nd",)), runtime_tiling=SCATTER_ND_TILING),
     OpDef("GatherD", "gather_d", infer_gather_d, plan_gather_d, emit_gather_d, grad=grad_gather_d,
-          frontend=Exposure(("GatherD",), ("gather_elements", "gather_d"))),
+          frontend=Exposure(("GatherD",), ("gather_elements", "gather_d")), runtime_tiling=GATHER_D_TILING),
     OpDef("GatherDGrad", "gather_d_grad_v2", infer_gather_d_grad, plan_gather_d_grad, emit_gather_d_grad,
-          grad=grad_gather_d_grad),
+          grad=grad_gather_d_grad, runtime_tiling=GATHER_D_TILING),
     *(OpDef(name, f"tensor_scatter_{name[len('TensorScatter'):].lower()}", infer_tensor_scatter, plan_fold_rows,
             emit_tensor_scatter, grad=grad_tensor_scatter if name in TENSOR_SCATTER_GRADS else None)
       for name in SCATTER_FOLDS),

@@ -13,6 +13,8 @@ is sum_j labels_j * ((m - x_j) + log s), so a confident prediction keeps its sma
 Sparse labels outside [0, C) give a zero loss and a zero backprop row. MindSpore does not document
 that case (its CPU kernel raises); a kernel cannot raise at run time, and zeros are what the library's
 Gather gives for an out-of-range index, and what an ignored sample (ignore_index) needs.
+
+The cross-entropies are dynamic-shape kernels: N and C are read at run time (``XENT_TILING``).
 """
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from . import src
 from .common import FLOAT, check_arity, check_dtype, check_rank, fail, same_dtype
 from .norm import row_blocks
+
+# What the softmax cross-entropy kernels read at run time (dynamic-shape kernels): samples and classes.
+XENT_TILING = ("n", "c")
 
 # ------------------------------------------------------------------------------------------- infer
 
@@ -61,13 +66,14 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     x = sig.inputs[0]
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     cost = KernelCost(vector_ops=6 * x.size, bytes=moved, dtype=x.dtype)
-    return Plan(row_blocks(x.shape[0], x.size), cost)
+    n, c = x.shape
+    return Plan(row_blocks(n, x.size), cost, tiling=dict(n=n, c=c))
 
 
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     logits, labels = sig.inputs
     dtype = logits.dtype
-    n, c = logits.shape
+    n, c = plan.tiling["n"], plan.tiling["c"]
     x = src.load(dtype, "x[base + j]")
     body = [f"base = u * {c}", "m = f32(-np.inf)",
             f"for j in range({c}):", f"    v = {x}", "    m = v if (v > m or v != v) else m",
@@ -312,7 +318,7 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("CTCLossV2", "CTCLoss"), ("ctc_loss",))),
     OpDef("CTCLossV2Grad", "ctc_loss_v2_grad", infer_ctc_grad, plan_ctc, emit_ctc_grad),
     OpDef("SparseSoftmaxCrossEntropyWithLogits", "sparse_softmax_cross_entropy_with_logits", infer_sparse, plan,
-          emit, grad=_g_sparse),
+          emit, grad=_g_sparse, runtime_tiling=XENT_TILING),
     OpDef("SoftmaxCrossEntropyWithLogits", "softmax_cross_entropy_with_logits", infer_dense, plan, emit,
-          grad=_g_dense),
+          grad=_g_dense, runtime_tiling=XENT_TILING),
 )

@@ -7,6 +7,10 @@ slice stays in L2 while four output rows are updated per B row (one B load feeds
 the j loop vectorises). B's slice is copied into a float32 workspace tile when it is transposed or
 float16 (each unit copies only its own columns, so the copies cost 1/MATMUL_ROW_TILE of the work);
 float16 outputs accumulate in a float32 workspace tile and are stored rounded.
+
+Both are dynamic-shape kernels (``RUNTIME_TILING``): sizes, tiles, grids and batch strides are read at
+run time; dtype, transposes, the route (BLAS, B packing, float32 accumulator), the batch rank and the
+fused epilogue's program are compiled in, so the products of a network share a handful of kernels.
 """
 from __future__ import annotations
 
@@ -27,6 +31,13 @@ MATMUL_COL_TILE = 256      # output columns per work unit
 MATMUL_K_SLICE = 256       # contraction slice kept in cache
 ROW_GROUP = 4              # rows updated together from one B row
 MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller matmuls use fewer blocks
+
+# What the kernels read at run time (dynamic-shape kernels): sizes, batch strides (0 where an operand
+# is broadcast), the tiles of the blocked route, the BLAS route's grids and leading dimensions, and the
+# block count the host runs a BLAS launch as. Dtype, transposes, route, batch rank and epilogue are literals.
+RUNTIME_TILING = ("out_batch", "batch", "a_strides", "b_strides", "e_strides", "m", "n", "k", "row_tile",
+                  "col_tile", "tiles_m", "tiles_n", "units", "k_slice", "k_step", "pack_size", "per_block",
+                  "grid", "host_grid", "host_block_dim", "lda", "ldb", "ldc")
 
 
 def matmul_dims(sig: OpSignature) -> tuple[tuple[int, ...], int, int, int]:
@@ -121,19 +132,27 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     gemm = Gemm(batch, m, n, k, a_desc.nbytes, b_desc.nbytes)
     cost = KernelCost(cube_flops=flops, vector_ops=outputs[0].size * len(epilogue or ()), bytes=moved, dtype=dtype,
                       gemm=gemm)
-    tiling = dict(out_batch=out_batch, m=m, n=n, k=k, row_tile=row_tile, col_tile=col_tile, tiles_m=tiles_m,
-                  tiles_n=tiles_n, units=units, k_slice=k_slice, pack_b=pack_b, acc_ws=acc_ws,
-                  pack_size=pack_size, per_block=per_block, blas=blas, grid=blas_grid(batch, m, n, block_dim),
-                  host_grid=blas_grid(batch, m, n, min(block_dim, HOST_BLOCK_THREADS)))
+    ta, tb = bool(sig.attr("transpose_a", False)), bool(sig.attr("transpose_b", False))
+    host_block_dim = min(block_dim, HOST_BLOCK_THREADS)
+    tiling = dict(out_batch=out_batch, batch=batch, m=m, n=n, k=k, row_tile=row_tile, col_tile=col_tile,
+                  tiles_m=tiles_m, tiles_n=tiles_n, units=units, k_slice=k_slice, k_step=max(k_slice, 1),
+                  pack_b=pack_b, acc_ws=acc_ws, pack_size=pack_size, per_block=per_block, blas=blas,
+                  transpose_a=ta, transpose_b=tb, epilogue=epilogue,
+                  a_strides=tuple(batch_strides(out_batch, a_desc.shape[:-2], m * k)),
+                  b_strides=tuple(batch_strides(out_batch, b_desc.shape[:-2], k * n)),
+                  e_strides=tuple(tuple(broadcast_strides(out_batch + (m, n), d.shape)) for d in extras),
+                  grid=blas_grid(batch, m, n, block_dim), host_grid=blas_grid(batch, m, n, host_block_dim),
+                  host_block_dim=host_block_dim, lda=max(m if ta else k, 1), ldb=max(k if tb else n, 1), ldc=max(n, 1))
     # the BLAS route picks its tile grid by the run-time block count, so the host may run it as fewer,
     # larger blocks (2 sgemms of 512x1024x1024 for a 1024^3 product instead of 32 small ones)
     return Plan(block_dim, cost, workspace, tiling, host_blocks=blas)
 
 
-def epilogue_lines(sig: OpSignature, e_strides: list[list[int]], n: int) -> list[str]:
+def epilogue_lines(sig: OpSignature, plan: Plan) -> list[str]:
     """Lines applying the fused epilogue in place over output rows [i0, i1), columns jc + [0, nj),
     reading the stored product exactly as an unfused kernel would."""
-    dtype, extras, epilogue = sig.inputs[0].dtype, sig.inputs[2:], sig.attr("epilogue")
+    dtype, extras = sig.inputs[0].dtype, sig.inputs[2:]
+    epilogue, e_strides, n = plan.tiling["epilogue"], plan.tiling["e_strides"], plan.tiling["n"]
     body = [f"v0 = {src.load(dtype, 'c[co + j]')}"]
     for x, (d, st) in enumerate(zip(extras, e_strides)):
         index = f"eoff{x} + i * {st[-2]} + (jc + j) * {st[-1]}"
@@ -143,17 +162,17 @@ def epilogue_lines(sig: OpSignature, e_strides: list[list[int]], n: int) -> list
     return ["for i in range(i0, i1):", f"    co = coff + i * {n} + jc", "    for j in range(nj):"] + src.indent(body, 2)
 
 
-def batch_offset_lines(out_batch: tuple[int, ...], a_strides: list[int], b_strides: list[int],
-                       e_strides: list[list[int]]) -> list[str]:
-    """Lines setting aoff, boff and eoff<x> for batch index ``bi`` (broadcast operands stay at 0)."""
+def batch_offset_lines(t: dict) -> list[str]:
+    """Lines setting aoff, boff and eoff<x> for batch index ``bi`` from the tiling ``t``'s batch dims and
+    strides (run-time values: a broadcast operand's stride is 0, so its offset stays 0)."""
+    out_batch, e_strides = t["out_batch"], t["e_strides"]
     lines = ["aoff = 0", "boff = 0", *(f"eoff{x} = 0" for x in range(len(e_strides)))]
     if out_batch:
         lines.append("r = bi")
         for d in reversed(range(len(out_batch))):
-            lines += [f"q = r % {out_batch[d]}", f"r = r // {out_batch[d]}"]
-            lines += [f"aoff += q * {a_strides[d]}"] if a_strides[d] else []
-            lines += [f"boff += q * {b_strides[d]}"] if b_strides[d] else []
-            lines += [f"eoff{x} += q * {st[d]}" for x, st in enumerate(e_strides) if st[d]]
+            lines += [f"q = r % {out_batch[d]}", f"r = r // {out_batch[d]}",
+                      f"aoff += q * {t['a_strides'][d]}", f"boff += q * {t['b_strides'][d]}"]
+            lines += [f"eoff{x} += q * {st[d]}" for x, st in enumerate(e_strides)]
     return lines
 
 
@@ -173,30 +192,27 @@ def blas_grid(batch: int, m: int, n: int, block_dim: int) -> tuple[int, int]:
 def emit_blas(sig: OpSignature, plan: Plan) -> str:
     """float32: work unit = one tile of one batch matrix on the ``grid`` (row parts x column parts);
     each is one OpenBLAS sgemm, then the epilogue over the tile. Blocks take balanced unit ranges."""
-    a_desc, b_desc = sig.inputs[:2]
     t = plan.tiling
-    out_batch, m, n, k = t["out_batch"], t["m"], t["n"], t["k"]
+    m, n, k = t["m"], t["n"], t["k"]
     (gm, gn), (hm, hn) = t["grid"], t["host_grid"]
-    ta, tb = int(bool(sig.attr("transpose_a", False))), int(bool(sig.attr("transpose_b", False)))
+    ta, tb = int(t["transpose_a"]), int(t["transpose_b"])
     extras = sig.inputs[2:]
-    e_strides = [broadcast_strides(out_batch + (m, n), d.shape) for d in extras]
     c_arg = 2 + len(extras)
     lines = src.HEADER + src.views(("a", 0, "float32"), ("b", 1, "float32"),
                                    *((f"e{x}", 2 + x, d.dtype) for x, d in enumerate(extras)), ("c", c_arg, "float32"))
     # the device's grid, or the host's when the host runs the launch as HOST_BLOCK_THREADS blocks (any
     # count computes the same product: blocks take balanced shares of the grid's tiles)
-    lines += [f"    gm, gn = ({hm}, {hn}) if block_dim == {min(plan.block_dim, HOST_BLOCK_THREADS)} else ({gm}, {gn})",
+    lines += [f"    gm, gn = ({hm}, {hn}) if block_dim == {t['host_block_dim']} else ({gm}, {gn})",
               "    rows, cols = (" + f"{m} + gm - 1) // gm, ({n} + gn - 1) // gn"]
-    lines += src.indent(src.balanced_split_lines(f"({math.prod(out_batch)} * gm * gn)"))
+    lines += src.indent(src.balanced_split_lines(f"({t['batch']} * gm * gn)"))
     unit = ["bi = u // (gm * gn)", "i0 = ((u // gn) % gm) * rows", f"i1 = min({m}, i0 + rows)",
             "jc = (u % gn) * cols", f"nj = min({n}, jc + cols) - jc", f"coff = bi * {m * n}",
-            *batch_offset_lines(out_batch, batch_strides(out_batch, a_desc.shape[:-2], m * k),
-                                batch_strides(out_batch, b_desc.shape[:-2], k * n), e_strides),
+            *batch_offset_lines(t),
             "if i1 > i0 and nj > 0:",
-            f"    sgemm({ta}, {tb}, i1 - i0, nj, {k}, a, aoff + {'i0' if ta else f'i0 * {k}'}, {max(m if ta else k, 1)}, "
-            f"b, boff + {f'jc * {k}' if tb else 'jc'}, {max(k if tb else n, 1)}, c, coff + i0 * {n} + jc, {max(n, 1)})"]
-    if sig.attr("epilogue") is not None:
-        unit += epilogue_lines(sig, e_strides, n)
+            f"    sgemm({ta}, {tb}, i1 - i0, nj, {k}, a, aoff + {'i0' if ta else f'i0 * {k}'}, {t['lda']}, "
+            f"b, boff + {f'jc * {k}' if tb else 'jc'}, {t['ldb']}, c, coff + i0 * {n} + jc, {t['ldc']})"]
+    if t["epilogue"] is not None:
+        unit += epilogue_lines(sig, plan)
     lines += ["    for u in range(lo, hi):"] + src.indent(unit, 2)
     return src.finish(lines)
 
@@ -204,13 +220,12 @@ def emit_blas(sig: OpSignature, plan: Plan) -> str:
 def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     if plan.tiling["blas"]:
         return emit_blas(sig, plan)
-    a_desc, b_desc = sig.inputs[:2]
-    dtype = a_desc.dtype
+    dtype = sig.inputs[0].dtype
     t = plan.tiling
-    out_batch, m, n, k = t["out_batch"], t["m"], t["n"], t["k"]
+    m, n, k = t["m"], t["n"], t["k"]
     row_tile, col_tile, tiles_m, tiles_n = t["row_tile"], t["col_tile"], t["tiles_m"], t["tiles_n"]
     k_slice, pack_b, acc_ws, pack_size, per_block = t["k_slice"], t["pack_b"], t["acc_ws"], t["pack_size"], t["per_block"]
-    ta, tb = bool(sig.attr("transpose_a", False)), bool(sig.attr("transpose_b", False))
+    ta, tb = t["transpose_a"], t["transpose_b"]
     nc = col_tile
 
     def a_index(i: str, kk: str) -> str:
@@ -219,23 +234,18 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     def a_load(index: str) -> str:
         return src.load(dtype, f"a[{index}]")
 
-    a_strides = batch_strides(out_batch, a_desc.shape[:-2], m * k)
-    b_strides = batch_strides(out_batch, b_desc.shape[:-2], k * n)
     extras = sig.inputs[2:]
-    epilogue = sig.attr("epilogue")
     c_arg = 2 + len(extras)
     lines = src.HEADER + src.views(("a", 0, dtype), ("b", 1, dtype),
                                    *((f"e{x}", 2 + x, d.dtype) for x, d in enumerate(extras)), ("c", c_arg, dtype))
     if plan.workspace_sizes:
         lines += ["    " + src.view("w", c_arg + 1, "float32"), f"    wb = block_idx * {per_block}"]
-    # epilogue inputs broadcast over (batch..., m, n): element strides of each (0 where broadcast)
-    e_strides = [broadcast_strides(out_batch + (m, n), d.shape) for d in extras]
     lines += src.indent(src.split_lines(str(t["units"])))
     unit = [f"bi = u // {tiles_m * tiles_n}",
             f"i0 = ((u // {tiles_n}) % {tiles_m}) * {row_tile}",
             f"i1 = min({m}, i0 + {row_tile})",
             f"jc = (u % {tiles_n}) * {col_tile}",
-            f"coff = bi * {m * n}", *batch_offset_lines(out_batch, a_strides, b_strides, e_strides)]
+            f"coff = bi * {m * n}", *batch_offset_lines(t)]
     tile = [f"nj = min({n} - jc, {nc})"]
     if acc_ws:
         acc_row, ldc = f"wb + {pack_size} + (i - i0) * {nc}", nc
@@ -263,12 +273,13 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     kslice += [f"    i += {ROW_GROUP}", "while i < i1:"]
     kslice += src.indent(row_group_lines(1, a_index, acc_row, ldc, b_ptr, b_row, a_load))
     kslice += ["    i += 1"]
-    tile += [f"for kc in range(0, {k}, {max(k_slice, 1)}):"] + src.indent(kslice)
+    # a while loop: range() with a run-time step checks it for 0, which needs numba's runtime to raise
+    tile += ["kc = 0", f"while kc < {k}:"] + src.indent(kslice + [f"kc += {t['k_step']}"])
     if acc_ws:
         tile += ["for i in range(i0, i1):", f"    ro = {acc_row}", f"    co = coff + i * {n} + jc",
                  "    for j in range(nj):", f"        c[co + j] = {src.store(dtype, 'w[ro + j]')}"]
-    if epilogue is not None:
-        tile += epilogue_lines(sig, e_strides, n)
+    if t["epilogue"] is not None:
+        tile += epilogue_lines(sig, plan)
     unit += tile
     lines += ["    for u in range(lo, hi):"] + src.indent(unit, 2)
     return src.finish(lines)
@@ -297,7 +308,8 @@ def grad(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
 
 
 OPS: tuple[OpDef, ...] = (
-    OpDef("MatMul", "mat_mul", infer_matmul, plan, emit, grad=grad, frontend=Exposure(("MatMul",), ("matmul",))),
+    OpDef("MatMul", "mat_mul", infer_matmul, plan, emit, grad=grad, frontend=Exposure(("MatMul",), ("matmul",)),
+          runtime_tiling=RUNTIME_TILING),
     OpDef("BatchMatMul", "batch_matmul", infer_matmul, plan, emit, grad=grad,
-          frontend=Exposure(("BatchMatMul",), ("bmm",))),
+          frontend=Exposure(("BatchMatMul",), ("bmm",)), runtime_tiling=RUNTIME_TILING),
 )

@@ -25,10 +25,16 @@ Gather scatters dout with UnsortedSegmentSum over the gathered axis (moved to th
 Transposes); UnsortedSegmentSum gathers dout by segment id. Ids and indices outside the valid range
 get and give no gradient, as the forward ops read zeros for them (Gather) or drop their rows
 (UnsortedSegmentSum).
+
+Transpose, Concat, Split, Slice, Pad, Gather and UnsortedSegmentSum are dynamic-shape kernels: their
+sizes, strides and offsets are tiling data read at run time; what shapes the loops (dtypes, the number
+of pieces, a window's outer rank, a transpose's coalesced stride kinds and the stride of a strided
+inner loop) is compiled in.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,7 +45,7 @@ from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
 from .common import ALL, ANY, FLOAT, INDEX, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
-from .elementwise import const_literal, strided_source
+from .elementwise import BROADCAST, STRIDED, UNIT, const_literal, strided_layout
 
 ZERO = {"float32": "f32(0.0)", "float16": "np.uint16(0)", "int32": "np.int32(0)", "bfloat16": "np.uint16(0)",
         "float64": "f64(0.0)", "bool": "np.uint8(0)",
@@ -224,13 +230,106 @@ def plan_copy(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     return Plan(src.elementwise_blocks(walked), KernelCost(bytes=2 * moved + extra, dtype=outputs[0].dtype))
 
 
+# What the dynamic-shape kernels of this module read at run time, by kernel. A strided copy (Transpose;
+# Tile and StridedSlice in index.py): the coalesced loop's element count, dims, strides and x's first
+# element (the strides' kinds shape the loop). A window (Slice, Pad): the output rows' outer dims, x's,
+# the window's offsets in them and the row's inside range. Concat/Split: each piece's row length and
+# offset in the whole's row. Gather: the index count, the axis length and the row length after it.
+# A scatter-add (UnsortedSegmentSum, ScatterNd): its row count, output rows and row length.
+STRIDED_COPY_TILING = ("n", "dims", "strides", "base")
+WINDOW_TILING = ("n", "outer", "x_outer", "before_outer", "row", "in_row", "v0", "v1", "shift")
+PIECES_TILING = ("n", "row", "lengths", "offsets")
+GATHER_TILING = ("n", "count", "inner", "limit")
+SCATTER_ADD_TILING = ("n", "rows", "count", "inner")
+
+
+def strided_copy_plan(plan: Plan, out_shape: tuple[int, ...], full: list[int], base: int = 0) -> Plan:
+    """``plan`` with the tiling of a bit copy of x into ``out_shape`` whose element o reads x at
+    ``base + sum(o[d] * full[d])`` (the loop :func:`emit_strided_copy` writes)."""
+    layout = strided_layout(out_shape, [full])
+    # a strided inner loop's stride is a literal: LLVM vectorises a gather of a known stride only
+    step = layout["strides"][0][-1] if layout["kinds"][0][-1] == STRIDED else None
+    return replace(plan, tiling=dict(layout, base=base, step=step))
+
+
+def odometer(dims: tuple) -> tuple[list[str], list[str]]:
+    """Kernel lines decoding ``row`` into its coordinates ``q0, q1, ...`` over ``dims`` (the last
+    fastest), and lines advancing them to the next row: a kernel decodes its first row once and
+    advances per row, so no row pays divisions by run-time dims (a literal divisor is a cheap multiply,
+    a run-time one ~25 cycles: a row of a transpose or a pad is often a few dozen elements)."""
+    decode = ["r = row"]
+    for d in reversed(range(len(dims))):
+        decode += [f"q{d} = r % {dims[d]}", f"r = r // {dims[d]}"]
+    advance: list[str] = []
+    for d in range(len(dims)):
+        level = [f"q{d} += 1", f"if q{d} == {dims[d]}:", f"    q{d} = 0"]
+        advance = level + src.indent(advance) if advance else level
+    return decode, advance
+
+
+def emit_strided_copy(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """The strided copy, row by row of the coalesced loop's inner dim (x offset ``b`` of each row from
+    its :func:`odometer` coordinates)."""
+    t = plan.tiling
+    dims, strides, kinds = t["dims"], t["strides"][0], t["kinds"][0]
+    inner, last = dims[-1], kinds[-1]
+    decode, advance = odometer(dims[:-1])
+    offset = [f"b += q{d}" if kinds[d] == UNIT else f"b += q{d} * {strides[d]}"
+              for d in range(len(dims) - 1) if kinds[d] != BROADCAST]
+    read = "x[b]" if last == BROADCAST else "x[b + j]" if last == UNIT else f"x[b + j * {t['step']}]"
+    body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
+            f"b = {t['base']}", *offset, "for j in range(j0, j1):", f"    y[start + j] = {read}", "row += 1", *advance]
+    lines = src.HEADER + src.views(("x", 0, sig.inputs[0].dtype), ("y", 1, outputs[0].dtype))
+    lines += src.indent(src.split_lines(str(t["n"])) + [f"row = lo // {inner}", *decode])
+    lines += [f"    while row * {inner} < hi:"] + src.indent(body, 2)
+    return src.finish(lines)
+
+
+def plan_transpose(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    x = sig.inputs[0].shape
+    in_strides = [math.prod(x[d + 1:]) for d in range(len(x))]
+    return strided_copy_plan(plan_copy(sig, outputs), outputs[0].shape, [in_strides[p] for p in transpose_perm(sig)])
+
+
+def plan_pieces(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """Concat and Split: row r of the whole holds row r of every piece, one after the other."""
+    if sig.op == "Concat":
+        whole, pieces = outputs[0], sig.inputs
+        axis = norm_axis(sig, sig.attr("axis", 0), len(whole.shape))
+    else:
+        whole, pieces = sig.inputs[0], outputs
+        axis = split_sections(sig)[0]
+    inner = math.prod(whole.shape[axis + 1:])
+    lengths = tuple(d.shape[axis] * inner for d in pieces)
+    offsets = tuple(sum(lengths[:i]) for i in range(len(lengths)))
+    tiling = dict(n=whole.size, row=max(whole.shape[axis] * inner, 1), lengths=lengths, offsets=offsets)
+    return replace(plan_copy(sig, outputs), tiling=tiling)
+
+
+def plan_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    params, indices = sig.inputs
+    axis = norm_axis(sig, sig.attr("axis", 0), len(params.shape))
+    tiling = dict(n=outputs[0].size, count=max(indices.size, 1), inner=max(math.prod(params.shape[axis + 1:]), 1),
+                  limit=params.shape[axis])
+    return replace(plan_copy(sig, outputs), tiling=tiling)
+
+
 def plan_window(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    """Every output byte is written once; only the part of x inside the window is read."""
+    """Every output byte is written once; only the part of x inside the window is read. Trailing
+    dimensions the window leaves whole merge into one contiguous row: dimension ``k`` (compiled in,
+    with the fill value) is the last one it cuts or pads."""
     out = outputs[0]
+    x = sig.inputs[0].shape
     shape, before = window(sig)
-    inside = math.prod(max(0, min(n, b + m) - max(0, b)) for n, b, m in zip(shape, before, sig.inputs[0].shape))
+    inside = math.prod(max(0, min(n, b + m) - max(0, b)) for n, b, m in zip(shape, before, x))
     cost = KernelCost(bytes=out.nbytes + inside * ITEMSIZE[out.dtype], dtype=out.dtype)
-    return Plan(src.elementwise_blocks(out.size), cost, tiling={"before": before})
+    k = max([d for d in range(len(x)) if before[d] or out.shape[d] != x[d]], default=0)
+    tail = math.prod(x[k + 1:])
+    row = out.shape[k] * tail
+    tiling = dict(k=k, value=sig.attr("value", 0), n=out.size, outer=out.shape[:k], x_outer=x[:k],
+                  before_outer=before[:k], row=max(row, 1), in_row=x[k] * tail, v0=max(before[k] * tail, 0),
+                  v1=min((before[k] + x[k]) * tail, row), shift=before[k] * tail)
+    return Plan(src.elementwise_blocks(out.size), cost, tiling=tiling)
 
 
 def plan_mirror(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -254,56 +353,44 @@ def plan_mirror(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
 
 def plan_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     x, ids = sig.inputs
-    return scatter_add_plan(x, ids, outputs[0])
+    return scatter_add_plan(x, ids, outputs[0], ids.size)
 
 
-def scatter_add_plan(x: TensorDesc, ids: TensorDesc, out: TensorDesc) -> Plan:
-    """A scatter-add of the rows of ``x`` by ``ids`` (UnsortedSegmentSum, ScatterNd): one add per
-    element of x, one zeroing store per output element; every block reads all the ids. float16 sums
-    accumulate in a float32 workspace element per output element."""
+def scatter_add_plan(x: TensorDesc, ids: TensorDesc, out: TensorDesc, rows: int) -> Plan:
+    """A scatter-add of the ``rows`` rows of ``x`` by ``ids`` (UnsortedSegmentSum, ScatterNd): one add
+    per element of x, one zeroing store per output element; every block reads all the ids. float16
+    sums accumulate in a float32 workspace element per output element."""
     block_dim = src.elementwise_blocks(out.size)
     wide = out.dtype == "float16"
     workspace = (block_dim * -(-out.size // block_dim) * 4,) if wide else ()
     moved = x.nbytes + block_dim * ids.nbytes + out.nbytes + (2 * 4 * out.size if wide else 0)
-    return Plan(block_dim, KernelCost(vector_ops=x.size + out.size, bytes=moved, dtype=out.dtype), workspace)
-
-
-def emit_transpose(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    x = sig.inputs[0]
-    perm = transpose_perm(sig)
-    in_strides = [math.prod(x.shape[d + 1:]) for d in range(len(x.shape))]
-    full = [[in_strides[p] for p in perm]]
-    return strided_source((x,), full, outputs[0].shape, ["t0 = v0"], [("t0", x.dtype)], "raw")
+    tiling = dict(n=out.size, rows=rows, count=out.shape[0], inner=math.prod(out.shape[1:]))
+    return Plan(block_dim, KernelCost(vector_ops=x.size + out.size, bytes=moved, dtype=out.dtype), workspace, tiling)
 
 
 def emit_pieces(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """Concat and Split: a whole tensor made of pieces laid side by side along an axis. Concat walks
     the whole (its output) and copies each piece in; Split walks the whole (its input) and copies
     each piece out. Row r of the whole holds row r of every piece, one after the other."""
+    t = plan.tiling
     if sig.op == "Concat":
         whole, pieces = outputs[0], sig.inputs
-        axis = norm_axis(sig, sig.attr("axis", 0), len(whole.shape))
         names = [(f"p{i}", i, d.dtype) for i, d in enumerate(pieces)] + [("w", len(pieces), whole.dtype)]
         copy = "w[f] = p{i}[at + f]"
     else:
         whole, pieces = sig.inputs[0], outputs
-        axis = split_sections(sig)[0]
         names = [("w", 0, whole.dtype)] + [(f"p{i}", 1 + i, d.dtype) for i, d in enumerate(pieces)]
         copy = "p{i}[at + f] = w[f]"
-    inner = math.prod(whole.shape[axis + 1:])
-    row = whole.shape[axis] * inner
-    lines = src.HEADER + src.views(*names) + src.indent(src.split_lines(str(whole.size)))
+    row = t["row"]
+    lines = src.HEADER + src.views(*names) + src.indent(src.split_lines(str(t["n"])))
     body = [f"start = row * {row}"]
-    offset = 0
-    for i, d in enumerate(pieces):
-        length = d.shape[axis] * inner
-        if length:
-            body += [f"s0 = max(lo, start + {offset})", f"s1 = min(hi, start + {offset + length})",
-                     f"at = row * {length} - start - {offset}",
-                     "for f in range(s0, s1):", "    " + copy.format(i=i)]
-        offset += length
+    for i, (length, offset) in enumerate(zip(t["lengths"], t["offsets"])):
+        # an empty piece's range is empty
+        body += [f"s0 = max(lo, start + {offset})", f"s1 = min(hi, start + {offset + length})",
+                 f"at = row * {length} - start - {offset}",
+                 "for f in range(s0, s1):", "    " + copy.format(i=i)]
     body.append("row += 1")
-    lines += [f"    row = lo // {max(row, 1)}", f"    while row * {row} < hi:"] + src.indent(body, 2)
+    lines += [f"    row = lo // {row}", f"    while row * {row} < hi:"] + src.indent(body, 2)
     return src.finish(lines)
 
 
@@ -323,32 +410,30 @@ def emit_window(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
     a Slice along axis k copies rows of shape[k:]; each output row is an outside part (fill), the
     part inside x (a contiguous copy) and another outside part."""
     x, out = sig.inputs[0], outputs[0]
-    before = plan.tiling["before"]
-    rank = len(x.shape)
-    k = max([d for d in range(rank) if before[d] or out.shape[d] != x.shape[d]], default=0)
-    tail = math.prod(x.shape[k + 1:])
-    row, in_row = out.shape[k] * tail, x.shape[k] * tail
-    v0, v1 = max(before[k] * tail, 0), min((before[k] + x.shape[k]) * tail, row)
-    fill = fill_literal(out.dtype, sig.attr("value", 0))
+    t = plan.tiling
+    k, row, in_row, v0, v1 = t["k"], t["row"], t["in_row"], t["v0"], t["v1"]
+    fill = fill_literal(out.dtype, t["value"])
     lines = src.HEADER + src.views(("x", 0, x.dtype), ("y", 1, out.dtype))
-    lines += src.indent(src.split_lines(str(out.size)))
+    lines += src.indent(src.split_lines(str(t["n"])))
+    decode, advance = odometer(t["outer"])
     body = [f"start = row * {row}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {row})",
             "base = 0", "ok = True"]
     if k:
-        # decode the output row into the outer indices and map each into x
-        body += ["r = row", "scale = 1"]
+        # map the output row's outer coordinates into x
+        body += ["scale = 1"]
         for d in reversed(range(k)):
-            body += [f"i = r % {out.shape[d]} - {before[d]}", f"r = r // {out.shape[d]}",
-                     f"ok = ok and i >= 0 and i < {x.shape[d]}", "base += i * scale", f"scale *= {x.shape[d]}"]
+            body += [f"i = q{d} - {t['before_outer'][d]}",
+                     f"ok = ok and i >= 0 and i < {t['x_outer'][d]}", "base += i * scale",
+                     f"scale *= {t['x_outer'][d]}"]
     body += ["if ok:",
              f"    for j in range(j0, min(j1, {v0})):", f"        y[start + j] = {fill}",
-             f"    at = base * {in_row} - {before[k] * tail}",
+             f"    at = base * {in_row} - {t['shift']}",
              f"    for j in range(max(j0, {v0}), min(j1, {v1})):", "        y[start + j] = x[at + j]",
              f"    for j in range(max(j0, {v1}), j1):", f"        y[start + j] = {fill}",
              "else:",
              "    for j in range(j0, j1):", f"        y[start + j] = {fill}",
-             "row += 1"]
-    lines += [f"    row = lo // {max(row, 1)}", f"    while row * {row} < hi:"] + src.indent(body, 2)
+             "row += 1", *advance]
+    lines += src.indent([f"row = lo // {row}", *decode]) + [f"    while row * {row} < hi:"] + src.indent(body, 2)
     return src.finish(lines)
 
 
@@ -419,13 +504,11 @@ def emit_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
     """Out-of-range indices (negative or >= the axis size) produce zeros, never a wild read."""
     params, indices = sig.inputs
     out = outputs[0]
-    axis = norm_axis(sig, sig.attr("axis", 0), len(params.shape))
-    inner = math.prod(params.shape[axis + 1:])
-    limit = params.shape[axis]
-    count = indices.size
+    t = plan.tiling
+    inner, limit, count = t["inner"], t["limit"], t["count"]
     lines = src.HEADER + src.views(("p", 0, params.dtype), ("ix", 1, indices.dtype), ("y", 2, out.dtype))
-    lines += src.indent(src.split_lines(str(out.size)))
-    body = [f"o = row // {max(count, 1)}", f"t = i64(ix[row % {max(count, 1)}])",
+    lines += src.indent(src.split_lines(str(t["n"])))
+    body = [f"o = row // {count}", f"t = i64(ix[row % {count}])",
             f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
             f"if t >= 0 and t < {limit}:",
             f"    src = (o * {limit} + t) * {inner}",
@@ -433,23 +516,24 @@ def emit_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
             "else:",
             "    for j in range(j0, j1):", f"        y[start + j] = {ZERO[out.dtype]}",
             "row += 1"]
-    lines += [f"    row = lo // {max(inner, 1)}", f"    while row * {inner} < hi:"] + src.indent(body, 2)
+    lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + src.indent(body, 2)
     return src.finish(lines)
 
 
 def emit_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     x, ids = sig.inputs
-    return scatter_add_source(x, 0, 1, ids.size, outputs[0], ["s = i64(ix[r])"])
+    return scatter_add_source(x, 0, 1, outputs[0], plan, ["s = i64(ix[r])"])
 
 
-def scatter_add_source(x: TensorDesc, x_arg: int, ids_arg: int, rows: int, out: TensorDesc,
+def scatter_add_source(x: TensorDesc, x_arg: int, ids_arg: int, out: TensorDesc, plan: Plan,
                        segment: list[str]) -> str:
     """Kernel source adding row r of ``x`` (argument ``x_arg``) into output row s, for r in ascending
     order; ``segment`` are lines computing s from the int32 ids ``ix`` (argument ``ids_arg``) and r.
     Block b owns output elements [lo, hi): it zeroes them, then adds every row landing in them. A row
-    whose s is outside [0, out rows) is dropped. Output at argument 2, float16's float32 accumulator at 3."""
-    inner = math.prod(out.shape[1:])
-    count = out.shape[0]
+    whose s is outside [0, out rows) is dropped. Output at argument 2, float16's float32 accumulator at 3.
+    Sizes come from ``plan``'s tiling (:func:`scatter_add_plan`)."""
+    t = plan.tiling
+    inner, count, rows = t["inner"], t["count"], t["rows"]
     lines = src.HEADER + src.views(("x", x_arg, x.dtype), ("ix", ids_arg, "int32"), ("y", 2, out.dtype))
     if out.dtype == "float16":
         lines += ["    " + src.view("acc", 3, "float32")]
@@ -460,7 +544,7 @@ def scatter_add_source(x: TensorDesc, x_arg: int, ids_arg: int, rows: int, out: 
     else:
         lines += ["    acc = y"]
         zero, add = "f32(0.0)", "acc[f] += x[at + f]"
-    lines += src.indent(src.split_lines(str(out.size)))
+    lines += src.indent(src.split_lines(str(t["n"])))
     body = ["for f in range(lo, hi):", f"    acc[f] = {zero}",
             f"for r in range({rows}):"] + src.indent(segment) + [
             f"    if s >= 0 and s < {count}:",
@@ -782,23 +866,24 @@ def grad_roi_align(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
 
 
 OPS: tuple[OpDef, ...] = (
-    OpDef("Transpose", "transpose", infer_transpose, plan_copy, emit_transpose, grad=grad_transpose,
-          frontend=Exposure(("Transpose",), ("transpose", "permute"))),
-    OpDef("Concat", "concat", infer_concat, plan_copy, emit_pieces, grad=grad_concat,
-          frontend=Exposure(("Concat",), ("concat", "cat"))),
-    OpDef("Split", "split_d", infer_split, plan_copy, emit_pieces, grad=grad_split,
-          frontend=Exposure(("Split",), ("split",))),
+    OpDef("Transpose", "transpose", infer_transpose, plan_transpose, emit_strided_copy, grad=grad_transpose,
+          frontend=Exposure(("Transpose",), ("transpose", "permute")), runtime_tiling=STRIDED_COPY_TILING),
+    OpDef("Concat", "concat", infer_concat, plan_pieces, emit_pieces, grad=grad_concat,
+          frontend=Exposure(("Concat",), ("concat", "cat")), runtime_tiling=PIECES_TILING),
+    OpDef("Split", "split_d", infer_split, plan_pieces, emit_pieces, grad=grad_split,
+          frontend=Exposure(("Split",), ("split",)), runtime_tiling=PIECES_TILING),
     OpDef("Slice", "slice_d", infer_window, plan_window, emit_window, grad=grad_slice,
-          frontend=Exposure(("Slice",), ("slice",))),
+          frontend=Exposure(("Slice",), ("slice",)), runtime_tiling=WINDOW_TILING),
     OpDef("Pad", "pad_d", infer_window, plan_window, emit_window, grad=grad_pad,
-          frontend=Exposure(("Pad",), ("pad",))),
+          frontend=Exposure(("Pad",), ("pad",)), runtime_tiling=WINDOW_TILING),
     OpDef("MirrorPad", "mirror_pad", infer_mirror, plan_mirror, emit_mirror, grad=grad_mirror,
           frontend=Exposure(("MirrorPad",), ("pad",))),
     OpDef("MirrorPadGrad", "mirror_pad_grad", infer_mirror, plan_mirror, emit_mirror_grad),
-    OpDef("Gather", "gather", infer_gather, plan_copy, emit_gather, grad=grad_gather,
-          frontend=Exposure(("Gather",), ("gather",))),
+    OpDef("Gather", "gather", infer_gather, plan_gather, emit_gather, grad=grad_gather,
+          frontend=Exposure(("Gather",), ("gather",)), runtime_tiling=GATHER_TILING),
     OpDef("UnsortedSegmentSum", "unsorted_segment_sum_d", infer_segment_sum, plan_segment_sum, emit_segment_sum,
-          grad=grad_segment_sum, frontend=Exposure(("UnsortedSegmentSum",), ("unsorted_segment_sum",))),
+          grad=grad_segment_sum, frontend=Exposure(("UnsortedSegmentSum",), ("unsorted_segment_sum",)),
+          runtime_tiling=SCATTER_ADD_TILING),
     OpDef("NMSWithMask", "nms_with_mask", infer_nms, plan_nms, emit_nms, frontend=Exposure(("NMSWithMask",))),
     OpDef("ROIAlign", "roi_align", infer_roi_align, plan_roi_align, emit_roi_align, grad=grad_roi_align,
           frontend=Exposure(("ROIAlign",))),

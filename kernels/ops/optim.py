@@ -1,5 +1,7 @@
 """Optimizer updates as device kernels: ApplyMomentum, SGD, Adam, AdamWeightDecay, ApplyRMSProp,
-ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdadelta, ApplyAdaMax, ApplyProximalAdagrad, ApplyFtrl.
+ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdadelta, ApplyAdaMax, ApplyProximalAdagrad, ApplyFtrl; round 2:
+ApplyAdagradV2, ApplyAdagradDA, ApplyAdamWithAmsgrad, ApplyAddSign, ApplyPowerSign, ApplyGradientDescent,
+ApplyProximalGradientDescent, ApplyKerasMomentum, AdamNoUpdateParam and AdamW (mint.optim's PyTorch AdamW).
 
 Each is one elementwise program over the parameter and its state (the elementwise family's
 :func:`~.elementwise.program_op`): every element is read once and its new parameter and state values
@@ -211,6 +213,143 @@ def apply_ftrl(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
     return tuple(p.steps), (new[1], acc[1], lin[1])
 
 
+
+# ---- round 2: the remaining Apply* updates and the PyTorch-style AdamW (mint.optim) ----
+
+def apply_adagrad_v2(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, accum, lr, grad) -> (var', accum'): accum' = accum + g^2 (only with update_slots);
+    var' = var - lr g / (sqrt(accum') + epsilon), epsilon an attribute."""
+    p = _Program()
+    var, accum, lr, grad = (_in(i) for i in range(4))
+    eps = _c(_number(sig, "epsilon", 1e-6))
+    acc = p("Add", accum, p("Mul", grad, grad)) if sig.attr("update_slots", True) else p("Add", accum, _c(0.0))
+    new = p("Sub", var, p("Div", p("Mul", lr, grad), p("Add", p("Sqrt", acc), eps)))
+    return tuple(p.steps), (new[1], acc[1])
+
+
+def apply_adagrad_da(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, grad_accum, grad_squared_accum, grad, lr, l1, l2, global_step) -> (var', ga', gsa'):
+    ga' = ga + g; gsa' = gsa + g^2; tmp = sign(ga') max(|ga'| - l1 step, 0) if l1 > 0 else ga';
+    var' = -lr tmp / (l2 step lr + sqrt(gsa'))."""
+    p = _Program()
+    _var, ga, gsa, grad, lr, l1, l2, step = (_in(i) for i in range(8))
+    ga_new = p("Add", ga, grad)
+    gsa_new = p("Add", gsa, p("Mul", grad, grad))
+    shrunk = p("Mul", _sign(p, ga_new), p("Maximum", p("Sub", p("Abs", ga_new), p("Mul", l1, step)), _c(0.0)))
+    tmp = p("Select", p("Greater", l1, _c(0.0)), shrunk, ga_new)
+    x = p("Mul", p("Neg", lr), tmp)
+    y = p("Add", p("Mul", p("Mul", l2, step), lr), p("Sqrt", gsa_new))
+    new = p("Div", x, y)
+    return tuple(p.steps), (new[1], ga_new[1], gsa_new[1])
+
+
+def apply_adam_with_amsgrad(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad) -> (var', m', v',
+    vhat'): lr_t = lr sqrt(1 - beta2_power) / (1 - beta1_power); vhat' = max(vhat, v');
+    var' = var - lr_t m' / (sqrt(vhat') + eps). ApplyAdamWithAmsgrad passes its attributes as scalars."""
+    p = _Program()
+    var, m, v, vhat, b1p, b2p, lr, b1, b2, eps, grad = (_in(i) for i in range(11))
+    m_new, v_new = _moments(p, m, v, grad, b1, b2)
+    vhat_new = p("Maximum", vhat, v_new)
+    lr_t = p("Div", p("Mul", lr, p("Sqrt", p("Sub", _c(1.0), b2p))), p("Sub", _c(1.0), b1p))
+    new = p("Sub", var, p("Div", p("Mul", lr_t, m_new), p("Add", p("Sqrt", vhat_new), eps)))
+    return tuple(p.steps), (new[1], m_new[1], v_new[1], vhat_new[1])
+
+
+def _sign_agreement(p: _Program, m: tuple, beta: tuple, grad: tuple) -> tuple[tuple, tuple]:
+    """m' = beta m + (1 - beta) g and sign(g) sign(m'), AddSign's and PowerSign's common part."""
+    m_new = p("Add", p("Mul", beta, m), p("Mul", p("Sub", _c(1.0), beta), grad))
+    return m_new, p("Mul", _sign(p, grad), _sign(p, m_new))
+
+
+def apply_add_sign(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, m, lr, alpha, sign_decay, beta, grad) -> (var', m'): update = (alpha + sign_decay
+    sign(g) sign(m')) g; var' = var - lr update."""
+    p = _Program()
+    var, m, lr, alpha, decay, beta, grad = (_in(i) for i in range(7))
+    m_new, agree = _sign_agreement(p, m, beta, grad)
+    update = p("Mul", p("Add", alpha, p("Mul", decay, agree)), grad)
+    new = p("Sub", var, p("Mul", lr, update))
+    return tuple(p.steps), (new[1], m_new[1])
+
+
+def apply_power_sign(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, m, lr, logbase, sign_decay, beta, grad) -> (var', m'): update = exp(logbase sign_decay
+    sign(g) sign(m')) g; var' = var - lr update."""
+    p = _Program()
+    var, m, lr, logbase, decay, beta, grad = (_in(i) for i in range(7))
+    m_new, agree = _sign_agreement(p, m, beta, grad)
+    update = p("Mul", p("Exp", p("Mul", p("Mul", logbase, decay), agree)), grad)
+    new = p("Sub", var, p("Mul", lr, update))
+    return tuple(p.steps), (new[1], m_new[1])
+
+
+def apply_gradient_descent(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, alpha, delta) -> var - alpha delta."""
+    p = _Program()
+    new = p("Sub", _in(0), p("Mul", _in(1), _in(2)))
+    return tuple(p.steps), (new[1],)
+
+
+def apply_proximal_gradient_descent(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, alpha, l1, l2, delta) -> sign(prox) max(|prox| - alpha l1, 0) / (1 + alpha l2), prox = var -
+    alpha delta."""
+    p = _Program()
+    var, alpha, l1, l2, delta = (_in(i) for i in range(5))
+    prox = p("Sub", var, p("Mul", alpha, delta))
+    shrunk = p("Maximum", p("Sub", p("Abs", prox), p("Mul", alpha, l1)), _c(0.0))
+    new = p("Div", p("Mul", _sign(p, prox), shrunk), p("Add", _c(1.0), p("Mul", alpha, l2)))
+    return tuple(p.steps), (new[1],)
+
+
+def apply_keras_momentum(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, accum, lr, grad, momentum) -> (var', accum'): accum' = accum momentum - grad lr; var' = var +
+    accum' (use_nesterov: var + accum' momentum - grad lr)."""
+    p = _Program()
+    var, accum, lr, grad, mom = (_in(i) for i in range(5))
+    step = p("Mul", grad, lr)
+    acc = p("Sub", p("Mul", accum, mom), step)
+    if sig.attr("use_nesterov", False):
+        new = p("Sub", p("Add", var, p("Mul", acc, mom)), step)
+    else:
+        new = p("Add", var, acc)
+    return tuple(p.steps), (new[1], acc[1])
+
+
+def adam_no_update_param(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad) -> (delta, m', v'): Adam's
+    step without applying it: delta = -lr sqrt(1 - beta2_power) / (1 - beta1_power) m' / (sqrt(v') + eps)."""
+    p = _Program()
+    m, v, b1p, b2p, lr, b1, b2, eps, grad = (_in(i) for i in range(9))
+    m_new, v_new = _moments(p, m, v, grad, b1, b2)
+    lr_t = p("Mul", lr, p("Div", p("Sqrt", p("Sub", _c(1.0), b2p)), p("Sub", _c(1.0), b1p)))
+    delta = p("Neg", p("Mul", lr_t, p("Div", m_new, p("Add", p("Sqrt", v_new), eps))))
+    return tuple(p.steps), (delta[1], m_new[1], v_new[1])
+
+
+def adam_w(sig: OpSignature) -> tuple[tuple, tuple[int, ...]]:
+    """(var, m, v, max_v, grad, step) -> (var', m', v', max_v'): MindSpore's AdamW primitive (Ascend's
+    ApplyAdamWV2, PyTorch's AdamW), lr/beta1/beta2/decay/eps/amsgrad/maximize attributes. The kernel
+    counts t = step + 1 (mint.optim.AdamW's state_step starts at -1): var_t = var (1 - lr decay);
+    m' = b1 m + (1 - b1) g; v' = b2 v + (1 - b2) g^2; max_v' = max(max_v, v') with amsgrad;
+    var' = var_t - lr / (1 - b1^t) m' / (sqrt(v' or max_v') / sqrt(1 - b2^t) + eps)."""
+    p = _Program()
+    var, m, v, max_v, grad, step = (_in(i) for i in range(6))
+    lr, wd, eps = (_number(sig, n, 0.0) for n in ("lr", "weight_decay", "eps"))
+    b1, b2 = _c(_number(sig, "beta1", 0.9)), _c(_number(sig, "beta2", 0.999))
+    if sig.attr("maximize", False):
+        grad = p("Neg", grad)
+    var_t = p("Mul", var, _c(1.0 - lr * wd))
+    m_new, v_new = _moments(p, m, v, grad, b1, b2)
+    t = p("Add", step, _c(1.0))
+    bc1 = p("Sub", _c(1.0), p("Pow", b1, t))
+    bc2_sqrt = p("Sqrt", p("Sub", _c(1.0), p("Pow", b2, t)))
+    max_new = p("Maximum", max_v, v_new) if sig.attr("amsgrad", False) else p("Add", max_v, _c(0.0))
+    second = max_new if sig.attr("amsgrad", False) else v_new
+    denom = p("Add", p("Div", p("Sqrt", second), bc2_sqrt), _c(eps))
+    new = p("Sub", var_t, p("Mul", p("Div", _c(lr), bc1), p("Div", m_new, denom)))
+    return tuple(p.steps), (new[1], m_new[1], v_new[1], max_new[1])
+
 OPS: tuple[OpDef, ...] = (
     program_op("ApplyMomentum", "apply_momentum", ("var", "accum", "lr", "grad", "momentum"), apply_momentum),
     program_op("SGD", "sgd", ("var", "accum", "stat", "lr", "grad", "momentum"), sgd),
@@ -231,4 +370,22 @@ OPS: tuple[OpDef, ...] = (
     program_op("ApplyProximalAdagrad", "apply_proximal_adagrad", ("var", "accum", "lr", "l1", "l2", "grad"),
                apply_proximal_adagrad),
     program_op("ApplyFtrl", "apply_ftrl", ("var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"), apply_ftrl),
+    program_op("ApplyAdagradV2", "apply_adagrad_v2", ("var", "accum", "lr", "grad"), apply_adagrad_v2),
+    program_op("ApplyAdagradDA", "apply_adagrad_da", ("var", "gradient_accumulator", "gradient_squared_accumulator",
+                                                      "grad", "lr", "l1", "l2", "global_step"), apply_adagrad_da),
+    program_op("ApplyAdamWithAmsgrad", "apply_adam_with_amsgrad", ("var", "m", "v", "vhat", "beta1_power",
+                                                                   "beta2_power", "lr", "beta1", "beta2", "epsilon",
+                                                                   "grad"), apply_adam_with_amsgrad),
+    program_op("ApplyAddSign", "apply_add_sign", ("var", "m", "lr", "alpha", "sign_decay", "beta", "grad"),
+               apply_add_sign),
+    program_op("ApplyPowerSign", "apply_power_sign", ("var", "m", "lr", "logbase", "sign_decay", "beta", "grad"),
+               apply_power_sign),
+    program_op("ApplyGradientDescent", "apply_gradient_descent", ("var", "alpha", "delta"), apply_gradient_descent),
+    program_op("ApplyProximalGradientDescent", "apply_proximal_gradient_descent",
+               ("var", "alpha", "l1", "l2", "delta"), apply_proximal_gradient_descent),
+    program_op("ApplyKerasMomentum", "apply_keras_momentum", ("var", "accum", "lr", "grad", "momentum"),
+               apply_keras_momentum),
+    program_op("AdamNoUpdateParam", "adam_no_update_param", ("m", "v", "beta1_power", "beta2_power", "lr", "beta1",
+                                                             "beta2", "epsilon", "grad"), adam_no_update_param),
+    program_op("AdamW", "adam_w", ("var", "m", "v", "max_v", "grad", "step"), adam_w),
 )

@@ -1,4 +1,6 @@
-"""Random ops: Dropout, from a counter-based generator (Philox-4x32-10, Salmon et al., SC'11).
+"""Random ops: Dropout, from a counter-based generator (Philox-4x32-10, Salmon et al., SC'11), and
+MindSpore's CPU samplers StandardNormal, UniformReal, UniformInt, RandomChoiceWithMask and RandomShuffle,
+bit for bit (see below).
 
 A counter-based generator has no sequential state to carry between elements or blocks: the random
 word of element ``i`` is ``philox(counter=(i mod 2^32, i div 2^32, offset, 0), key=(seed0, seed1))``,
@@ -16,6 +18,19 @@ kernel's outputs, computed in float32 registers.
 The module also holds MindSpore's host generator in numpy (``host_words``, ``host_uniform``,
 ``host_normal``, ``host_truncated_normal``): the initializers' Philox stream and sampling formulas,
 reproduced bit for bit from MindSpore 2.10 (tests/test_seed_parity.py).
+
+StandardNormal, UniformReal and UniformInt draw MindSpore 2.10 CPU's very numbers (its
+``random_cpu_kernel.cc``): the op's seed pair is scrambled into one 64-bit seed by one Philox-4x32-10
+block (``op_seed``, MindSpore's ``random::GetSeed``), which seeds libstdc++'s engines: UniformReal and
+UniformInt draw from ``std::mt19937`` (``uniform_real_distribution<double>``: two words per value;
+``uniform_int_distribution``: the downscaling rejection method), StandardNormal from
+``std::default_random_engine`` (minstd_rand0) through ``normal_distribution<float>`` (Marsaglia's polar
+method in float32 with libm's logf, a fresh distribution per launch, so an odd count drops its spare
+value). The engines
+are sequential, so these kernels run as one block; the engine's state is an int64 tensor in device
+memory (``STATE_WORDS``), an input of the kernel whose updated copy is its last output: the front end
+assigns it back (a graph state update), so each call continues the stream, as MindSpore's kernel does.
+RandomChoiceWithMask and RandomShuffle shuffle with GCC 10's ``std::shuffle`` over minstd_rand0.
 """
 from __future__ import annotations
 
@@ -230,7 +245,279 @@ def grad_dropout(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
     return (b.op("Mul", b.op("Mul", dy, c.outputs[1]), scale), None)
 
 
+# --- MindSpore's CPU samplers: libstdc++ engines seeded by GetSeed ---------------------------------
+
+# random::GetSeed's Philox key, scrambling (global seed, op seed) into the engines' seed
+SEED_MIX_KEY = (0x3EC8F720, 0x02461E29)
+MT_N, MT_M = 624, 397                               # std::mt19937: state words, twist offset
+MT_MATRIX_A, MT_UPPER, MT_LOWER = 0x9908B0DF, 0x80000000, 0x7FFFFFFF
+MINSTD_A, MINSTD_M = 16807, 2147483647              # std::minstd_rand0 (libstdc++'s default_random_engine)
+# the engine behind each sampler, and its state as int64 words: mt19937's 624 words and its position;
+# minstd's one value
+ENGINE = {"StandardNormal": "minstd", "UniformReal": "mt19937", "UniformInt": "mt19937",
+          "RandomChoiceWithMask": "minstd", "RandomShuffle": "minstd"}
+STATE_WORDS = {"minstd": 1, "mt19937": MT_N + 1}
+# element-ops per output value (the engine steps and the distribution's arithmetic), for the cost model
+SAMPLER_OPS_PER_ELEMENT = {"StandardNormal": 24, "UniformReal": 16, "UniformInt": 10, "RandomChoiceWithMask": 8,
+                           "RandomShuffle": 1}
+# minstd_rand0's range max - min (values 1 .. 2^31 - 2), which uniform_int_distribution downscales
+MINSTD_RANGE = MINSTD_M - 3
+
+
+def op_seed(seed: int, seed2: int) -> int:
+    """MindSpore's ``random::GetSeed(seed, seed2)``: the first two words of the Philox block of counter
+    (seed lo, seed hi, seed2 lo, seed2 hi) under a fixed key. (0, 0) is MindSpore's "random": the
+    front end never passes it."""
+    words = philox_numpy([np.uint64(seed & W32), np.uint64(seed >> 32 & W32), np.uint64(seed2 & W32),
+                          np.uint64(seed2 >> 32 & W32)], SEED_MIX_KEY)
+    return (int(words[1]) << 32) | int(words[0])
+
+
+def engine_state(op: str, seed: int, seed2: int) -> np.ndarray:
+    """The int64 state of ``op``'s engine as MindSpore's kernel seeds it (``engine.seed(GetSeed(...))``:
+    mt19937 takes the seed's low 32 bits, minstd_rand0 the seed mod 2^31 - 1, 0 becoming 1)."""
+    mixed = op_seed(seed, seed2)
+    if ENGINE[op] == "minstd":
+        return np.array([mixed % MINSTD_M or 1], np.int64)
+    words = [mixed & W32]
+    for i in range(1, MT_N):
+        words.append((1812433253 * (words[-1] ^ (words[-1] >> 30)) + i) & W32)
+    return np.array(words + [MT_N], np.int64)        # position MT_N: the first draw twists
+
+
+def sampler_shape(sig: OpSignature) -> tuple[int, ...]:
+    shape = sig.attr("shape")
+    if not isinstance(shape, tuple) or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in shape):
+        raise fail(sig, f"attr shape={shape!r} must be a tuple of ints >= 0")
+    return shape
+
+
+def infer_sampler(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(state) -> (values, new state); UniformInt also reads its int32 scalar bounds (minval, maxval)."""
+    words = STATE_WORDS[ENGINE[sig.op]]
+    if sig.op == "UniformInt":
+        check_arity(sig, 3, ("state", "minval", "maxval"))
+        for k, name in ((1, "minval"), (2, "maxval")):
+            check_dtype(sig, k, ("int32",), name)
+            if sig.inputs[k].size != 1:
+                raise fail(sig, f"input {k} ({name}) must be one value, got shape {sig.inputs[k].shape}")
+    else:
+        check_arity(sig, 1, ("state",))
+    check_dtype(sig, 0, ("int64",), "state")
+    if sig.inputs[0].shape != (words,):
+        raise fail(sig, f"input 0 (state) must have shape ({words},), got {sig.inputs[0].shape}")
+    dtype = "int32" if sig.op == "UniformInt" else "float32"
+    return (TensorDesc(sampler_shape(sig), dtype), TensorDesc((words,), "int64"))
+
+
+def plan_sampler(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One block: the engine is sequential (as MindSpore's CPU kernel runs it)."""
+    n = outputs[0].size
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    return Plan(1, KernelCost(vector_ops=n * SAMPLER_OPS_PER_ELEMENT[sig.op], bytes=moved, dtype="float32"))
+
+
+def _mt_word(target: str) -> list[str]:
+    """Source lines: the next tempered mt19937 word into ``target`` (twisting the state ``s`` in place
+    when its position ``s[MT_N]`` has run out), int64 arithmetic on 32-bit values."""
+    return [
+        f"if s[{MT_N}] >= {MT_N}:",
+        f"    for t in range({MT_N}):",
+        f"        y = (s[t] & {MT_UPPER}) | (s[(t + 1) % {MT_N}] & {MT_LOWER})",
+        f"        s[t] = s[(t + {MT_M}) % {MT_N}] ^ (y >> 1) ^ ({MT_MATRIX_A} if y & 1 else 0)",
+        f"    s[{MT_N}] = 0",
+        f"y = s[s[{MT_N}]]",
+        f"s[{MT_N}] += 1",
+        "y ^= y >> 11",
+        "y ^= (y << 7) & 0x9D2C5680",
+        "y ^= (y << 15) & 0xEFC60000",
+        f"{target} = y ^ (y >> 18)",
+    ]
+
+
+def _minstd_canonical(target: str) -> list[str]:
+    """Source lines: minstd_rand0's next value as libstdc++'s ``generate_canonical<float>`` makes it:
+    float32(x - 1) / float32(2^31 - 2) (which rounds to 2^31), kept below 1."""
+    return [f"x = (x * {MINSTD_A}) % {MINSTD_M}",
+            f"{target} = f32(x - 1) / f32(2147483648.0)",
+            f"if {target} >= f32(1.0):",
+            f"    {target} = f32({float(np.nextafter(np.float32(1), np.float32(0)))!r})"]
+
+
+def emit_sampler(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """The engine's state is copied to the new-state output and advanced there."""
+    n, words = outputs[0].size, STATE_WORDS[ENGINE[sig.op]]
+    if sig.op == "UniformInt":
+        lines = src.HEADER + src.views(("st", 0, "int64"), ("lo_t", 1, "int32"), ("hi_t", 2, "int32"),
+                                       ("out", 3, "int32"), ("s", 4, "int64"))
+    else:
+        lines = src.HEADER + src.views(("st", 0, "int64"), ("out", 1, "float32"), ("s", 2, "int64"))
+    body = [f"for t in range({words}):", "    s[t] = st[t]"]
+    if sig.op == "UniformReal":
+        # uniform_real_distribution<double>(0, 1): (w1 + w2 * 2^32) / 2^64 in double, below 1, as float
+        body += [f"for i in range({n}):"]
+        body += src.indent(_mt_word("w1") + _mt_word("w2"))
+        body += src.indent(["u = (f64(w1) + f64(w2) * 4294967296.0) / 18446744073709551616.0",
+                            "if u >= 1.0:",
+                            f"    u = {float(np.nextafter(1.0, 0.0))!r}",
+                            "out[i] = f32(u)"])
+    elif sig.op == "UniformInt":
+        # uniform_int_distribution(minval, maxval - 1), downscaling: reject words >= past, then divide
+        body += ["lo = i64(lo_t[0])",
+                 "urange = max(i64(hi_t[0]) - 1 - lo + 1, 1)    # maxval <= minval: the front end refuses it",
+                 f"scaling = {W32} // urange",
+                 "past = urange * scaling",
+                 f"for i in range({n}):",
+                 "    w = past"]
+        body += src.indent(["while w >= past:"] + src.indent(_mt_word("w")))
+        body += src.indent(["out[i] = np.int32(w // scaling + lo)"])
+    else:
+        # normal_distribution<float>: Marsaglia's polar method in float32; math.log of a float32 is libm's
+        # logf, as std::log(float) in MindSpore's kernel (not correctly rounded: a double log would differ)
+        body += ["x = s[0]", "i = 0", f"while i < {n}:", "    r2 = f32(2.0)"]
+        body += src.indent(["while r2 > f32(1.0) or r2 == f32(0.0):"]
+                           + src.indent(_minstd_canonical("ua") + _minstd_canonical("ub")
+                                        + ["a = f32(2.0 * f64(ua) - 1.0)", "b = f32(2.0 * f64(ub) - 1.0)",
+                                           "r2 = a * a + b * b"]))
+        body += src.indent(["mult = math.sqrt(f32(-2.0) * math.log(r2) / r2)",
+                            "out[i] = b * mult",
+                            "i += 1",
+                            f"if i < {n}:",
+                            "    out[i] = a * mult",
+                            "    i += 1"])
+        body += ["s[0] = x"]
+    # one block does the work: the engine is sequential
+    lines += src.indent(["if block_idx != 0:", "    return"] + body)
+    return src.finish(lines)
+
+
+def infer_choice(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(x bool of rank 1..5, state) -> (index int32 (count, rank), mask bool (count,), new state)."""
+    check_arity(sig, 2, ("input_x", "state"))
+    check_dtype(sig, 0, ("bool",), "input_x")
+    check_dtype(sig, 1, ("int64",), "state")
+    rank = len(sig.inputs[0].shape)
+    if not 1 <= rank <= 5:
+        raise fail(sig, f"input 0 (input_x) must have rank 1 to 5, got {rank}")
+    if sig.inputs[1].shape != (1,):
+        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
+    count = sig.attr("count")
+    if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
+        raise fail(sig, f"attr count={count!r} must be an int > 0")
+    return (TensorDesc((count, rank), "int32"), TensorDesc((count,), "bool"), TensorDesc((1,), "int64"))
+
+
+def plan_choice(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One block (the shuffle is sequential); workspaces: the true positions and their permutation."""
+    n = sig.inputs[0].size
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    return Plan(1, KernelCost(vector_ops=n * SAMPLER_OPS_PER_ELEMENT[sig.op], bytes=moved, dtype="float32"),
+                workspace_sizes=(8 * max(n, 1), 8 * max(n, 1)))
+
+
+def _minstd_below(target: str, bound: str) -> list[str]:
+    """Source lines: ``uniform_int_distribution(0, bound)`` over minstd_rand0 (downscaling: reject
+    draws >= past, divide by scaling)."""
+    return [f"scaling = {MINSTD_RANGE} // ({bound} + 1)",
+            f"past = ({bound} + 1) * scaling",
+            f"{target} = past",
+            f"while {target} >= past:",
+            f"    x = (x * {MINSTD_A}) % {MINSTD_M}",
+            f"    {target} = x - 1",
+            f"{target} = {target} // scaling"]
+
+
+def _shuffle_lines(n: str) -> list[str]:
+    """Source lines: libstdc++ 10's ``std::shuffle`` of ``perm[0:n]`` over minstd_rand0 (state ``x``): two
+    swap positions from one draw while n^2 fits the engine's range, one per draw past that."""
+    lines = [f"if {n} > 0 and {MINSTD_RANGE} // {n} >= {n}:",
+             "    i = 1",
+             f"    if {n} % 2 == 0:"]
+    lines += src.indent(_minstd_below("j", "1"), 2)
+    lines += ["        perm[1], perm[j] = perm[j], perm[1]",
+              "        i = 2",
+              f"    while i < {n}:",
+              "        sr = i + 1"]
+    lines += src.indent(_minstd_below("pp", "sr * (sr + 1) - 1"), 2)
+    lines += ["        p1 = pp // (sr + 1)",
+              "        p2 = pp % (sr + 1)",
+              "        perm[i], perm[p1] = perm[p1], perm[i]",
+              "        perm[i + 1], perm[p2] = perm[p2], perm[i + 1]",
+              "        i += 2",
+              f"elif {n} > 0:",
+              f"    for i in range(1, {n}):"]
+    lines += src.indent(_minstd_below("j", "i"), 2)
+    lines += ["        perm[i], perm[j] = perm[j], perm[i]"]
+    return lines
+
+
+def emit_choice(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MindSpore's CPU kernel: the flat positions of the true elements, ``std::shuffle`` of their
+    order numbers, the first ``count`` of them as coordinates, the rest zero and masked out."""
+    dims = sig.inputs[0].shape
+    n, count = sig.inputs[0].size, outputs[1].shape[0]
+    lines = src.HEADER + src.views(("xin", 0, "uint8"), ("st", 1, "int64"), ("idx", 2, "int32"),
+                                   ("msk", 3, "uint8"), ("s", 4, "int64"), ("nz", 5, "int64"), ("perm", 6, "int64"))
+    body = ["x = st[0]", "nnz = 0", f"for i in range({n}):", "    if xin[i] != 0:", "        nz[nnz] = i",
+            "        nnz += 1", "for i in range(nnz):", "    perm[i] = i"]
+    body += _shuffle_lines("nnz")
+    body += ["s[0] = x",
+             f"for i in range({count}):",
+             "    flat = nz[perm[i]] if i < nnz else 0",
+             "    msk[i] = np.uint8(1) if i < nnz else np.uint8(0)"]
+    for d in range(len(dims) - 1, -1, -1):
+        body += [f"    idx[i * {len(dims)} + {d}] = np.int32(flat % {dims[d]})", f"    flat = flat // {dims[d]}"]
+    lines += src.indent(["if block_idx != 0:", "    return"] + body)
+    return src.finish(lines)
+
+
+def infer_shuffle(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(x, state) -> (x's rows in random order along axis 0, new state)."""
+    check_arity(sig, 2, ("x", "state"))
+    check_dtype(sig, 1, ("int64",), "state")
+    if sig.inputs[1].shape != (1,):
+        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
+    return (sig.inputs[0], TensorDesc((1,), "int64"))
+
+
+def plan_shuffle(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One block; a workspace for the row permutation."""
+    rows = sig.inputs[0].shape[0] if sig.inputs[0].shape else 1
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    return Plan(1, KernelCost(vector_ops=sig.inputs[0].size, bytes=moved, dtype="float32"),
+                workspace_sizes=(8 * max(rows, 1),))
+
+
+def emit_shuffle(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MindSpore's CPU RandomShuffle: ``std::shuffle`` of the row numbers (a scalar or a single row is
+    copied and draws nothing), then row i of the output is row perm[i] of x."""
+    shape, dtype = sig.inputs[0].shape, sig.inputs[0].dtype
+    rows = shape[0] if shape else 1
+    inner = sig.inputs[0].size // rows if rows else 0
+    lines = src.HEADER + src.views(("xin", 0, dtype), ("st", 1, "int64"), ("y", 2, dtype), ("s", 3, "int64"),
+                                   ("perm", 4, "int64"))
+    body = ["x = st[0]", f"for i in range({rows}):", "    perm[i] = i"]
+    if rows > 1:
+        body += _shuffle_lines(str(rows))
+    body += ["s[0] = x",
+             f"for i in range({rows}):",
+             f"    for k in range({inner}):",
+             f"        y[i * {inner} + k] = xin[perm[i] * {inner} + k]"]
+    lines += src.indent(["if block_idx != 0:", "    return"] + body)
+    return src.finish(lines)
+
+
 OPS: tuple[OpDef, ...] = (
     OpDef("Dropout", "dropout", infer_dropout, plan_dropout, emit_dropout, grad=grad_dropout,
           frontend=Exposure(("Dropout",), ("dropout",))),
+    OpDef("StandardNormal", "standard_normal", infer_sampler, plan_sampler, emit_sampler,
+          frontend=Exposure(("StandardNormal",), ("standard_normal",))),
+    OpDef("UniformReal", "uniform_real", infer_sampler, plan_sampler, emit_sampler,
+          frontend=Exposure(("UniformReal",), ())),
+    OpDef("UniformInt", "uniform_int", infer_sampler, plan_sampler, emit_sampler,
+          frontend=Exposure(("UniformInt",), ())),
+    OpDef("RandomChoiceWithMask", "random_choice_with_mask", infer_choice, plan_choice, emit_choice,
+          frontend=Exposure(("RandomChoiceWithMask",), ("choice_with_mask",))),
+    OpDef("RandomShuffle", "random_shuffle", infer_shuffle, plan_shuffle, emit_shuffle,
+          frontend=Exposure(("RandomShuffle",), ("shuffle",))),
 )

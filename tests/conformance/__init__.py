@@ -17,7 +17,8 @@ from .core import Py, Sample, Spec, T, cell, merged, op
 __all__ = ["FAMILIES", "Py", "Sample", "Spec", "T", "all_specs", "cell", "op", "HERE"]
 
 HERE = Path(__file__).resolve().parent
-FAMILIES = ("math", "array", "nn", "layers", "losses", "tensor", "mint")
+FAMILIES = ("math", "array", "nn", "layers", "losses", "tensor", "mint", "pool", "random", "stats", "array2", "mint2",
+            "linalg", "internals", "image2", "optim2", "fused", "round2")
 
 
 def all_specs() -> dict[str, list[Spec]]:

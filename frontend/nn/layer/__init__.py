@@ -23,6 +23,7 @@ from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose, Conv3d, Conv
 from .embedding import Embedding, EmbeddingLookup
 from .image import MSSSIM, PSNR, SSIM, CentralCrop, ImageGradients, PixelShuffle, PixelUnshuffle, ResizeBilinear
 from .math import MatMul, Moments, Range, ReduceLogSumExp
+from .math import DiGamma, IGamma, LBeta, LGamma, MatDet, MatInverse
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,
                             InstanceNorm3d, LayerNorm, SyncBatchNorm)
 from .normalization import LayerNormExt
@@ -30,6 +31,7 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad2d)
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
+from .pooling import LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 from .timedistributed import TimeDistributed
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN

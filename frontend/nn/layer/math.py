@@ -102,3 +102,50 @@ class Moments(Cell):
         if dtype == mstype.float16:
             mean, variance = ops.cast(mean, dtype), ops.cast(variance, dtype)
         return mean, variance
+
+
+# ---- special functions and linear algebra (round 2) ----
+
+class LGamma(Cell):
+    """log|Gamma(x)| of each element (``ops.lgamma``)."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        return ops.lgamma(x)
+
+
+class DiGamma(Cell):
+    """The digamma function of each element (``ops.digamma``)."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        return ops.digamma(x)
+
+
+class IGamma(Cell):
+    """The lower regularised incomplete gamma function P(a, x) (``ops.igamma``)."""
+
+    def construct(self, a: Tensor, x: Tensor) -> Tensor:
+        return ops.igamma(a, x)
+
+
+class LBeta(Cell):
+    """log|B(x, y)| = lgamma(x) + lgamma(y) - lgamma(x + y), elementwise with broadcasting."""
+
+    def construct(self, x: Tensor, y: Tensor) -> Tensor:
+        return ops.lgamma(x) + ops.lgamma(y) - ops.lgamma(x + y)
+
+
+class MatDet(Cell):
+    """The determinant of each (positive definite) matrix of a batch (``ops.det``)."""
+
+    def construct(self, a: Tensor) -> Tensor:
+        return ops.det(a)
+
+
+class MatInverse(Cell):
+    """The inverse of each (positive definite) matrix of a batch (``ops.inverse``)."""
+
+    def construct(self, a: Tensor) -> Tensor:
+        return ops.inverse(a)
+
+
+__all__ += ["LGamma", "DiGamma", "IGamma", "LBeta", "MatDet", "MatInverse"]

@@ -14,7 +14,8 @@ from ...ops.operations.nn_ops import _pad6, _triple
 from ..cell import Cell
 
 __all__ = ["AvgPool2d", "MaxPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"]
+           "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d"]
 
 
 class _Pool2d(Cell):
@@ -237,10 +238,52 @@ class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
         return ops.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
-def __getattr__(name: str) -> Any:
-    """``avg_pool1d_ext``: MindSpore's nn.layer.pooling imports mint's avg_pool1d under that name; looked
-    up on first use, as mint.nn imports nn.layer (an import at the top would be a cycle)."""
-    if name == "avg_pool1d_ext":
-        from ...mint.nn import functional
-        return functional.avg_pool1d
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class _LPPool(Cell):
+    """LPPool1d / LPPool2d: ``ops.lp_pool1d`` / ``ops.lp_pool2d`` with the layer's arguments."""
+    fn: Any = None
+
+    def __init__(self, norm_type: Any, kernel_size: Any, stride: Any = None, ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def construct(self, x: Tensor) -> Tensor:
+        return type(self).fn(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool1d(_LPPool):
+    fn = staticmethod(ops.lp_pool1d)
+
+
+class LPPool2d(_LPPool):
+    fn = staticmethod(ops.lp_pool2d)
+
+
+class _MaxUnpool(Cell):
+    """MaxUnpool1d/2d/3d: the functional ``max_unpool*d``; ``output_size`` (a non-empty tuple) at call."""
+    fn: Any = None
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding = padding
+
+    def construct(self, x: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        layer = type(self).__name__
+        if output_size is not None and not isinstance(output_size, tuple):
+            raise ValueError(f"For {layer}, output_size must be tuple, but type {type(output_size)}.")
+        if output_size is not None and not output_size:
+            raise ValueError(f"For {layer}, the length of output_size must be positive, but got 0.")
+        return type(self).fn(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpool):
+    fn = staticmethod(ops.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpool):
+    fn = staticmethod(ops.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpool):
+    fn = staticmethod(ops.max_unpool3d)

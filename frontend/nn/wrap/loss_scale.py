@@ -97,6 +97,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     def __init__(self, network: Cell, optimizer: Cell, scale_sense: Any):
         super().__init__(network, optimizer, sens=None)
+        self.hyper_map = ops.HyperMap()          # MindSpore's attribute, which subclasses' construct use
         self.loss_scaling_manager = None
         if isinstance(scale_sense, Cell):
             self.loss_scaling_manager = scale_sense

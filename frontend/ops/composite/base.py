@@ -28,6 +28,7 @@ from ascendemu.graph.capture import current_tracer
 
 from ...capture import tracer_value
 from ...common.api import run_graph
+from ...common.parse import convert
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 
@@ -169,11 +170,12 @@ def partial(*args: Any) -> Callable:
 
 
 def add_flags(fn: Any = None, **flags: bool) -> Any:
-    """Record compile flags on a function or Cell (``fn._mindspore_flags``); they change nothing here."""
+    """Record compile flags on a function or Cell (``fn._func_graph_flags``, as MindSpore, which
+    ``Cell.get_flags`` reads); they change nothing here."""
     def deco(target: Any) -> Any:
-        if not hasattr(target, "_mindspore_flags"):
-            target._mindspore_flags = {}
-        target._mindspore_flags.update(flags)
+        if getattr(target, "_func_graph_flags", None) is None:
+            target._func_graph_flags = {}
+        target._func_graph_flags.update(flags)
         return target
     return deco if fn is None else deco(fn)
 
@@ -222,8 +224,8 @@ def _grad_call(fn: Callable, args: tuple, positions: tuple[int, ...], weights: l
             raise InvalidParamError(f"argument {p} is a {type(args[p]).__name__}, not a Tensor: it cannot be "
                                     f"differentiated (change grad_position)")
     wrt = [tracer_value(tracer, args[p]) for p in positions] + [tracer_value(tracer, w) for w in weights]
-    with tracer.replay():
-        out = fn(*args)
+    with tracer.replay():            # a function's tensor control flow compiles as construct's does
+        out = convert(fn)(*args)
     main = out[0] if has_aux and isinstance(out, (tuple, list)) else out
     outputs = _tensors(main, "the function's output")
     senses: list[Any] = [None] * len(outputs)

@@ -11,10 +11,12 @@ from typing import Any
 from ...unsupported import unsupported
 from . import array_func, clip_func, comm_func, debug_func, image_func, math_func, nn_func, parameter_func, random_func
 from . import sparse_func, sparse_unary_func
+from . import linalg_func
+from . import other_func
 from .grad import grad_func
 
 MODULES = (math_func, nn_func, array_func, clip_func, comm_func, debug_func, parameter_func, random_func, grad_func,
-           image_func, sparse_func, sparse_unary_func)
+           image_func, sparse_func, sparse_unary_func, linalg_func, other_func)
 _FUNCTIONS = {name: getattr(module, name) for module in MODULES for name in module.__all__}
 FUNCTIONS = tuple(_FUNCTIONS)
 globals().update(_FUNCTIONS)

@@ -580,6 +580,370 @@ def unsorted_segment_prod(x: Any, segment_ids: Any, num_segments: Any) -> Tensor
     return UnsortedSegmentProd()(x, segment_ids, num_segments)
 
 
+# ---- array breadth, round 2 ----
+# Functions over the round-2 primitives of operations/array_ops.py and the registry's copy ops. Those
+# MindSpore defines in math_func, nn_func or parameter_func are imported there (their home) from here.
+
+import itertools  # noqa: E402
+
+from .._utils import _pair  # noqa: E402
+from ..operations.array_ops import (BatchToSpaceND, Col2Im, FillDiagonal, Im2Col, IndexAdd, IndexPut,  # noqa: E402
+                                    MaskedScatter, ScatterNdUpdate, SpaceToBatchND, TensorScatterUpdate, TrilIndices,
+                                    TriuIndices, _BadValue, _axis, _index, _inverse, _permuted, _scatter_along,
+                                    _wrapped)
+
+
+def _tensor_arg(label: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{label}: expects a Tensor, got {type(x).__name__}")
+    return x
+
+
+def _tensor_list(label: str, tensors: Any) -> list[Tensor]:
+    """The non-empty list or tuple of tensors the stacking functions take (MindSpore's TypeErrors)."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{label}: expects a list or tuple of tensors, got {type(tensors).__name__}")
+    if not tensors:
+        raise TypeError(f"{label}: the list of tensors can not be empty")
+    return [_tensor_arg(label, t) for t in tensors]
+
+
+def rot90(input: Any, k: int, dims: Sequence[int]) -> Tensor:
+    """input rotated by k quarter turns in the plane ``dims`` (from dims[0] towards dims[1]): numpy's
+    rot90 as Reverses and a Transpose."""
+    x = _tensor_arg("rot90", input)
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"rot90: k must be an int, got {type(k).__name__}")
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(f"rot90: dims must be a list or tuple, got {type(dims).__name__}")
+    if len(dims) != 2:
+        raise _BadValue(f"rot90: dims must name 2 dimensions, got {len(dims)}")
+    if dims[0] == dims[1] or builtins.abs(dims[0] - dims[1]) == x.ndim:
+        raise RuntimeError(f"rot90: the rotation dims must be different, got {tuple(dims)}")
+    d0, d1 = (_axis("rot90: dims", d, x.ndim) for d in dims)
+    k %= 4
+    if k == 0:
+        return x
+    if k == 2:
+        return reverse(x, (d0, d1))
+    perm = list(builtins.range(x.ndim))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    if k == 1:
+        return transpose(reverse(x, (d1,)), tuple(perm))
+    return reverse(transpose(x, tuple(perm)), (d1,))
+
+
+def fliplr(input: Any) -> Tensor:
+    """input with dimension 1 reversed (left/right); needs rank >= 2."""
+    x = _tensor(input)
+    if x.ndim < 2:
+        raise _BadValue(f"fliplr: input must have rank >= 2, got shape {x.shape}")
+    return reverse(x, (1,))
+
+
+def flipud(input: Any) -> Tensor:
+    """input with dimension 0 reversed (up/down); needs rank >= 1."""
+    x = _tensor(input)
+    if x.ndim < 1:
+        raise _BadValue("flipud: input must have rank >= 1, got a scalar")
+    return reverse(x, (0,))
+
+
+def take(input: Any, index: Any) -> Tensor:
+    """The elements of the flattened input at ``index`` (negative: from the end), in index's shape:
+    one Gather."""
+    x, index = _tensor(input), _tensor(index)
+    flat = reshape(x, (-1,))
+    return Gather()(flat, _wrapped(index, flat.shape[0]), 0)
+
+
+def _at_least(x: Tensor, rank: int, where: str) -> Tensor:
+    """x reshaped to ``rank`` dimensions with 1s added ``where`` ('front', 'back', or numpy's 'dstack')."""
+    if x.ndim >= rank:
+        return x
+    if where == "dstack":
+        shape = {0: (1, 1, 1), 1: (1,) + x.shape + (1,), 2: x.shape + (1,)}[x.ndim]
+    elif where == "back":
+        shape = x.shape + (1,) * (rank - x.ndim)
+    else:
+        shape = (1,) * (rank - x.ndim) + x.shape
+    return reshape(x, shape)
+
+
+def vstack(inputs: Any) -> Tensor:
+    """The tensors (1-D ones as rows) joined along dimension 0."""
+    return concat([_at_least(t, 2, "front") for t in _tensor_list("vstack", inputs)], 0)
+
+
+def row_stack(tensors: Any) -> Tensor:
+    return vstack(tensors)
+
+
+def hstack(tensors: Any) -> Tensor:
+    """The tensors joined along dimension 1 (along 0 when they are 1-D; scalars count as 1-D)."""
+    parts = [_at_least(t, 1, "front") for t in _tensor_list("hstack", tensors)]
+    return concat(parts, 0 if parts[0].ndim == 1 else 1)
+
+
+def dstack(tensors: Any) -> Tensor:
+    """The tensors (made 3-D: (1, n, 1) for 1-D, (r, c, 1) for 2-D) joined along dimension 2."""
+    return concat([_at_least(t, 3, "dstack") for t in _tensor_list("dstack", tensors)], 2)
+
+
+def column_stack(tensors: Any) -> Tensor:
+    """The tensors (1-D ones and scalars as columns) joined along dimension 1."""
+    parts = [_at_least(_at_least(t, 1, "front"), 2, "back") for t in _tensor_list("column_stack", tensors)]
+    return concat(parts, 1)
+
+
+def dsplit(input: Any, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 2 (rank >= 3)."""
+    x = _tensor_arg("dsplit", input)
+    if x.ndim < 3:
+        raise _BadValue(f"dsplit: input must have rank >= 3, got {x.ndim}")
+    return tensor_split(x, indices_or_sections, 2)
+
+
+def tensor_scatter_update(*args: Any) -> Tensor:
+    """``ops.tensor_scatter_update(input_x, indices, updates)``: MindSpore's instance of the primitive."""
+    return TensorScatterUpdate()(*args)
+
+
+def scatter_nd_update(*args: Any) -> Tensor:
+    """``ops.scatter_nd_update(input_x, indices, updates)``: the Parameter updated in place."""
+    return ScatterNdUpdate()(*args)
+
+
+def index_add(x: Any, indices: Any, y: Any, axis: int, use_lock: bool = True, check_index_bound: bool = True) -> Tensor:
+    return IndexAdd(axis, use_lock, check_index_bound)(x, indices, y)
+
+
+def _embed_diagonal(x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    """x's last dimension put on the ``offset`` diagonal of a new square plane at output dimensions
+    (dim1, dim2), zeros elsewhere: one Gather from x with a zero appended, whose gradient is Gather's."""
+    batch, n = x.shape[:-1], x.shape[-1]
+    m = n + builtins.abs(offset)
+    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+    rows, cols = np.divmod(np.arange(m * m), m)
+    i = rows - r0
+    source = np.where((cols - rows == offset) & (i >= 0) & (i < n), i, n)
+    padded = concat([x, broadcast_to(Tensor(0, x.dtype), batch + (1,))], x.ndim - 1)
+    plane = reshape(Gather()(padded, _index(source), len(batch)), batch + (m, m))
+    rest = iter(builtins.range(len(batch)))
+    perm = tuple(len(batch) if d == dim1 else len(batch) + 1 if d == dim2 else next(rest)
+                 for d in builtins.range(len(batch) + 2))
+    return _permuted(plane, perm)
+
+
+def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A tensor whose (dim1, dim2) planes hold input's last dimension on their ``offset`` diagonal."""
+    x = _tensor_arg("diag_embed", input)
+    for name, value in (("offset", offset), ("dim1", dim1), ("dim2", dim2)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"diag_embed: {name} must be an int, got {type(value).__name__}")
+    if not 1 <= x.ndim <= 6:
+        raise _BadValue(f"diag_embed: input must be 1-D to 6-D, got shape {x.shape}")
+    d1, d2 = (_axis(f"diag_embed: {name}", d, x.ndim + 1) for name, d in (("dim1", dim1), ("dim2", dim2)))
+    if d1 == d2:
+        raise _BadValue("diag_embed: dim1 must not be identical to dim2")
+    return _embed_diagonal(x, offset, d1, d2)
+
+
+def diagflat(input: Any, offset: int = 0) -> Tensor:
+    """The flattened input on the ``offset`` diagonal of a square 2-D tensor."""
+    x = _tensor_arg("diagflat", input)
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise TypeError(f"diagflat: offset must be an int, got {type(offset).__name__}")
+    if x.size == 0:
+        return zeros((builtins.abs(offset),) * 2, x.dtype)
+    return _embed_diagonal(reshape(x, (-1,)), offset, 0, 1)
+
+
+def block_diag(*inputs: Any) -> Tensor:
+    """The 0-, 1- or 2-D inputs (as 2-D blocks) along the diagonal of one matrix, zeros elsewhere."""
+    if not inputs:
+        raise RuntimeError("block_diag: the input is empty")
+    blocks = []
+    for t in inputs:
+        t = _tensor_arg("block_diag", t)
+        if t.ndim > 2:
+            raise _BadValue(f"block_diag: each input must be 0-, 1- or 2-D, got {t.ndim}-D")
+        blocks.append(_at_least(t, 2, "front"))
+    width = builtins.sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        pieces = [zeros((b.shape[0], left), b.dtype), b, zeros((b.shape[0], width - left - b.shape[1]), b.dtype)]
+        rows.append(concat([p for p in pieces if p.shape[1]], 1))
+        left += b.shape[1]
+    return concat(rows, 0)
+
+
+def cartesian_prod(*inputs: Any) -> Tensor:
+    """Every combination of one element of each 1-D input, one row each (the last input fastest)."""
+    tensors = [_tensor_arg("cartesian_prod", t) for t in inputs]
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of the 1-D input's elements, in itertools' order, one row each: one
+    Gather of their positions (a constant)."""
+    x = _tensor_arg("combinations", input)
+    if x.ndim != 1:
+        raise _BadValue(f"combinations: input must be 1-D, got shape {x.shape}")
+    r = check_int(r, "combinations: r", minimum=0)
+    pick = itertools.combinations_with_replacement if _flag("combinations: with_replacement",
+                                                            with_replacement) else itertools.combinations
+    rows = np.asarray(list(pick(builtins.range(x.shape[0]), r)), np.int64).reshape(-1, r)
+    if rows.size == 0:
+        return zeros((0,) if r != 1 else (0, 1), x.dtype)
+    return Gather()(x, _index(rows), 0)
+
+
+def vander(x: Any, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of the 1-D x: column j is ``x ** (N - 1 - j)`` (products of x)."""
+    x = _tensor_arg("vander", x)
+    if x.ndim != 1:
+        raise _BadValue(f"vander: x must be 1-D, got shape {x.shape}")
+    n = x.shape[0] if N is None else N
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"vander: N must be an int, got {type(N).__name__}")
+    if n <= 0:
+        raise _BadValue(f"vander: N must be greater than 0, got {n}")
+    powers = [broadcast_to(Tensor(1, x.dtype), x.shape)]
+    for _ in builtins.range(n - 1):
+        powers.append(powers[-1] * x)
+    return stack(powers[::-1], 1)
+
+
+def select_scatter(input: Any, src: Any, axis: int, index: int) -> Tensor:
+    """input with its slice ``index`` along ``axis`` replaced by src (input's shape without ``axis``)."""
+    x, src = _tensor_arg("select_scatter", input), _tensor_arg("select_scatter", src)
+    axis = _axis("select_scatter: axis", axis, x.ndim)
+    n = x.shape[axis]
+    row = _axis("select_scatter: index", index, n)
+    if src.shape != x.shape[:axis] + x.shape[axis + 1:]:
+        raise _BadValue(f"select_scatter: src must have shape {x.shape[:axis] + x.shape[axis + 1:]}, got {src.shape}")
+    return _scatter_along("TensorScatterUpdate", x, axis, [row], expand_dims(src, axis))
+
+
+def slice_scatter(input: Any, src: Any, axis: int = 0, start: Any = None, end: Any = None, step: int = 1) -> Tensor:
+    """input with its slice ``start:end:step`` along ``axis`` replaced by src."""
+    x, src = _tensor_arg("slice_scatter", input), _tensor_arg("slice_scatter", src)
+    axis = _axis("slice_scatter: axis", axis, x.ndim)
+    rows = list(builtins.range(*builtins.slice(start, end, step).indices(x.shape[axis])))
+    want = x.shape[:axis] + (len(rows),) + x.shape[axis + 1:]
+    if src.shape != want:
+        raise _BadValue(f"slice_scatter: src must have shape {want}, got {src.shape}")
+    if not rows:
+        return x
+    return _scatter_along("TensorScatterUpdate", x, axis, rows, src)
+
+
+def diagonal_scatter(input: Any, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """input with its ``offset`` diagonal of the (dim1, dim2) planes replaced by src (``diagonal``'s
+    shape): the plane moved last and flattened, one TensorScatterUpdate, moved back."""
+    x, src = _tensor_arg("diagonal_scatter", input), _tensor_arg("diagonal_scatter", src)
+    want = diagonal(x, offset, dim1, dim2).shape
+    if src.shape != want:
+        raise _BadValue(f"diagonal_scatter: src must have shape {want}, got {src.shape}")
+    d1, d2 = _axis("diagonal_scatter: dim1", dim1, x.ndim), _axis("diagonal_scatter: dim2", dim2, x.ndim)
+    rest = [d for d in builtins.range(x.ndim) if d not in (d1, d2)]
+    perm = tuple(rest) + (d1, d2)
+    rows, cols = x.shape[d1], x.shape[d2]
+    start = (0, offset) if offset >= 0 else (-offset, 0)
+    count = want[-1]
+    if not count:
+        return x
+    flat_at = (np.arange(count) + start[0]) * cols + np.arange(count) + start[1]
+    plane = reshape(_permuted(x, perm), tuple(x.shape[d] for d in rest) + (rows * cols,))
+    plane = _scatter_along("TensorScatterUpdate", plane, len(rest), flat_at.tolist(), src)
+    return _permuted(reshape(plane, tuple(x.shape[d] for d in perm)), _inverse(perm))
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = mstype.int64) -> Tensor:
+    """The (2, N) coordinates of a row x col matrix's lower triangle (column <= row + offset)."""
+    return TrilIndices(row, col, offset, dtype)()
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = mstype.int64) -> Tensor:
+    """The (2, N) coordinates of a row x col matrix's upper triangle (column >= row + offset)."""
+    return TriuIndices(row, col, offset, dtype)()
+
+
+def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """NCHW input's sliding blocks as columns, (N, C * kh * kw, L) (PyTorch's unfold): one Gather."""
+    blocks = Im2Col(kernel_size, stride, dilation, padding)(input)
+    n, c, k, length = blocks.shape
+    return reshape(blocks, (n, c * k, length))
+
+
+def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """unfold's adjoint: (N, C * kh * kw, L) columns summed into an (N, C) image of ``output_size``."""
+    x = _tensor(input)
+    kh, kw = _pair("fold: kernel_size", kernel_size)
+    if x.ndim != 3 or x.shape[1] % (kh * kw):
+        raise _BadValue(f"fold: input must be (N, C * {kh * kw}, L), got shape {x.shape}")
+    n, ck, length = x.shape
+    cols = reshape(x, (n, ck // (kh * kw), kh * kw, length))
+    return Col2Im(kernel_size, dilation, padding, stride)(cols, output_size)
+
+
+def col2im(input_x: Any, output_size: Any, kernel_size: Any, dilation: Any, padding_value: Any, stride: Any) -> Tensor:
+    return Col2Im(kernel_size, dilation, padding_value, stride)(input_x, output_size)
+
+
+def space_to_batch_nd(input_x: Any, block_size: Any, paddings: Any) -> Tensor:
+    return SpaceToBatchND(block_size, paddings)(input_x)
+
+
+def batch_to_space_nd(input_x: Any, block_shape: Any, crops: Any) -> Tensor:
+    return BatchToSpaceND(block_shape, crops)(input_x)
+
+
+# Tensor-method and mint bodies (``ops.tensor_method.Route``: ``body(op, tensor, **arguments)``) for the
+# methods whose arguments a renaming cannot map onto the ops function.
+def _take_method(op: Any, x: Any, indices: Any, axis: Any = None, mode: str = "clip") -> Tensor:
+    """``Tensor.take(indices, axis=None, mode='clip')``: numpy's take; out-of-range indices are clipped
+    ('clip', also 'raise': a device cannot raise) or wrapped ('wrap') into the dimension."""
+    if mode not in TAKE_MODES:
+        raise _BadValue(f"take: mode={mode!r} must be one of {TAKE_MODES}")
+    x = reshape(x, (-1,)) if axis is None else x
+    axis = _axis("take: axis", 0 if axis is None else axis, x.ndim)
+    n, index = x.shape[axis], cast(indices, mstype.int32)
+    if mode == "wrap":
+        index = apply_op("FloorMod", [index, _index(n)])[0]
+    else:
+        index = apply_op("Minimum", [apply_op("Maximum", [index, _index(0)])[0], _index(n - 1)])[0]
+    return Gather()(x, index, axis)
+
+
+# Tensor.take's index modes (numpy's; 'raise' clips, as MindSpore's device gather cannot raise)
+TAKE_MODES = ("raise", "wrap", "clip")
+
+
+def _index_add_dim(op: Any, input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Tensor:
+    """``Tensor.index_add_(dim, index, source, *, alpha=1)`` / ``mint.index_add``: PyTorch's order."""
+    source = _tensor(source)
+    return index_add(input, index, source if alpha == 1 else source * alpha, dim)
+
+
+def _masked_scatter_method(op: Any, x: Any, mask: Any, source: Any) -> Tensor:
+    return MaskedScatter()(x, mask, source)
+
+
+def _fill_diagonal_method(op: Any, x: Any, fill_value: Any, wrap: bool = False) -> Tensor:
+    return FillDiagonal(fill_value, wrap)(x)
+
+
+def _index_put_method(op: Any, x: Any, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    if not isinstance(accumulate, bool):
+        raise TypeError(f"index_put: accumulate must be a bool, got {type(accumulate).__name__}")
+    return IndexPut(int(accumulate))(x, values, indices)
+
+
 install_composite_functions(globals(), "mindspore.ops.function.array_func")
 
 __all__ = defined_here(globals(), __name__)
@@ -587,3 +951,79 @@ __all__ = defined_here(globals(), __name__)
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.function.array_func", name, __all__)
+
+
+# ---- statistics, search, segments, bits (round 2) ----
+from ..operations.array_ops import SearchSorted, TopK  # noqa: E402
+from ..operations.math_ops import ReduceMax, ReduceMin  # noqa: E402
+from ...common.tensor import Tensor as _Tensor  # noqa: E402
+
+
+def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False, right: bool = False,
+                 side: Any = None, sorter: Any = None) -> Tensor:
+    """Where each value goes in the sorted last dimension of ``sorted_sequence``: the first place
+    (``side`` 'left') or the last (``right`` or ``side`` 'right'), as int64 (``out_int32``: int32)."""
+    if side not in (None, "left", "right"):
+        raise ValueError(f"For 'searchsorted', side must be 'left' or 'right', but got {side!r}")
+    if side == "left" and right:
+        raise ValueError("For 'searchsorted', side='left' contradicts right=True")
+    dtype = mstype.int32 if _flag("searchsorted: out_int32", out_int32) else mstype.int64
+    return SearchSorted(dtype, bool(right) or side == "right")(sorted_sequence, values, sorter)
+
+
+def top_k(input_x: Any, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
+    """The k largest entries of the last dimension and their int32 indices, largest first (sorted
+    either way: an unsorted order is unspecified)."""
+    _flag("top_k: sorted", sorted)
+    return TopK(True)(input_x, k)
+
+
+def aminmax(input: Any, *, axis: Any = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """(minimum, maximum) along ``axis`` (None: over every element, keepdims giving a 0-d tensor)."""
+    x = _tensor(input)
+    axes = () if axis is None else (check_int(axis, "aminmax: axis", minimum=-builtins.max(x.ndim, 1),
+                                              maximum=builtins.max(x.ndim, 1) - 1),)
+    keep = _flag("aminmax: keepdims", keepdims) and axis is not None
+    return ReduceMin(keep)(x, axes), ReduceMax(keep)(x, axes)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, _Tensor)
+
+
+def is_nonzero(input: Any) -> bool:
+    """The truth of a one-element tensor (host data)."""
+    x = _tensor(input)
+    if x.size != 1:
+        raise ValueError(f"For 'is_nonzero', the input must have exactly one element, but got {x.size}")
+    return bool(x.asnumpy().reshape(-1)[0] != 0)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- internals round 2: padding, dyn_shape, deepcopy ----
+from ..operations.array_ops import Identity, Padding  # noqa: E402
+
+
+def padding(x: Any, pad_dim_size: int = 8) -> Tensor:
+    """``ops.padding(x, pad_dim_size=8)``: ``Padding(pad_dim_size)(x)``."""
+    return Padding(pad_dim_size)(x)
+
+
+def dyn_shape(input_x: Any) -> Tensor:
+    """``ops.dyn_shape(input_x)``: the shape as a 1-D int64 tensor (``TensorShape``)."""
+    if not isinstance(input_x, Tensor):
+        raise TypeError(f'Failed calling TensorShape with "TensorShape()(input_x={type(input_x)})".')
+    return Tensor(np.asarray(input_x.shape, np.int64))
+
+
+def deepcopy(input_x: Any) -> Tensor:
+    """``ops.deepcopy(input_x)``: a copy of the tensor (tensors are never written in place here, so the
+    copy is ``Identity``'s alias)."""
+    if not isinstance(input_x, Tensor):
+        raise TypeError(f'Failed calling Identity with "Identity()(input_x={type(input_x)})".')
+    return Identity()(input_x)
+
+
+__all__ = defined_here(globals(), __name__)

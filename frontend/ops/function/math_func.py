@@ -26,6 +26,9 @@ from ..operations.other_ops import StopGradient
 from ..composite_op import install_composite_functions
 from ..primitive import _functional, _promote, _tensor, apply_op, generated_functions
 from .array_func import _arg_reduce, cast
+# array breadth 2: composed in array_func, defined here by MindSpore
+from .array_func import (block_diag, cartesian_prod, combinations, diag_embed, dstack, rot90,  # noqa: F401
+                         row_stack, tril_indices, triu_indices, vander, vstack)
 
 # square, add, equal, ...: the functional forms of the registry's operand-only ops
 globals().update(generated_functions("math_func", vars(operations)))
@@ -677,3 +680,102 @@ __all__ = defined_here(globals(), __name__)
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.function.math_func", name, __all__)
+
+
+# ---- statistics, search, segments, bits (round 2) ----
+from ..operations.array_ops import LeftShift, RightShift, UnsortedSegmentSum, _host  # noqa: E402
+from ..operations.math_ops import bucketize_of  # noqa: E402
+
+
+def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:
+    """How often each value in [0, max(input)] occurs (or the sum of its ``weights``), at least
+    ``minlength`` bins, float32 as MindSpore's. The bins depend on the values: PyNative or constants."""
+    x = _tensor(input)
+    if x.ndim != 1:
+        raise ValueError(f"For 'bincount', 'input' must be 1-D, but got shape {x.shape}")
+    minlength = check_int(minlength, "bincount: minlength", minimum=0)
+    ids = _host("bincount", x).astype(np.int64)
+    bins = builtins.max(int(ids.max()) + 1 if ids.size else 0, minlength)
+    w = Tensor(np.ones(x.shape, np.float32)) if weights is None else cast(weights, mstype.float32)
+    return UnsortedSegmentSum()(w, cast(x, mstype.int32), bins)
+
+
+def cov(input: Any, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
+    """The covariance matrix of the rows of ``input`` (variables) over its columns (observations),
+    numpy's formula with frequency and analytic weights; a 1-D input is one variable (a 0-d result)."""
+    x = floating(input)
+    if x.ndim > 2:
+        raise ValueError(f"For 'cov', 'input' must be 1-D or 2-D, but got shape {x.shape}")
+    rows = x if x.ndim == 2 else Reshape()(x, (1, -1))
+    n = rows.shape[1]
+    w = None
+    if fweights is not None:
+        w = cast(fweights, x.dtype)
+    if aweights is not None:
+        w = cast(aweights, x.dtype) if w is None else Mul()(w, cast(aweights, x.dtype))
+    if w is None:
+        w = Tensor(np.ones(n, np.float32), x.dtype)
+    w_sum = ReduceSum()(w, ())
+    mean = Div()(ReduceSum(True)(Mul()(rows, w), 1), w_sum)
+    if aweights is None or correction == 0:
+        norm = Sub()(w_sum, float(correction))
+    else:
+        norm = Sub()(w_sum, Div()(Mul()(ReduceSum()(Mul()(w, cast(aweights, x.dtype)), ()), float(correction)), w_sum))
+    centred = Sub()(rows, mean)
+    out = Div()(MatMul(transpose_b=True)(Mul()(centred, w), centred), norm)
+    return Reshape()(out, ()) if x.ndim < 2 else out
+
+
+def bucketize(input: Any, boundaries: Any, *, right: bool = False) -> Tensor:
+    """PyTorch's buckets: the first boundary >= each element (> with ``right``), int32."""
+    return bucketize_of(input, boundaries, right)
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    return LeftShift()(input, other)
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    return RightShift()(input, other)
+
+
+def isnan_ext(tensor: Any) -> Tensor:
+    return IsNan()(tensor)
+
+
+def float_power_ext(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in float64 (MindSpore's result dtype)."""
+    base = cast(input, mstype.float64)
+    return Pow()(base, cast(exponent, mstype.float64) if isinstance(exponent, Tensor) else float(exponent))
+
+
+def diff_ext(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The n-th forward difference along ``dim`` (``prepend``/``append`` joined first): ``diff`` n times."""
+    out = input
+    for step in range(check_int(n, "diff_ext: n", minimum=0)):
+        out = diff(out, 1, dim, prepend, append) if step == 0 else diff(out, 1, dim)
+    return out
+
+
+# ---- special functions and linear algebra (round 2) ----
+
+def logdet(input: Any) -> Tensor:
+    """log(det(input)): NaN where the determinant is negative, -inf where it is 0 (MindSpore's formula)."""
+    return Log()(operations.MatrixDeterminant()(input))
+
+
+def i0(input: Any) -> Tensor:
+    """The modified Bessel function I0 (``bessel_i0``)."""
+    return operations.BesselI0()(input)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- internals round 2: eps ----
+def eps(x: Any) -> Tensor:
+    """``ops.eps(x)``: ``Eps()(x)``, a tensor like ``x`` holding its dtype's machine epsilon."""
+    return operations.Eps()(x)
+
+
+__all__ = defined_here(globals(), __name__)

@@ -30,6 +30,7 @@ from ..operations.nn_ops import (BiasAdd, Conv2D, Dropout, GeLU, LogSoftmax, Mir
 from ..composite_op import install_composite_functions
 from ..primitive import _tensor, apply_op, generated_functions
 from .array_func import cast, reshape
+from .array_func import fliplr, flipud  # noqa: F401  array breadth 2: composed there, defined here by MindSpore
 from .math_func import abs as tensor_abs  # mindspore.ops.abs/sum, not the builtins
 from .math_func import equal, exp, log, maximum, minimum, mul, not_equal, square
 from .math_func import sum as tensor_sum
@@ -97,12 +98,8 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     only with ``recompute_scale_factor=True`` (size = floor(in * scale_factor)); the other modes and
     ranks are not supported here."""
     x = _tensor(input)
-    if mode not in ("nearest", "bilinear"):
-        raise FeatureNotSupportedError(f"interpolate: mode={mode!r} is not supported; use 'nearest' or "
-                                       f"'bilinear' (4-D input)")
-    if x.ndim != 4:
-        raise FeatureNotSupportedError(f"interpolate: {mode} takes a 4-D (N, C, H, W) input here, got shape "
-                                       f"{x.shape}")
+    if mode not in ("nearest", "bilinear") or x.ndim != 4:       # the other modes and ranks: round 2 (below)
+        return _interpolate_modes(x, size, scale_factor, mode, align_corners, recompute_scale_factor)
     if (size is None) == (scale_factor is None):
         raise InvalidParamError("interpolate: give exactly one of size and scale_factor")
     if size is not None:
@@ -744,6 +741,597 @@ def hinge_embedding_loss(inputs: Tensor, targets: Tensor, margin: float = 1.0, r
     x, y = _same_float("hinge_embedding_loss", inputs, targets)
     positive, negative = cast(y > 0, x.dtype), cast(y < 0, x.dtype)
     return reduce_loss(positive * x + maximum(negative * float(margin) - negative * x, 0.0), reduction)
+
+
+# ---- pooling and resampling (round 2) ----
+from ..operations.nn_ops import AvgPool3D, MaxPoolWithArgmaxV2, MaxUnpool2D, MaxUnpool3D  # noqa: E402
+from .math_func import pow as _pow, sign as _sign  # noqa: E402
+
+
+def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               return_indices: bool = False, ceil_mode: bool = False) -> Any:
+    """2-D max pooling of (N, C, H, W) (MaxPoolWithArgmaxV2); with ``return_indices`` also the flat
+    index of each maximum in its (H, W) plane."""
+    out, argmax = MaxPoolWithArgmaxV2(kernel_size, kernel_size if stride is None else stride, padding, dilation,
+                                      ceil_mode)(x)
+    return (out, argmax) if return_indices else out
+
+
+def _lp_pool(owner: str, x: Any, norm_type: Any, kernel: tuple[int, ...], stride: tuple[int, ...],
+             ceil_mode: bool) -> Tensor:
+    """MindSpore's LP pooling: ``(sign(m) * relu(|m|) * prod(kernel)) ** (1 / p)`` of the mean ``m`` of
+    ``x ** p`` over each window (count_include_pad, so a ceil_mode window's mean counts only the input);
+    ``kernel``/``stride`` cover the last 1 or 2 axes of a 4-D/5-D view."""
+    if isinstance(norm_type, bool) or not isinstance(norm_type, (float, int)):
+        raise TypeError(f"For {owner}, the type of 'norm_type' must be float or int, but got {type(norm_type)}")
+    if norm_type == 0:
+        raise ValueError(f"For {owner}, the value of 'norm_type' can not be 0.")
+    p = float(norm_type)
+    pad = (1,) * (3 - len(kernel))
+    mean = AvgPool3D(pad + kernel, pad + stride, "pad", 0, ceil_mode)(_pow(x, p))
+    size = int(np.prod(kernel))
+    return _pow(_sign(mean) * relu(tensor_abs(mean)) * size, 1.0 / p)
+
+
+def lp_pool1d(x: Any, norm_type: Any, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """LP pooling of the last axis of (N, C, L) or (C, L)."""
+    x = _tensor(x)
+    if x.ndim not in (2, 3):
+        raise ValueError(f"For lp_pool1d, the input must have rank 2 or 3, but got {x.ndim}.")
+    k = _pool_pairs("lp_pool1d", "kernel_size", kernel_size, 1)
+    s = k if stride is None else _pool_pairs("lp_pool1d", "stride", stride, 1)
+    batched = x if x.ndim == 3 else expand_dims(x, 0)
+    out = _lp_pool("lp_pool1d", expand_dims(expand_dims(batched, 2), 2), norm_type, k, s, ceil_mode)
+    out = squeeze(squeeze(out, 2), 2)
+    return out if x.ndim == 3 else squeeze(out, 0)
+
+
+def lp_pool2d(x: Any, norm_type: Any, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """LP pooling of the last two axes of (N, C, H, W)."""
+    x = _tensor(x)
+    if x.ndim != 4:
+        raise ValueError(f"For lp_pool2d, the input must have rank 4, but got {x.ndim}.")
+    k = _pool_pairs("lp_pool2d", "kernel_size", kernel_size, 2)
+    s = k if stride is None else _pool_pairs("lp_pool2d", "stride", stride, 2)
+    return squeeze(_lp_pool("lp_pool2d", expand_dims(x, 2), norm_type, k, s, ceil_mode), 2)
+
+
+def _unpool_size(x: Tensor, dims: int, output_size: Any) -> tuple:
+    """MindSpore's output_size forms: None, the spatial sizes, or the whole output shape."""
+    if output_size is None or len(output_size) == 0:
+        return ()
+    return tuple(output_size)[-dims:]
+
+
+def _max_unpool(owner: str, prim: type, x: Any, indices: Any, dims: int, kernel_size: Any, stride: Any,
+                padding: Any, output_size: Any) -> Tensor:
+    x, indices = _tensor(x), _tensor(indices)
+    if x.ndim not in (dims + 1, dims + 2):
+        raise ValueError(f"For {owner}, the input must have rank {dims + 1} or {dims + 2}, but got {x.ndim}.")
+    unpool = prim(kernel_size, kernel_size if stride is None else stride, padding,
+                  _unpool_size(x, dims, output_size))
+    if x.ndim == dims + 2:
+        return unpool(x, indices)
+    return squeeze(unpool(expand_dims(x, 0), expand_dims(indices, 0)), 0)
+
+
+def max_unpool1d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """The inverse of a 1-D max pool on (N, C, L) or (C, L): the 2-D one of height 1."""
+    x, indices = _tensor(x), _tensor(indices)
+    one = lambda v: (1, v) if isinstance(v, int) else (1,) + tuple(v)[-1:]     # noqa: E731
+    size = None if output_size is None or len(output_size) == 0 else (1, tuple(output_size)[-1])
+    out = _max_unpool("max_unpool1d", MaxUnpool2D, expand_dims(x, -2), expand_dims(indices, -2), 2,
+                      one(kernel_size), None if stride is None else one(stride),
+                      (0, padding) if isinstance(padding, int) else (0,) + tuple(padding)[-1:], size)
+    return squeeze(out, -2)
+
+
+def max_unpool2d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """The inverse of a 2-D max pool on (N, C, H, W) or (C, H, W) (MaxUnpool2D)."""
+    return _max_unpool("max_unpool2d", MaxUnpool2D, x, indices, 2, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """The inverse of a 3-D max pool on (N, C, D, H, W) or (C, D, H, W) (MaxUnpool3D)."""
+    return _max_unpool("max_unpool3d", MaxUnpool3D, x, indices, 3, kernel_size, stride, padding, output_size)
+
+
+def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: Any = None, recompute_scale_factor: Any = None) -> Tensor:
+    """MindSpore's alias of :func:`interpolate`."""
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+# ---- RNN and fused transformer ops (round 2) ----
+# The fused transformer functions of MindSpore's Ascend backend as compositions: SwiGLU, AddRmsNorm, the
+# flash-attention family (one attention core over (B, N, S, D), the layouts mapped onto it) and the MoE
+# token permutation (a stable Sort and Gathers). Gradients come from the parts.
+from ascendemu.errors import ArgumentError  # noqa: E402
+
+from ..operations.array_ops import BroadcastTo, ExpandDims, Gather, Select, Sort, Split, StridedSlice  # noqa: E402
+from ..operations.array_ops import Transpose  # noqa: E402
+from ..operations.array_ops import Reshape  # noqa: E402
+from ..operations.math_ops import BatchMatMul, FloorDiv, ReduceMax, ReduceSum  # noqa: E402
+from ..primitive import _cast  # noqa: E402
+from ..operations.nn_ops import (FUSED_FLOATS, _dtype_in, _FusedRuntimeError, _FusedValueError,  # noqa: E402
+                                 _rms_normalize, _sigmoid, _typed)
+
+# the layouts of query/key/value the attention functions take (TND, BNSD_BSND are not served)
+ATTENTION_LAYOUTS = ("BSH", "BNSD", "SBH", "BSND")
+# the score a masked position gets before the softmax: far below any real score, finite in float32
+MASKED_SCORE = -1.0e30
+# the dtypes of the attention inputs MindSpore's kernels compute (int8 is their quantized path)
+ATTENTION_FLOATS = ("float16", "bfloat16")
+
+
+def swiglu(input: Any, dim: int = -1) -> Tensor:
+    """``swish(a) * b`` of the two halves ``a, b`` of ``input`` along ``dim`` (its size must be even)."""
+    x = _dtype_in("Swiglu", "input", _tensor(input), FUSED_FLOATS)
+    dim = _typed("Swiglu", "dim", dim, (int,))
+    if not -x.ndim <= dim < x.ndim or x.shape[dim] % 2:
+        raise _FusedRuntimeError(f"For 'Swiglu', dim {dim} of shape {x.shape} must exist and have an even size.")
+    a, b = Split(dim, 2)(x)
+    return a * _sigmoid(a) * b
+
+
+def add_rms_norm(x1: Any, x2: Any, gamma: Any, epsilon: float = 1e-6) -> tuple[Tensor, Tensor, Tensor]:
+    """``(rms_norm(x1 + x2, gamma, epsilon), rstd, x1 + x2)``: MindSpore's fused Add + RmsNorm."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    _dtype_in("AddRmsNorm", "x1", x1, FUSED_FLOATS)
+    _dtype_in("AddRmsNorm", "x2", x2, FUSED_FLOATS)
+    if x1.shape != x2.shape:
+        raise _FusedRuntimeError(f"For 'AddRmsNorm', the shapes of 'x1' {x1.shape} and 'x2' {x2.shape} must be "
+                                 f"the same.")
+    x = x1 + x2
+    y, rstd = _rms_normalize("AddRmsNorm", x, gamma, epsilon)
+    return y, rstd, x
+
+
+def _unserved(owner: str, **arguments: Any) -> None:
+    """Arguments of a feature not served (quantization, paged KV, padding, dropout): each must be None."""
+    for name, value in arguments.items():
+        if value is not None:
+            raise InvalidParamError(f"{owner}: {name} is not supported here (quantization, paged KV cache, padding "
+                                    f"and dropout inputs are not served); pass None")
+
+
+def _layout(owner: str, layout: Any, served: Sequence[str]) -> str:
+    if not isinstance(layout, str):
+        raise ArgumentError(f"For '{owner}', 'input_layout' must be a str, but got {type(layout).__name__}.")
+    if layout not in served:
+        if layout in ("TND", "BNSD_BSND"):
+            raise InvalidParamError(f"{owner}: input_layout={layout!r} is not supported here; use one of "
+                                    f"{list(served)}")
+        raise _FusedValueError(f"For '{owner}', 'input_layout' must be one of {list(served)}, but got {layout!r}.")
+    return layout
+
+
+def _to_bnsd(owner: str, x: Tensor, layout: str, heads: int, what: str) -> Tensor:
+    """``x`` in ``layout`` as (B, N, S, D) with ``heads`` heads (BSH/SBH: H split into heads x D)."""
+    rank = 4 if layout in ("BNSD", "BSND") else 3
+    if x.ndim != rank:
+        raise _FusedRuntimeError(f"For '{owner}', '{what}' must be {rank}-D in layout {layout}, but got shape "
+                                 f"{x.shape}.")
+    if layout == "BNSD":
+        return x
+    if layout == "BSND":
+        return Transpose()(x, (0, 2, 1, 3))
+    if heads <= 0 or x.shape[2] % heads:
+        raise _FusedRuntimeError(f"For '{owner}', the hidden size {x.shape[2]} of '{what}' must be a multiple of "
+                                 f"the head number {heads}.")
+    split = Reshape()(x, (x.shape[0], x.shape[1], heads, x.shape[2] // heads))
+    return Transpose()(split, (0, 2, 1, 3) if layout == "BSH" else (1, 2, 0, 3))
+
+
+def _from_bnsd(x: Tensor, layout: str) -> Tensor:
+    """(B, N, S, D) back into ``layout``."""
+    b, n, s, d = x.shape
+    if layout == "BNSD":
+        return x
+    if layout == "BSND":
+        return Transpose()(x, (0, 2, 1, 3))
+    if layout == "BSH":
+        return Reshape()(Transpose()(x, (0, 2, 1, 3)), (b, s, n * d))
+    return Reshape()(Transpose()(x, (2, 0, 1, 3)), (s, b, n * d))
+
+
+def _kv_heads(owner: str, query: Tensor, key: Tensor, layout: str, heads: int, kv_heads: int) -> int:
+    """The head number of key/value: given (``kv_heads`` > 0), else BNSD/BSND's N axis, else
+    ``H_kv / D`` with D = H_q / heads (BSH/SBH); it must divide ``heads``."""
+    if kv_heads <= 0:
+        if layout in ("BNSD", "BSND"):
+            kv_heads = key.shape[1 if layout == "BNSD" else 2]
+        else:
+            head_dim = query.shape[2] // heads if heads > 0 and query.shape[2] % heads == 0 else 0
+            kv_heads = key.shape[2] // head_dim if head_dim and key.shape[2] % head_dim == 0 else 0
+    if kv_heads <= 0 or heads % kv_heads:
+        raise _FusedRuntimeError(f"For '{owner}', the head number {heads} must be a multiple of the key/value head "
+                                 f"number {kv_heads}.")
+    return kv_heads
+
+
+def _repeat_heads(x: Tensor, group: int) -> Tensor:
+    """(B, N2, S, D) -> (B, N2 * group, S, D): query head n reads key/value head n // group (GQA)."""
+    if group == 1:
+        return x
+    b, n, s, d = x.shape
+    return Reshape()(BroadcastTo((b, n, group, s, d))(ExpandDims()(x, 2)), (b, n * group, s, d))
+
+
+def _user_mask(owner: str, mask: Any, shape4: tuple[int, int, int, int]) -> Tensor:
+    """An attention mask (True/nonzero: discard) as bool, broadcastable to (B, N, S1, S2): (S1, S2),
+    (B or 1, S1, S2) or (B or 1, N or 1, S1, S2)."""
+    m = _tensor(mask)
+    if m.dtype.name not in ("bool", "uint8", "int8"):
+        raise ArgumentError(f"For '{owner}', the dtype of the attention mask must be bool, int8 or uint8, but got "
+                            f"{m.dtype}.")
+    b, n, s1, s2 = shape4
+    if m.ndim == 2:
+        m = Reshape()(m, (1, 1) + tuple(m.shape))
+    elif m.ndim == 3:
+        m = ExpandDims()(m, 1)
+    if m.ndim != 4 or tuple(m.shape[2:]) != (s1, s2) or m.shape[0] not in (1, b) or m.shape[1] not in (1, n):
+        raise _FusedRuntimeError(f"For '{owner}', the attention mask of shape {_tensor(mask).shape} does not fit "
+                                 f"(B, N, S1, S2) = {shape4}.")
+    return m if m.dtype == mstype.bool_ else not_equal(m, 0)
+
+
+def _band(s1: int, s2: int, sparse_mode: int, pre_tokens: int, next_tokens: int) -> np.ndarray | None:
+    """The positions (S1, S2) a sparse mode discards: 0 the band [i - pre_tokens, i + next_tokens] (with a
+    mask), 2 above the diagonal from the top left, 3 from the bottom right; 1 none."""
+    i, j = np.arange(s1, dtype=np.int64)[:, None], np.arange(s2, dtype=np.int64)[None, :]
+    if sparse_mode == 0:
+        return (j > i + next_tokens) | (j < i - pre_tokens)
+    if sparse_mode == 2:
+        return j > i
+    if sparse_mode == 3:
+        return j > i + (s2 - s1)
+    return None
+
+
+def _kv_length_mask(owner: str, lengths: Any, b: int, s2: int) -> np.ndarray:
+    """(B, 1, 1, S2) True past each batch's key/value length (``actual_seq_lengths_kv``: ints)."""
+    if isinstance(lengths, Tensor):
+        lengths = lengths.asnumpy().tolist()
+    values = list(_int_tuple(f"{owner}: actual sequence lengths", lengths))
+    if len(values) == 1:
+        values = values * b
+    if len(values) != b or any(not 0 <= n <= s2 for n in values):
+        raise _FusedValueError(f"For '{owner}', the actual key/value sequence lengths {values} must be {b} values "
+                               f"in [0, {s2}].")
+    return (np.arange(s2)[None, :] >= np.array(values)[:, None]).reshape(b, 1, 1, s2)
+
+
+def _attention(owner: str, query: Any, key: Any, value: Any, *, heads: int, kv_heads: int, layout: str,
+               scale: float, pse: Any = None, mask: Any = None, sparse_mode: int = 0, pre_tokens: int = 2147483647,
+               next_tokens: int = 2147483647, kv_lengths: Any = None) -> tuple[Tensor, Tensor]:
+    """``softmax(mask(scale * q k^T + pse)) v`` in float32, returned in query's layout and dtype, and the
+    softmax's log-sum-exp (B, N, S1, 1) float32."""
+    q, k, v = _tensor(query), _tensor(key), _tensor(value)
+    if q.dtype.name == "int8":
+        raise InvalidParamError(f"{owner}: int8 (quantized) attention is not supported here; use float16 or bfloat16")
+    _dtype_in(owner, "query", q, ATTENTION_FLOATS)
+    if k.dtype != q.dtype or v.dtype != q.dtype:
+        raise ArgumentError(f"For '{owner}', 'query', 'key' and 'value' must have one dtype, but got {q.dtype}, "
+                            f"{k.dtype} and {v.dtype}.")
+    heads = _typed(owner, "head_num", heads, (int,))
+    if heads <= 0:
+        raise _FusedRuntimeError(f"For '{owner}', the head number must be > 0, but got {heads}.")
+    _typed(owner, "scale", scale, (float, int))
+    _typed(owner, "sparse_mode", sparse_mode, (int,))
+    if sparse_mode not in (0, 1, 2, 3):
+        raise InvalidParamError(f"{owner}: sparse_mode={sparse_mode} is not supported here; use 0, 1, 2 or 3")
+    if layout in ("BNSD", "BSND") and q.ndim == 4 and q.shape[1 if layout == "BNSD" else 2] != heads:
+        raise _FusedRuntimeError(f"For '{owner}', N of 'query' {q.shape} must be equal to the head number {heads}.")
+    kv_heads = _kv_heads(owner, q, k, layout, heads, kv_heads)
+    f32 = mstype.float32
+    q4 = _cast(_to_bnsd(owner, q, layout, heads, "query"), f32)
+    k4 = _cast(_to_bnsd(owner, k, layout, kv_heads, "key"), f32)
+    v4 = _cast(_to_bnsd(owner, v, layout, kv_heads, "value"), f32)
+    if k4.shape != v4.shape or k4.shape[3] != q4.shape[3] or k4.shape[0] != q4.shape[0]:
+        raise _FusedRuntimeError(f"For '{owner}', query (B, N, S, D) {q4.shape}, key {k4.shape} and value {v4.shape} "
+                                 f"must share B and D, and key and value their shape.")
+    group = heads // kv_heads
+    k4, v4 = _repeat_heads(k4, group), _repeat_heads(v4, group)
+    b, n, s1, _ = q4.shape
+    s2 = k4.shape[2]
+    scores = BatchMatMul()(q4, Transpose()(k4, (0, 1, 3, 2))) * float(scale)
+    if pse is not None:
+        scores = scores + _cast(pse, f32)
+    discard = None if mask is None or sparse_mode in (2, 3) else _user_mask(owner, mask, (b, n, s1, s2))
+    band = _band(s1, s2, sparse_mode, pre_tokens, next_tokens) if (mask is not None or sparse_mode) else None
+    if band is not None and band.any():
+        band_t = Tensor(band.reshape(1, 1, s1, s2))
+        discard = band_t if discard is None else apply_op("LogicalOr", [discard, band_t])[0]
+    if kv_lengths is not None:
+        past = Tensor(_kv_length_mask(owner, kv_lengths, b, s2))
+        discard = past if discard is None else apply_op("LogicalOr", [discard, past])[0]
+    if discard is not None:
+        full = tuple(scores.shape)
+        scores = Select()(BroadcastTo(full)(discard), Tensor(np.full(full, MASKED_SCORE, np.float32)), scores)
+    out = BatchMatMul()(Softmax(-1)(scores), v4)
+    top = ReduceMax(keep_dims=True)(scores, -1)
+    lse = top + log(ReduceSum(keep_dims=True)(exp(scores - top), -1))
+    return _cast(_from_bnsd(out, layout), q.dtype), lse
+
+
+def flash_attention_score(query: Any, key: Any, value: Any, head_num: int, real_shift: Any = None,
+                          drop_mask: Any = None, padding_mask: Any = None, attn_mask: Any = None, prefix: Any = None,
+                          actual_seq_qlen: Any = None, actual_seq_kvlen: Any = None, keep_prob: float = 1.0,
+                          scalar_value: float = 1.0, pre_tokens: int = 2147483647, next_tokens: int = 2147483647,
+                          inner_precise: int = 0, input_layout: str = "BSH", sparse_mode: int = 0) -> Tensor:
+    """``softmax(mask(scalar_value * q k^T + real_shift, attn_mask)) v`` (MindSpore's FlashAttentionScore,
+    training attention): layouts BSH, BNSD, SBH, BSND; GQA when key/value have fewer heads; attn_mask
+    True/1 discards; sparse_mode 0 (attn_mask and the pre/next token band), 1 (attn_mask), 2/3 (causal
+    from the top left / bottom right: the 2048x2048 compressed mask is that triangle by definition).
+    Dropout (keep_prob < 1, drop_mask), prefix and TND are not served."""
+    owner = "FlashAttentionScore"
+    _unserved(owner, drop_mask=drop_mask, padding_mask=padding_mask, prefix=prefix, actual_seq_qlen=actual_seq_qlen,
+              actual_seq_kvlen=actual_seq_kvlen)
+    _typed(owner, "keep_prob", keep_prob, (float,))
+    if keep_prob != 1.0:
+        raise InvalidParamError(f"{owner}: keep_prob={keep_prob} is not supported here (attention dropout); use 1.0")
+    _typed(owner, "scalar_value", scalar_value, (float,))
+    layout = _layout(owner, input_layout, ATTENTION_LAYOUTS)
+    if real_shift is not None and _tensor(real_shift).dtype != _tensor(query).dtype:
+        raise ArgumentError(f"For '{owner}', 'real_shift' must have the dtype of 'query'.")
+    out, _ = _attention(owner, query, key, value, heads=head_num, kv_heads=0, layout=layout, scale=scalar_value,
+                        pse=real_shift, mask=attn_mask, sparse_mode=sparse_mode, pre_tokens=pre_tokens,
+                        next_tokens=next_tokens)
+    return out
+
+
+def _query_lengths(owner: str, lengths: Any, s1: int) -> None:
+    """Query lengths other than the full S1 (query padding) are not served."""
+    if lengths is None:
+        return
+    values = lengths.asnumpy().tolist() if isinstance(lengths, Tensor) else lengths
+    if any(int(v) != s1 for v in _int_tuple(f"{owner}: actual_seq_lengths", values)):
+        raise InvalidParamError(f"{owner}: actual_seq_lengths={values!r} shorter than the query's S={s1} (query "
+                                f"padding) is not supported here")
+
+
+def _seq_axis(layout: str) -> int:
+    return {"BSH": 1, "BSND": 1, "BNSD": 2, "SBH": 0}[layout]
+
+
+def prompt_flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, actual_seq_lengths: Any = None,
+                           actual_seq_lengths_kv: Any = None, pse_shift: Any = None, deq_scale1: Any = None,
+                           quant_scale1: Any = None, deq_scale2: Any = None, quant_scale2: Any = None,
+                           quant_offset2: Any = None, num_heads: int = 1, scale_value: float = 1.0,
+                           pre_tokens: int = 2147483647, next_tokens: int = 0, input_layout: str = "BSH",
+                           num_key_value_heads: int = 0, sparse_mode: int = 0, inner_precise: int = 1) -> Tensor:
+    """Full-inference attention (MindSpore's PromptFlashAttention): layouts BSH, BNSD; attn_mask True/1
+    discards (with sparse_mode 0, also outside the pre/next token band); key/value lengths per batch by
+    ``actual_seq_lengths_kv``. Quantization and query padding are not served."""
+    owner = "PromptFlashAttention"
+    _unserved(owner, deq_scale1=deq_scale1, quant_scale1=quant_scale1, deq_scale2=deq_scale2,
+              quant_scale2=quant_scale2, quant_offset2=quant_offset2)
+    layout = _layout(owner, input_layout, ("BSH", "BNSD", "BSND"))
+    _query_lengths(owner, actual_seq_lengths, _tensor(query).shape[_seq_axis(layout)])
+    out, _ = _attention(owner, query, key, value, heads=num_heads, kv_heads=num_key_value_heads, layout=layout,
+                        scale=scale_value, pse=pse_shift, mask=attn_mask, sparse_mode=sparse_mode,
+                        pre_tokens=pre_tokens, next_tokens=next_tokens, kv_lengths=actual_seq_lengths_kv)
+    return out
+
+
+def _single(owner: str, name: str, x: Any) -> Any:
+    """The one tensor of a key/value list (MindSpore takes a tuple or list of one tensor)."""
+    if isinstance(x, (tuple, list)):
+        if len(x) != 1:
+            raise InvalidParamError(f"{owner}: {name} as a list of {len(x)} tensors is not supported here; pass one")
+        return x[0]
+    return x
+
+
+def incre_flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, actual_seq_lengths: Any = None,
+                          pse_shift: Any = None, dequant_scale1: Any = None, quant_scale1: Any = None,
+                          dequant_scale2: Any = None, quant_scale2: Any = None, quant_offset2: Any = None,
+                          antiquant_scale: Any = None, antiquant_offset: Any = None, block_table: Any = None,
+                          num_heads: int = 1, input_layout: str = "BSH", scale_value: float = 1.0,
+                          num_key_value_heads: int = 0, block_size: int = 0, inner_precise: int = 1,
+                          kv_padding_size: Any = None) -> Tensor:
+    """Incremental-inference attention (MindSpore's IncreFlashAttention): one query step (S = 1) against
+    the key/value cache; layouts BSH, BNSD; attn_mask (B, S)/(B, 1, S)/(B, 1, 1, S) True/1 discards;
+    ``actual_seq_lengths`` the cache length of each batch. Quantization and paged KV are not served."""
+    owner = "IncreFlashAttention"
+    _unserved(owner, dequant_scale1=dequant_scale1, quant_scale1=quant_scale1, dequant_scale2=dequant_scale2,
+              quant_scale2=quant_scale2, quant_offset2=quant_offset2, antiquant_scale=antiquant_scale,
+              antiquant_offset=antiquant_offset, block_table=block_table, kv_padding_size=kv_padding_size)
+    layout = _layout(owner, input_layout, ("BSH", "BNSD"))
+    if attn_mask is not None:
+        m = _tensor(attn_mask)
+        attn_mask = Reshape()(m, (m.shape[0], 1, 1, m.shape[-1]))
+    out, _ = _attention(owner, query, _single(owner, "key", key), _single(owner, "value", value), heads=num_heads,
+                        kv_heads=num_key_value_heads, layout=layout, scale=scale_value, pse=pse_shift,
+                        mask=attn_mask, sparse_mode=1 if attn_mask is not None else 0, kv_lengths=actual_seq_lengths)
+    return out
+
+
+def fused_infer_attention_score(query: Any, key: Any, value: Any, *, pse_shift: Any = None, atten_mask: Any = None,
+                                actual_seq_lengths: Any = None, actual_seq_lengths_kv: Any = None,
+                                dequant_scale1: Any = None, quant_scale1: Any = None, dequant_scale2: Any = None,
+                                quant_scale2: Any = None, quant_offset2: Any = None, antiquant_scale: Any = None,
+                                antiquant_offset: Any = None, key_antiquant_scale: Any = None,
+                                key_antiquant_offset: Any = None, value_antiquant_scale: Any = None,
+                                value_antiquant_offset: Any = None, block_table: Any = None,
+                                query_padding_size: Any = None, kv_padding_size: Any = None,
+                                key_shared_prefix: Any = None, value_shared_prefix: Any = None,
+                                actual_shared_prefix_len: Any = None, num_heads: int = 1, scale: float = 1.0,
+                                pre_tokens: int = 2147483647, next_tokens: int = 2147483647, input_layout: str = "BSH",
+                                num_key_value_heads: int = 0, sparse_mode: int = 0, inner_precise: int = 1,
+                                block_size: int = 0, antiquant_mode: int = 0, key_antiquant_mode: int = 0,
+                                value_antiquant_mode: int = 0, softmax_lse_flag: bool = False) -> tuple[Tensor, Tensor]:
+    """``(attention_out, softmax_lse)``: MindSpore's FusedInferAttentionScore, the prompt (S > 1) and
+    incremental (S = 1) inference attention in one; layouts BSH, BNSD, BSND; softmax_lse (B, N, S, 1)
+    float32 with ``softmax_lse_flag``, else a (1,) zero. Quantization, paged KV, padding and shared
+    prefixes are not served."""
+    owner = "FusedInferAttentionScore"
+    _unserved(owner, dequant_scale1=dequant_scale1, quant_scale1=quant_scale1, dequant_scale2=dequant_scale2,
+              quant_scale2=quant_scale2, quant_offset2=quant_offset2, antiquant_scale=antiquant_scale,
+              antiquant_offset=antiquant_offset, key_antiquant_scale=key_antiquant_scale,
+              key_antiquant_offset=key_antiquant_offset, value_antiquant_scale=value_antiquant_scale,
+              value_antiquant_offset=value_antiquant_offset, block_table=block_table,
+              query_padding_size=query_padding_size, kv_padding_size=kv_padding_size,
+              key_shared_prefix=key_shared_prefix, value_shared_prefix=value_shared_prefix,
+              actual_shared_prefix_len=actual_shared_prefix_len)
+    _typed(owner, "softmax_lse_flag", softmax_lse_flag, (bool,))
+    layout = _layout(owner, input_layout, ("BSH", "BNSD", "BSND"))
+    _query_lengths(owner, actual_seq_lengths, _tensor(query).shape[_seq_axis(layout)])
+    out, lse = _attention(owner, query, _single(owner, "key", key), _single(owner, "value", value), heads=num_heads,
+                          kv_heads=num_key_value_heads, layout=layout, scale=scale, pse=pse_shift, mask=atten_mask,
+                          sparse_mode=sparse_mode, pre_tokens=pre_tokens, next_tokens=next_tokens,
+                          kv_lengths=actual_seq_lengths_kv)
+    return out, lse if softmax_lse_flag else Tensor(np.zeros((1,), np.float32))
+
+
+def _moe_indices(owner: str, indices: Any, name: str) -> Tensor:
+    idx = _tensor(indices)
+    if idx.dtype.name not in ("int32", "int64"):
+        raise ArgumentError(f"For '{owner}', the dtype of '{name}' must be int32 or int64, but got {idx.dtype}.")
+    return idx
+
+
+def moe_token_permute(tokens: Any, indices: Any, num_out_tokens: Any = None,
+                      padded_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """``(permuted_tokens, sorted_indices)``: each token repeated for each of its ``topk`` experts, the
+    copies grouped by expert index (a stable sort of the flattened indices, so token order within an
+    expert is kept); ``sorted_indices[p]`` (int32) is where flattened copy ``p`` landed. ``num_out_tokens``
+    keeps the first rows (None or 0: all)."""
+    owner = "MoeTokenPermute"
+    x, idx = _tensor(tokens), _moe_indices(owner, indices, "indices")
+    _typed(owner, "padded_mode", padded_mode, (bool,))
+    if padded_mode:
+        raise _FusedValueError(f"For '{owner}', 'padded_mode' can only be False currently.")
+    if x.ndim != 2 or idx.ndim not in (1, 2):
+        raise _FusedValueError(f"For '{owner}', 'tokens' must be 2-D and 'indices' 1-D or 2-D, but got shapes "
+                               f"{x.shape} and {idx.shape}.")
+    topk = idx.shape[1] if idx.ndim == 2 else 1
+    if topk > 512:
+        raise _FusedValueError(f"For '{owner}', the second dim of 'indices' must be <= 512, but got {topk}.")
+    if idx.shape[0] != x.shape[0]:
+        raise _FusedRuntimeError(f"For '{owner}', the first dims of 'tokens' {x.shape} and 'indices' {idx.shape} "
+                                 f"must be the same.")
+    total = x.shape[0] * topk
+    _, order = Sort()(_cast(Reshape()(idx, (total,)), mstype.int32))
+    _, where = Sort()(order)
+    permuted = Gather()(x, FloorDiv()(order, topk) if topk > 1 else order, 0)
+    if num_out_tokens is not None:
+        keep = _typed(owner, "num_out_tokens", num_out_tokens, (int,))
+        if keep < 0:
+            raise _FusedValueError(f"For '{owner}', 'num_out_tokens' must be >= 0, but got {keep}.")
+        if 0 < keep < total:
+            permuted = StridedSlice()(permuted, (0, 0), (keep, x.shape[1]), (1, 1))
+    return permuted, where
+
+
+def moe_token_unpermute(permuted_tokens: Any, sorted_indices: Any, probs: Any = None, padded_mode: bool = False,
+                        restore_shape: Any = None) -> Tensor:
+    """The inverse of :func:`moe_token_permute`: row ``p`` of the flattened (token, k) copies is
+    ``permuted_tokens[sorted_indices[p]]``; with ``probs`` (T, topk) the topk copies of each token are
+    summed weighted by them, else topk is 1."""
+    owner = "MoeTokenUnpermute"
+    x, idx = _tensor(permuted_tokens), _tensor(sorted_indices)
+    _typed(owner, "padded_mode", padded_mode, (bool,))
+    if padded_mode:
+        raise _FusedValueError(f"For '{owner}', 'padded_mode' can only be False currently.")
+    if restore_shape is not None:
+        raise InvalidParamError(f"{owner}: restore_shape is only used in padded mode, which is not served; pass None")
+    if idx.dtype != mstype.int32 or idx.ndim != 1 or x.ndim != 2:
+        raise ArgumentError(f"For '{owner}', 'sorted_indices' must be a 1-D int32 Tensor and 'permuted_tokens' 2-D, "
+                            f"but got {idx.dtype} {idx.shape} and {x.shape}.")
+    rows = Gather()(x, idx, 0)
+    if probs is None:
+        return rows
+    p = _tensor(probs)
+    if p.ndim != 2 or p.shape[0] * p.shape[1] != idx.shape[0]:
+        raise _FusedValueError(f"For '{owner}', 'probs' must be (num_tokens, topk) with num_tokens * topk = "
+                               f"{idx.shape[0]}, but got {p.shape}.")
+    grouped = Reshape()(rows, (p.shape[0], p.shape[1], x.shape[1]))
+    return _cast(ReduceSum()(grouped * ExpandDims()(_cast(p, x.dtype), 2), 1), x.dtype)
+
+
+# ---- resampling and patches (round 2) ----
+from ..operations.array_ops import ResizeNearestNeighborV2 as _ResizeNearestNeighborV2  # noqa: E402
+from ..operations.image_ops import ResizeBicubic as _ResizeBicubic, ResizeLinear1D as _ResizeLinear1D  # noqa: E402
+from ..operations.nn_ops import GridSampler2D as _GridSampler2D, GridSampler3D as _GridSampler3D  # noqa: E402
+from ..operations.nn_ops import UpsampleNearest3D as _UpsampleNearest3D  # noqa: E402
+from ..operations.nn_ops import UpsampleTrilinear3D as _UpsampleTrilinear3D  # noqa: E402
+
+
+def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: Any = None) -> Tensor:
+    """Samples a 4-D (N, C, H, W) or 5-D (N, C, D, H, W) input at the grid's points (GridSampler2D/3D);
+    ``align_corners`` None is False. 'bicubic' is not served (MindSpore's CPU kernel refuses it too)."""
+    x = _tensor(input)
+    align = False if align_corners is None else align_corners
+    if mode == "bicubic":
+        raise FeatureNotSupportedError("grid_sample: mode='bicubic' is not supported; use 'bilinear' or 'nearest'")
+    sampler = _GridSampler2D if x.ndim == 4 else _GridSampler3D
+    return sampler(mode, padding_mode, align)(x, grid)
+
+
+# interpolate's other modes and ranks, as MindSpore maps them onto primitives: the ranks each mode takes,
+# the ranks it takes a scale_factor for (else recompute_scale_factor is needed), and align_corners' ranks
+INTERPOLATE_RANKS = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,),
+                     "area": (3, 4, 5), "nearest-exact": (3, 4)}
+INTERPOLATE_SCALE_RANKS = {"nearest": (5,), "trilinear": (5,), "area": (3, 4, 5)}
+INTERPOLATE_ALIGN_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,)}
+
+
+def _interpolate_modes(x: Tensor, size: Any, scale_factor: Any, mode: str, align_corners: Any,
+                       recompute_scale_factor: Any) -> Tensor:
+    """interpolate for 'linear' (ResizeLinear1D), 'bicubic' (ResizeBicubic), 'trilinear' (UpsampleTrilinear3D),
+    'area' (adaptive average pooling), 'nearest' on 3-D (ResizeNearestNeighborV2 on a width-1 image) and
+    5-D (UpsampleNearest3D) and 'nearest-exact' (half-pixel nearest), with MindSpore's argument rules."""
+    if mode not in INTERPOLATE_RANKS:
+        raise ValueError(f"For 'interpolate', 'mode' must be in {list(INTERPOLATE_RANKS)}, but got {mode!r}.")
+    rank, dims = x.ndim, x.ndim - 2
+    if rank not in INTERPOLATE_RANKS[mode]:
+        raise ValueError(f"For 'interpolate', {mode!r} supports inputs of rank {list(INTERPOLATE_RANKS[mode])}, "
+                         f"but got {rank}.")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("For 'interpolate', exactly one of 'size' and 'scale_factor' must be set.")
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("For 'interpolate', it is incorrect to set 'recompute_scale_factor' to True after "
+                             "specifying an explicit 'size'.")
+        size = (size,) * dims if isinstance(size, int) else _int_tuple("interpolate: size", size)
+        if len(size) != dims:
+            raise ValueError(f"For 'interpolate', 'size' must have {dims} elements, but got {size!r}.")
+    else:
+        factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * dims
+        if len(factors) != dims or any(not isinstance(f, (int, float)) or f <= 0 for f in factors):
+            raise ValueError(f"For 'interpolate', 'scale_factor' must be {dims} positive floats, but got "
+                             f"{scale_factor!r}.")
+        if recompute_scale_factor or mode == "area":
+            size = tuple(int(math.floor(n * f)) for n, f in zip(x.shape[2:], factors))
+            factors = None
+        elif rank not in INTERPOLATE_SCALE_RANKS.get(mode, ()):
+            raise ValueError(f"For 'interpolate', 'scale_factor' with mode {mode!r} on a {rank}-D input needs "
+                             f"recompute_scale_factor=True.")
+        scale_factor = factors
+    if align_corners is not None and rank not in INTERPOLATE_ALIGN_RANKS.get(mode, ()):
+        raise ValueError(f"For 'interpolate', 'align_corners' is not supported for mode {mode!r} on a {rank}-D "
+                         f"input.")
+    align = bool(align_corners)
+    if mode == "linear":
+        return _ResizeLinear1D("align_corners" if align else "half_pixel")(x, size)
+    if mode == "bicubic":
+        return _ResizeBicubic(align, not align)(x, size)
+    if mode == "trilinear":
+        return _UpsampleTrilinear3D(align)(x, size, scale_factor)
+    if mode == "area":
+        return _adaptive_avg_pool(x, tuple(size))
+    if rank == 5:
+        return _UpsampleNearest3D()(x, size, scale_factor)
+    half = mode == "nearest-exact"
+    if rank == 3:
+        return squeeze(_ResizeNearestNeighborV2(False, half)(expand_dims(x, -1), (size[0], 1)), -1)
+    return _ResizeNearestNeighborV2(False, half)(x, size)
 
 
 install_composite_functions(globals(), "mindspore.ops.function.nn_func")

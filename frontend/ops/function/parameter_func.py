@@ -8,6 +8,7 @@ from ...unsupported import unsupported
 from .._utils import defined_here
 from ..operations.math_ops import AssignAdd, AssignSub
 from ..operations.other_ops import Assign
+from .array_func import index_add  # noqa: F401  array breadth 2: composed there, defined here by MindSpore
 
 
 def depend(value: Any, expr: Any) -> Any:

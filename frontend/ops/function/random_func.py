@@ -1,13 +1,257 @@
-"""``mindspore.ops.function.random_func``: MindSpore's random functions. None is supported yet
-(``ops.dropout`` lives in ``nn_func``, as in MindSpore); a name imported from here raises
+"""``mindspore.ops.function.random_func``: MindSpore's random functions, as MindSpore builds them: each
+call makes a new sampler primitive (StandardNormal, UniformReal, UniformInt) with the next seed pair of
+``_get_graph_seed`` (``common.seed.graph_seed``, keyed by the function's name), so a seeded script
+draws MindSpore 2.10 CPU's very numbers; inside a captured graph each call site keeps one primitive,
+whose engine state advances every step, as MindSpore's compiled graph keeps one kernel per call site.
+``ops.dropout`` lives in ``nn_func``, as in MindSpore; a name not served here raises
 UnsupportedOpError, which names ``ascendemu api-coverage``."""
 from __future__ import annotations
 
 from typing import Any
 
-from ...unsupported import unsupported
+import numpy as np
 
-__all__: list[str] = []
+from ascendemu.errors import InvalidParamError
+from ascendemu.graph.capture import current_tracer
+
+from ...common import dtype as mstype
+from ...common.seed import call_site_op, graph_seed
+from ...common.tensor import Tensor, hold_value
+from ...unsupported import unsupported
+from .._utils import defined_here
+from ..operations.random_ops import (RandomChoiceWithMask, RandomShuffle, StandardNormal, UniformInt, UniformReal,
+                                     _check_seed, _RandomTypeError, _RandomValueError)
+from .array_func import cast
+
+# MindSpore's mstype.float_type and mstype.int_type, the dtypes its random functions accept (the
+# float8 types of float_type are not device dtypes here)
+FLOAT_TYPES = ("float16", "float32", "float64", "bfloat16")
+INT_TYPES = ("int8", "int16", "int32", "int64")
+
+
+def _sampler(kind: type, seed: Any, kernel: str) -> Any:
+    """The sampler primitive of one functional call: a new one with the next seed pair (PyNative), or
+    the call site's own inside a captured graph."""
+    if seed is not None:
+        _check_seed(kernel, "seed", seed)
+    tracer = current_tracer()
+    if tracer is None:
+        return kind(*graph_seed(seed, kernel))
+    key = (tracer.graph.name, tracer.draw(), kernel, seed)
+    return call_site_op(key, lambda: kind(*graph_seed(seed, kernel)))
+
+
+def _dtype_name(dtype: Any) -> str:
+    return getattr(dtype, "name", str(dtype))
+
+
+def _check_dtype(owner: str, dtype: Any, allowed: tuple[str, ...], kind: str) -> Any:
+    if _dtype_name(dtype) not in allowed:
+        raise _RandomValueError(f"For '{owner}', the 'dtype' must be {kind} type, but got {dtype}.")
+    return dtype
+
+
+def _check_param(owner: str, name: str, value: Any) -> Tensor:
+    """``normal``'s mean and stddev: a Tensor, an int, a float or a numpy array (as a Tensor)."""
+    if isinstance(value, bool) or not isinstance(value, (Tensor, int, float, np.ndarray)):
+        raise _RandomTypeError(f"For '{owner}', the type of '{name}' must be Tensor, int, or float, but got: "
+                               f"{type(value)}")
+    return value if isinstance(value, Tensor) else Tensor(value)
+
+
+def _check_shape(shape: Any) -> tuple[int, ...]:
+    """``normal``'s shape: a tuple of positive ints (MindSpore's _check_shape)."""
+    if not isinstance(shape, tuple):
+        raise _RandomTypeError(f"Type of 'shape' must be tuple, but got: {type(shape)}")
+    for item in shape:
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise _RandomTypeError(f"Elements of 'shape' must be int, but got: {type(item)}")
+        if item < 1:
+            raise _RandomValueError(f"Elements of 'shape' must be positive int, but got: {item}")
+    return shape
+
+
+def _generate_shapes(size: tuple) -> tuple:
+    """``rand``/``randn``'s ``*size``: nothing (one value), ints, or one int, list or tuple."""
+    if not size:
+        return (1,)
+    if len(size) == 1:
+        if isinstance(size[0], int):
+            return size
+        if isinstance(size[0], (list, tuple)):
+            return tuple(size[0])
+        raise _RandomTypeError(f"If the length of the argument 'shape' is 1, the type of the argument 'shape' must "
+                               f"be one of ['int', 'list', 'tuple'], but got {size[0]}.")
+    for value in size:
+        if not isinstance(value, int):
+            raise _RandomTypeError(f"If the length of the argument 'shape' is > 1, the type of the argument 'shape' "
+                                   f"must all be int, but got {value}.")
+    return size
+
+
+def _check_bound(owner: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _RandomTypeError(f"For '{owner}', '{name}' must be an int, but got {type(value)}.")
+    return value
+
+
+def _input_tensor(owner: str, input: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _RandomTypeError(f"For '{owner}', the 'input' must be a Tensor, but got {type(input)}")
+    return input
+
+
+def choice_with_mask(input_x: Any, count: int = 256, seed: Any = None) -> tuple[Tensor, Tensor]:
+    """``RandomChoiceWithMask(count, *graph seed pair)(input_x)``: (coordinates, mask)."""
+    if seed is not None:
+        _check_seed("choice_with_mask", "seed", seed)
+    tracer = current_tracer()
+    make = lambda: RandomChoiceWithMask(count, *graph_seed(seed, "choice_with_mask"))   # noqa: E731
+    if tracer is None:
+        return make()(input_x)
+    return call_site_op((tracer.graph.name, tracer.draw(), "choice_with_mask", seed, count), make)(input_x)
+
+
+def shuffle(x: Any, seed: Any = None) -> Tensor:
+    """x's rows (along axis 0) in random order (RandomShuffle)."""
+    return _sampler(RandomShuffle, seed, "shuffle")(x)
+
+
+def _no_generator(owner: str, generator: Any) -> None:
+    """Generator objects are not served: the default generator (seeded by ``set_seed``) only."""
+    if generator is not None:
+        raise InvalidParamError(f"{owner}: generator={generator!r} is not supported here; leave it None (the "
+                                f"default generator, which set_seed seeds)")
+
+
+def _number(owner: str, name: str, value: Any) -> float:
+    """A bound or moment of the in-place samplers: a number, or a Tensor of one element."""
+    if isinstance(value, Tensor):
+        if value.size != 1:
+            raise _RandomValueError(f"For '{owner}', '{name}' must be a number or a Tensor of one element, but got "
+                                    f"a Tensor of shape {value.shape}.")
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _RandomTypeError(f"For '{owner}', '{name}' must be a number, but got {type(value)}.")
+    return float(value)
+
+
+def _float_input(owner: str, input: Any) -> Tensor:
+    input = _input_tensor(owner, input)
+    if input.dtype.name not in FLOAT_TYPES:
+        raise _RandomTypeError(f"For '{owner}', the 'input' must be a float Tensor, but got {input.dtype}.")
+    return input
+
+
+def _uniform_values(owner: str, input: Any, from_: Any, to: Any, generator: Any) -> Tensor:
+    """Values uniform in [from_, to) of input's shape and dtype. MindSpore serves these generator ops
+    (UniformExt) on Ascend only, from its Philox stream; here they draw UniformReal with the next seed
+    pair of ``set_seed``, so a seeded run repeats (Ascend's numbers are not reproduced)."""
+    input = _float_input(owner, input)
+    _no_generator(owner, generator)
+    low, high = _number(owner, "from_", from_), _number(owner, "to", to)
+    if low > high:
+        raise _RandomTypeError(f"For '{owner}', 'from_' must be less than or equal to 'to', but got {low} > {high}.")
+    return cast(_sampler(UniformReal, None, owner)(input.shape) * (high - low) + low, input.dtype)
+
+
+def _uniform_method(op: Any, input: Any, from_: Any = 0.0, to: Any = 1.0, generator: Any = None) -> Tensor:
+    """``Tensor.uniform(from_=0., to=1., generator=None)``: a new tensor (``uniform_``'s values)."""
+    return _uniform_values("uniform", input, from_, to, generator)
+
+
+def uniform_(input: Any, from_: Any = 0, to: Any = 1, *, generator: Any = None) -> Tensor:
+    """``input`` filled in place with values uniform in [from_, to) (see ``_uniform_values``)."""
+    return hold_value(input, _uniform_values("uniform_", input, from_, to, generator))
+
+
+def normal_(input: Any, mean: Any = 0, std: Any = 1, *, generator: Any = None) -> Tensor:
+    """``input`` filled in place with N(mean, std^2) values: StandardNormal with the next seed pair, times
+    std plus mean (MindSpore's generator op, Ascend only there; its numbers are not reproduced)."""
+    input = _float_input("normal_", input)
+    _no_generator("normal_", generator)
+    mean, std = _number("normal_", "mean", mean), _number("normal_", "std", std)
+    z = _sampler(StandardNormal, None, "normal_")(input.shape)
+    return hold_value(input, cast(z * std + mean, input.dtype))
+
+
+def standard_normal(shape: Any, seed: Any = None) -> Tensor:
+    """float32 N(0, 1) values of ``shape`` (StandardNormal)."""
+    return _sampler(StandardNormal, seed, "standard_normal")(shape)
+
+
+def normal(shape: Any, mean: Any, stddev: Any, seed: Any = None) -> Tensor:
+    """``StandardNormal(shape) * stddev + mean`` (mean and stddev broadcast with the shape)."""
+    mean, stddev = _check_param("normal", "mean", mean), _check_param("normal", "stddev", stddev)
+    op = _sampler(StandardNormal, seed, "normal")
+    return op(_check_shape(shape)) * stddev + mean
+
+
+def uniform(shape: Any, minval: Any, maxval: Any, seed: Any = None, dtype: Any = mstype.float32) -> Tensor:
+    """Values uniform in [minval, maxval): int32 from UniformInt, float32 as ``UniformReal(shape) *
+    (maxval - minval) + minval``; minval, maxval and ``dtype`` of one type."""
+    if not isinstance(minval, Tensor) or not isinstance(maxval, Tensor):
+        raise _RandomTypeError("For functional operator[uniform], the input[minval] and input[maxval] must be a "
+                               "Tensor.")
+    if _dtype_name(dtype) not in ("int32", "float32"):
+        raise _RandomTypeError(f"The 'uniform' doesn't support '{dtype}' and expect to receive [mindspore.int32, "
+                               f"mindspore.float32].")
+    for value in (minval, maxval):
+        if value.dtype.name != _dtype_name(dtype):
+            raise _RandomTypeError(f"For 'uniform', the value data type '{dtype}' is not consistent with assigned "
+                                   f"tensor data type {value.dtype}.")
+    if _dtype_name(dtype) == "int32":
+        return _sampler(UniformInt, seed, "uniform")(shape, minval, maxval)
+    return _sampler(UniformReal, seed, "uniform")(shape) * (maxval - minval) + minval
+
+
+def rand(*size: Any, dtype: Any = None, seed: Any = None) -> Tensor:
+    """Values uniform in [0, 1) of ``size`` (UniformReal), cast to a float ``dtype`` (float32)."""
+    dtype = mstype.float32 if dtype is None else _check_dtype("rand", dtype, FLOAT_TYPES, "a float")
+    return cast(_sampler(UniformReal, seed, "rand")(_generate_shapes(size)), dtype)
+
+
+def rand_like(input: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:
+    """``rand`` of input's shape, in a float ``dtype`` (input's)."""
+    input = _input_tensor("rand_like", input)
+    dtype = _check_dtype("rand_like", input.dtype if dtype is None else dtype, FLOAT_TYPES, "a float")
+    return cast(_sampler(UniformReal, seed, "rand_like")(input.shape), dtype)
+
+
+def randn(*size: Any, dtype: Any = None, seed: Any = None) -> Tensor:
+    """N(0, 1) values of ``size`` (StandardNormal), cast to a float ``dtype`` (float32)."""
+    dtype = mstype.float32 if dtype is None else _check_dtype("randn", dtype, FLOAT_TYPES, "a float")
+    return cast(_sampler(StandardNormal, seed, "randn")(_generate_shapes(size)), dtype)
+
+
+def randn_like(input: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:
+    """``randn`` of input's shape, in a float ``dtype`` (float32, whatever input's dtype)."""
+    input = _input_tensor("randn_like", input)
+    dtype = _check_dtype("randn_like", mstype.float32 if dtype is None else dtype, FLOAT_TYPES, "a float")
+    return cast(_sampler(StandardNormal, seed, "randn_like")(input.shape), dtype)
+
+
+def randint(low: Any, high: Any, size: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:
+    """Integers uniform in [low, high) of ``size`` (a tuple; UniformInt), cast to an int ``dtype``
+    (int64)."""
+    dtype = mstype.int64 if dtype is None else _check_dtype("randint", dtype, INT_TYPES, "an int")
+    if not isinstance(size, tuple):
+        raise _RandomValueError(f"For 'randint', the input 'size' must be a tuple, but got {size}.")
+    low, high = _check_bound("randint_like", "low", low), _check_bound("randint_like", "high", high)
+    op = _sampler(UniformInt, seed, "randint")
+    return cast(op(size, Tensor(low, mstype.int32), Tensor(high, mstype.int32)), dtype)
+
+
+def randint_like(input: Any, low: Any, high: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:
+    """``randint`` of input's shape, in an int ``dtype`` (input's)."""
+    input = _input_tensor("randint_like", input)
+    dtype = _check_dtype("randint_like", input.dtype if dtype is None else dtype, INT_TYPES, "an int")
+    low, high = _check_bound("randint_like", "low", low), _check_bound("randint_like", "high", high)
+    op = _sampler(UniformInt, seed, "randint_like")
+    return cast(op(input.shape, Tensor(low, mstype.int32), Tensor(high, mstype.int32)), dtype)
+
+
+__all__ = defined_here(globals(), __name__)
 
 
 def __getattr__(name: str) -> Any:

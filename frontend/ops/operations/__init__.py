@@ -14,8 +14,11 @@ from ...unsupported import unsupported
 from ..primitive import Primitive, register_primitives
 from . import array_ops, comm_ops, debug_ops, image_ops, math_ops, nn_ops, other_ops, random_ops
 from . import sparse_ops
+from . import linalg_ops
+from . import _inner_ops, _sequence_ops, manually_defined
 
-MODULES = (math_ops, nn_ops, array_ops, image_ops, debug_ops, other_ops, comm_ops, random_ops, sparse_ops)
+MODULES = (math_ops, nn_ops, array_ops, image_ops, debug_ops, other_ops, comm_ops, random_ops, sparse_ops, linalg_ops,
+           _inner_ops, _sequence_ops, manually_defined)
 # P's own names that are not primitives of mindspore.ops (ops.identity is an instance of P.identity)
 OWN = ("identity",)
 _CLASSES = {name: getattr(module, name) for module in MODULES for name in module.__all__

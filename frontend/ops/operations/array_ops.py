@@ -15,7 +15,8 @@ from ascendemu.graph.ir import no_task_shape
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
-from .._utils import _MASKS, _axes, _flag, _int_tuple, _shape_arg, _static_int, _static_ints, defined_here
+from .._utils import (_MASKS, _axes, _flag, _int_tuple, _pad4, _pair, _shape_arg, _static_int, _static_ints,
+                      defined_here)
 from ..composite_op import composite
 from ..primitive import Primitive, _Op, _binary_operands, _cast, _tensor, apply_op
 
@@ -359,8 +360,13 @@ class TupleToArray(_Op):
     (ints become int32, the device's int; floats float32)."""
 
     def __call__(self, input_x: Any) -> Tensor:
-        if not isinstance(input_x, tuple) or not input_x:
-            raise InvalidParamError(f"TupleToArray: input_x={input_x!r} must be a non-empty tuple of numbers")
+        if isinstance(input_x, range):         # MindSpore takes a range as the tuple of its numbers
+            input_x = tuple(input_x)
+        if not isinstance(input_x, tuple):
+            raise TypeError(f"For 'TupleToArray', the type of 'x' should be 'tuple', but got type "
+                            f"'{type(input_x).__name__}'.")
+        if not input_x:
+            raise ValueError("For 'TupleToArray', the size of x should be > : 0, but got 0.")
         numbers = [v for v in input_x if isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))]
         ints = builtins.sum(isinstance(v, (int, np.integer)) for v in numbers)
         if len(numbers) != len(input_x) or 0 < ints < len(numbers):
@@ -959,8 +965,860 @@ class CumProd(CumSum):
         return super().__call__(x, axis)
 
 
+# ---- array breadth, round 2 ----
+# Rolls, rotations, index_add/index_fill/index_put, in-place row updates, masked and slice scatters,
+# diagonals and triangles, stacking primitives: compositions of Slice/Concat/Transpose/Gather/
+# TensorScatter*/Select, so shapes, dtypes and gradients come from those parts (kernels/ops/index.py).
+
+class _BadValue(InvalidParamError, ValueError):
+    """An argument MindSpore refuses with ValueError (a rank, a range): an invalid parameter, and the
+    ValueError MindSpore raises, so ``except ValueError`` still works."""
+
+
+def _range_along(x: Tensor, axis: int, start: int, length: int) -> Tensor:
+    """``length`` entries of x along ``axis`` from ``start`` (one Slice)."""
+    return Slice()(x, tuple(start if d == axis else 0 for d in range(x.ndim)),
+                   tuple(length if d == axis else -1 for d in range(x.ndim)))
+
+
+def _first(ndim: int, axis: int) -> tuple[int, ...]:
+    """The permutation moving ``axis`` first (its own inverse's inverse: see :func:`_inverse`)."""
+    return (axis,) + tuple(d for d in range(ndim) if d != axis)
+
+
+def _inverse(perm: Sequence[int]) -> tuple[int, ...]:
+    return tuple(perm.index(d) for d in range(len(perm)))
+
+
+def _permuted(x: Tensor, perm: Sequence[int]) -> Tensor:
+    return x if tuple(perm) == tuple(range(x.ndim)) else Transpose()(x, tuple(perm))
+
+
+def _wrapped(index: Tensor, n: int) -> Tensor:
+    """An int32 index tensor with negative entries counted from the end (``i + n`` where ``i < 0``)."""
+    index = _cast(index, mstype.int32)
+    zero, size = BroadcastTo(index.shape)(_index(0)), BroadcastTo(index.shape)(_index(n))
+    return Select()(apply_op("Less", [index, zero])[0], apply_op("Add", [index, size])[0], index)
+
+
+def _scatter_along(op: str, x: Tensor, axis: int, rows: Any, updates: Tensor) -> Tensor:
+    """x with ``updates`` (x's layout, ``len(rows)`` entries along ``axis``) folded in at ``rows`` along
+    ``axis`` by the TensorScatter op ``op`` (Update: replaced; Add: added), whose gradients are known."""
+    perm = _first(x.ndim, axis)
+    rows = rows if isinstance(rows, Tensor) else _index(rows)
+    out = apply_op(op, [_permuted(x, perm), ExpandDims()(_cast(rows, mstype.int32), 1),
+                        _permuted(_cast(updates, x.dtype), perm)])[0]
+    return _permuted(out, _inverse(perm))
+
+
+def _roll(x: Tensor, shifts: Sequence[int], dims: Sequence[int]) -> Tensor:
+    """x rolled by ``shifts[i]`` along ``dims[i]``: per dimension a Concat of its two Slices."""
+    for shift, dim in zip(shifts, dims):
+        n = x.shape[dim]
+        s = shift % n if n else 0
+        if s:
+            x = Concat(dim)([_range_along(x, dim, n - s, s), _range_along(x, dim, 0, n - s)])
+    return x
+
+
+@composite("Roll", functions=("roll",))
+def Roll(input, shifts=0, dims=None):
+    """``Roll(shifts, dims=None)(input)`` / ``ops.roll(input, shifts, dims=None)``: elements shifted
+    along ``dims`` (None: of the flattened tensor, shape kept), wrapping around."""
+    x = _tensor(input)
+    shifts = (shifts,) if isinstance(shifts, int) else _int_tuple("roll: shifts", shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise _BadValue(f"roll: with dims=None shifts must be one int, got {shifts}")
+        return Reshape()(_roll(Reshape()(x, (-1,)), shifts, (0,)), x.shape)
+    dims = (dims,) if isinstance(dims, int) else _int_tuple("roll: dims", dims)
+    if len(shifts) != len(dims):
+        raise _BadValue(f"roll: shifts {shifts} and dims {dims} must have one length")
+    return _roll(x, shifts, [_axis("roll: dims", d, x.ndim) for d in dims])
+
+
+def _index_add(x: Any, axis: Any, index: Any, source: Any, label: str) -> Tensor:
+    """x plus ``source``'s slices added at ``index`` along ``axis`` (repeats accumulate); a Parameter x
+    is updated in place (MindSpore's IndexAdd writes its Parameter) and its new value returned."""
+    x, source, index = _tensor(x), _tensor(source), _tensor(index)
+    axis = _axis(f"{label}: axis", axis, x.ndim)
+    if index.ndim != 1 or source.ndim != x.ndim or source.shape[axis] != index.shape[0]:
+        raise _BadValue(f"{label}: indices must be 1-D and y of x's rank with len(indices) entries along axis "
+                        f"{axis}; got x {x.shape}, indices {index.shape}, y {source.shape}")
+    value = _scatter_along("TensorScatterAdd", x, axis, _wrapped(index, x.shape[axis]), source)
+    return _ASSIGN(x, value) if getattr(x, "is_parameter", False) else value
+
+
+@composite("IndexAdd")
+def IndexAdd(input_x, indices, input_y, axis=0, use_lock=True, check_index_bound=True):
+    """``IndexAdd(axis, use_lock=True, check_index_bound=True)(input_x, indices, input_y)``."""
+    return _index_add(input_x, axis, indices, input_y, "IndexAdd")
+
+
+@composite("InplaceIndexAdd", functions=("inplace_index_add",))
+def InplaceIndexAdd(var, indices, updates, axis=0):
+    """``InplaceIndexAdd(axis)(var, indices, updates)``: IndexAdd's fold."""
+    return _index_add(var, axis, indices, updates, "InplaceIndexAdd")
+
+
+def _row_indices(label: str, indices: Any, x: Tensor) -> tuple[int, ...]:
+    rows = (indices,) if isinstance(indices, int) else _int_tuple(f"{label}: indices", indices)
+    return tuple(_axis(f"{label}: indices", r, x.shape[0] if x.ndim else 1) for r in rows)
+
+
+def _inplace_rows(label: str, op: str, x: Any, v: Any, indices: Any) -> Tensor:
+    """x with rows ``indices`` (along dimension 0) of v folded in by ``op``; v has one row per index.
+    MindSpore differentiates the Inplace* row ops to zeros, so x and v enter behind StopGradient."""
+    x, v = (apply_op("StopGradient", [_tensor(t)])[0] for t in (x, v))
+    rows = _row_indices(label, indices, x)
+    if v.shape != (len(rows),) + x.shape[1:]:
+        raise _BadValue(f"{label}: v must have shape {(len(rows),) + x.shape[1:]} (one row per index), got {v.shape}")
+    if op == "Sub":
+        v, op = apply_op("Neg", [v])[0], "Add"
+    return _scatter_along("TensorScatter" + op, x, 0, rows, v)
+
+
+@composite("InplaceAdd", functions=("inplace_add",), rename={"v": "input_v"})
+def InplaceAdd(x, input_v, indices=0):
+    """``InplaceAdd(indices)(x, input_v)``: x with input_v's rows added to rows ``indices``."""
+    return _inplace_rows("InplaceAdd", "Add", x, input_v, indices)
+
+
+@composite("InplaceSub", functions=("inplace_sub",), rename={"v": "input_v"})
+def InplaceSub(x, input_v, indices=0):
+    """``InplaceSub(indices)(x, input_v)``: x with input_v's rows subtracted from rows ``indices``."""
+    return _inplace_rows("InplaceSub", "Sub", x, input_v, indices)
+
+
+@composite("InplaceUpdate", functions=("inplace_update",))
+def InplaceUpdate(x, v, indices=0):
+    """``InplaceUpdate(indices)(x, v)``: x with rows ``indices`` replaced by v's rows."""
+    return _inplace_rows("InplaceUpdate", "Update", x, v, indices)
+
+
+@composite("InplaceUpdateV2")
+def InplaceUpdateV2(x, indices, v):
+    """``InplaceUpdateV2()(x, indices, v)``: InplaceUpdate with the indices an operand."""
+    return _inplace_rows("InplaceUpdateV2", "Update", x, v, indices)
+
+
+def _index_fill(x: Any, axis: Any, index: Any, value: Any) -> Tensor:
+    """x with the slices at ``index`` along ``axis`` set to ``value`` (a number or 0-d tensor)."""
+    x, index = _tensor(x), _tensor(index)
+    axis = _axis("index_fill: axis", int(axis) if isinstance(axis, Tensor) else axis, x.ndim)
+    value = _as_dtype(value, x)
+    if index.ndim > 1 or value.ndim:
+        raise _BadValue(f"index_fill: index must be 0-D or 1-D and value 0-D, got {index.shape} and {value.shape}")
+    index = Reshape()(index, (-1,))
+    rows = x.shape[:axis] + (index.shape[0],) + x.shape[axis + 1:]
+    return _scatter_along("TensorScatterUpdate", x, axis, _wrapped(index, x.shape[axis]), BroadcastTo(rows)(value))
+
+
+@composite("IndexFill", functions=("index_fill",), rename={"axis": "dim"})
+def IndexFill(x, dim, index, value):
+    """``IndexFill()(x, dim, index, value)``."""
+    return _index_fill(x, dim, index, value)
+
+
+def _index_put(x: Any, values: Any, indices: Any, accumulate: Any) -> Tensor:
+    """x with ``values`` written (``accumulate``: added) at the coordinates the 1-D int tensors in
+    ``indices`` give its leading dimensions (one TensorScatter of their stacked tuples)."""
+    x, values = _tensor(x), _tensor(values)
+    if not isinstance(indices, (tuple, list)) or not indices or len(indices) > x.ndim:
+        raise _BadValue(f"index_put: indices must be a tuple of 1 to {x.ndim} int tensors")
+    columns = [_wrapped(Reshape()(_tensor(i), (-1, 1)), x.shape[d]) for d, i in enumerate(indices)]
+    k = builtins.max(c.shape[0] for c in columns)
+    tuples = Concat(1)([BroadcastTo((k, 1))(c) for c in columns])
+    updates = BroadcastTo((k,) + x.shape[len(indices):])(_cast(values, x.dtype))
+    op = "TensorScatterAdd" if accumulate else "TensorScatterUpdate"
+    return apply_op(op, [x, tuples, updates])[0]
+
+
+@composite("IndexPut")
+def IndexPut(x1, x2, indices, accumulate=0):
+    """``IndexPut(accumulate=0)(x1, x2, indices)``: x1 with x2 put at the index tuples (added if accumulate)."""
+    return _index_put(x1, x2, indices, accumulate)
+
+
+def _masked_scatter(x: Any, mask: Any, source: Any) -> Tensor:
+    """x where the (broadcast) bool mask is False; where True, source's elements in row-major order:
+    the k-th True reads source's k-th element (a CumSum of the mask, one Gather, one Select)."""
+    x, mask, source = _tensor(x), _tensor(mask), _tensor(source)
+    if mask.dtype != mstype.bool_:
+        raise TypeError(f"masked_scatter: mask must be a bool tensor, got {mask.dtype}")
+    mask = BroadcastTo(x.shape)(mask)
+    flat = Reshape()(_cast(mask, mstype.int32), (-1,))
+    count = CumSum()(flat, 0)
+    last = builtins.max(int(np.prod(source.shape)) - 1, 0)
+    position = apply_op("Minimum", [apply_op("Maximum", [apply_op("Sub", [count, _index(1)])[0], _index(0)])[0],
+                                    _index(last)])[0]
+    picked = Reshape()(Gather()(Reshape()(_cast(source, x.dtype), (-1,)), position, 0), x.shape)
+    return Select()(mask, picked, x)
+
+
+@composite("MaskedScatter")
+def MaskedScatter(input, mask, source):
+    """``MaskedScatter()(input, mask, source)`` / ``Tensor.masked_scatter(mask, source)``."""
+    return _masked_scatter(input, mask, source)
+
+
+def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, lower: bool) -> Tensor:
+    """The (2, N) coordinates of a row x col matrix's lower (upper) triangle, row by row: a constant."""
+    row, col = check_int(row, "row", minimum=0), check_int(col, "col", minimum=0)
+    offset = check_int(offset, "offset")
+    coords = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    return Tensor(np.stack(coords).reshape(2, -1).astype(np.int64), mstype.to_type(dtype))
+
+
+class TrilIndices(_Op):
+    """``TrilIndices(row, col, offset=0, dtype=mstype.int32)()``: the lower triangle's coordinates."""
+    lower = True
+
+    def __init__(self, row: int, col: int, offset: int = 0, dtype: Any = mstype.int32):
+        super().__init__()
+        self.row, self.col, self.offset, self.dtype = row, col, offset, dtype
+
+    def __call__(self) -> Tensor:
+        return _triangle_indices(self.row, self.col, self.offset, self.dtype, self.lower)
+
+
+class TriuIndices(TrilIndices):
+    """``TriuIndices(row, col, offset=0, dtype=mstype.int32)()``: the upper triangle's coordinates."""
+    lower = False
+
+
+def _band(x: Any, lower: Any, upper: Any) -> Tensor:
+    """x kept where ``i - j <= lower`` and ``j - i <= upper`` over the last two dimensions (a negative
+    bound keeps that whole triangle), zeros elsewhere: a Select with a constant mask."""
+    x = _tensor(x)
+    lower, upper = (int(v) if isinstance(v, Tensor) else check_int(v, "matrix_band_part: bound")
+                    for v in (lower, upper))
+    if x.ndim < 2:
+        raise _BadValue(f"matrix_band_part: x must have rank >= 2, got shape {x.shape}")
+    i, j = np.indices(x.shape[-2:])
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return Select()(BroadcastTo(x.shape)(Tensor(keep)), x, BroadcastTo(x.shape)(Tensor(0, x.dtype)))
+
+
+@composite("MatrixBandPart", functions=("matrix_band_part",))
+def MatrixBandPart(x, lower, upper):
+    """``MatrixBandPart()(x, lower, upper)``."""
+    return _band(x, lower, upper)
+
+
+class InvertPermutation(_Op):
+    """``InvertPermutation()(input_x)``: the inverse of a permutation of 0..n-1 given as a tuple or list
+    of ints (a tuple back, computed at once: its values are the attributes)."""
+
+    def __call__(self, input_x: Any) -> tuple[int, ...]:
+        perm = _int_tuple("InvertPermutation: input_x", input_x)
+        if sorted(perm) != list(range(len(perm))):
+            raise _BadValue(f"InvertPermutation: input_x={perm} must be a permutation of 0..{len(perm) - 1}")
+        return _inverse(list(perm))
+
+
+@composite("UnravelIndex")
+def UnravelIndex(indices, dims):
+    """``UnravelIndex()(indices, dims)``: each flat index's coordinates in a tensor of shape ``dims``,
+    one row per dimension: ``(i // stride_d) % dims_d`` with exclusive reverse CumProd strides."""
+    index, dims = _tensor(indices), _tensor(dims)
+    if index.ndim > 1 or dims.ndim != 1:
+        raise _BadValue(f"UnravelIndex: indices must be 0-D or 1-D and dims 1-D, got {index.shape}, {dims.shape}")
+    flat = Reshape()(index, (1, -1))
+    strides = Reshape()(CumProd(exclusive=True, reverse=True)(dims, 0), (-1, 1))
+    quotient = apply_op("FloorDiv", [BroadcastTo((dims.shape[0], flat.shape[1]))(flat), strides])[0]
+    out = apply_op("FloorMod", [quotient, Reshape()(dims, (-1, 1))])[0]
+    return out if index.ndim else Reshape()(out, (dims.shape[0],))
+
+
+class Range(_Op):
+    """``Range(maxlen=1000000)(start, end, step)``: ``start, start + step, ...`` short of ``end``; its
+    length depends on the values, so they must be concrete (computed from host data)."""
+
+    def __init__(self, maxlen: int = 1000000):
+        super().__init__()
+        self.maxlen = check_int(maxlen, "Range: maxlen", minimum=1)
+
+    def __call__(self, start: Any, end: Any, step: Any) -> Tensor:
+        values = [_host("Range", v) for v in (start, end, step)]
+        first, last, delta = (v.item() for v in values)
+        if delta == 0 or (last - first) * delta < 0:
+            raise _BadValue(f"Range: step={delta} must be non-zero and move start={first} towards end={last}")
+        out = np.arange(first, last, delta)
+        if out.size > self.maxlen:
+            raise _BadValue(f"Range: {out.size} elements exceed maxlen={self.maxlen}")
+        dtype = _tensor(start).dtype
+        return Tensor(out, mstype.int64 if dtype in (mstype.int32, mstype.int64) else dtype)
+
+
+class SplitV(_Op):
+    """``SplitV(size_splits, split_dim, num_split)(input_x)``: parts of the listed sizes along
+    ``split_dim`` (one size may be -1: the rest), one Slice each."""
+
+    def __init__(self, size_splits: Any, split_dim: int, num_split: int):
+        super().__init__()
+        self.size_splits = _int_tuple("SplitV: size_splits", size_splits)
+        self.split_dim = check_int(split_dim, "SplitV: split_dim")
+        self.num_split = check_int(num_split, "SplitV: num_split", minimum=1)
+
+    def __call__(self, input_x: Any) -> tuple[Tensor, ...]:
+        x = _tensor(input_x)
+        axis = _axis("SplitV: split_dim", self.split_dim, x.ndim)
+        sizes, n = list(self.size_splits), x.shape[axis]
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = n - (builtins.sum(sizes) + 1)
+        if len(sizes) != self.num_split or builtins.sum(sizes) != n or builtins.min(sizes) < 0:
+            raise _BadValue(f"SplitV: size_splits={self.size_splits} must be num_split={self.num_split} sizes "
+                            f"summing to {n}")
+        starts = np.cumsum([0] + sizes[:-1])
+        return tuple(_range_along(x, axis, int(s), size) for s, size in zip(starts, sizes))
+
+
+class Pack(Stack):
+    """``Pack(axis=0)(x)``: MindSpore's older name of Stack."""
+
+
+class Unpack(Unstack):
+    """``Unpack(axis=0)(x)``: MindSpore's older name of Unstack."""
+
+    def __init__(self, axis: int = 0):
+        super().__init__(axis)
+
+
+def _fill_diagonal_mask(shape: tuple[int, ...], wrap: bool) -> np.ndarray:
+    """numpy's fill_diagonal positions as a bool mask (a tall 2-D matrix restarts below a blank row
+    when ``wrap``)."""
+    mask = np.zeros(shape, bool)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return mask
+
+
+@composite("FillDiagonal")
+def FillDiagonal(input_x, fill_value=0.0, wrap=False):
+    """``FillDiagonal(fill_value, wrap=False)(input_x)``: x with its main diagonal (all dimensions equal
+    beyond 2-D) set to ``fill_value``: a Select with a constant mask."""
+    x = _tensor(input_x)
+    if x.ndim < 2 or (x.ndim > 2 and len(set(x.shape)) != 1):
+        raise _BadValue(f"FillDiagonal: input_x must be 2-D, or have all dimensions equal, got {x.shape}")
+    mask = Tensor(_fill_diagonal_mask(x.shape, _flag("FillDiagonal: wrap", wrap)))
+    return Select()(mask, BroadcastTo(x.shape)(_as_dtype(float(fill_value), x)), x)
+
+
+# ---- sliding blocks (unfold/fold, Im2Col/Col2Im): one Gather (unfold) or one TensorScatterAdd (fold) of
+# the flat positions each block reads, with one extra zero slot standing for the padding ----
+def _block_pads(label: str, padding: Any) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right) from an int, a (height, width) pair or a 4-tuple."""
+    if isinstance(padding, (tuple, list)) and len(padding) == 4:
+        return _pad4(padding)
+    ph, pw = _pair(f"{label}: padding", padding)
+    return ph, ph, pw, pw
+
+
+def _block_positions(label: str, size: tuple[int, int], kernel: Any, dilation: Any, padding: Any,
+                     stride: Any) -> np.ndarray:
+    """The flat position in an H x W plane each (kernel offset, block) reads, (kh * kw, L), in PyTorch's
+    and MindSpore's order (kernel offsets row-major, blocks row-major); ``H * W`` where it is padding."""
+    (h, w), (kh, kw) = size, _pair(f"{label}: kernel_size", kernel)
+    (dh, dw), (sh, sw) = _pair(f"{label}: dilation", dilation), _pair(f"{label}: stride", stride)
+    top, bottom, left, right = _block_pads(label, padding)
+    if min(kh, kw, dh, dw, sh, sw) < 1 or min(top, bottom, left, right) < 0:
+        raise _BadValue(f"{label}: kernel_size, dilation and stride must be >= 1 and padding >= 0")
+    oh = (h + top + bottom - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + left + right - dw * (kw - 1) - 1) // sw + 1
+    if oh < 1 or ow < 1:
+        raise _BadValue(f"{label}: the kernel does not fit the padded {h} x {w} input")
+    rows = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(oh) * sh)[None, None, :, None] - top
+    cols = (np.arange(kw) * dw)[None, :, None, None] + (np.arange(ow) * sw)[None, None, None, :] - left
+    inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
+    return np.where(inside, rows * w + cols, h * w).reshape(kh * kw, oh * ow)
+
+
+def _unfold(x: Any, kernel: Any, dilation: Any, padding: Any, stride: Any, label: str) -> Tensor:
+    """NCHW x's sliding blocks as (N, C, kh * kw, L)."""
+    x = _tensor(x)
+    if x.ndim != 4:
+        raise _BadValue(f"{label}: input must be 4-D (N, C, H, W), got shape {x.shape}")
+    n, c, h, w = x.shape
+    at = _block_positions(label, (h, w), kernel, dilation, padding, stride)
+    flat = Concat(2)([Reshape()(x, (n, c, h * w)), BroadcastTo((n, c, 1))(Tensor(0, x.dtype))])
+    return Gather()(flat, _index(at), 2)
+
+
+def _fold(cols: Any, output_size: Any, kernel: Any, dilation: Any, padding: Any, stride: Any, label: str) -> Tensor:
+    """(N, C, kh * kw, L) blocks summed back into an (N, C, H, W) image: overlapping blocks add."""
+    cols = _tensor(cols)
+    h, w = _static_ints(f"{label}: output_size", output_size)
+    at = _block_positions(label, (h, w), kernel, dilation, padding, stride)
+    n, c, k, blocks = cols.shape
+    if (k, blocks) != at.shape:
+        raise _BadValue(f"{label}: the input has {k} kernel offsets and {blocks} blocks; kernel_size and output_size "
+                        f"give {at.shape[0]} and {at.shape[1]}")
+    updates = Reshape()(Transpose()(Reshape()(cols, (n * c, k * blocks)), (1, 0)), (k * blocks, n * c))
+    zeros = BroadcastTo((h * w + 1, n * c))(Tensor(0, cols.dtype))
+    summed = apply_op("TensorScatterAdd", [zeros, _index(at.reshape(-1, 1)), updates])[0]
+    image = Transpose()(Slice()(summed, (0, 0), (h * w, n * c)), (1, 0))
+    return Reshape()(image, (n, c, h, w))
+
+
+class Im2Col(_Op):
+    """``Im2Col(ksizes, strides=1, dilations=1, pads=0)(x)``: NCHW x's sliding blocks, (N, C, kh * kw, L)."""
+
+    def __init__(self, ksizes: Any, strides: Any = 1, dilations: Any = 1, pads: Any = 0):
+        super().__init__()
+        self.ksizes, self.strides, self.dilations, self.pads = ksizes, strides, dilations, pads
+
+    def __call__(self, x: Any) -> Tensor:
+        return _unfold(x, self.ksizes, self.dilations, self.pads, self.strides, "Im2Col")
+
+
+class Col2Im(_Op):
+    """``Col2Im(kernel_size, dilation=1, padding=0, stride=1)(x, output_size)``: Im2Col's adjoint, the
+    (N, C, kh * kw, L) blocks summed into an (N, C, H, W) image."""
+
+    def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def __call__(self, x: Any, output_size: Any) -> Tensor:
+        return _fold(x, output_size, self.kernel_size, self.dilation, self.padding, self.stride, "Col2Im")
+
+
+# ---- space <-> batch (NCHW; TensorFlow's order: output batch (i * bw + j) * N + n reads pixel
+# (h * bh + i, w * bw + j) of the padded input n): Concats of zeros, a Reshape, a Transpose, a Reshape ----
+def _block_pairs(label: str, block: Any, pairs: Any) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """(bh, bw) and ((top, bottom), (left, right)) of a block size (int or pair) and 2 x 2 pads/crops."""
+    bh, bw = _pair(f"{label}: block", block)
+    rows = tuple(_int_tuple(f"{label}: paddings/crops", r) for r in pairs) if isinstance(pairs, (tuple, list)) else ()
+    if len(rows) != 2 or any(len(r) != 2 or min(r) < 0 for r in rows) or min(bh, bw) < 1:
+        raise _BadValue(f"{label}: block must be >= 1 and paddings/crops two pairs of ints >= 0, got {block}, {pairs}")
+    return (bh, bw), rows
+
+
+def _zeros_along(x: Tensor, axis: int, size: int) -> Tensor:
+    """Zeros of x's shape with ``size`` entries along ``axis``."""
+    return BroadcastTo(x.shape[:axis] + (size,) + x.shape[axis + 1:])(Tensor(0, x.dtype))
+
+
+def _space_to_batch(x: Any, block: Any, paddings: Any, label: str) -> Tensor:
+    x = _tensor(x)
+    (bh, bw), ((top, bottom), (left, right)) = _block_pairs(label, block, paddings)
+    if x.ndim != 4:
+        raise _BadValue(f"{label}: input must be 4-D (N, C, H, W), got shape {x.shape}")
+    for axis, before, after in ((2, top, bottom), (3, left, right)):
+        if before or after:
+            x = Concat(axis)(([_zeros_along(x, axis, before)] if before else []) + [x]
+                             + ([_zeros_along(x, axis, after)] if after else []))
+    n, c, h, w = x.shape
+    if h % bh or w % bw:
+        raise _BadValue(f"{label}: the padded height and width {h, w} must be divisible by the block {bh, bw}")
+    parts = Transpose()(Reshape()(x, (n, c, h // bh, bh, w // bw, bw)), (3, 5, 0, 1, 2, 4))
+    return Reshape()(parts, (bh * bw * n, c, h // bh, w // bw))
+
+
+def _batch_to_space(x: Any, block: Any, crops: Any, label: str) -> Tensor:
+    x = _tensor(x)
+    (bh, bw), ((top, bottom), (left, right)) = _block_pairs(label, block, crops)
+    if x.ndim != 4 or x.shape[0] % (bh * bw):
+        raise _BadValue(f"{label}: input must be 4-D with a batch divisible by {bh * bw}, got shape {x.shape}")
+    b, c, h, w = x.shape
+    n = b // (bh * bw)
+    image = Reshape()(Transpose()(Reshape()(x, (bh, bw, n, c, h, w)), (2, 3, 4, 0, 5, 1)), (n, c, h * bh, w * bw))
+    if top + bottom >= h * bh or left + right >= w * bw:
+        raise _BadValue(f"{label}: crops {crops} leave nothing of the {h * bh} x {w * bw} image")
+    return Slice()(image, (0, 0, top, left), (n, c, h * bh - top - bottom, w * bw - left - right))
+
+
+class SpaceToBatch(_Op):
+    """``SpaceToBatch(block_size, paddings)(input_x)``: b x b spatial blocks of the padded input to batch."""
+
+    def __init__(self, block_size: int, paddings: Any):
+        super().__init__()
+        self.block_size, self.paddings = block_size, paddings
+
+    def __call__(self, input_x: Any) -> Tensor:
+        return _space_to_batch(input_x, self.block_size, self.paddings, "SpaceToBatch")
+
+
+class SpaceToBatchND(_Op):
+    """``SpaceToBatchND(block_shape, paddings)(input_x)``: SpaceToBatch with a (bh, bw) block."""
+
+    def __init__(self, block_shape: Any, paddings: Any):
+        super().__init__()
+        self.block_shape, self.paddings = block_shape, paddings
+
+    def __call__(self, input_x: Any) -> Tensor:
+        return _space_to_batch(input_x, self.block_shape, self.paddings, "SpaceToBatchND")
+
+
+class BatchToSpace(_Op):
+    """``BatchToSpace(block_size, crops)(x)``: SpaceToBatch's inverse, then the crops removed."""
+
+    def __init__(self, block_size: int, crops: Any):
+        super().__init__()
+        self.block_size, self.crops = block_size, crops
+
+    def __call__(self, x: Any) -> Tensor:
+        return _batch_to_space(x, self.block_size, self.crops, "BatchToSpace")
+
+
+class BatchToSpaceND(_Op):
+    """``BatchToSpaceND(block_shape, crops)(input_x)``: BatchToSpace with a (bh, bw) block."""
+
+    def __init__(self, block_shape: Any, crops: Any):
+        super().__init__()
+        self.block_shape, self.crops = block_shape, crops
+
+    def __call__(self, input_x: Any) -> Tensor:
+        return _batch_to_space(input_x, self.block_shape, self.crops, "BatchToSpaceND")
+
+
 __all__ = defined_here(globals(), __name__)
 
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.operations.array_ops", name, __all__)
+
+
+# ---- statistics, search, segments, bits (round 2) ----
+def _search(sorted_sequence: Any, values: Any, right: bool, out_type: Any) -> Tensor:
+    """The SearchSorted kernel: for each value, its insertion index in the sorted rows (the last
+    dimension of ``sorted_sequence``: one row, or one per leading index of ``values``)."""
+    seq, vals = _binary_operands(sorted_sequence, values)
+    # an omitted dtype arrives as the table's recorded default ("mindspore.int32"): its name
+    out = mstype.to_type(getattr(mstype, repr(out_type).rpartition(".")[2]) if not isinstance(out_type, (str, mstype.Type))
+                         else out_type)
+    if out not in (mstype.int32, mstype.int64):
+        raise InvalidParamError(f"SearchSorted: the output dtype must be int32 or int64, got {out}")
+    return apply_op("SearchSorted", [seq, vals], {"right": bool(right), "out_type": out.name})[0]
+
+
+def _no_sorter(label: str, sorter: Any) -> None:
+    if sorter is not None:
+        raise InvalidParamError(f"{label}: sorter={sorter!r} is not supported here; sort the sequence first "
+                                "(ops.sort) and leave sorter None")
+
+
+@composite("SearchSorted")
+def SearchSorted(sorted_sequence, values, sorter=None, dtype=mstype.int64, right=False):
+    """``SearchSorted(dtype=int64, right=False)(sorted_sequence, values)``: where each value goes in
+    the sorted last dimension (the first place, or the last with ``right``)."""
+    _no_sorter("SearchSorted", sorter)
+    return _search(sorted_sequence, values, _flag("SearchSorted: right", right), dtype)
+
+
+@composite("LowerBound")
+def LowerBound(sorted_x, values, out_type=mstype.int32):
+    """``LowerBound(out_type=int32)(sorted_x, values)``: per row of the 2-D sorted_x, the first index
+    whose element is not less than each value of that row of ``values``."""
+    return _search(sorted_x, values, False, out_type)
+
+
+@composite("UpperBound")
+def UpperBound(sorted_x, values, out_type=mstype.int32):
+    """``UpperBound(out_type=int32)(sorted_x, values)``: the first index whose element is greater."""
+    return _search(sorted_x, values, True, out_type)
+
+
+def _bincount_length(label: str, ids: np.ndarray, minimum: int) -> int:
+    """The bins: max(ids) + 1, at least ``minimum`` (MindSpore ignores negative ids)."""
+    top = int(ids.max()) + 1 if ids.size else 0
+    return builtins.max(top, minimum)
+
+
+@composite("Bincount")
+def Bincount(array, size, weights):
+    """``Bincount()(array, size, weights)``: per bin in [0, size) the sum of the weights of the
+    elements equal to it (an empty ``weights``: counts); ids outside the bins are dropped."""
+    ids = _tensor(array)
+    bins = int(_host("Bincount: size", size)) if isinstance(size, Tensor) else check_int(size, "Bincount: size")
+    w = _tensor(weights)
+    if w.size == 0:
+        w = OnesLike()(Cast()(ids, mstype.float32))
+    return UnsortedSegmentSum()(Reshape()(w, (-1,)), Reshape()(Cast()(ids, mstype.int32), (-1,)), bins)
+
+
+@composite("CountNonZero")
+def CountNonZero(x, dims=None):
+    """``CountNonZero(dims=None)(x)``: the non-zero elements over ``dims`` (all by default), int64."""
+    x = _tensor(x)
+    nonzero = Cast()(apply_op("NotEqual", [x, _as_dtype(0, x)], {})[0], mstype.int64)
+    return apply_op("ReduceSum", [nonzero], {"axis": _axes_of(dims, x.ndim), "keep_dims": False})[0]
+
+
+def _axes_of(dims: Any, rank: int) -> tuple[int, ...]:
+    if dims is None or dims == [] or dims == ():
+        return tuple(range(rank))
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return tuple(check_int(d, "dims", minimum=-rank, maximum=rank - 1) % builtins.max(rank, 1) for d in dims)
+
+
+def _integer_operands(label: str, x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """Two integer tensors of one dtype (MindSpore's shifts refuse mixed dtypes and floats)."""
+    x, y = _binary_operands(x, y)
+    for t in (x, y):
+        if t.dtype.name not in _INTEGER_NAMES:
+            raise TypeError(f"For '{label}', the dtype of input should be one of integer types, but got {t.dtype}.")
+    if x.dtype != y.dtype:
+        raise TypeError(f"For '{label}', the dtype of two args should be same, but got {x.dtype} and {y.dtype}")
+    return x, y
+
+
+# the integer dtypes the shifts and PopulationCount take
+_INTEGER_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+@composite("LeftShift")
+def LeftShift(x1, x2):
+    """``LeftShift()(x1, x2)``: x1 * 2**x2 wrapped to the dtype (0 for counts outside [0, 63])."""
+    return apply_op("LeftShift", list(_integer_operands("LeftShift", x1, x2)), {})[0]
+
+
+@composite("RightShift")
+def RightShift(input_x, input_y):
+    """``RightShift()(x, y)``: the arithmetic shift (sign-filled past the width; 0 for negative counts)."""
+    return apply_op("RightShift", list(_integer_operands("RightShift", input_x, input_y)), {})[0]
+
+
+@composite("Rint")
+def Rint(x):
+    """``Rint()(x)``: each float rounded to the nearest integer, halves to even."""
+    x = _tensor(x)
+    if x.dtype.name not in ("float16", "float32", "float64", "bfloat16"):
+        raise TypeError(f"For primitive[Rint], the input argument[x] must be a float tensor, but got {x.dtype}.")
+    return apply_op("Rint", [x], {})[0]
+
+
+@composite("PopulationCount", functions=("population_count",))
+def PopulationCount(input_x):
+    """``PopulationCount()(input_x)``: the set bits of each integer, within its dtype's width, uint8."""
+    x = _tensor(input_x)
+    if x.dtype.name not in _INTEGER_NAMES:
+        raise TypeError(f"For 'PopulationCount', input_x must be an integer tensor, but got {x.dtype}.")
+    return apply_op("PopulationCount", [x], {})[0]
+
+
+def _segment_count(label: str, segment_ids: Any, rows: int) -> int:
+    """Segments of a sorted 1-D id tensor: its last id + 1 (the ids' values: PyNative or constants)."""
+    ids = _host(label, segment_ids)
+    if ids.ndim != 1 or ids.shape[0] != rows:
+        raise _BadValue(f"{label}: segment_ids must be 1-D with one id per row of x ({rows}), got {ids.shape}")
+    if ids.size and (ids[0] < 0 or np.any(np.diff(ids) < 0)):
+        raise _BadValue(f"For 'SegmentOp', segment_ids must be a tensor with element values sorted in ascending order.")
+    return int(ids[-1]) + 1 if ids.size else 0
+
+
+def _segment(kind: str, x: Any, segment_ids: Any) -> Tensor:
+    """The sorted-segment reductions: the unsorted ones over last id + 1 segments, an empty segment 0
+    (Max/Min/Mean) or 1 (Prod) as MindSpore's."""
+    x = _tensor(x)
+    label = f"Segment{kind}"
+    count = _segment_count(label, segment_ids, x.shape[0] if x.ndim else -1)
+    ids = Cast()(_tensor(segment_ids), mstype.int32)
+    if kind in ("Sum", "Mean"):
+        out = UnsortedSegmentSum()(x, ids, count)
+        if kind == "Sum":
+            return out
+        rows = UnsortedSegmentSum()(OnesLike()(Cast()(ids, x.dtype)), ids, count)
+        shape = (count,) + (1,) * (x.ndim - 1)
+        return apply_op("Div", [out, Reshape()(apply_op("Maximum", [rows, _as_dtype(1, rows)], {})[0], shape)], {})[0]
+    if kind == "Prod":
+        return UnsortedSegmentProd()(x, ids, count)
+    out = (UnsortedSegmentMax if kind == "Max" else UnsortedSegmentMin)()(x, ids, count)
+    present = UnsortedSegmentSum()(OnesLike()(Cast()(ids, mstype.float32)), ids, count)
+    present = BroadcastTo(out.shape)(Reshape()(apply_op("Greater", [present, _as_dtype(0, present)], {})[0],
+                                               (count,) + (1,) * (x.ndim - 1)))
+    return Select()(present, out, ZerosLike()(out))
+
+
+@composite("SegmentSum")
+def SegmentSum(input_x, segment_ids):
+    """``SegmentSum()(x, segment_ids)``: per segment of the sorted ids, the sum of its rows."""
+    return _segment("Sum", input_x, segment_ids)
+
+
+@composite("SegmentMean")
+def SegmentMean(input_x, segment_ids):
+    return _segment("Mean", input_x, segment_ids)
+
+
+@composite("SegmentMax")
+def SegmentMax(input_x, segment_ids):
+    return _segment("Max", input_x, segment_ids)
+
+
+@composite("SegmentMin")
+def SegmentMin(input_x, segment_ids):
+    return _segment("Min", input_x, segment_ids)
+
+
+@composite("SegmentProd")
+def SegmentProd(input_x, segment_ids):
+    return _segment("Prod", input_x, segment_ids)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- internals round 2: IdentityN, CheckNumerics, Padding ----
+# CheckNumerics' and Eps' input dtypes (MindSpore's: no bfloat16)
+CHECKED_FLOATS = ("float16", "float32", "float64")
+
+
+class IdentityN(_Op):
+    """``IdentityN()(x)``: a list or tuple of Tensors returned as a tuple of the same Tensors."""
+
+    def __call__(self, *args: Any) -> tuple:
+        if len(args) != 1 or not isinstance(args[0], (list, tuple)):
+            got = type(args[0]).__name__ if len(args) == 1 else f"{len(args)} inputs"
+            raise TypeError(f"For [IdentityN] should have ListTensor or TupleTensor input but get {got}")
+        for k, x in enumerate(args[0]):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"For Primitive[IdentityN], the type of input argument[input x[{k}]] must be Tensor "
+                                f"but got {type(x).__name__}.")
+        return tuple(Identity()(x) for x in args[0])
+
+
+class CheckNumerics(_Op):
+    """``CheckNumerics()(x)``: ``x`` unchanged, or RuntimeError if it holds a NaN or an Inf. The check
+    reads the values, so in a captured graph it is refused (data-dependent)."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        if len(args) != 1:
+            raise TypeError(f"CheckNumerics() takes 1 input but {len(args)} were given")
+        x = _tensor(args[0])
+        if x.dtype.name not in CHECKED_FLOATS:
+            raise TypeError(f"For primitive[CheckNumerics], the input argument[x] must be a type of "
+                            f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got {x.dtype!r}.")
+        if x.is_symbolic:
+            raise InvalidParamError("CheckNumerics: the check reads the tensor's values, which a GRAPH_MODE "
+                                    "capture does not know; check it in PyNative")
+        data = x.asnumpy()
+        if np.isnan(data).any():
+            raise RuntimeError(": Tensor had NaN values")
+        if np.isinf(data).any():
+            raise RuntimeError(": Tensor had Inf values")
+        return x
+
+
+class Padding(_Op):
+    """``Padding(pad_dim_size=8)(x)``: ``x`` of shape (..., 1) widened to (..., pad_dim_size) with zeros
+    after its value."""
+
+    def __init__(self, pad_dim_size: int = 8) -> None:
+        super().__init__()
+        if isinstance(pad_dim_size, bool) or not isinstance(pad_dim_size, int) or pad_dim_size <= 0:
+            raise ValueError(f"For 'Padding', the 'pad_dim_size' must be int and must > 0, but got "
+                             f"'{pad_dim_size}' with type '{type(pad_dim_size).__name__}'.")
+        self.pad_dim_size = pad_dim_size
+        self.add_prim_attr("pad_dim_size", pad_dim_size)
+
+    def __call__(self, *args: Any) -> Tensor:
+        if len(args) != 1:
+            raise TypeError(f"Padding() takes 1 input but {len(args)} were given")
+        x = _tensor(args[0])
+        if x.ndim < 1:
+            raise ValueError(f"For 'Padding', the rank of 'x' must be at least 1, but got {x.ndim}.")
+        if x.shape[-1] != 1:
+            raise ValueError(f"For 'Padding', the last dimension of 'x' must be 1, but got: {x.shape[-1]}.")
+        if self.pad_dim_size == 1:
+            return x
+        return apply_op("Pad", [x], {"paddings": ((0, 0),) * (x.ndim - 1) + ((0, self.pad_dim_size - 1),)})[0]
+
+
+class TransposeView(_Op):
+    """``TransposeView()(input, input_perm)``: MindSpore's view form of ``Transpose`` (no tensor is ever
+    written in place here, so a view and a copy are the same thing)."""
+
+    def __call__(self, input: Any, input_perm: Sequence[int]) -> Tensor:
+        return Transpose()(input, input_perm)
+
+
+class TransposeExtView(_Op):
+    """``TransposeExtView()(input, dim0, dim1)``: ``input`` with dimensions ``dim0`` and ``dim1`` swapped
+    (the view form of ``mint.transpose``)."""
+
+    def __call__(self, input: Any, dim0: int, dim1: int) -> Tensor:
+        x = _tensor(input)
+        rank = builtins.max(x.ndim, 1)
+        a, b = (check_int(d, "TransposeExtView: dim", minimum=-rank, maximum=rank - 1) % rank for d in (dim0, dim1))
+        perm = list(range(x.ndim))
+        if x.ndim:
+            perm[a], perm[b] = perm[b], perm[a]
+        return Transpose()(x, perm)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- resampling and patches (round 2) ----
+class ResizeNearestNeighborV2(_Op):
+    """``ResizeNearestNeighborV2(align_corners=False, half_pixel_centers=False)(image, size)``: NCHW ``image``
+    to ``size`` (2 ints, or a 1-D Tensor) by nearest neighbour: the ResizeNearestNeighbor kernel, whose
+    coordinates follow the same two flags (kernels/ops/resize.py)."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False):
+        super().__init__()
+        for name, value in (("align_corners", align_corners), ("half_pixel_centers", half_pixel_centers)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For '{self.name}', the type of '{name}' must be bool, but got "
+                                f"{type(value).__name__}.")
+        self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
+
+    def __call__(self, image: Any, size: Any) -> Tensor:
+        x = _tensor(image)
+        if x.ndim != 4:
+            raise ValueError(f"For '{self.name}', the dimension of 'image' must be 4, but got {x.ndim}.")
+        sizes = _static_ints(f"{self.name}: size", size)
+        if len(sizes) != 2 or any(s <= 0 for s in sizes):
+            raise ValueError(f"For '{self.name}', 'size' must be 2 positive ints, but got {list(sizes)}.")
+        return apply_op("ResizeNearestNeighbor", [x], {"size": tuple(sizes), "align_corners": self.align_corners,
+                                                       "half_pixel_centers": self.half_pixel_centers})[0]
+
+
+def _affine_base(sizes: Sequence[int], align_corners: bool) -> np.ndarray:
+    """The identity grid of an output of spatial ``sizes`` (D, H, W or H, W) as homogeneous rows
+    (x, y[, z], 1), x the last axis: -1..1 through the corner pixels' centres when corner-aligned, else
+    through their outer edges ((2 i + 1) / n - 1)."""
+    def line(n: int) -> np.ndarray:
+        if align_corners:
+            return np.linspace(-1.0, 1.0, n) if n > 1 else np.zeros(1)
+        return (2.0 * np.arange(n) + 1.0) / n - 1.0
+    axes = np.meshgrid(*[line(n) for n in sizes], indexing="ij")
+    rows = [a.reshape(-1) for a in reversed(axes)] + [np.ones(int(np.prod(sizes)))]
+    return np.stack(rows, 1).astype(np.float32)
+
+
+@composite("AffineGrid", functions=("affine_grid",), rename={"size": "output_size"})
+def AffineGrid(theta: Any, output_size: Any, align_corners: bool = False) -> Tensor:
+    """The sampling grid of a batch of affine matrices: (N, 2, 3) ``theta`` and ``output_size`` (N, C, H, W)
+    give (N, H, W, 2); (N, 3, 4) and (N, C, D, H, W) give (N, D, H, W, 3): each identity-grid point
+    (x, y[, z], 1) times theta's rows, one BatchMatMul."""
+    owner = "AffineGrid"
+    t = _tensor(theta)
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"For '{owner}', the type of 'align_corners' must be bool, but got "
+                        f"{type(align_corners).__name__}.")
+    if not isinstance(output_size, tuple):
+        raise TypeError(f"For '{owner}', the type of 'output_size' must be tuple, but got "
+                        f"{type(output_size).__name__}.")
+    if t.dtype not in (mstype.float16, mstype.float32):
+        raise TypeError(f"For '{owner}', the type of 'theta' must be float16 or float32, but got {t.dtype}.")
+    if t.ndim != 3 or t.shape[1:] not in ((2, 3), (3, 4)):
+        raise ValueError(f"For '{owner}', the shape of 'theta' must be (N, 2, 3) or (N, 3, 4), but got {t.shape}.")
+    dims = t.shape[1]
+    if len(output_size) != dims + 2:
+        raise ValueError(f"For '{owner}', 'output_size' must have {dims + 2} elements for theta of shape "
+                         f"{t.shape}, but got {len(output_size)}.")
+    if output_size[0] != t.shape[0] or any(isinstance(s, bool) or not isinstance(s, int) or s <= 0
+                                           for s in output_size):
+        raise ValueError(f"For '{owner}', 'output_size' must be positive ints with output_size[0] = theta's N "
+                         f"{t.shape[0]}, but got {output_size}.")
+    spatial = tuple(output_size[2:])
+    base = Tensor(np.broadcast_to(_affine_base(spatial, align_corners),
+                                  (t.shape[0], int(np.prod(spatial)), dims + 1)).copy())
+    # float16 theta: the product in float32, rounded once
+    grid = apply_op("BatchMatMul", [base, _cast(t, mstype.float32)], {"transpose_a": False, "transpose_b": True})[0]
+    return _cast(Reshape()(grid, (t.shape[0],) + spatial + (dims,)), t.dtype)
+
+
+__all__ = defined_here(globals(), __name__)

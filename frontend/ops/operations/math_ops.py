@@ -15,9 +15,11 @@ from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import _axes, _flag, _static_int, defined_here
 from ..composite_op import composite
-from ..primitive import _Op, _binary_operands, _cast, _promote, _tensor, apply_op, generated_primitives
+from ..primitive import _Op, _binary_operands, _cast, _promote, _same_dtype, _tensor, apply_op, generated_primitives
 from .array_ops import Concat, Select
 from .array_ops import CumProd, CumSum  # noqa: F401  MindSpore serves the scans from both modules
+from .array_ops import (IndexAdd, InplaceAdd, InplaceIndexAdd, InplaceSub, InplaceUpdateV2, Roll,  # noqa: F401
+                        TrilIndices, TriuIndices)  # array breadth 2: composed there, defined here by MindSpore
 from .other_ops import Assign, StopGradient
 
 # Square, Add, Equal, ...: the registry's operand-only elementwise ops
@@ -78,7 +80,7 @@ class MatMul(_Op):
         self.transpose_a, self.transpose_b = bool(transpose_a), bool(transpose_b)
 
     def __call__(self, input: Any, mat2: Any) -> Tensor:
-        return apply_op(self.op, _promote(_tensor(input), _tensor(mat2)),
+        return apply_op(self.op, _same_dtype(self.op, _tensor(input), _tensor(mat2)),
                         {"transpose_a": self.transpose_a, "transpose_b": self.transpose_b})[0]
 
 
@@ -691,3 +693,447 @@ __all__ = defined_here(globals(), __name__)
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.operations.math_ops", name, __all__)
+
+
+# ---- statistics, search, segments, bits (round 2) ----
+import builtins  # noqa: E402
+
+# MindSpore's dtypes for Gcd and Lcm
+_GCD_DTYPES = ("int16", "int32", "int64")
+
+
+def _gcd_like(op: str, input: Any, other: Any) -> Tensor:
+    """Gcd/Lcm: the operands promoted and broadcast to one shape (the search family's kernels take
+    equal shapes), int16/32/64 only as MindSpore."""
+    x, y = _binary_operands(input, other)
+    if x.dtype.name not in _GCD_DTYPES:
+        raise TypeError(f"For Primitive[{op}], the type of the input tensor must be [Int16, Int32, Int64], "
+                        f"but got {x.dtype}!")
+    shape = tuple(np.broadcast_shapes(x.shape, y.shape))
+    if x.shape != shape:
+        x = apply_op("BroadcastTo", [x], {"shape": shape})[0]
+    if y.shape != shape:
+        y = apply_op("BroadcastTo", [y], {"shape": shape})[0]
+    return apply_op(op, [x, y], {})[0]
+
+
+@composite("Gcd", functions=("gcd",))
+def Gcd(input, other):
+    """``gcd(input, other)``: the greatest common divisor of |input| and |other| (gcd(0, 0) = 0)."""
+    return _gcd_like("Gcd", input, other)
+
+
+@composite("Lcm", functions=("lcm",))
+def Lcm(input, other):
+    """``lcm(input, other)``: the least common multiple of |input| and |other| (0 if either is 0)."""
+    return _gcd_like("Lcm", input, other)
+
+
+def bucketize_of(input: Any, boundaries: Any, right: bool) -> Tensor:
+    """The bucket index of each element among the sorted ``boundaries`` (a list of floats): the first
+    boundary >= it, or > it with ``right``, as int32 (the SearchSorted kernel)."""
+    x = _tensor(input)
+    if not isinstance(boundaries, (list, tuple)):
+        raise TypeError(f"For 'Bucketize', 'boundaries' must be a list of floats, but got {type(boundaries).__name__}")
+    edges = Tensor(np.asarray(boundaries, np.float64), x.dtype)
+    return apply_op("SearchSorted", [edges, x], {"right": _flag("bucketize: right", right), "out_type": "int32"})[0]
+
+
+@composite("Bucketize")
+def Bucketize(input, boundaries=None):
+    """``Bucketize(boundaries)(input)``: TensorFlow's buckets: the first boundary greater than each
+    element (a value equal to a boundary goes to the bucket above it)."""
+    return bucketize_of(input, boundaries, True)
+
+
+@composite("Histogram", functions=("histc",))
+def Histogram(input, bins=100, min=0.0, max=0.0):
+    """``histc(input, bins=100, min=0., max=0.)``: counts of the elements in ``bins`` equal-width bins
+    over [min, max] (both 0: the data's own min and max); elements outside are not counted; the
+    result has the input's dtype (float32 for float inputs)."""
+    x = _tensor(input)
+    bins = check_int(bins, "histc: bins", minimum=1)
+    if min > max:
+        raise ValueError(f"For 'Histogram', 'max' must be larger than 'min', but got min {min} and max {max}")
+    flat = _cast(apply_op("Reshape", [x], {"shape": (-1,)})[0], mstype.float32)
+    if min == 0.0 and max == 0.0 and flat.size:
+        low, high = ReduceMin()(flat), ReduceMax()(flat)
+    else:
+        low, high = Tensor(float(min), mstype.float32), Tensor(float(max), mstype.float32)
+    width = _binary("Sub", high, low)
+    width = Select()(_binary("Greater", width, 0.0), width, Tensor(1.0, mstype.float32))
+    index = _cast(_unary("Floor", _binary("Mul", _binary("Div", _binary("Sub", flat, low), width), float(bins))),
+                  mstype.int32)
+    index = _binary("Minimum", index, Tensor(bins - 1, mstype.int32))       # max itself is in the last bin
+    inside = _binary("LogicalAnd", _binary("GreaterEqual", flat, low), _binary("LessEqual", flat, high))
+    index = Select()(inside, index, Tensor(-1, mstype.int32))              # dropped by the segment sum
+    ones = _binary("Add", _binary("Mul", flat, 0.0), 1.0)
+    counts = apply_op("UnsortedSegmentSum", [ones, index], {"num_segments": bins})[0]
+    return _cast(counts, x.dtype if x.dtype.name in ("int32", "float16", "float64") else mstype.float32)
+
+
+@composite("ReduceStd")
+def ReduceStd(x, axis=(), unbiased=True, keep_dims=False):
+    """``ReduceStd(axis=(), unbiased=True, keep_dims=False)(x)``: (the standard deviation, the mean)
+    over ``axis`` (all by default)."""
+    x = floating(x)
+    axes = tuple(a % builtins.max(x.ndim, 1) for a in _axes(axis)) or tuple(range(x.ndim))
+    mean_kept = ReduceMean(True)(x, axes)
+    centred = _binary("Sub", x, mean_kept)
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64)) - (1 if unbiased else 0)
+    variance = _binary("Div", ReduceSum(keep_dims)(_binary("Mul", centred, centred), axes), float(count))
+    return _unary("Sqrt", variance), (mean_kept if keep_dims else ReduceMean(False)(x, axes))
+
+
+@composite("Renorm", functions=("renorm",), rename={"axis": "dim"})
+def Renorm(input, p=None, dim=None, maxnorm=None):
+    """``renorm(input, p, axis, maxnorm)``: each slice along ``axis`` whose p-norm exceeds ``maxnorm``
+    scaled to it (by maxnorm / (norm + 1e-7)), the others unchanged."""
+    x = floating(input)
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p <= 0:
+        raise ValueError(f"For 'Renorm', 'p' must be a positive number, but got {p!r}")
+    d = check_int(dim, "Renorm: dim", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    others = tuple(a for a in range(x.ndim) if a != d)
+    norm = _binary("Pow", ReduceSum(True)(_binary("Pow", _unary("Abs", x), float(p)), others), 1.0 / p)
+    scale = _binary("Div", Tensor(float(maxnorm), x.dtype), _binary("Add", norm, 1e-7))
+    factor = Select()(_binary("Greater", norm, float(maxnorm)), scale, _binary("Add", _binary("Mul", norm, 0.0), 1.0))
+    return _binary("Mul", x, factor)
+
+
+# ---- special functions and linear algebra (round 2) ----
+# Each primitive below is a thin stanza over its registry op (kernels/ops/linalg.py and special.py:
+# batched small-matrix kernels and elementwise special functions, float64 inside) or a composition of
+# them; argument checks raise MindSpore's exception types, which its ops raise before any kernel runs.
+
+# the float dtypes MindSpore's CPU kernels of the matrix decompositions take (its complex ones aside)
+LINALG_DTYPES = ("float32", "float64")
+# the float dtypes of the elementwise special functions
+SPECIAL_DTYPES = ("float16", "float32", "float64")
+
+
+def _typed(prim: str, x: Any, allowed: tuple[str, ...], name: str = "x") -> Tensor:
+    """``x`` as a Tensor of one of ``allowed`` dtypes, else MindSpore's TypeError."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For primitive[{prim}], the input argument[{name}] must be a Tensor, but got "
+                        f"{type(x).__name__}.")
+    if x.dtype.name not in allowed:
+        raise TypeError(f"For primitive[{prim}], the input argument[{name}] must be a type of "
+                        f"{{{', '.join('Tensor[' + a.capitalize() + ']' for a in allowed)}}}, but got Tensor[{x.dtype}].")
+    return x
+
+
+def _square(prim: str, x: Any, allowed: tuple[str, ...] = LINALG_DTYPES) -> Tensor:
+    """A (batch of) square matrix, checked as MindSpore checks it (ValueError for the shape)."""
+    x = _typed(prim, x, allowed)
+    if x.ndim < 2:
+        raise ValueError(f"For primitive[{prim}], the x rank must be greater than or equal to 2, but got {x.ndim}.")
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"For primitive[{prim}], the row size must be equal to {x.shape[-2]}, but got "
+                         f"{x.shape[-1]}.")
+    return x
+
+
+def _same_float_dtypes(prim: str, *xs: Tensor) -> None:
+    if len({x.dtype for x in xs}) != 1:
+        raise TypeError(f"For primitive[{prim}], the input type must be same.")
+
+
+def _eye_like(x: Tensor) -> Tensor:
+    """The identity, batched to x's shape, in x's dtype (a constant)."""
+    n = x.shape[-1]
+    return Tensor(np.broadcast_to(np.eye(n), x.shape).astype(mstype.dtype_to_nptype(x.dtype)))
+
+
+def _matrix_transpose(x: Tensor) -> Tensor:
+    return apply_op("Transpose", [x], {"perm": tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)})[0]
+
+
+def _matmul_any(a: Tensor, b: Tensor) -> Tensor:
+    """a @ b over one batch shape: BatchMatMul where the cube takes the dtype, else (float64) products
+    summed over the shared axis."""
+    if a.dtype.name in ("float16", "float32"):
+        return apply_op("BatchMatMul" if a.ndim > 2 else "MatMul", [a, b],
+                        {"transpose_a": False, "transpose_b": False})[0]
+    prod = _binary("Mul", apply_op("ExpandDims", [a], {"axis": -1})[0], apply_op("ExpandDims", [b], {"axis": -3})[0])
+    return apply_op("ReduceSum", [prod], {"axis": (-2,), "keep_dims": False})[0]
+
+
+def _tri_solve(matrix: Tensor, rhs: Tensor, lower: bool, adjoint: bool) -> Tensor:
+    return apply_op("MatrixTriangularSolve", [matrix, rhs], {"lower": lower, "adjoint": adjoint})[0]
+
+
+@composite("MatrixDeterminant", functions=("det", "matrix_determinant"))
+def MatrixDeterminant(input):
+    """det of each matrix (LU with partial pivoting, in float64); float16 through float32."""
+    x = _square("MatrixDeterminant", input, ("float16",) + LINALG_DTYPES)
+    if x.dtype == mstype.float16:
+        return _cast(apply_op("MatrixDeterminant", [_cast(x, mstype.float32)])[0], mstype.float16)
+    return apply_op("MatrixDeterminant", [x])[0]
+
+
+@composite("LogMatrixDeterminant", functions=("slogdet", "log_matrix_determinant"))
+def LogMatrixDeterminant(input):
+    """(sign, log|det|) of each matrix."""
+    x = _square("LogMatrixDeterminant", input)
+    sign, logabs = apply_op("LogMatrixDeterminant", [x])
+    return sign, logabs
+
+
+@composite("MatrixInverse", functions=("inverse",))
+def MatrixInverse(input, adjoint=False):
+    """inv of each matrix (or of its transpose with ``adjoint``)."""
+    x = _square("MatrixInverse", input)
+    return apply_op("MatrixInverse", [x], {"adjoint": _flag("MatrixInverse: adjoint", adjoint)})[0]
+
+
+@composite("Cholesky", functions=("cholesky",))
+def Cholesky(input_x, upper=False):
+    """The lower (or ``upper``) Cholesky factor; a matrix that is not positive definite gives NaN where
+    MindSpore's CPU kernel raises."""
+    x = _typed("Cholesky", input_x, LINALG_DTYPES)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"For Cholesky, input x must be batch squares, but got batch {' x '.join(map(str, x.shape))} "
+                         f"matrices.")
+    return apply_op("Cholesky", [x], {"upper": _flag("Cholesky: upper", upper)})[0]
+
+
+@composite("CholeskySolve", functions=("cholesky_solve",))
+def CholeskySolve(input, input2, upper=False):
+    """(U^T U)^-1 b or (L L^T)^-1 b from the factor ``input2``: two triangular solves."""
+    b = _typed("CholeskySolve", input, LINALG_DTYPES)
+    factor = _square("CholeskySolve", input2)
+    _same_float_dtypes("CholeskySolve", b, factor)
+    if _flag("CholeskySolve: upper", upper):
+        return _tri_solve(factor, _tri_solve(factor, b, False, True), False, False)
+    return _tri_solve(factor, _tri_solve(factor, b, True, False), True, True)
+
+
+@composite("CholeskyInverse", functions=("cholesky_inverse",))
+def CholeskyInverse(input_x, upper=False):
+    """(U^T U)^-1 or (L L^T)^-1 of one factor (MindSpore's CholeskyInverse takes a 2-D matrix)."""
+    factor = _square("CholeskyInverse", input_x)
+    if factor.ndim != 2:
+        raise ValueError(f"For CholeskyInverse, the dimension of input_x must be equal to 2, but got {factor.ndim}.")
+    return CholeskySolve(upper=upper)(_eye_like(factor), factor)
+
+
+@composite("MatrixSolve", functions=("matrix_solve",))
+def MatrixSolve(matrix, rhs, adjoint=False):
+    """x with matrix x = rhs (or matrix^T x = rhs with ``adjoint``), LU with partial pivoting."""
+    a = _square("MatrixSolve", matrix)
+    b = _typed("MatrixSolve", rhs, LINALG_DTYPES, "rhs")
+    if b.ndim != a.ndim:
+        raise ValueError(f"For primitive[MatrixSolve], the dimension of 'matrix' must be equal to the dimension of "
+                         f"'rhs' which is {b.ndim} , but got {a.ndim}.")
+    _same_float_dtypes("MatrixSolve", a, b)
+    return apply_op("MatrixSolve", [a, b], {"adjoint": _flag("MatrixSolve: adjoint", adjoint)})[0]
+
+
+@composite("MatrixTriangularSolve")
+def MatrixTriangularSolve(matrix, rhs, lower=True, adjoint=False):
+    """x with T x = rhs, T the ``lower`` (or upper) triangle of matrix (its transpose with ``adjoint``)."""
+    a = _square("MatrixTriangularSolve", matrix)
+    b = _typed("MatrixTriangularSolve", rhs, LINALG_DTYPES, "rhs")
+    _same_float_dtypes("MatrixTriangularSolve", a, b)
+    return _tri_solve(a, b, _flag("MatrixTriangularSolve: lower", lower),
+                      _flag("MatrixTriangularSolve: adjoint", adjoint))
+
+
+@composite("MatrixPower", functions=("matrix_power",))
+def MatrixPower(input, n=None):
+    """input^n by repeated squaring; a negative n powers the inverse; n = 0 is the identity."""
+    x = _square("MatrixPower", input, ("float16",) + LINALG_DTYPES)
+    power = check_int(n, "MatrixPower: n")
+    if power < 0:
+        x = _cast(MatrixInverse()(_cast(x, mstype.float32)), x.dtype) if x.dtype == mstype.float16 else \
+            MatrixInverse()(x)
+        power = -power
+    result = None
+    while power:
+        if power & 1:
+            result = x if result is None else _matmul_any(result, x)
+        power >>= 1
+        if power:
+            x = _matmul_any(x, x)
+    return _eye_like(x) if result is None else result
+
+
+# matrix_exp's scaling and squaring: A / 2^s with ||A / 2^s||_1 <= MATRIX_EXP_NORM (s per matrix, at most
+# MATRIX_EXP_SQUARINGS: beyond ||A||_1 = 128 float32's exp overflows anyway), a Taylor polynomial of
+# MATRIX_EXP_TERMS terms there (error < 1e-15), then squared s times
+MATRIX_EXP_NORM = 0.5
+MATRIX_EXP_SQUARINGS = 8
+MATRIX_EXP_TERMS = 14
+
+
+@composite("MatrixExp", functions=("matrix_exp",))
+def MatrixExp(input):
+    """exp of each matrix by scaling and squaring; s comes from each matrix's 1-norm as tensor ops, and
+    each squaring is taken where s asks for it, so one composition serves every value (and a graph)."""
+    x = _square("MatrixExp", input, ("float16",) + LINALG_DTYPES)
+    compute = _cast(x, mstype.float32) if x.dtype == mstype.float16 else x
+    norm = apply_op("ReduceMax", [apply_op("ReduceSum", [_unary("Abs", compute)], {"axis": (-2,), "keep_dims": True})[0]],
+                    {"axis": (-1,), "keep_dims": True})[0]
+    # s = clip(ceil(log2(norm / MATRIX_EXP_NORM)), 0, MATRIX_EXP_SQUARINGS); norm 0 gives -inf -> 0
+    steps = _unary("Ceil", _binary("Div", _unary("Log", _binary("Div", norm, MATRIX_EXP_NORM)), math.log(2.0)))
+    steps = _binary("Minimum", _binary("Maximum", steps, 0.0), float(MATRIX_EXP_SQUARINGS))
+    total = term = _eye_like(compute)
+    scaled = _binary("Mul", compute, _unary("Exp", _binary("Mul", steps, -math.log(2.0))))
+    for k in range(1, MATRIX_EXP_TERMS + 1):
+        term = _binary("Mul", _matmul_any(term, scaled), 1.0 / k)
+        total = _binary("Add", total, term)
+    for k in range(MATRIX_EXP_SQUARINGS):
+        total = Select()(_binary("Greater", steps, float(k)), _matmul_any(total, total), total)
+    return _cast(total, x.dtype) if x.dtype == mstype.float16 else total
+
+
+@composite("Qr")
+def Qr(x, full_matrices=False):
+    """(Q, R) by Householder reflections (LAPACK's signs: R's diagonal may be negative)."""
+    a = _typed("Qr", x, LINALG_DTYPES)
+    if a.ndim < 2:
+        raise ValueError(f"For 'Qr', the dimension of input must be at least 2, but got {a.ndim}.")
+    q, r = apply_op("Qr", [a], {"full_matrices": _flag("Qr: full_matrices", full_matrices)})
+    return q, r
+
+
+@composite("Orgqr", functions=("orgqr",), rename={"input2": "tau"})
+def Orgqr(input, tau):
+    """The first n columns of Q = H_0 ... H_(k-1) from Householder vectors and factors (geqrf's)."""
+    x = _typed("Orgqr", input, LINALG_DTYPES)
+    t = _typed("Orgqr", tau, LINALG_DTYPES, "tau")
+    _same_float_dtypes("Orgqr", x, t)
+    if x.ndim < 2 or x.shape[-2] < x.shape[-1] or t.shape[:-1] != x.shape[:-2] or t.shape[-1] > x.shape[-1]:
+        raise ValueError(f"For 'Orgqr', x must be (*, m, n) with m >= n and tau (*, k) with k <= n, but got "
+                         f"{x.shape} and {t.shape}.")
+    return apply_op("Orgqr", [x, t])[0]
+
+
+@composite("Ormqr", functions=("ormqr",))
+def Ormqr(input, tau, other, left=True, transpose=False):
+    """Q other, other Q (``left`` False), or with Q^T (``transpose``), Q from Householder vectors."""
+    x = _typed("Ormqr", input, LINALG_DTYPES)
+    t = _typed("Ormqr", tau, LINALG_DTYPES, "tau")
+    c = _typed("Ormqr", other, LINALG_DTYPES, "other")
+    _same_float_dtypes("Ormqr", x, t, c)
+    try:
+        return apply_op("Ormqr", [x, t, c], {"left": _flag("Ormqr: left", left),
+                                            "transpose": _flag("Ormqr: transpose", transpose)})[0]
+    except InvalidParamError as error:
+        raise ValueError(f"For 'Ormqr', {error}") from None
+
+
+def _special(prim: str, x: Any, ints: bool = False) -> Tensor:
+    """A special function's float operand (an int32 one cast to float32 where MindSpore takes it)."""
+    t = _typed(prim, x, SPECIAL_DTYPES + (("int32",) if ints else ()))
+    return _cast(t, mstype.float32) if t.dtype == mstype.int32 else t
+
+
+@composite("Lgamma", functions=("lgamma",))
+def Lgamma(input):
+    """log|Gamma(x)|."""
+    return apply_op("Lgamma", [_special("Lgamma", input, ints=True)])[0]
+
+
+@composite("Digamma", functions=("digamma",))
+def Digamma(input):
+    """psi(x) = d log Gamma(x) / dx."""
+    return apply_op("Digamma", [_special("Digamma", input)])[0]
+
+
+@composite("Polygamma", functions=("polygamma",))
+def Polygamma(n, input):
+    """The n-th derivative of digamma; n a 0-d integer Tensor, as MindSpore requires."""
+    if not isinstance(n, Tensor):
+        raise TypeError(f"For primitive[Polygamma], the input[0] should be a Tensor, but got {type(n).__name__}.")
+    if n.ndim != 0:
+        raise ValueError(f"For 'Polygamma', 'a' should be a 0-dim Tensor, but got rank: {n.ndim}.")
+    order = _typed("Polygamma", n, ("int32", "int64"), "a")
+    return apply_op("Polygamma", [order, _special("Polygamma", input)])[0]
+
+
+def _special_pair(prim: str, input: Any, other: Any) -> tuple[Tensor, Tensor]:
+    """Two float operands of one dtype (a Python number takes the tensor's); broadcast by the kernel."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"For '{prim.lower()}', at least one of the inputs should be Tensor.")
+    if not isinstance(input, Tensor):
+        input = Tensor(input, other.dtype)
+    if not isinstance(other, Tensor):
+        other = Tensor(other, input.dtype)
+    a, x = _typed(prim, input, LINALG_DTYPES, "a"), _typed(prim, other, LINALG_DTYPES)
+    _same_float_dtypes(prim, a, x)
+    return a, x
+
+
+@composite("Igamma", functions=("igamma",))
+def Igamma(input, other):
+    """The lower regularised incomplete gamma function P(a, x)."""
+    return apply_op("Igamma", list(_special_pair("Igamma", input, other)))[0]
+
+
+@composite("Igammac", functions=("igammac",))
+def Igammac(input, other):
+    """The upper regularised incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return apply_op("Igammac", list(_special_pair("Igammac", input, other)))[0]
+
+
+@composite("Zeta", functions=("zeta",))
+def Zeta(input, other):
+    """The Hurwitz zeta function sum_k (k + q)^-x."""
+    return apply_op("Zeta", list(_special_pair("Zeta", input, other)))[0]
+
+
+@composite("Betainc")
+def Betainc(a, b, x):
+    """The regularised incomplete beta function I_x(a, b)."""
+    operands = [_typed("Betainc", v, LINALG_DTYPES, name) for v, name in ((a, "a"), (b, "b"), (x, "x"))]
+    _same_float_dtypes("Betainc", *operands)
+    return apply_op("Betainc", operands)[0]
+
+
+def _bessel(name: str):
+    """The stanza of Bessel function ``name`` (BesselJ0 ...): its primitive and ``bessel_j0``."""
+    def body(x):
+        return apply_op(name, [_special(name, x)])[0]
+    body.__name__ = body.__qualname__ = name
+    body.__doc__ = f"The Bessel function {name[6:]} of each element."
+    return composite(name, functions=("bessel_" + name[6:].lower(),))(body)
+
+
+BesselI0 = _bessel("BesselI0")
+BesselI0e = _bessel("BesselI0e")
+BesselI1 = _bessel("BesselI1")
+BesselI1e = _bessel("BesselI1e")
+BesselJ0 = _bessel("BesselJ0")
+BesselJ1 = _bessel("BesselJ1")
+BesselK0 = _bessel("BesselK0")
+BesselK0e = _bessel("BesselK0e")
+BesselK1 = _bessel("BesselK1")
+BesselK1e = _bessel("BesselK1e")
+BesselY0 = _bessel("BesselY0")
+BesselY1 = _bessel("BesselY1")
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- internals round 2: Eps ----
+class Eps(_Op):
+    """``Eps()(x)``: a tensor like ``x`` filled with its float dtype's machine epsilon (numpy's
+    ``finfo(dtype).eps``: 2**-10, 2**-23, 2**-52); it does not depend on ``x``'s values (zero gradient)."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        if len(args) != 1:
+            raise TypeError(f"Eps() takes 1 input but {len(args)} were given")
+        x = args[0]
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For Primitive[Eps], the type of input argument[x] must be Tensor but got "
+                            f"{type(x).__name__}.")
+        if x.dtype.name not in ("float16", "float32", "float64"):
+            raise TypeError(f"For primitive[Eps], the input argument[x] must be a type of {{Tensor[Float16], "
+                            f"Tensor[Float32], Tensor[Float64]}}, but got {x.dtype!r}.")
+        dtype = np.dtype(x.dtype.name)
+        return Tensor(np.full(x.shape, np.finfo(dtype).eps, dtype))
+
+
+__all__ = defined_here(globals(), __name__)

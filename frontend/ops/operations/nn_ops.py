@@ -1146,8 +1146,1324 @@ class ApplyFtrl(_ApplyUpdate):
         self.use_locking = bool(use_locking)
 
 
+# ---- optimizer primitives (round 2) ----
+# More of MindSpore's Apply* updates over their kernels in kernels/ops/optim.py (_ApplyUpdate above:
+# var and its state updated in place where they are Parameters).
+def _check_float_attr(owner: str, name: str, value: Any) -> float:
+    """MindSpore's ``validator.check_value_type(name, value, [float])`` for a float-only attribute."""
+    if not isinstance(value, float):
+        raise TypeError(f"For '{owner}', the type of '{name}' should be 'float', but got type "
+                        f"'{type(value).__name__}'.")
+    return value
+
+
+class ApplyAdagradV2(_ApplyUpdate):
+    """``accum += g^2; var -= lr g / (sqrt(accum) + epsilon)``; returns (var, accum)."""
+    op, operands, states, returns = "ApplyAdagradV2", ("var", "accum", "lr", "grad"), 2, 2
+
+    def __init__(self, epsilon: float, update_slots: bool = True):
+        super().__init__()
+        self.epsilon = _check_float_attr(self.name, "epsilon", epsilon)
+        self.update_slots = bool(update_slots)
+
+    def update_attrs(self) -> dict:
+        return {"epsilon": self.epsilon, "update_slots": self.update_slots}
+
+
+class ApplyAdagradDA(_ApplyUpdate):
+    """Adagrad dual averaging: the accumulators gather g and g^2, var is recomputed from them (l1
+    shrinkage when l1 > 0); returns var."""
+    op, states = "ApplyAdagradDA", 3
+    operands = ("var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "lr", "l1", "l2",
+                "global_step")
+
+    def __init__(self, use_locking: bool = False):
+        super().__init__()
+        self.use_locking = bool(use_locking)
+
+
+def _tensor_operand(owner: str, name: str, value: Any) -> Any:
+    """MindSpore's check that an operand is a Tensor (its Ascend kernels take no Python numbers here)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For Primitive[{owner}], the type of input argument[{name}] must be Tensor but got "
+                        f"{type(value).__name__}.")
+    return value
+
+
+class ApplyAdamWithAmsgradV2(_ApplyUpdate):
+    """Adam keeping the running maximum ``vhat`` of v under the root; returns (var, m, v, vhat)."""
+    op, states, returns = "ApplyAdamWithAmsgrad", 4, 4
+    operands = ("var", "m", "v", "vhat", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad")
+
+    def __init__(self, use_locking: bool = False):
+        super().__init__()
+        self.use_locking = bool(use_locking)
+
+
+class ApplyAdamWithAmsgrad(_ApplyUpdate):
+    """ApplyAdamWithAmsgradV2 with beta1, beta2 and epsilon as attributes; the beta powers must be Tensors."""
+    op, states, returns = "ApplyAdamWithAmsgrad", 4, 4
+    operands = ApplyAdamWithAmsgradV2.operands
+
+    def __init__(self, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, use_locking: bool = False):
+        super().__init__()
+        self.beta1 = _check_float_attr(self.name, "beta1", beta1)
+        self.beta2 = _check_float_attr(self.name, "beta2", beta2)
+        self.epsilon = _check_float_attr(self.name, "epsilon", epsilon)
+        self.use_locking = bool(use_locking)
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != 8:
+            raise TypeError(f"{self.name}() takes 8 inputs (var, m, v, vhat, beta1_power, beta2_power, lr, grad), "
+                            f"got {len(args)}")
+        _tensor_operand(self.name, "beta1_power_type", args[4])
+        _tensor_operand(self.name, "beta2_power_type", args[5])
+        return super().__call__(*args[:7], self.beta1, self.beta2, self.epsilon, args[7])
+
+
+class ApplyAddSign(_ApplyUpdate):
+    """``m = beta m + (1 - beta) g; var -= lr (alpha + sign_decay sign(g) sign(m)) g``; returns (var, m)."""
+    op, operands, states, returns = "ApplyAddSign", ("var", "m", "lr", "alpha", "sign_decay", "beta", "grad"), 2, 2
+
+
+class ApplyPowerSign(_ApplyUpdate):
+    """``m = beta m + (1 - beta) g; var -= lr exp(logbase sign_decay sign(g) sign(m)) g``; returns (var, m)."""
+    op, operands, states, returns = "ApplyPowerSign", ("var", "m", "lr", "logbase", "sign_decay", "beta", "grad"), 2, 2
+
+
+class ApplyGradientDescent(_ApplyUpdate):
+    """``var -= alpha * delta``; returns var."""
+    op, operands = "ApplyGradientDescent", ("var", "alpha", "delta")
+
+
+class ApplyProximalGradientDescent(_ApplyUpdate):
+    """FOBOS: ``prox = var - alpha delta; var = sign(prox) max(|prox| - alpha l1, 0) / (1 + alpha l2)``;
+    returns var."""
+    op, operands = "ApplyProximalGradientDescent", ("var", "alpha", "l1", "l2", "delta")
+
+
+class ApplyKerasMomentum(_ApplyUpdate):
+    """``accum = accum momentum - grad lr; var += accum`` (nesterov: ``var += accum momentum - grad lr``);
+    returns (var, accum). lr and momentum must be Tensors, as MindSpore checks."""
+    op, operands, states, returns = "ApplyKerasMomentum", ("var", "accum", "lr", "grad", "momentum"), 2, 2
+
+    def __init__(self, use_locking: bool = False, use_nesterov: bool = False):
+        super().__init__()
+        self.use_locking, self.use_nesterov = bool(use_locking), bool(use_nesterov)
+
+    def update_attrs(self) -> dict:
+        return {"use_nesterov": self.use_nesterov}
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) == len(self.operands):
+            _tensor_operand(self.name, "lr_dtype", args[2])
+            _tensor_operand(self.name, "momentum_dtype", args[4])
+        return super().__call__(*args)
+
+
+class SGD(_ApplyUpdate):
+    """The SGD primitive ``(parameters, gradient, learning_rate, accum, momentum, stat)``: nn.SGD's
+    update kernel (the first step, stat = 1, takes accum = gradient); returns the new parameters."""
+    op, states = "SGD", 3
+    operands = ("parameters", "accum", "stat", "learning_rate", "gradient", "momentum")
+
+    def __init__(self, dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False):
+        super().__init__()
+        if nesterov and dampening != 0:
+            raise ValueError(f"For 'SGD', the 'dampening' must be 0 when 'nesterov' is True, but got "
+                             f"'dampening' is {dampening} and 'nesterov' is {nesterov}.")
+        self.dampening, self.weight_decay, self.nesterov = float(dampening), float(weight_decay), bool(nesterov)
+
+    def update_attrs(self) -> dict:
+        return {"dampening": self.dampening, "weight_decay": self.weight_decay, "nesterov": self.nesterov}
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != 6:
+            raise TypeError(f"{self.name}() takes 6 inputs (parameters, gradient, learning_rate, accum, momentum, "
+                            f"stat), got {len(args)}")
+        parameters, gradient, learning_rate, accum, momentum, stat = args
+        return super().__call__(parameters, accum, stat, learning_rate, gradient, momentum)
+
+
+class AdamNoUpdateParam(_Op):
+    """Adam's step without applying it: m and v are updated in place; returns the delta to add to the
+    parameter, ``-lr sqrt(1 - beta2_power) / (1 - beta1_power) m / (sqrt(v) + epsilon)``."""
+    operands = ("m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "gradient")
+
+    def __init__(self, use_locking: bool = False, use_nesterov: bool = False):
+        super().__init__()
+        if use_nesterov:
+            raise InvalidParamError("AdamNoUpdateParam: use_nesterov=True is not supported; use use_nesterov=False")
+        self.use_locking, self.use_nesterov = bool(use_locking), bool(use_nesterov)
+
+    def __call__(self, *args: Any) -> Tensor:
+        if len(args) != len(self.operands):
+            raise TypeError(f"{self.name}() takes {len(self.operands)} inputs ({', '.join(self.operands)}), "
+                            f"got {len(args)}")
+        m = _tensor(args[0])
+        inputs = [m] + [_float_input(n, a, m.dtype) for n, a in zip(self.operands[1:], args[1:])]
+        delta, m_new, v_new = apply_op("AdamNoUpdateParam", inputs)
+        for target, new in zip(args[:2], (m_new, v_new)):
+            if getattr(target, "is_parameter", False):
+                Assign()(target, new)
+        return delta
+
+
+
+
+# ---- pooling and resampling (round 2) ----
+# The 3-D pools and the argmax pools run the pool family's 3-D kernels (kernels/ops/pool.py) with
+# explicit pads; a 2-D argmax pool is the 3-D one at depth 1 between ExpandDims and Squeeze.
+from .array_ops import ExpandDims as _ExpandDims, Squeeze as _Squeeze  # noqa: E402
+from ...common import dtype as _mstype  # noqa: E402
+
+
+def _sym_pads(owner: str, name: str, value: Any, dims: int) -> tuple[int, ...]:
+    """An int or ``dims`` ints (each axis padded at both ends), or already ``2 * dims`` ints (head, tail
+    per axis), as (head, tail) pairs flattened; each >= 0."""
+    values = (value,) * dims if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    if len(values) == dims:
+        values = tuple(v for v in values for _ in (0, 1))
+    if len(values) != 2 * dims or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
+        raise ValueError(f"For '{owner}', '{name}' must be an int >= 0 or a tuple of {dims} or {2 * dims} such "
+                         f"ints, but got {value!r}.")
+    return values
+
+
+def _same_pads_3d(kernel: Sequence[int], stride: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
+    """'same' pads (head, tail per axis) for output ceil(in / stride): the total split smaller half first."""
+    pads: list[int] = []
+    for k, s, size in zip(kernel, stride, sizes):
+        total = max((-(-size // s) - 1) * s + k - size, 0)
+        pads += [total // 2, total - total // 2]
+    return tuple(pads)
+
+
+def _pool_mode(owner: str, pad_mode: Any) -> str:
+    if not isinstance(pad_mode, str) or pad_mode.upper() not in ("VALID", "SAME", "PAD"):
+        raise ValueError(f"For '{owner}', the 'pad_mode' must be 'VALID', 'SAME' or 'PAD', but got {pad_mode!r}.")
+    return pad_mode.upper()
+
+
+def _argmax_type(owner: str, argmax_type: Any) -> str:
+    dtype = _mstype.to_type(argmax_type)
+    if dtype not in (_mstype.int32, _mstype.int64):
+        raise TypeError(f"For '{owner}', the 'argmax_type' must be mstype.int32 or mstype.int64, but got "
+                        f"{argmax_type}.")
+    return dtype.name
+
+
+def _ncdhw(owner: str, data_format: Any) -> None:
+    if data_format != "NCDHW":
+        raise ValueError(f"For '{owner}', the 'data_format' must be 'NCDHW', but got {data_format!r}.")
+
+
+def _rank(owner: str, x: Tensor, rank: int) -> Tensor:
+    if x.ndim != rank:
+        raise ValueError(f"For primitive[{owner}], the x_rank must be equal to {rank}, but got {x.ndim}.")
+    return x
+
+
+class _Pool3DBase(_Op):
+    """Shared by MaxPool3D and AvgPool3D: MindSpore's pad_mode resolved to explicit pads at call time."""
+    op = ""
+
+    def _setup(self, kernel_size: Any, strides: Any, pad_mode: Any, pads: Any, pads_name: str) -> None:
+        self.kernel_size = _triple(self.name, "kernel_size", kernel_size)
+        self.strides = _triple(self.name, "strides", strides)
+        self.pad_mode = _pool_mode(self.name, pad_mode)
+        self.pads = _sym_pads(self.name, pads_name, pads, 3)
+        if self.pad_mode != "PAD" and any(self.pads):
+            raise ValueError(f"For '{self.name}', the '{pads_name}' must be zero or (0, 0, 0, 0, 0, 0) when "
+                             f"'pad_mode' is not \"pad\", but got '{pads_name}' is {pads!r} and 'pad_mode' is "
+                             f"{self.pad_mode}.")
+
+    def _attrs(self, x: Tensor) -> dict:
+        pads = _same_pads_3d(self.kernel_size, self.strides, x.shape[2:]) if self.pad_mode == "SAME" else self.pads
+        return {"kernel_size": self.kernel_size, "strides": self.strides, "pads": pads}
+
+
+class MaxPool3D(_Pool3DBase):
+    """``MaxPool3D(kernel_size=1, strides=1, pad_mode="VALID", pad_list=0, ceil_mode=None)(x)``: max over
+    (kd, kh, kw) windows of (N, C, D, H, W); pad_mode 'pad' pads with ``pad_list`` (never read);
+    ``ceil_mode`` (only with 'pad') keeps a last partial window."""
+    op = "MaxPool3D"
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "VALID", pad_list: Any = 0,
+                 ceil_mode: Any = None, data_format: str = "NCDHW"):
+        super().__init__()
+        _ncdhw(self.name, data_format)
+        self._setup(kernel_size, strides, pad_mode, pad_list, "pad_list")
+        if ceil_mode is not None and self.pad_mode != "PAD":
+            raise ValueError("When the 'pad_mode' is 'same' or 'valid', the 'ceil_mode' only supports 'None'.")
+        self.ceil_mode = bool(ceil_mode)
+
+    def __call__(self, x: Any) -> Tensor:
+        x = _rank(self.name, _tensor(x), 5)
+        return apply_op("MaxPool3D", [x], dict(self._attrs(x), ceil_mode=self.ceil_mode))[0]
+
+
+class AvgPool3D(_Pool3DBase):
+    """``AvgPool3D(kernel_size=1, strides=1, pad_mode='valid', pad=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=0)(x)``: the mean of (kd, kh, kw) windows of (N, C, D, H, W);
+    'same' and 'pad' pads are zeros counted in the divisor when ``count_include_pad``."""
+    op = "AvgPool3D"
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid", pad: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int = 0,
+                 data_format: str = "NCDHW"):
+        super().__init__()
+        _ncdhw(self.name, data_format)
+        self._setup(kernel_size, strides, pad_mode, pad, "pad")
+        for name, value in (("ceil_mode", ceil_mode), ("count_include_pad", count_include_pad)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For '{self.name}', the '{name}' must be bool, but got {type(value).__name__}.")
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+        self.divisor_override = check_int(divisor_override, f"{self.name}: divisor_override")
+        if self.divisor_override < 0:
+            raise ValueError(f"For '{self.name}', the 'divisor_override' must be >= 0, but got {divisor_override}.")
+
+    def __call__(self, x: Any) -> Tensor:
+        x = _rank(self.name, _tensor(x), 5)
+        return apply_op("AvgPool3D", [x], dict(self._attrs(x), ceil_mode=self.ceil_mode,
+                                               count_include_pad=self.count_include_pad,
+                                               divisor_override=self.divisor_override))[0]
+
+
+def _max_pool_argmax(x: Tensor, kernel: tuple[int, ...], strides: tuple[int, ...], pads: tuple[int, ...],
+                     dilation: tuple[int, ...], ceil_mode: bool, argmax_type: str) -> tuple[Tensor, Tensor]:
+    """(y, argmax) of a 2-D (4-D input) or 3-D (5-D input) max pool; argmax indexes the input plane."""
+    if x.ndim == 5:
+        return tuple(apply_op("MaxPool3DWithArgmax", [x], {
+            "kernel_size": kernel, "strides": strides, "pads": pads, "dilation": dilation, "ceil_mode": ceil_mode,
+            "argmax_type": argmax_type}))
+    y, argmax = _max_pool_argmax(_ExpandDims()(x, 2), (1,) + kernel, (1,) + strides, (0, 0) + pads,
+                                 (1,) + dilation, ceil_mode, argmax_type)
+    return _Squeeze(2)(y), _Squeeze(2)(argmax)
+
+
+class MaxPool3DWithArgmax(_Op):
+    """``MaxPool3DWithArgmax(ksize, strides, pads, dilation=(1, 1, 1), ceil_mode=False,
+    argmax_type=mstype.int64)(x) -> (y, argmax)``: 3-D max pooling; argmax is the flat index of each
+    maximum in its (D, H, W) input volume."""
+
+    def __init__(self, ksize: Any, strides: Any, pads: Any, dilation: Any = (1, 1, 1), ceil_mode: bool = False,
+                 data_format: str = "NCDHW", argmax_type: Any = _mstype.int64):
+        super().__init__()
+        if not isinstance(ceil_mode, bool):
+            raise TypeError(f"For '{self.name}', the 'ceil_mode' must be bool, but got {type(ceil_mode).__name__}.")
+        _ncdhw(self.name, data_format)
+        self.ksize, self.strides = _triple(self.name, "ksize", ksize), _triple(self.name, "strides", strides)
+        self.pads, self.dilation = _sym_pads(self.name, "pads", pads, 3), _triple(self.name, "dilation", dilation)
+        self.ceil_mode, self.argmax_type = ceil_mode, _argmax_type(self.name, argmax_type)
+
+    def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
+        x = _rank(self.name, _tensor(x), 5)
+        return _max_pool_argmax(x, self.ksize, self.strides, self.pads, self.dilation, self.ceil_mode,
+                                self.argmax_type)
+
+
+class MaxPoolWithArgmaxV2(_Op):
+    """``MaxPoolWithArgmaxV2(kernel_size, strides=None, pads=0, dilation=(1, 1), ceil_mode=False,
+    argmax_type=mstype.int64)(x) -> (y, argmax)``: 2-D max pooling of (N, C, H, W); argmax is the flat
+    index of each maximum in its (H, W) plane; strides None is the kernel size."""
+
+    def __init__(self, kernel_size: Any, strides: Any = None, pads: Any = 0, dilation: Any = (1, 1),
+                 ceil_mode: bool = False, argmax_type: Any = _mstype.int64):
+        super().__init__()
+        if not isinstance(ceil_mode, bool):
+            raise TypeError(f"For '{self.name}', the 'ceil_mode' must be bool, but got {type(ceil_mode).__name__}.")
+        self.kernel_size = _pair("kernel_size", kernel_size)
+        self.strides = self.kernel_size if strides is None else _pair("strides", strides)
+        self.pads = _sym_pads(self.name, "pads", pads if isinstance(pads, int) else tuple(pads)[-2:], 2)
+        self.dilation = _pair("dilation", dilation)
+        self.ceil_mode, self.argmax_type = ceil_mode, _argmax_type(self.name, argmax_type)
+
+    def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
+        x = _rank(self.name, _tensor(x), 4)
+        if any(p * 2 > k for p, k in zip(self.pads[::2], self.kernel_size)):
+            raise ValueError(f"For '{self.name}', pads should be at most half of kernel size, but got pads "
+                             f"{self.pads[::2]} and kernel size {self.kernel_size}.")
+        return _max_pool_argmax(x, self.kernel_size, self.strides, self.pads, self.dilation, self.ceil_mode,
+                                self.argmax_type)
+
+
+class MaxPoolWithArgmax(_Op):
+    """Deprecated ``MaxPoolWithArgmax(kernel_size=1, strides=1, pad_mode="valid")(x) -> (y, argmax)``:
+    argmax (int32) is the flat index of each maximum in its sample's (C, H, W) volume, as MindSpore's
+    CPU kernel gives it."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid", data_format: str = "NCHW"):
+        super().__init__()
+        _check_format(self.name, data_format)
+        self.kernel_size, self.strides = _pair("kernel_size", kernel_size), _pair("strides", strides)
+        self.pad_mode = _pool_mode(self.name, pad_mode)
+        if self.pad_mode == "PAD":
+            raise ValueError(f"For '{self.name}', the 'pad_mode' must be 'valid' or 'same', but got {pad_mode!r}.")
+
+    def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
+        x = _rank(self.name, _tensor(x), 4)
+        pads = (_same_pads_3d(self.kernel_size, self.strides, x.shape[2:]) if self.pad_mode == "SAME"
+                else (0, 0, 0, 0))
+        y, argmax = _max_pool_argmax(x, self.kernel_size, self.strides, pads, (1, 1), False, "int32")
+        n, c, h, w = x.shape
+        offsets = Tensor(np.arange(c, dtype=np.int32).reshape(1, c, 1, 1) * (h * w))
+        return y, argmax + offsets
+
+
+class _MaxUnpool(_Op):
+    """Shared by MaxUnpool2D/3D: each x value goes to the flat position its argmax names in the output
+    plane (the rest zeros), as a GatherDGrad over the flattened planes (so its gradient is a GatherD).
+    Duplicate indices add up (MindSpore's CPU kernel keeps one); max-pool argmaxes have none unless
+    windows overlap on one maximum."""
+    dims = 2
+
+    def __init__(self, ksize: Any, strides: Any = 0, pads: Any = 0, output_shape: Any = (),
+                 data_format: str = "NCHW"):
+        super().__init__()
+        spatial = "NCHW" if self.dims == 2 else "NCDHW"
+        if data_format not in (spatial, "NHWC" if self.dims == 2 else "NDHWC"):
+            raise ValueError(f"For '{self.name}', the 'data_format' must be '{spatial}', but got {data_format!r}.")
+        if data_format != spatial:
+            raise InvalidParamError(f"{self.name}: data_format={data_format!r} is not supported; use '{spatial}'")
+        self.ksize = self._ints("ksize", ksize, 1)
+        self.strides = self.ksize if strides in (0, None) else self._ints("strides", strides, 1)
+        self.pads = self._ints("pads", pads, 0)
+        self.output_shape = tuple(output_shape)
+
+    def _ints(self, name: str, value: Any, low: int) -> tuple[int, ...]:
+        values = (value,) * self.dims if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+        if len(values) == self.dims + 2:
+            values = values[2:]
+        if len(values) != self.dims or any(isinstance(v, bool) or not isinstance(v, int) or v < low for v in values):
+            raise ValueError(f"For '{self.name}', '{name}' must be an int >= {low} or a tuple of {self.dims} such "
+                             f"ints, but got {value!r}.")
+        return values
+
+    def __call__(self, x: Any, argmax: Any) -> Tensor:
+        x, argmax = _tensor(x), _tensor(argmax)
+        rank = self.dims + 2
+        if x.ndim != rank or argmax.shape != x.shape:
+            raise ValueError(f"For '{self.name}', x and argmax must have the same shape of rank {rank}, but got "
+                             f"{x.shape} and {argmax.shape}.")
+        if argmax.dtype.name not in ("int32", "int64"):
+            raise TypeError(f"For '{self.name}', argmax must be int32 or int64, but got {argmax.dtype}.")
+        n, c = x.shape[:2]
+        if self.output_shape:
+            spatial = tuple(self.output_shape[-self.dims:])
+        else:
+            spatial = tuple((size - 1) * s - 2 * p + k for size, s, p, k in
+                            zip(x.shape[2:], self.strides, self.pads, self.ksize))
+        if any(v < 1 for v in spatial):
+            raise ValueError(f"For '{self.name}', the output shape {spatial} must be positive.")
+        plane = int(np.prod(spatial))
+        flat = Reshape()(x, (n, c, -1))
+        index = Reshape()(argmax, (n, c, -1))
+        out = apply_op("GatherDGrad", [index, flat], {"dim": 2, "shape": (n, c, plane)})[0]
+        return Reshape()(out, (n, c) + spatial)
+
+
+class MaxUnpool2D(_MaxUnpool):
+    """``MaxUnpool2D(ksize, strides=0, pads=0, output_shape=())(x, argmax)``: the inverse of a 2-D max
+    pool; output (H - 1) * strides - 2 * pads + ksize per axis unless ``output_shape`` gives it."""
+    dims = 2
+
+
+class MaxUnpool3D(_MaxUnpool):
+    """``MaxUnpool3D(ksize, strides=0, pads=0, output_shape=(), data_format="NCDHW")(x, argmax)``."""
+    dims = 3
+
+    def __init__(self, ksize: Any, strides: Any = 0, pads: Any = 0, output_shape: Any = (),
+                 data_format: str = "NCDHW"):
+        super().__init__(ksize, strides, pads, output_shape, data_format)
+
+
+# ---- RNN and fused transformer ops (round 2) ----
+# MindSpore's Ascend fused ops (RmsNorm, FastGeLU, DynamicRNN, DynamicGRUV2, BasicLSTMCell) and the
+# channel / bit-mask dropouts, each a composition of registry ops: the gradient comes from the parts and
+# O1 fuses the elementwise tails. The recurrent ops unroll their time loop (one MatMul per step for the
+# hidden state, one for every step's input projection).
+from ascendemu.errors import ArgumentError  # noqa: E402
+
+from ...common import dtype as mstype  # noqa: E402
+from .array_ops import BroadcastTo  # noqa: E402
+from .math_ops import FloorDiv, FloorMod, Less  # noqa: E402
+from .random_ops import UniformReal  # noqa: E402
+from ...common.parameter import Parameter  # noqa: E402
+from .array_ops import TensorScatterUpdate  # noqa: E402
+
+# the float dtypes the fused norm/activation kernels take (MindSpore's TypeError otherwise)
+FUSED_FLOATS = ("float16", "float32", "bfloat16")
+# FastGeLU's constant: x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), MindSpore's documented formula
+FAST_GELU_ALPHA = 1.702
+# DropoutGenMask's mask: one bit per element, the element count rounded up to a multiple of 128 bits
+# (16 bytes), element 8k + b in bit b of byte k (little-endian bit order)
+MASK_BLOCK_BITS = 128
+
+
+class _FusedValueError(InvalidParamError, ValueError):
+    """A value the fused and recurrent ops refuse with MindSpore's ValueError (a shape, a range)."""
+
+
+class _FusedRuntimeError(InvalidParamError, RuntimeError):
+    """A shape the fused ops' kernels refuse at launch, with MindSpore's RuntimeError."""
+
+
+def _typed(owner: str, name: str, value: Any, types: tuple[type, ...]) -> Any:
+    """``value`` when it is one of ``types`` (bool never counts as int/float), else MindSpore's TypeError."""
+    if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+        raise ArgumentError(f"For '{owner}', the type of '{name}' should be one of "
+                            f"{[t.__name__ for t in types]}, but got {type(value).__name__}.")
+    return value
+
+
+def _dtype_in(owner: str, name: str, x: Tensor, allowed: Sequence[str]) -> Tensor:
+    """``x`` when its dtype is one of ``allowed``, else MindSpore's TypeError naming the argument."""
+    if x.dtype.name not in allowed:
+        raise ArgumentError(f"For '{owner}', the type of '{name}' should be in {list(allowed)}, but got "
+                            f"{x.dtype.name}.")
+    return x
+
+
+def _only(owner: str, name: str, value: Any, served: Any) -> None:
+    """An option of which only ``served`` is implemented: InvalidParamError naming it otherwise."""
+    if value != served:
+        raise InvalidParamError(f"{owner}: {name}={value!r} is not supported here; only {served!r} is served")
+
+
+def _sigmoid(x: Tensor) -> Tensor:
+    return apply_op("Sigmoid", [x])[0]
+
+
+def _tanh(x: Tensor) -> Tensor:
+    return apply_op("Tanh", [x])[0]
+
+
+def _rms_normalize(owner: str, x: Any, gamma: Any, epsilon: float) -> tuple[Tensor, Tensor]:
+    """``(x / sqrt(mean(x^2) + eps) * gamma, rstd)`` over x's trailing ``gamma.ndim`` axes, computed in
+    float32 and rounded once to x's dtype (as the Ascend kernel); rstd float32 with those axes kept as 1."""
+    x, g = _tensor(x), _tensor(gamma)
+    _dtype_in(owner, "x", x, FUSED_FLOATS)
+    _dtype_in(owner, "gamma", g, FUSED_FLOATS)
+    if x.dtype != g.dtype:
+        raise ArgumentError(f"For '{owner}', the dtype of 'gamma' ({g.dtype}) must be the same as that of 'x' "
+                            f"({x.dtype}).")
+    _typed(owner, "epsilon", epsilon, (float,))
+    if not 0.0 < epsilon <= 1.0:
+        raise _FusedValueError(f"For '{owner}', 'epsilon' must be in (0, 1], but got {epsilon}.")
+    if g.ndim > x.ndim or (g.ndim and tuple(x.shape[x.ndim - g.ndim:]) != tuple(g.shape)):
+        raise _FusedValueError(f"For '{owner}', the shape of 'gamma' {g.shape} must be the trailing dimensions "
+                               f"of the shape of 'x' {x.shape}.")
+    axes = tuple(range(x.ndim - g.ndim, x.ndim))
+    xf = _cast(x, mstype.float32)
+    rstd = apply_op("Rsqrt", [ReduceMean(keep_dims=True)(xf * xf, axes) + epsilon])[0]
+    return _cast(xf * rstd * _cast(g, mstype.float32), x.dtype), rstd
+
+
+@composite("RmsNorm", functions=("rms_norm",))
+def RmsNorm(x: Any, gamma: Any, epsilon: float = 1e-6) -> tuple[Tensor, Tensor]:
+    """``RmsNorm(epsilon=1e-6)(x, gamma) -> (y, rstd)``: root-mean-square normalisation over the trailing
+    ``gamma.ndim`` axes, ``y = x * rsqrt(mean(x^2) + epsilon) * gamma``."""
+    return _rms_normalize("RmsNorm", x, gamma, epsilon)
+
+
+@composite("FastGeLU", functions=("fast_gelu",))
+def FastGeLU(x: Any) -> Tensor:
+    """``x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|))``, MindSpore's fast GeLU (the exponents are
+    never positive, so nothing overflows)."""
+    x = _dtype_in("FastGeLU", "x", _tensor(x), ("float16", "float32", "bfloat16"))
+    size = Abs()(x)
+    return x / (Exp()(size * -FAST_GELU_ALPHA) + 1) * Exp()((x - size) * (FAST_GELU_ALPHA / 2))
+
+
+class FastGelu(FastGeLU):
+    """MindSpore's deprecated name of :class:`FastGeLU`."""
+
+
+class Gelu(GeLU):  # noqa: F821  (GeLU: a generated primitive of this module)
+    """MindSpore's deprecated name of ``GeLU``."""
+
+
+class _ChannelDropout(_Op):
+    """Dropout2D/Dropout3D: each (sample, channel) feature map kept with probability ``keep_prob`` and
+    scaled by ``1 / keep_prob``, or zeroed; returns ``(output, mask)``, mask bool of x's shape. The draws
+    are uniform numbers of ``ops.UniformReal`` (its engine, seeded from the global seed), one per map."""
+
+    rank = 4
+
+    def __init__(self, keep_prob: float = 0.5):
+        super().__init__()
+        name = type(self).__name__
+        self.keep_prob = _typed(name, "keep_prob", keep_prob, (float,))
+        if not 0.0 <= keep_prob <= 1.0:
+            raise _FusedValueError(f"For '{name}', the 'keep_prob' must be in range [0.0, 1.0], but got {keep_prob}.")
+        self._uniform = UniformReal()
+
+    def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
+        x = _tensor(x)
+        if x.ndim != self.rank:
+            raise _FusedValueError(f"For '{self.name}', the dimension of 'x' must be {self.rank}D, but got "
+                                   f"{x.ndim}D.")
+        draws = self._uniform(tuple(x.shape[:2]) + (1,) * (self.rank - 2))
+        keep = Less()(draws, self.keep_prob) if self.keep_prob < 1.0 else draws < 2.0
+        mask = BroadcastTo(tuple(x.shape))(keep)
+        if self.keep_prob == 0.0:
+            return x * _cast(mask, x.dtype), mask
+        return x * _cast(mask, x.dtype) * (1.0 / self.keep_prob), mask
+
+
+class Dropout2D(_ChannelDropout):
+    """``Dropout2D(keep_prob=0.5)(x) -> (output, mask)`` for x (N, C, H, W)."""
+
+
+class Dropout3D(_ChannelDropout):
+    """``Dropout3D(keep_prob=0.5)(x) -> (output, mask)`` for x (N, C, D, H, W)."""
+    rank = 5
+
+
+def _keep_tensor(owner: str, keep_prob: Any) -> Tensor:
+    """DropoutGenMask/DropoutDoMask's ``keep_prob``: a float32 or float16 scalar Tensor (or a float)."""
+    if isinstance(keep_prob, float):
+        keep_prob = Tensor(np.float32(keep_prob))
+    if not isinstance(keep_prob, Tensor) or keep_prob.ndim != 0:
+        raise ArgumentError(f"For '{owner}', 'keep_prob' must be a scalar Tensor, but got {keep_prob!r}.")
+    return _dtype_in(owner, "keep_prob", keep_prob, ("float16", "float32"))
+
+
+def _mask_operands(owner: str, args: tuple, count: int) -> tuple:
+    """The operands of MindSpore's ``*args`` mask primitives, their number checked as its infer does."""
+    if len(args) != count:
+        raise _FusedValueError(f"For primitive[{owner}], the input number must be equal to {count}, but got "
+                               f"{len(args)}.")
+    return args
+
+
+class DropoutGenMask(_Op):
+    """``DropoutGenMask(Seed0=0, Seed1=0)(shape, keep_prob)``: a uint8 bit mask of
+    ``ceil(prod(shape) / 128) * 16`` bytes, bit ``b`` of byte ``k`` set where element ``8k + b`` is kept
+    (probability ``keep_prob``). Deprecated in MindSpore (use Dropout); :class:`DropoutDoMask` applies it.
+    The draws are ``ops.UniformReal(Seed0, Seed1)``'s, so each call gives a new mask."""
+
+    def __init__(self, Seed0: int = 0, Seed1: int = 0):
+        super().__init__()
+        self.Seed0 = _typed("DropoutGenMask", "Seed0", Seed0, (int,))
+        self.Seed1 = _typed("DropoutGenMask", "Seed1", Seed1, (int,))
+        self._uniform = UniformReal(Seed0, Seed1)
+
+    def __call__(self, *args: Any) -> Tensor:
+        shape, keep_prob = _mask_operands("DropoutGenMask", args, 2)
+        dims = _int_tuple("DropoutGenMask: shape", shape)
+        keep = _keep_tensor("DropoutGenMask", keep_prob)
+        bits = -(-int(np.prod(dims, dtype=np.int64)) // MASK_BLOCK_BITS) * MASK_BLOCK_BITS
+        kept = _cast(Less()(self._uniform((bits // 8, 8)), _cast(keep, mstype.float32)), mstype.int32)
+        weights = Tensor(np.array([1 << b for b in range(8)], np.int32))
+        return _cast(ReduceSum()(kept * weights, 1), mstype.uint8)
+
+
+class DropoutDoMask(_Op):
+    """``DropoutDoMask()(input_x, mask, keep_prob)``: ``input_x * bit / keep_prob`` with each element's bit
+    of a :class:`DropoutGenMask` mask (element ``8k + b``: bit ``b`` of byte ``k``)."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        input_x, mask, keep_prob = _mask_operands("DropoutDoMask", args, 3)
+        x, mask = _tensor(input_x), _tensor(mask)
+        keep = _keep_tensor("DropoutDoMask", keep_prob)
+        if mask.dtype != mstype.uint8 or mask.ndim != 1:
+            raise ArgumentError(f"For 'DropoutDoMask', 'mask' must be a 1-D uint8 Tensor, but got {mask.dtype} "
+                                f"of shape {mask.shape}.")
+        if mask.shape[0] * 8 < x.size:
+            raise _FusedValueError(f"For 'DropoutDoMask', 'mask' holds {mask.shape[0] * 8} bits, fewer than the "
+                                   f"{x.size} elements of 'input_x'.")
+        powers = Tensor(np.array([1 << b for b in range(8)], np.int32))
+        bits = FloorMod()(FloorDiv()(Reshape()(_cast(mask, mstype.int32), (-1, 1)), powers), 2)
+        flat = Reshape()(bits, (-1,))
+        if mask.shape[0] * 8 != x.size:
+            flat = StridedSlice()(flat, (0,), (x.size,), (1,))
+        kept = Reshape()(_cast(flat, x.dtype), tuple(x.shape))
+        return x * kept / _cast(keep, x.dtype)
+
+
+def _lstm_step(x_proj: Tensor, h: Tensor, c: Tensor, w_h: Tensor, forget_bias: float) -> tuple[Tensor, ...]:
+    """One LSTM step in Ascend's gate order (i, j, f, o): ``x_proj`` is the step's input projection plus
+    bias (B, 4H); returns (c, h, i, j, f, o, tanh(c))."""
+    gates = x_proj + MatMul()(h, w_h)
+    i, j, f, o = Split(1, 4)(gates)
+    i, j, o = _sigmoid(i), _tanh(j), _sigmoid(o)
+    f = _sigmoid(f + forget_bias) if forget_bias else _sigmoid(f)
+    c = f * c + i * j
+    tanh_c = _tanh(c)
+    return c, o * tanh_c, i, j, f, o, tanh_c
+
+
+def _rows(w: Tensor, start: int, stop: int) -> Tensor:
+    return StridedSlice()(w, (start, 0), (stop, w.shape[1]), (1, 1))
+
+
+@composite("DynamicRNN")
+def DynamicRNN(x: Any, w: Any, b: Any, seq_length: Any, init_h: Any, init_c: Any, cell_type: str = "LSTM",
+               direction: str = "UNIDIRECTIONAL", cell_depth: int = 1, use_peephole: bool = False,
+               keep_prob: float = 1.0, cell_clip: float = -1.0, num_proj: int = 0, time_major: bool = True,
+               activation: str = "tanh", forget_bias: float = 0.0, is_training: bool = True) -> tuple[Tensor, ...]:
+    """``DynamicRNN(...)(x, w, b, seq_length, init_h, init_c) -> (y, output_h, output_c, i, j, f, o, tanhct)``:
+    Ascend's fused LSTM over time. x (T, B, I) float16, w (I + H, 4H) float16 (input rows then hidden
+    rows; gate columns i, j, f, o), b (4H) float16/float32, init_h/init_c (1, B, H) float16; every output
+    (T, B, H), per step, in b's dtype except output_h (float16). Computed in float32."""
+    owner = "DynamicRNN"
+    for name, value, types in (("cell_type", cell_type, (str,)), ("direction", direction, (str,)),
+                               ("activation", activation, (str,)), ("cell_depth", cell_depth, (int,)),
+                               ("num_proj", num_proj, (int,)), ("keep_prob", keep_prob, (float,)),
+                               ("cell_clip", cell_clip, (float,)), ("forget_bias", forget_bias, (float,)),
+                               ("use_peephole", use_peephole, (bool,)), ("time_major", time_major, (bool,)),
+                               ("is_training", is_training, (bool,))):
+        _typed(owner, name, value, types)
+    for name, value, served in (("cell_type", cell_type, "LSTM"), ("direction", direction, "UNIDIRECTIONAL"),
+                                ("activation", activation, "tanh"), ("time_major", time_major, True)):
+        if value != served:
+            raise _FusedValueError(f"For '{owner}', '{name}' must be {served!r}, but got {value!r}.")
+    for name, value, served in (("use_peephole", use_peephole, False), ("keep_prob", keep_prob, 1.0),
+                                ("cell_clip", cell_clip, -1.0), ("num_proj", num_proj, 0),
+                                ("cell_depth", cell_depth, 1)):
+        _only(owner, name, value, served)
+    if seq_length is not None:
+        raise InvalidParamError(f"{owner}: seq_length must be None (MindSpore supports only None); mask the "
+                                f"outputs by sequence length after the op instead")
+    x, w, b, h0, c0 = (_tensor(t) for t in (x, w, b, init_h, init_c))
+    for name, t in (("x", x), ("w", w), ("init_h", h0), ("init_c", c0)):
+        _dtype_in(owner, name, t, ("float16",))
+    _dtype_in(owner, "b", b, ("float16", "float32"))
+    steps, batch, inputs = _rank(owner, x, 3).shape
+    hidden = w.shape[1] // 4
+    if w.ndim != 2 or w.shape != (inputs + hidden, 4 * hidden) or b.shape != (4 * hidden,) \
+            or h0.shape != (1, batch, hidden) or c0.shape != (1, batch, hidden):
+        raise _FusedValueError(f"For '{owner}', the shapes must be x (T, B, I), w (I + H, 4H), b (4H,), init_h and "
+                               f"init_c (1, B, H); got x {x.shape}, w {w.shape}, b {b.shape}, init_h {h0.shape}, "
+                               f"init_c {c0.shape}.")
+    f32 = mstype.float32
+    w32 = _cast(w, f32)
+    w_x, w_h = _rows(w32, 0, inputs), _rows(w32, inputs, inputs + hidden)
+    proj = Reshape()(MatMul()(Reshape()(_cast(x, f32), (steps * batch, inputs)), w_x) + _cast(b, f32),
+                     (steps, batch, 4 * hidden))
+    h, c = Reshape()(_cast(h0, f32), (batch, hidden)), Reshape()(_cast(c0, f32), (batch, hidden))
+    per_step = []
+    for t in range(steps):
+        c, h, i, j, f, o, tanh_c = _lstm_step(proj[t], h, c, w_h, forget_bias)
+        per_step.append((h, h, c, i, j, f, o, tanh_c))
+    out_dtypes = (b.dtype, mstype.float16) + (b.dtype,) * 6
+    return tuple(_cast(Stack(0)([s[k] for s in per_step]), dt) for k, dt in enumerate(out_dtypes))
+
+
+@composite("BasicLSTMCell")
+def BasicLSTMCell(x: Any, h: Any, c: Any, w: Any, b: Any, keep_prob: float = 1.0, forget_bias: float = 1.0,
+                  state_is_tuple: bool = True, activation: str = "tanh") -> tuple[Tensor, ...]:
+    """``BasicLSTMCell(...)(x, h, c, w, b) -> (ct, ht, it, jt, ft, ot, tanhct)``: one step of
+    :class:`DynamicRNN`'s cell (deprecated in MindSpore). x (B, I), h/c (B, H), w (I + H, 4H) with gate
+    columns i, j, f, o, b (4H); ht float16, the others c's dtype."""
+    owner = "BasicLSTMCell"
+    _typed(owner, "keep_prob", keep_prob, (float,))
+    _typed(owner, "forget_bias", forget_bias, (float,))
+    _typed(owner, "state_is_tuple", state_is_tuple, (bool,))
+    if activation != "tanh":
+        raise _FusedValueError(f"For '{owner}', 'activation' must be 'tanh', but got {activation!r}.")
+    if not 0.0 <= keep_prob <= 1.0:
+        raise _FusedValueError(f"For '{owner}', the 'keep_prob' must be in range of [0.0, 1.0], but got {keep_prob}.")
+    _only(owner, "keep_prob", keep_prob, 1.0)
+    x, h, c, w, b = (_tensor(t) for t in (x, h, c, w, b))
+    for name, t in (("x", x), ("h", h), ("w", w), ("c", c), ("b", b)):
+        _dtype_in(owner, name, t, ("float16", "float32"))
+    if c.dtype != b.dtype:
+        raise ArgumentError(f"For '{owner}', 'c' and 'b' must have one dtype, got {c.dtype} and {b.dtype}.")
+    batch, inputs = _rank(owner, x, 2).shape
+    hidden = _rank(owner, h, 2).shape[1]
+    if w.shape != (inputs + hidden, 4 * hidden) or b.shape != (4 * hidden,) or c.shape != (batch, hidden) \
+            or h.shape[0] != batch:
+        raise _FusedValueError(f"For '{owner}', the shapes must be x (B, I), h and c (B, H), w (I + H, 4H), b (4H,); "
+                               f"got x {x.shape}, h {h.shape}, c {c.shape}, w {w.shape}, b {b.shape}.")
+    f32 = mstype.float32
+    w32 = _cast(w, f32)
+    proj = MatMul()(_cast(x, f32), _rows(w32, 0, inputs)) + _cast(b, f32)
+    outs = _lstm_step(proj, _cast(h, f32), _cast(c, f32), _rows(w32, inputs, inputs + hidden), forget_bias)
+    return tuple(_cast(t, mstype.float16 if k == 1 else c.dtype) for k, t in enumerate(outs))
+
+
+# DynamicGRUV2's gate orders: the column block of (reset, update) in the weights and biases
+GRU_GATE_ORDERS = {"rzh": (0, 1), "zrh": (1, 0)}
+
+
+@composite("DynamicGRUV2")
+def DynamicGRUV2(x: Any, weight_input: Any, weight_hidden: Any, bias_input: Any, bias_hidden: Any, seq_length: Any,
+                 init_h: Any, direction: str = "UNIDIRECTIONAL", cell_depth: int = 1, keep_prob: float = 1.0,
+                 cell_clip: float = -1.0, num_proj: int = 0, time_major: bool = True, activation: str = "tanh",
+                 gate_order: str = "rzh", reset_after: bool = True, is_training: bool = True) -> tuple[Tensor, ...]:
+    """``DynamicGRUV2(...)(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length, init_h) ->
+    (y, output_h, update, reset, new, hidden_new)``: Ascend's fused GRU over time. x (T, B, I) float16,
+    weight_input (I, 3H), weight_hidden (H, 3H) float16 with gate columns in ``gate_order`` then the new
+    gate, biases (3H,) or None, init_h (B, H) float16/float32; outputs (T, B, H) in the bias dtype
+    (bias_input's, else bias_hidden's, else init_h's); hidden_new is ``h W_hn + b_hn``. Computed in float32."""
+    owner = "DynamicGRUV2"
+    for name, value, types in (("cell_depth", cell_depth, (int,)), ("num_proj", num_proj, (int,)),
+                               ("keep_prob", keep_prob, (float,)), ("cell_clip", cell_clip, (float,)),
+                               ("time_major", time_major, (bool,)), ("reset_after", reset_after, (bool,)),
+                               ("is_training", is_training, (bool,)), ("direction", direction, (str,)),
+                               ("activation", activation, (str,)), ("gate_order", gate_order, (str,))):
+        _typed(owner, name, value, types)
+    if direction != "UNIDIRECTIONAL" or activation != "tanh" or gate_order not in GRU_GATE_ORDERS:
+        raise _FusedValueError(f"For '{owner}', direction must be 'UNIDIRECTIONAL', activation 'tanh' and gate_order "
+                               f"'rzh' or 'zrh'; got {direction!r}, {activation!r}, {gate_order!r}.")
+    for name, value, served in (("keep_prob", keep_prob, 1.0), ("cell_clip", cell_clip, -1.0), ("num_proj", num_proj, 0),
+                                ("cell_depth", cell_depth, 1), ("time_major", time_major, True)):
+        _only(owner, name, value, served)
+    if seq_length is not None:
+        raise InvalidParamError(f"{owner}: seq_length must be None (MindSpore supports only None); mask the "
+                                f"outputs by sequence length after the op instead")
+    x, w_i, w_h, h0 = (_tensor(t) for t in (x, weight_input, weight_hidden, init_h))
+    for name, t in (("x", x), ("weight_input", w_i), ("weight_hidden", w_h)):
+        _dtype_in(owner, name, t, ("float16",))
+    _dtype_in(owner, "init_h", h0, ("float16", "float32"))
+    biases = [None if t is None else _tensor(t) for t in (bias_input, bias_hidden)]
+    out_dtype = next((t.dtype for t in biases if t is not None), h0.dtype)
+    steps, batch, inputs = _rank(owner, x, 3).shape
+    hidden = w_h.shape[0]
+    if w_i.shape != (inputs, 3 * hidden) or w_h.shape != (hidden, 3 * hidden) or h0.shape != (batch, hidden) \
+            or any(t is not None and t.shape != (3 * hidden,) for t in biases):
+        raise _FusedValueError(f"For '{owner}', the shapes must be x (T, B, I), weight_input (I, 3H), weight_hidden "
+                               f"(H, 3H), biases (3H,), init_h (B, H); got {x.shape}, {w_i.shape}, {w_h.shape}, "
+                               f"{[None if t is None else t.shape for t in biases]}, {h0.shape}.")
+    f32 = mstype.float32
+    b_i, b_h = (None if t is None else _cast(t, f32) for t in biases)
+    proj = MatMul()(Reshape()(_cast(x, f32), (steps * batch, inputs)), _cast(w_i, f32))
+    if b_i is not None:
+        proj = proj + b_i
+    proj = Reshape()(proj, (steps, batch, 3 * hidden))
+    w_parts = Split(1, 3)(_cast(w_h, f32))
+    b_parts = Split(0, 3)(b_h) if b_h is not None else (None, None, None)
+
+    def from_hidden(k: int, state: Tensor) -> Tensor:
+        """Gate block ``k`` of ``state W_h + b_h``."""
+        out = MatMul()(state, w_parts[k])
+        return out if b_parts[k] is None else out + b_parts[k]
+
+    r_at, z_at = GRU_GATE_ORDERS[gate_order]
+    h = _cast(h0, f32)
+    per_step = []
+    for t in range(steps):
+        xs = Split(1, 3)(proj[t])
+        r = _sigmoid(xs[r_at] + from_hidden(r_at, h))
+        z = _sigmoid(xs[z_at] + from_hidden(z_at, h))
+        hidden_new = from_hidden(2, h) if reset_after else from_hidden(2, r * h)
+        n = _tanh(xs[2] + r * hidden_new) if reset_after else _tanh(xs[2] + hidden_new)
+        h = (1 - z) * n + z * h
+        per_step.append((h, h, z, r, n, hidden_new))
+    return tuple(_cast(Stack(0)([s[k] for s in per_step]), out_dtype) for k in range(6))
+
+
+def _positive_int(owner: str, name: str, value: Any) -> int:
+    _typed(owner, name, value, (int,))
+    if value <= 0:
+        raise _FusedValueError(f"For '{owner}', the '{name}' must be a positive int, but got {value}.")
+    return value
+
+
+class LSTM(_Op):
+    """``LSTM(input_size, hidden_size, num_layers, has_bias, bidirectional, dropout, proj_size=0)(input, h, c,
+    w) -> (output, h_n, c_n, reserve, state)``: MindSpore's CPU/GPU LSTM primitive over (seq, batch, input),
+    gate order i, f, g, o (PyTorch's). ``w`` (n, 1, 1) holds w_ih (4H, I), w_hh (4H, H), then the bias:
+    one 4H vector, or b_ih and b_hh (the GPU layout of MindSpore's example), which are summed. One layer,
+    one direction, no projection (MindSpore's CPU limits); ``reserve`` and ``state`` (MindSpore's kernel
+    workspace and dropout state) are (1, 1) zeros here."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int, has_bias: bool, bidirectional: bool,
+                 dropout: float, proj_size: int = 0):
+        super().__init__()
+        owner = "LSTM"
+        self.input_size = _positive_int(owner, "input_size", input_size)
+        self.hidden_size = _positive_int(owner, "hidden_size", hidden_size)
+        self.proj_size = _typed(owner, "proj_size", proj_size, (int,))
+        if not 0 <= proj_size < hidden_size:
+            raise _FusedValueError(f"For '{owner}', the 'proj_size' must be in [0, {hidden_size}), but got "
+                                   f"{proj_size}.")
+        self.num_layers = _positive_int(owner, "num_layers", num_layers)
+        self.has_bias = _typed(owner, "has_bias", has_bias, (bool,))
+        self.bidirectional = _typed(owner, "bidirectional", bidirectional, (bool,))
+        self.dropout = _typed(owner, "dropout", dropout, (float,))
+        if not 0.0 <= dropout <= 1.0:
+            raise _FusedValueError(f"For '{owner}', the 'dropout' must be in range of [0.0, 1.0], but got {dropout}.")
+        self.num_directions = 2 if bidirectional else 1
+        for name, value, served in (("num_layers", num_layers, 1), ("bidirectional", bidirectional, False),
+                                    ("proj_size", proj_size, 0)):
+            _only(owner, name, value, served)
+
+    def __call__(self, *args: Any) -> tuple[Tensor, ...]:
+        x, h0, c0, w = (_tensor(t) for t in _mask_operands("LSTM", args, 4))
+        inputs, hidden = self.input_size, self.hidden_size
+        steps, batch = _rank("LSTM", x, 3).shape[:2]
+        if x.shape[2] != inputs or h0.shape != (1, batch, hidden) or c0.shape != (1, batch, hidden):
+            raise _FusedValueError(f"For 'LSTM', input {x.shape}, h {h0.shape} and c {c0.shape} must be (S, B, "
+                                   f"{inputs}), (1, B, {hidden}) and (1, B, {hidden}).")
+        gates = 4 * hidden
+        sizes = {gates * (inputs + hidden) + k * gates for k in ((1, 2) if self.has_bias else (0,))}
+        if w.size not in sizes:
+            raise _FusedValueError(f"For 'LSTM', 'w' holds {w.size} values; it must hold {sorted(sizes)}.")
+        flat = Reshape()(w, (w.size,))
+
+        def part(start: int, shape: tuple[int, ...]) -> Tensor:
+            return Reshape()(StridedSlice()(flat, (start,), (start + int(np.prod(shape)),), (1,)), shape)
+        w_ih, w_hh = part(0, (gates, inputs)), part(gates * inputs, (gates, hidden))
+        proj = MatMul(transpose_b=True)(Reshape()(x, (steps * batch, inputs)), w_ih)
+        if self.has_bias:
+            start = gates * (inputs + hidden)
+            bias = part(start, (gates,))
+            if w.size == start + 2 * gates:
+                bias = bias + part(start + gates, (gates,))
+            proj = proj + bias
+        proj = Reshape()(proj, (steps, batch, gates))
+        h, c = Reshape()(h0, (batch, hidden)), Reshape()(c0, (batch, hidden))
+        outputs = []
+        for t in range(steps):
+            i, f, g, o = Split(1, 4)(proj[t] + MatMul(transpose_b=True)(h, w_hh))
+            c = _sigmoid(f) * c + _sigmoid(i) * _tanh(g)
+            h = _sigmoid(o) * _tanh(c)
+            outputs.append(h)
+        zeros = _cast(Tensor(np.zeros((1, 1), np.float32)), x.dtype)
+        return (Stack(0)(outputs), _ExpandDims()(h, 0), _ExpandDims()(c, 0), zeros, zeros)
+
+
+def _write_cache(name: str, x: Any, cache: Any, slots: Tensor) -> None:
+    """``cache`` (blocks, block_size, N, D), a Parameter, with token ``t`` of ``x`` ((T, N, D) or (T, N * D))
+    written at flat slot ``slots[t]`` (block ``slot // block_size``, row ``slot % block_size``)."""
+    if not isinstance(cache, Parameter):
+        raise InvalidParamError(f"ReshapeAndCache: {name}_cache must be a Parameter (the op writes it in place), "
+                                f"got {type(cache).__name__}")
+    x = _tensor(x)
+    if cache.ndim != 4 or x.ndim not in (2, 3) or x.shape[0] != slots.shape[0] \
+            or int(np.prod(x.shape[1:])) != cache.shape[2] * cache.shape[3]:
+        raise _FusedValueError(f"For 'ReshapeAndCache', '{name}' {x.shape} must be (num_tokens, num_head, head_dim) "
+                               f"for a cache (num_blocks, block_size, num_head, head_dim) {cache.shape} and "
+                               f"{slots.shape[0]} slots.")
+    blocks, block_size, heads, dim = cache.shape
+    rows = Reshape()(cache, (blocks * block_size, heads, dim))
+    updated = TensorScatterUpdate()(rows, Reshape()(slots, (slots.shape[0], 1)),
+                                    _cast(Reshape()(x, (x.shape[0], heads, dim)), cache.dtype))
+    Assign()(cache, Reshape()(updated, tuple(cache.shape)))
+
+
+class ReshapeAndCache(_Op):
+    """``ReshapeAndCache()(key, value=None, key_cache=None, value_cache=None, slot_mapping=None) -> key``: the
+    block-wise KV cache update of paged attention: token ``t`` of key (and value) is written into its cache
+    Parameter (num_blocks, block_size, num_head, head_dim) at flat slot ``slot_mapping[t]`` (int32, each
+    in [0, num_blocks * block_size))."""
+
+    def __call__(self, key: Any, value: Any = None, key_cache: Any = None, value_cache: Any = None,
+                 slot_mapping: Any = None) -> Tensor:
+        if key_cache is None or slot_mapping is None:
+            raise InvalidParamError("ReshapeAndCache: key_cache and slot_mapping are required")
+        if (value is None) != (value_cache is None):
+            raise InvalidParamError("ReshapeAndCache: value and value_cache go together; pass both or neither")
+        slots = _dtype_in("ReshapeAndCache", "slot_mapping", _tensor(slot_mapping), ("int32",))
+        if slots.ndim != 1:
+            raise _FusedValueError(f"For 'ReshapeAndCache', 'slot_mapping' must be 1-D, but got {slots.shape}.")
+        _write_cache("key", key, key_cache, slots)
+        if value is not None:
+            _write_cache("value", value, value_cache, slots)
+        return _tensor(key)
+
+
+# ---- resampling and patches (round 2) ----
+# Grid sampling gathers the corners of each grid point from the input flattened to (N * spatial, C), with
+# coordinates computed by device ops from the grid (so the gradient reaches the input, through Gather's
+# deterministic UnsortedSegmentSum, and the grid, through the corner weights); the 3-D upsamplings are
+# image_ops' separable tap resamplers; the adaptive max pools with argmax take one ArgMaxWithValue per
+# output window. Half types are computed in float32 and rounded once.
+from .array_ops import ArgMaxWithValue as _ArgMaxWithValue, Gather as _Gather, Rint as _Rint  # noqa: E402
+from .image_ops import _compute_type, _linear_taps, _resample_axis  # noqa: E402
+from .math_ops import Floor as _Floor, FloorMod as _FloorMod, LogicalAnd as _LogicalAnd  # noqa: E402
+from .math_ops import GreaterEqual as _GreaterEqual, Less as _LessThan  # noqa: E402
+
+GRID_MODES = ("bilinear", "nearest")
+GRID_PADDINGS = ("zeros", "border", "reflection")
+
+
+def _grid_check(owner: str, x: Tensor, grid: Tensor, dims: int, mode: Any, padding_mode: Any,
+                align_corners: Any) -> None:
+    if mode not in GRID_MODES:
+        raise ValueError(f"For '{owner}', 'interpolation_mode' must be in {list(GRID_MODES)}, but got {mode!r}.")
+    if padding_mode not in GRID_PADDINGS:
+        raise ValueError(f"For '{owner}', 'padding_mode' must be in {list(GRID_PADDINGS)}, but got "
+                         f"{padding_mode!r}.")
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"For '{owner}', 'align_corners' must be bool, but got {type(align_corners).__name__}.")
+    if x.ndim != dims + 2 or grid.ndim != dims + 2:
+        raise ValueError(f"For '{owner}', 'input_x' and 'grid' must be {dims + 2}-D, but got shapes {x.shape} and "
+                         f"{grid.shape}.")
+    if grid.shape[0] != x.shape[0] or grid.shape[-1] != dims:
+        raise ValueError(f"For '{owner}', 'grid' must have shape (N, ..., {dims}) with N = {x.shape[0]}, but got "
+                         f"{grid.shape}.")
+    if x.dtype != grid.dtype:
+        raise TypeError(f"For '{owner}', 'input_x' and 'grid' must have the same dtype, but got {x.dtype} and "
+                        f"{grid.dtype}.")
+
+
+def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    """PyTorch's reflect_coordinates: ``coord`` reflected at low and high until it lies in [low, high]."""
+    if twice_low == twice_high:
+        return coord * 0.0
+    low, span = twice_low / 2.0, (twice_high - twice_low) / 2.0
+    dist = Abs()(coord - low)
+    flips = _Floor()(dist / span)
+    extra = _FloorMod()(dist, span)
+    even = _LessThan()(_FloorMod()(flips, 2.0), 0.5)
+    return Select()(even, extra + low, (span - extra) + low)
+
+
+def _source(g: Tensor, size: int, padding: str, align: bool) -> Tensor:
+    """A grid component in [-1, 1] as an input coordinate of an axis of ``size``, after padding's clamp."""
+    coord = (g + 1.0) * ((size - 1) / 2.0) if align else ((g + 1.0) * float(size) - 1.0) / 2.0
+    if padding == "reflection":
+        coord = _reflect(coord, 0, 2 * (size - 1)) if align else _reflect(coord, -1, 2 * size - 1)
+    if padding in ("border", "reflection"):
+        coord = Minimum()(Maximum()(coord, 0.0), float(size - 1))
+    return coord
+
+
+def _grid_sample(owner: str, input_x: Any, grid: Any, mode: str, padding_mode: str, align_corners: bool,
+                 dims: int) -> Tensor:
+    """``dims``-D grid sampling of (N, C, *spatial) at (N, *out, dims) grid points (x, y[, z]: the last
+    spatial axis first), PyTorch's and MindSpore's grid_sampler."""
+    x, g = _tensor(input_x), _tensor(grid)
+    _grid_check(owner, x, g, dims, mode, padding_mode, align_corners)
+    work = _compute_type(owner, x)
+    x, g = _cast(x, work), _cast(g, work)
+    n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
+    out_shape = g.shape[1:-1]
+    volume = int(np.prod(spatial))
+    flat = Reshape()(Transpose()(x, (0,) + tuple(range(2, dims + 2)) + (1,)), (n * volume, c))
+    strides = [int(np.prod(spatial[a + 1:])) for a in range(dims)]
+    base = Tensor((np.arange(n, dtype=np.int32) * volume).reshape((n,) + (1,) * len(out_shape)))
+    coords = []
+    for a in range(dims):            # spatial axis a reads grid component dims - 1 - a
+        k = dims - 1 - a
+        comp = StridedSlice()(g, (0,) * (g.ndim - 1) + (k,), g.shape[:-1] + (k + 1,), (1,) * g.ndim)
+        coords.append(_source(Reshape()(comp, (n,) + out_shape), spatial[a], padding_mode, align_corners))
+
+    def corner(points: list[Tensor]) -> tuple[Tensor, Tensor]:
+        """(gathered values (N, *out, C), in-range mask as the compute type (N, *out, 1))."""
+        index, valid = base, None
+        for a, p in enumerate(points):
+            ok = _LogicalAnd()(_GreaterEqual()(p, 0.0), _LessThan()(p, float(spatial[a])))
+            valid = ok if valid is None else _LogicalAnd()(valid, ok)
+            clipped = Cast()(Minimum()(Maximum()(p, 0.0), float(spatial[a] - 1)), mstype.int32)
+            index = index + clipped * strides[a]
+        return _Gather()(flat, index, 0), Reshape()(Cast()(valid, work), (n,) + out_shape + (1,))
+
+    if mode == "nearest":
+        values, valid = corner([_Rint()(p) for p in coords])
+        out = values * valid
+    else:
+        lows = [_Floor()(p) for p in coords]
+        fracs = [p - lo for p, lo in zip(coords, lows)]
+        out = None
+        for bits in range(2 ** dims):
+            points, weight = [], None
+            for a in range(dims):
+                high = (bits >> (dims - 1 - a)) & 1
+                points.append(lows[a] + 1.0 if high else lows[a])
+                w = fracs[a] if high else 1.0 - fracs[a]
+                weight = w if weight is None else weight * w
+            values, valid = corner(points)
+            term = values * (Reshape()(weight, (n,) + out_shape + (1,)) * valid)
+            out = term if out is None else out + term
+    y = Transpose()(out, (0, dims + 1) + tuple(range(1, dims + 1)))
+    return _cast(y, _tensor(input_x).dtype)
+
+
+@composite("GridSampler2D")
+def GridSampler2D(input_x: Any, grid: Any, interpolation_mode: str = "bilinear", padding_mode: str = "zeros",
+                  align_corners: bool = False) -> Tensor:
+    """Samples (N, C, H, W) ``input_x`` at the (N, H_out, W_out, 2) ``grid`` points (x, y in [-1, 1]):
+    'bilinear' or 'nearest' (halves to even), outside by 'zeros', 'border' or 'reflection' padding."""
+    return _grid_sample("GridSampler2D", input_x, grid, interpolation_mode, padding_mode, align_corners, 2)
+
+
+@composite("GridSampler3D")
+def GridSampler3D(input_x: Any, grid: Any, interpolation_mode: str = "bilinear", padding_mode: str = "zeros",
+                  align_corners: bool = False) -> Tensor:
+    """Samples (N, C, D, H, W) ``input_x`` at the (N, D_out, H_out, W_out, 3) ``grid`` points (x, y, z):
+    trilinear ('bilinear') or 'nearest', with the padding modes of GridSampler2D."""
+    return _grid_sample("GridSampler3D", input_x, grid, interpolation_mode, padding_mode, align_corners, 3)
+
+
+def _upsample_sizes(owner: str, x: Tensor, output_size: Any, scales: Any) -> tuple[tuple[int, ...], list]:
+    """(output D, H, W, the scale per axis: 1 / scales[i] when scales are given, else None)."""
+    if x.ndim != 5:
+        raise ValueError(f"For '{owner}', the dimension of 'x' must be 5, but got {x.ndim}.")
+    if (output_size is None) == (scales is None):
+        raise ValueError(f"For '{owner}', only one of 'output_size' and 'scales' must be specified.")
+    if output_size is not None:
+        sizes = _int_tuple(f"{owner}: output_size", output_size)
+        if len(sizes) != 3 or any(s <= 0 for s in sizes):
+            raise ValueError(f"For '{owner}', 'output_size' must be 3 positive ints, but got {output_size!r}.")
+        return sizes, [None] * 3
+    values = tuple(float(s) for s in scales)
+    if len(values) != 3 or any(s <= 0 for s in values):
+        raise ValueError(f"For '{owner}', 'scales' must be 3 positive floats, but got {scales!r}.")
+    sizes = tuple(int(np.floor(np.float32(n) * np.float32(s))) for n, s in zip(x.shape[2:], values))
+    return sizes, [np.float32(1.0) / np.float32(s) for s in values]
+
+
+@composite("UpsampleNearest3D")
+def UpsampleNearest3D(x: Any, output_size: Any = None, scales: Any = None) -> Tensor:
+    """Nearest upsampling of (N, C, D, H, W): output o reads input floor(o * s), s = in / out or 1 / scale."""
+    x = _tensor(x)
+    _compute_type("UpsampleNearest3D", x)
+    sizes, given = _upsample_sizes("UpsampleNearest3D", x, output_size, scales)
+    for a, (n_in, m, s) in enumerate(zip(x.shape[2:], sizes, given)):
+        scale = np.float32(n_in) / np.float32(m) if s is None else s
+        src = np.minimum(np.floor(np.arange(m, dtype=np.float32) * scale).astype(np.int64), n_in - 1)
+        x = _resample_axis(x, 2 + a, src.reshape(-1, 1), None)
+    return x
+
+
+@composite("UpsampleTrilinear3D")
+def UpsampleTrilinear3D(x: Any, output_size: Any = None, scales: Any = None, align_corners: bool = False) -> Tensor:
+    """Trilinear upsampling of (N, C, D, H, W), PyTorch's coordinates (corner-aligned, or half-pixel clamped
+    at 0 with s = in / out or 1 / scale)."""
+    x = _tensor(x)
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"For 'UpsampleTrilinear3D', 'align_corners' must be bool, but got "
+                        f"{type(align_corners).__name__}.")
+    work = _compute_type("UpsampleTrilinear3D", x)
+    sizes, given = _upsample_sizes("UpsampleTrilinear3D", x, output_size, scales)
+    y = _cast(x, work)
+    for a, (n_in, m, s) in enumerate(zip(x.shape[2:], sizes, given)):
+        index, weight = _linear_taps(n_in, m, "align_corners" if align_corners else "half_pixel", s)
+        y = _resample_axis(y, 2 + a, index, weight)
+    return _cast(y, x.dtype)
+
+
+def _adaptive_argmax_pool(owner: str, x: Tensor, sizes: tuple[int, ...], index_type: Any) -> tuple[Tensor, Tensor]:
+    """(max, flat argmax within each plane) of adaptive windows [floor(i n / out), ceil((i + 1) n / out)) of
+    the last ``len(sizes)`` axes: per output window one ArgMaxWithValue over the window flattened (first
+    maximum wins), its local index mapped to the plane's flat index by a constant table."""
+    dims = len(sizes)
+    lead, spatial = x.shape[:-dims], x.shape[-dims:]
+    values, indices = [], []
+    for cell in np.ndindex(*sizes):
+        ranges = [((i * n) // o, -(-(i + 1) * n // o)) for i, n, o in zip(cell, spatial, sizes)]
+        begin = (0,) * len(lead) + tuple(lo for lo, _ in ranges)
+        end = lead + tuple(hi for _, hi in ranges)
+        window = StridedSlice()(x, begin, end, (1,) * x.ndim)
+        local, value = _ArgMaxWithValue(axis=-1)(Reshape()(window, lead + (-1,)))
+        grid = np.meshgrid(*[np.arange(lo, hi) for lo, hi in ranges], indexing="ij")
+        table = np.ravel_multi_index(tuple(grid), spatial).reshape(-1).astype(np.int32)
+        values.append(value)
+        indices.append(_Gather()(Tensor(table), local, 0))
+    shape = lead + tuple(sizes)
+    y = Reshape()(Stack(-1)(values), shape)
+    argmax = Reshape()(Stack(-1)(indices), shape)
+    return y, _cast(argmax, index_type)
+
+
+@composite("AdaptiveMaxPool2D")
+def AdaptiveMaxPool2D(input: Any, output_size: Any = None) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling of (N, C, H, W) or (C, H, W) with the argmax (int64, flat in H * W)."""
+    x = _tensor(input)
+    if x.ndim not in (3, 4):
+        raise ValueError(f"For 'AdaptiveMaxPool2D', the dimension of 'input' must be 3 or 4, but got {x.ndim}.")
+    sizes = output_size
+    if not isinstance(sizes, (tuple, list)) or len(sizes) != 2 or any(
+            isinstance(s, bool) or not isinstance(s, int) or s <= 0 for s in sizes):
+        raise TypeError(f"For 'AdaptiveMaxPool2D', 'output_size' must be a tuple or list of 2 positive ints, but "
+                        f"got {output_size!r}.")
+    sizes = tuple(sizes)
+    return _adaptive_argmax_pool("AdaptiveMaxPool2D", x, sizes, mstype.int64)
+
+
+@composite("AdaptiveMaxPool3D")
+def AdaptiveMaxPool3D(x: Any, output_size: Any) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling of (N, C, D, H, W) or (C, D, H, W) to ``output_size`` (3 ints, or a 1-D
+    Tensor) with the argmax (int32, flat in D * H * W)."""
+    x = _tensor(x)
+    if x.ndim not in (4, 5):
+        raise ValueError(f"For 'AdaptiveMaxPool3D', the dimension of 'x' must be 4 or 5, but got {x.ndim}.")
+    sizes = _static_ints("AdaptiveMaxPool3D: output_size", output_size)
+    if len(sizes) != 3 or any(s <= 0 for s in sizes):
+        raise ValueError(f"For 'AdaptiveMaxPool3D', 'output_size' must be 3 positive ints, but got {list(sizes)}.")
+    return _adaptive_argmax_pool("AdaptiveMaxPool3D", x, tuple(sizes), mstype.int32)
+
+
+def _four(owner: str, name: str, value: Any) -> tuple[int, int]:
+    """(h, w) of an attribute given as an int, 2 ints or 4 ints (1, 1, h, w), each >= 1."""
+    values = (value, value) if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    if len(values) == 4 and values[:2] == (1, 1):
+        values = values[2:]
+    if len(values) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+        raise ValueError(f"For '{owner}', '{name}' must be an int, 2 ints or (1, 1, h, w) with ints >= 1, but got "
+                         f"{value!r}.")
+    return values
+
+
+def _window_pads(owner: str, padding: Any, sizes: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+                 rate: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """TensorFlow's (before, after) pads per spatial axis: 'VALID' none, 'SAME' output ceil(in / stride)."""
+    mode = padding.upper() if isinstance(padding, str) else padding
+    if mode not in ("VALID", "SAME"):
+        raise ValueError(f"For '{owner}', the padding must be 'VALID' or 'SAME', but got {padding!r}.")
+    pads = []
+    for n, k, s, r in zip(sizes, kernel, stride, rate):
+        span = (k - 1) * r + 1
+        if mode == "VALID":
+            if n < span:
+                raise ValueError(f"For '{owner}', the input spatial size {tuple(sizes)} is smaller than the dilated "
+                                 f"window {span}.")
+            pads.append((0, 0))
+            continue
+        total = max((-(-n // s) - 1) * s + span - n, 0)
+        pads.append((total // 2, total - total // 2))
+    return tuple(pads)
+
+
+def _window_taps(x: Tensor, pads: Sequence[tuple[int, int]], kernel: Sequence[int], stride: Sequence[int],
+                 rate: Sequence[int], fill: float) -> list[Tensor]:
+    """The strided view of padded NCHW ``x`` that each window tap (i, j) reads, row-major."""
+    if any(p for pair in pads for p in pair):
+        attrs = {"paddings": ((0, 0), (0, 0)) + tuple(pads)}
+        if fill:
+            attrs["value"] = fill
+        x = apply_op("Pad", [x], attrs)[0]
+    n, c, h, w = x.shape
+    oh = (h - (kernel[0] - 1) * rate[0] - 1) // stride[0] + 1
+    ow = (w - (kernel[1] - 1) * rate[1] - 1) // stride[1] + 1
+    taps = []
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            y0, x0 = i * rate[0], j * rate[1]
+            taps.append(StridedSlice()(x, (0, 0, y0, x0), (n, c, y0 + (oh - 1) * stride[0] + 1,
+                                                           x0 + (ow - 1) * stride[1] + 1), (1, 1) + tuple(stride)))
+    return taps
+
+
+@composite("ExtractImagePatches")
+def ExtractImagePatches(input_x: Any, ksizes: Any = None, strides: Any = None, rates: Any = None,
+                        padding: str = "VALID") -> Tensor:
+    """The (kh, kw) patches of NCHW ``input_x`` at ``strides`` and dilation ``rates`` stacked as channels
+    (N, kh * kw * C, out_h, out_w), depth ordered (row, col, channel) as TensorFlow's; 'SAME' pads zeros."""
+    owner = "ExtractImagePatches"
+    x = _tensor(input_x)
+    if x.ndim != 4:
+        raise ValueError(f"For '{owner}', the dimension of 'input_x' must be 4, but got {x.ndim}.")
+    kernel, stride, rate = (_four(owner, k, v) for k, v in (("ksizes", ksizes), ("strides", strides),
+                                                           ("rates", rates)))
+    taps = _window_taps(x, _window_pads(owner, padding, x.shape[2:], kernel, stride, rate), kernel, stride, rate, 0.0)
+    patches = Stack(1)(taps)                                  # (N, kh * kw, C, oh, ow)
+    return Reshape()(patches, (x.shape[0], -1) + patches.shape[3:])
+
+
+@composite("Dilation2D")
+def Dilation2D(x: Any, filter: Any, stride: Any = None, dilation: Any = None, pad_mode: str = "SAME",
+               data_format: str = "NCHW") -> Tensor:
+    """Grayscale morphological dilation of NCHW ``x`` by a (C, kh, kw) ``filter``: the max over each window
+    of x + filter (TensorFlow's dilation2d; 'SAME' pads read as -inf, never the max)."""
+    owner = "Dilation2D"
+    if data_format != "NCHW":
+        raise ValueError(f"For '{owner}', the 'data_format' must be 'NCHW', but got {data_format!r}.")
+    xt, f = _tensor(x), _tensor(filter)
+    if xt.ndim != 4 or f.ndim != 3 or f.shape[0] != xt.shape[1]:
+        raise ValueError(f"For '{owner}', 'x' must be (N, C, H, W) and 'filter' (C, kh, kw), but got {xt.shape} and "
+                         f"{f.shape}.")
+    stride_hw, rate = _four(owner, "stride", stride), _four(owner, "dilation", dilation)
+    kernel = f.shape[1:]
+    pads = _window_pads(owner, pad_mode, xt.shape[2:], kernel, stride_hw, rate)
+    taps = _window_taps(xt, pads, kernel, stride_hw, rate, float("-inf"))
+    out = None
+    for k, tap in enumerate(taps):
+        i, j = divmod(k, kernel[1])
+        weight = Reshape()(StridedSlice()(f, (0, i, j), (f.shape[0], i + 1, j + 1), (1, 1, 1)), (1, -1, 1, 1))
+        term = tap + weight
+        out = term if out is None else Maximum()(out, term)
+    return out
+
+
+@composite("DepthwiseConv2dNative")
+def DepthwiseConv2dNative(x: Any, w: Any, channel_multiplier: int = 1, kernel_size: Any = 1, mode: int = 3,
+                          pad_mode: str = "valid", pad: Any = 0, stride: Any = 1, dilation: Any = 1,
+                          group: int = 1) -> Tensor:
+    """Depthwise convolution of NCHW ``x`` by a (1, C, kh, kw) weight: Conv2D with one group per channel
+    (MindSpore's deprecated primitive; its weight batch must be 1)."""
+    owner = "DepthwiseConv2dNative"
+    xt, wt = _tensor(x), _tensor(w)
+    if mode != 3:
+        raise ValueError(f"For '{owner}', 'mode' must be 3, but got {mode!r}.")
+    if wt.ndim != 4 or xt.ndim != 4 or wt.shape[1] != xt.shape[1]:
+        raise ValueError(f"For '{owner}', x must be (N, C, H, W) and w (1, C, kh, kw), but got {xt.shape} and "
+                         f"{wt.shape}.")
+    if wt.shape[0] != 1:
+        raise ValueError(f"For '{owner}', the batch of 'weight' must be 1, but got {wt.shape[0]}")
+    if tuple(wt.shape[2:]) != _pair("kernel_size", kernel_size):
+        raise ValueError(f"For '{owner}', 'kernel_size' {kernel_size!r} must equal the weight's {wt.shape[2:]}.")
+    c = xt.shape[1]
+    return Conv2D(c, wt.shape[2:], pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation,
+                  group=c)(xt, Reshape()(wt, (c, 1) + tuple(wt.shape[2:])))
+
 __all__ = defined_here(globals(), __name__)
 
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.operations.nn_ops", name, __all__)
+
+
+# ---- internals round 2: DataFormatDimMap, DataFormatVecPermute (one Gather of a constant table) ----
+# the data formats the two ops convert between
+DATA_FORMATS = ("NHWC", "NCHW")
+# their operands' dtypes
+FORMAT_INDEX_DTYPES = ("int32", "int64")
+
+
+class _DataFormatOp(_Op):
+    """The two ops' attributes: source and destination formats, checked as MindSpore checks them; the
+    table ``position[i]``: where the destination's i-th dimension sits in the source format."""
+
+    def __init__(self, src_format: str = "NHWC", dst_format: str = "NCHW") -> None:
+        super().__init__()
+        for name, value in (("src_format", src_format), ("dst_format", dst_format)):
+            if value not in DATA_FORMATS:
+                raise ValueError(f"For '{self.name}', the '{name}' must be str and must be in "
+                                 f"'{list(DATA_FORMATS)}', but got '{value}'.")
+        self.src_format, self.dst_format = src_format, dst_format
+        self.add_prim_attr("src_format", src_format)
+        self.add_prim_attr("dst_format", dst_format)
+        self.position = tuple(src_format.index(c) for c in dst_format)
+
+    def _operand(self, label: str, args: tuple) -> Tensor:
+        if len(args) != 1:
+            raise TypeError(f"{self.name}() takes 1 input but {len(args)} were given")
+        x = _tensor(args[0])
+        if x.dtype.name not in FORMAT_INDEX_DTYPES:
+            raise TypeError(f"For primitive[{self.name}], the input argument[{label}] must be a type of "
+                            f"{{Tensor[Int32], Tensor[Int64]}}, but got {x.dtype!r}.")
+        return x
+
+    def _table(self, x: Tensor) -> Tensor:
+        return Tensor(np.asarray(self.position, dtype=x.dtype.name))
+
+
+class DataFormatDimMap(_DataFormatOp):
+    """``DataFormatDimMap(src_format, dst_format)(x)``: each dimension index ``x`` (taken modulo 4, so
+    -4..3) mapped as MindSpore maps it: ``src_format.index(dst_format[x % 4])``."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        x = self._operand("input type", args)
+        index = apply_op("FloorMod", list(_binary_operands(x, 4)))[0]
+        return apply_op("Gather", [self._table(x), index], {"axis": 0})[0]
+
+
+class DataFormatVecPermute(_DataFormatOp):
+    """``DataFormatVecPermute(src_format, dst_format)(x)``: a (4,) or (4, 2) vector of per-dimension
+    values (sizes, paddings) reordered from the source format to the destination one."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        x = self._operand("x", args)
+        if x.shape not in ((4,), (4, 2)):
+            raise ValueError(f"For {self.name}, input shape must be (4, ) or (4, 2), but got {list(x.shape)}.")
+        return apply_op("Gather", [x, Tensor(np.asarray(self.position, np.int32))], {"axis": 0})[0]
+
+
+__all__ = defined_here(globals(), __name__)

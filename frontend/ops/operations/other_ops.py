@@ -14,7 +14,7 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import defined_here
-from ..primitive import _Op, _cast, _tensor, apply_op
+from ..primitive import Primitive, _Op, _cast, _tensor, apply_op
 from .array_ops import Identity  # noqa: F401  (MindSpore serves it from other_ops too)
 from .array_ops import BroadcastTo
 
@@ -190,6 +190,49 @@ def CheckValid(bboxes: Any, img_metas: Any) -> Tensor:
     valid = _elementwise("LogicalAnd", _elementwise("LogicalAnd", inside[0], inside[1]),
                          _elementwise("LogicalAnd", inside[2], inside[3]))
     return Reshape()(valid, (x0.shape[0],))
+
+
+# ---- internals round 2 ----
+import functools  # noqa: E402
+import inspect  # noqa: E402
+from typing import Callable  # noqa: E402
+
+
+class UpdateState(_Op):
+    """``UpdateState()(state, *exprs)`` returns ``state``: MindSpore's monad plumbing, which orders side
+    effects in its graphs; here effects already happen in capture order."""
+
+    def __call__(self, *args: Any) -> Any:
+        if not args:
+            raise TypeError("For 'UpdateState', the inputs must not be empty.")
+        return args[0]
+
+
+class Partial(_Op):
+    """``Partial()(fn, *args)``: ``fn`` with its first arguments bound (``functools.partial``)."""
+
+    def __call__(self, *args: Any) -> Callable:
+        return functools.partial(args[0].__call__, *args[1:])
+
+
+def prim_arg_register(fn: Callable) -> Callable:
+    """Decorates a primitive's ``__init__`` (MindSpore's built-in primitives use it): the primitive is
+    named after its class (or ``substitute_name``) and every argument, defaults included, becomes an
+    attribute of the object, of ``attrs`` and of ``init_attrs``; then ``fn`` runs."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def deco(self: Any, *args: Any, **kwargs: Any) -> None:
+        Primitive.__init__(self, getattr(type(self), "substitute_name", type(self).__name__))
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            self.__dict__[name] = value
+            self.attrs[name] = value
+            self.init_attrs[name] = value
+        fn(self, *args, **kwargs)
+    deco.decorated_func = fn
+    return deco
 
 
 __all__ = defined_here(globals(), __name__)

@@ -1,13 +1,204 @@
-"""``mindspore.ops.operations.random_ops``: MindSpore's random primitives. None is supported yet
-(``ops.Dropout`` lives in ``nn_ops``, as in MindSpore); a name imported from here raises
+"""``mindspore.ops.operations.random_ops``: MindSpore's random primitives. StandardNormal, UniformReal and
+UniformInt draw MindSpore 2.10 CPU's very numbers (``kernels/ops/random.py``: its engines, seeded from
+the seed pair as MindSpore seeds them); each primitive owns its engine's state, so each call draws the
+next numbers. ``ops.Dropout`` lives in ``nn_ops``, as in MindSpore; a name not served here raises
 UnsupportedOpError, which names ``ascendemu api-coverage``."""
 from __future__ import annotations
 
 from typing import Any
 
-from ...unsupported import unsupported
+import numpy as np
 
-__all__: list[str] = []
+from ascendemu.errors import InvalidParamError
+from ascendemu.kernels.ops.random import engine_state
+
+from ...common.parameter import Parameter
+from ...common.seed import graph_seed
+from ...common.tensor import Tensor
+from ...unsupported import unsupported
+from .._utils import defined_here
+from ..primitive import _Op, apply_op
+from .other_ops import Assign
+
+
+class _RandomTypeError(InvalidParamError, TypeError):
+    """An argument of a random op MindSpore refuses with TypeError (a type): an invalid parameter, and
+    the TypeError MindSpore raises, so ``except TypeError`` still works."""
+
+
+class _RandomValueError(InvalidParamError, ValueError):
+    """An argument of a random op MindSpore refuses with ValueError (a range, a dtype)."""
+
+
+class _RandomBoundsError(InvalidParamError, RuntimeError):
+    """UniformInt's ``minval >= maxval``: MindSpore's CPU kernel refuses it at launch (RuntimeError)."""
+
+
+def _check_seed(owner: str, name: str, value: Any) -> int:
+    """A seed as MindSpore's primitives check it: an int >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _RandomTypeError(f"For '{owner}', the '{name}' must be int, but got '{type(value).__name__}'")
+    if value < 0:
+        raise _RandomValueError(f"For '{owner}', the '{name}' must be int and must >= 0, but got '{value}' with "
+                               f"type 'int'.")
+    return value
+
+
+def _sample_shape(owner: str, shape: Any) -> tuple[int, ...]:
+    """A sampler's ``shape`` as MindSpore takes it: a tuple of ints (or a 1-D int Tensor), each >= 0."""
+    if isinstance(shape, Tensor):
+        if shape.dtype.name not in ("int32", "int64"):
+            raise _RandomTypeError(f"For primitive[{owner}], the input argument[shape] must be a type of "
+                                  f"{{Int32, Int64}}, but got {shape.dtype}.")
+        shape = tuple(int(d) for d in np.asarray(shape.asnumpy()).reshape(-1))
+    if not isinstance(shape, tuple):
+        raise _RandomTypeError(f"For '{owner}', input must be a Int, a tuple, or a Tensor with all Int elements, "
+                              f"but got: {shape!r}")
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise _RandomTypeError(f"For primitive[{owner}], the input argument[shape] must be a type of "
+                                  f"{{Int32, Int64}}, but got {type(d).__name__}.")
+    if any(d < 0 for d in shape):
+        raise _RandomValueError(f"For primitive[{owner}], the attribute[shape] should be a vector with all "
+                               f"positive item. but got {list(shape)}.")
+    return shape
+
+
+def _one_arg(owner: str, args: tuple, count: int) -> None:
+    if len(args) != count:
+        raise _RandomTypeError(f"For '{owner}', the number of inputs must be {count}, but got {len(args)}.")
+
+
+class _Sampler(_Op):
+    """A primitive with MindSpore's ``(seed=0, seed2=0)`` and its engines' states: Parameters the kernel
+    reads and the op assigns back (a graph state update). As MindSpore's PyNative kernel cache keeps
+    one kernel per input signature, each signature (``_draw``'s ``key``: shapes and dtypes) has its own
+    engine, seeded afresh on its first call and continued by the later ones. ``seed = seed2 = 0`` is
+    MindSpore's "a random seed"; here it takes the next pair of the global seed (``set_seed``)."""
+
+    def __init__(self, seed: int = 0, seed2: int = 0):
+        super().__init__()
+        name = type(self).__name__
+        self.seed, self.seed2 = _check_seed(name, "seed", seed), _check_seed(name, "seed2", seed2)
+        self._seeds = (self.seed, self.seed2) if (self.seed, self.seed2) != (0, 0) else graph_seed(0, name)
+        self._states: dict[tuple, Parameter] = {}
+
+    def _state(self, key: tuple) -> Parameter:
+        """The engine of the calls with this input signature, made on its first call."""
+        if key not in self._states:
+            name = type(self).__name__
+            self._states[key] = Parameter(engine_state(name, *self._seeds), name=f"{name}_state",
+                                          requires_grad=False)
+        return self._states[key]
+
+    def _run(self, operands: list[Any], attrs: dict, key: tuple) -> list[Tensor]:
+        """The op's outputs but the last (the engine's new state, assigned back)."""
+        state = self._state(key)
+        *outs, new_state = apply_op(type(self).__name__, [*operands[:1], state, *operands[1:]]
+                                    if type(self).__name__ in _STATE_SECOND else [state, *operands], attrs)
+        Assign()(state, new_state)
+        return outs
+
+    def _draw(self, shape: tuple[int, ...], operands: list[Any]) -> Tensor:
+        return self._run(operands, {"shape": shape}, (shape,))[0]
+
+
+# ops whose kernel takes the data first and the engine state second
+_STATE_SECOND = ("RandomChoiceWithMask", "RandomShuffle")
+
+
+class StandardNormal(_Sampler):
+    """``StandardNormal(seed=0, seed2=0)(shape)``: float32 N(0, 1) values of ``shape``."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        _one_arg("StandardNormal", args, 1)
+        return self._draw(_sample_shape("StandardNormal", args[0]), [])
+
+
+class UniformReal(_Sampler):
+    """``UniformReal(seed=0, seed2=0)(shape)``: float32 values uniform in [0, 1) of ``shape``."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        _one_arg("UniformReal", args, 1)
+        return self._draw(_sample_shape("UniformReal", args[0]), [])
+
+
+class UniformInt(_Sampler):
+    """``UniformInt(seed=0, seed2=0)(shape, minval, maxval)``: int32 values uniform in [minval, maxval),
+    the bounds int32 scalar Tensors."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        _one_arg("UniformInt", args, 3)
+        shape = _sample_shape("UniformInt", args[0])
+        bounds = []
+        for k, (name, value) in enumerate((("minval", args[1]), ("maxval", args[2])), start=1):
+            if not isinstance(value, Tensor):
+                raise _RandomTypeError(f"For primitive[UniformInt], the input[{k}] should be a Tensor, but got "
+                                      f"{type(value).__name__}.")
+            if value.dtype.name != "int32":
+                raise _RandomTypeError(f"For primitive[UniformInt], the input argument[{name}] must be a type of "
+                                      f"{{Tensor[Int32]}}, but got Tensor[{value.dtype}].")
+            if value.shape != ():
+                raise _RandomValueError(f"For UniformInt, the {name[:3]} value should be a scalar tensor, while the "
+                                       f"shape is: {value.shape}")
+            bounds.append(value)
+        low, high = (_known_int(b) for b in bounds)
+        if low is not None and high is not None and high <= low:
+            raise _RandomBoundsError(f"For 'Random', invalid min/max values: ({low}/{high})")
+        return self._draw(shape, bounds)
+
+
+def _known_int(value: Tensor) -> int | None:
+    """A bound's value when it is known now; None for a value of a graph being captured (the kernel
+    then draws minval for an empty range, as it cannot raise)."""
+    return None if value.is_symbolic else int(value.item())
+
+
+class RandomChoiceWithMask(_Sampler):
+    """``RandomChoiceWithMask(count=256, seed=0, seed2=0)(input_x)``: up to ``count`` true positions of
+    the bool ``input_x`` (rank 1 to 5) in random order, as int32 coordinates ``(count, rank)``, and a
+    bool mask ``(count,)`` that is False on the zero rows padding past the true count. MindSpore's CPU
+    kernel (2.10) garbles the middle coordinates of a rank >= 3 input; here every coordinate is the
+    position's own, as the op documents."""
+
+    def __init__(self, count: int = 256, seed: int = 0, seed2: int = 0):
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise _RandomTypeError(f"For 'RandomChoiceWithMask', the type of 'count' should be 'int', but got type "
+                                   f"'{type(count).__name__}'.")
+        if count <= 0:
+            raise _RandomValueError(f"For 'RandomChoiceWithMask', the 'count' must be int and must > 0, but got "
+                                    f"'{count}' with type 'int'.")
+        super().__init__(seed, seed2)
+        self.count = count
+
+    def __call__(self, *args: Any) -> tuple[Tensor, Tensor]:
+        _one_arg("RandomChoiceWithMask", args, 1)
+        x = args[0]
+        if not isinstance(x, Tensor) or x.dtype.name != "bool":
+            got = f"Tensor[{x.dtype}]" if isinstance(x, Tensor) else type(x).__name__
+            raise _RandomTypeError(f"For primitive[RandomChoiceWithMask], the input argument[input_x] must be a type "
+                                   f"of {{Tensor[Bool]}}, but got {got}.")
+        if not 1 <= len(x.shape) <= 5:
+            raise _RandomValueError(f"For 'RandomChoiceWithMask', input[0] rank should be between 1 and 5, but "
+                                    f"got:{len(x.shape)}")
+        index, mask = self._run([x], {"count": self.count}, (x.shape,))
+        return index, mask
+
+
+class RandomShuffle(_Sampler):
+    """``RandomShuffle(seed=0, seed2=0)(x)``: x's rows (along axis 0) in random order; a scalar or a
+    single row comes back as it is."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        _one_arg("RandomShuffle", args, 1)
+        x = args[0]
+        if not isinstance(x, Tensor):
+            raise _RandomTypeError(f"For 'RandomShuffle', the 'input_x' must be a Tensor, but got "
+                                   f"{type(x).__name__}.")
+        return self._run([x], {}, (x.shape, x.dtype.name))[0]
+
+
+__all__ = defined_here(globals(), __name__)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,379 @@
+"""The GRAPH_MODE parser: a function's ``if``/``while`` statements rewritten into functional control flow.
+
+MindSpore parses ``construct`` (its ``_extends/parse``) and compiles tensor control flow; this front end
+traces, so :func:`convert` rewrites the function's source once (the code object is cached) into calls
+of :mod:`.control_flow`'s helpers, which decide at run time whether a condition is static (plain
+Python) or a tensor the graph computes:
+
+- ``if``/``elif``/``else`` -> ``if_stmt(test, then, else, values, names, where)``; the branches become
+  functions taking and returning the variables either branch assigns (found by AST analysis);
+- ``while`` -> ``while_stmt(cond, body, ...)`` the same way; ``for`` stays Python (it unrolls, as
+  MindSpore unrolls for-loops; a symbolic tensor iterates its first dimension);
+- ``a if c else b`` -> ``if_exp``; ``not``/``and``/``or`` inside conditions -> ``not_``/``and_``/``or_``;
+- an early ``return`` in a branch: the statements after the ``if`` move into the branches that do not
+  return, each return becomes an assignment of one result variable, returned after the ``if``.
+
+Left as Python (a tensor condition there still raises GraphCaptureError at its line): an ``if`` or
+``while`` whose block holds ``break``/``continue`` for an enclosing loop, ``while``/``else``, and
+functions with a ``return`` inside a loop, ``global``/``nonlocal``, ``yield`` or zero-argument
+``super()``. Functions with no ``if``/``while``/conditional expression are never rewritten. The
+rewritten code keeps the user's file name and line numbers, so errors name them.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import textwrap
+import types
+from typing import Any, Callable
+
+from . import control_flow
+
+__all__ = ["convert", "convert_method"]
+
+RT = "ascf_rt"            # the name of control_flow inside rewritten code
+RET = "ascf_ret"          # the result variable of a function whose branches return
+_NOT_CONVERTED = object()
+# rewritten function per original code object (None: left as it is)
+_CODE_CACHE: dict[types.CodeType, Any] = {}
+
+
+def convert(fn: Callable) -> Callable:
+    """``fn`` with its tensor control flow made functional, or ``fn`` itself when nothing needs it
+    (a bound method stays bound to its object; a Cell or a partial is returned as it is: a Cell
+    converts its own ``construct``)."""
+    if isinstance(fn, types.MethodType):
+        return convert_method(fn)
+    code = getattr(fn, "__code__", None)
+    if not isinstance(fn, types.FunctionType) or code is None:
+        return fn
+    entry = _CODE_CACHE.get(code, _NOT_CONVERTED)
+    if entry is _NOT_CONVERTED:
+        entry = _transform(fn)
+        _CODE_CACHE[code] = entry
+    if entry is None:
+        return fn
+    new_code, rt_cell = entry
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    closure = tuple(rt_cell if name == RT else cells[name] for name in new_code.co_freevars)
+    new = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    return new
+
+
+def convert_method(method: Callable) -> Callable:
+    """A bound method (``cell.construct``) converted and bound to the same object."""
+    func = getattr(method, "__func__", None)
+    if not isinstance(func, types.FunctionType):
+        return convert(method)
+    new = convert(func)
+    return method if new is func else types.MethodType(new, method.__self__)
+
+
+# ------------------------------------------------------------------------------------ the transform
+
+def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        filename = inspect.getsourcefile(fn) or "<unknown>"
+        first_line = fn.__code__.co_firstlineno
+    except (OSError, TypeError):
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:                  # a lambda inside an expression, a decorator's odd source
+        return None
+    func = tree.body[0] if tree.body else None
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.name != fn.__name__:
+        return None
+    if not _worth_converting(func):
+        return None
+    ast.increment_lineno(tree, first_line - 1)
+    func.decorator_list = []
+    func.returns = None
+    for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs + [func.args.vararg, func.args.kwarg]:
+        if a is not None:
+            a.annotation = None
+    func.args.defaults, func.args.kw_defaults = [], [None] * len(func.args.kwonlyargs)
+    owner = fn.__qualname__.split(".")[-2] if "." in fn.__qualname__ else None
+    if owner is not None and owner != "<locals>":
+        _Mangler(owner).visit(func)
+    func.body = _lift_returns(func.body + [ast.Return(ast.Constant(None))] if not _always_returns(func.body)
+                              else func.body)
+    _Converter(filename).visit(func)
+    freevars = list(fn.__code__.co_freevars)
+    factory = ast.FunctionDef(name="ascf_factory", args=ast.arguments(
+        posonlyargs=[], args=[ast.arg(RT)] + [ast.arg(v) for v in freevars], kwonlyargs=[], kw_defaults=[],
+        defaults=[]), body=[func, ast.Return(ast.Name(func.name, ast.Load()))], decorator_list=[])
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    namespace: dict[str, Any] = {}
+    exec(compile(module, filename, "exec"), fn.__globals__, namespace)      # noqa: S102 - the user's own code
+    inner = namespace["ascf_factory"](control_flow, *([None] * len(freevars)))
+    rt_cell = dict(zip(inner.__code__.co_freevars, inner.__closure__ or ())).get(RT)
+    return inner.__code__, rt_cell
+
+
+def _worth_converting(func: ast.FunctionDef) -> bool:
+    """Has control flow to convert and nothing that makes the rewrite unsafe."""
+    has_flow = False
+    for node in _own_nodes(func):
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
+                and not node.args:
+            return False
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and any(
+                isinstance(n, ast.Return) for stmt in node.body + node.orelse for n in _own_nodes(stmt)):
+            return False
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            has_flow = True
+    return has_flow
+
+
+def _own_nodes(node: ast.AST):
+    """Every node of ``node`` outside nested functions, lambdas, classes and comprehensions."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+                              ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def _has_return(stmts: list[ast.stmt]) -> bool:
+    return any(isinstance(n, ast.Return) for s in stmts for n in [s, *_own_nodes(s)])
+
+
+def _always_returns(stmts: list[ast.stmt]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+
+
+def _lift_returns(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """Move what follows an ``if`` with a return into its branches that do not return, so every return
+    ends a branch (then each becomes an assignment of ``ascf_ret``)."""
+    out: list[ast.stmt] = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.If) and (_has_return(s.body) or _has_return(s.orelse)):
+            s.body, s.orelse = _lift_returns(s.body), _lift_returns(s.orelse)
+            rest = stmts[i + 1:]
+            if not _always_returns(s.body):
+                s.body = _lift_returns(s.body + copy.deepcopy(rest))
+            if not _always_returns(s.orelse):
+                s.orelse = _lift_returns(s.orelse + copy.deepcopy(rest))
+            out.append(s)
+            return out
+        out.append(s)
+    return out
+
+
+def _assigned(stmts: list[ast.stmt]) -> list[str]:
+    """Names the statements bind (in order of first binding), outside nested scopes."""
+    names: dict[str, None] = {}
+    for s in stmts:
+        for n in [s, *_own_nodes(s)]:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                names.setdefault(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.setdefault(n.name)
+            elif isinstance(n, ast.alias):
+                names.setdefault((n.asname or n.name).split(".")[0])
+            elif isinstance(n, ast.ExceptHandler) and n.name:
+                names.setdefault(n.name)
+    return [n for n in names if not n.startswith("ascf_") or n == RET]
+
+
+def _loop_exits(stmts: list[ast.stmt]) -> bool:
+    """A ``break``/``continue`` that leaves these statements for an enclosing loop."""
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(n, (ast.For, ast.While, ast.AsyncFor)):
+            stack.extend(n.orelse)
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+class _Mangler(ast.NodeTransformer):
+    """Private names (``self.__x``) mangled as the class body would have (the rewrite compiles outside it)."""
+
+    def __init__(self, owner: str):
+        self.prefix = "_" + owner.lstrip("_")
+
+    def _mangle(self, name: str) -> str:
+        return self.prefix + name if name.startswith("__") and not name.endswith("__") else name
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        node.attr = self._mangle(node.attr)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = self._mangle(node.id)
+        return node
+
+
+def _rt(attr: str) -> ast.Attribute:
+    return ast.Attribute(ast.Name(RT, ast.Load()), attr, ast.Load())
+
+
+def _call(attr: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(_rt(attr), list(args), [])
+
+
+def _thunk(expr: ast.expr) -> ast.Lambda:
+    return ast.Lambda(ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]), expr)
+
+
+def _tuple(names: list[str], ctx: ast.expr_context) -> ast.Tuple:
+    return ast.Tuple([ast.Name(n, ctx if isinstance(ctx, ast.Load) else ast.Store()) for n in names], ctx)
+
+
+class _Converter(ast.NodeTransformer):
+    """Rewrites the statements of one function (not of functions nested in it)."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.count = 0
+        self.depth = 0
+
+    def _where(self, node: ast.AST) -> ast.Constant:
+        return ast.Constant(f"{self.filename}:{node.lineno}")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.depth += 1
+        if self.depth == 1:
+            node.body = self._block(node.body)
+        self.depth -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def _block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for s in stmts:
+            new = self.visit(s)
+            out.extend(new if isinstance(new, list) else [new])
+        return out or [ast.Pass()]
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                setattr(node, field, self._block(block))
+        for field, value in ast.iter_fields(node):
+            if field in ("body", "orelse", "finalbody", "handlers"):
+                if field == "handlers":
+                    for h in value:
+                        h.body = self._block(h.body)
+                continue
+            if isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
+            elif isinstance(value, list):
+                setattr(node, field, [self.visit(v) if isinstance(v, ast.AST) else v for v in value])
+        return node
+
+    # -- conditions
+    def _test(self, node: ast.expr) -> ast.expr:
+        """A condition with ``not``/``and``/``or`` made tensor-aware."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return ast.copy_location(_call("not_", self._test(node.operand)), node)
+        if isinstance(node, ast.BoolOp):
+            fn = "and_" if isinstance(node.op, ast.And) else "or_"
+            values = [self._test(v) for v in node.values]
+            acc = values[0]
+            for v in values[1:]:
+                acc = ast.copy_location(_call(fn, acc, _thunk(v)), node)
+            return acc
+        return self.visit(node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        return ast.copy_location(_call("if_exp", self._test(node.test), _thunk(self.visit(node.body)),
+                                       _thunk(self.visit(node.orelse)), self._where(node)), node)
+
+    # -- statements
+    def _branch(self, name: str, params: list[str], body: list[ast.stmt]) -> ast.FunctionDef:
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], kwonlyargs=[], kw_defaults=[],
+                             defaults=[])
+        return ast.FunctionDef(name=name, args=args, body=body + [ast.Return(_tuple(params, ast.Load()))],
+                               decorator_list=[])
+
+    def _loads(self, names: list[str], node: ast.AST) -> ast.Tuple:
+        return ast.Tuple([_call("load", _thunk(ast.Name(n, ast.Load())), ast.Constant(n), self._where(node))
+                          for n in names], ast.Load())
+
+    def visit_If(self, node: ast.If) -> Any:
+        if _loop_exits(node.body + node.orelse):
+            return self.generic_visit(node)
+        returns = _has_return(node.body) or _has_return(node.orelse)
+        if returns:
+            _returns_to_assignments(node.body)
+            _returns_to_assignments(node.orelse)
+        body, orelse = self._block(node.body), self._block(node.orelse)
+        self.count += 1
+        k = self.count
+        names = _assigned(body + orelse)
+        then_fn = self._branch(f"ascf_then_{k}", names, body)
+        else_fn = self._branch(f"ascf_else_{k}", names, orelse)
+        call = _call("if_stmt", self._test(node.test), ast.Name(then_fn.name, ast.Load()),
+                     ast.Name(else_fn.name, ast.Load()), self._loads(names, node),
+                     ast.Tuple([ast.Constant(n) for n in names], ast.Load()), self._where(node))
+        stmt = ast.Assign([_tuple(names, ast.Store())], call) if names else ast.Expr(call)
+        out = [then_fn, else_fn, stmt]
+        if returns:
+            out.append(ast.Return(ast.Name(RET, ast.Load())))
+        for s in out:
+            ast.copy_location(s, node)
+        return out
+
+    def visit_While(self, node: ast.While) -> Any:
+        if node.orelse or _loop_exits(node.body) or _has_return(node.body):
+            return self.generic_visit(node)
+        body = self._block(node.body)
+        self.count += 1
+        k = self.count
+        names = _assigned(body)
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in names], kwonlyargs=[], kw_defaults=[],
+                             defaults=[])
+        cond_fn = ast.FunctionDef(name=f"ascf_cond_{k}", args=args, body=[ast.Return(self._test(node.test))],
+                                  decorator_list=[])
+        body_fn = self._branch(f"ascf_body_{k}", names, body)
+        call = _call("while_stmt", ast.Name(cond_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()),
+                     self._loads(names, node), ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+                     self._where(node))
+        stmt = ast.Assign([_tuple(names, ast.Store())], call) if names else ast.Expr(call)
+        out = [cond_fn, body_fn, stmt]
+        for s in out:
+            ast.copy_location(s, node)
+        return out
+
+
+def _returns_to_assignments(stmts: list[ast.stmt]) -> None:
+    """Each return that ends a branch (after :func:`_lift_returns`) becomes ``ascf_ret = value``."""
+    if not stmts:
+        return
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        stmts[-1] = ast.copy_location(ast.Assign([ast.Name(RET, ast.Store())], last.value or ast.Constant(None)),
+                                      last)
+    elif isinstance(last, ast.If):
+        _returns_to_assignments(last.body)
+        _returns_to_assignments(last.orelse)

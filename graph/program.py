@@ -1,0 +1,111 @@
+"""A graph with device loops as a *program*: straight-line segments and loops, each part an ordinary graph.
+
+A captured graph holding :class:`~.ir.WhileNode` s is split at its loops, in node order, into parts:
+
+- a :class:`Segment` is the run of ordinary nodes between two loops, as a graph of its own whose inputs
+  are the outer values it reads (graph inputs, earlier parts' results) and whose outputs are the values
+  it defines that a later part or the graph's outputs read (a segment nobody reads is dropped);
+- a :class:`Loop` is one While node: its cond and body graphs run as parts of their own, again and
+  again, by the program runner (``graph.program_runner``), a body holding loops recursively.
+
+So every pass, both caches, the memory plans and O0/O1/O2 apply to each part unchanged: the passes never
+see a While node (the split treats it as opaque and keeps it, whatever it reads), and a part's graph
+cache entry is an ordinary compiled graph. The trip count is nowhere in a part: the device decides it
+at run time, so one compiled program serves every trip count.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ascendemu.errors import FeatureNotSupportedError
+
+from .ir import Graph, OpNode, WhileNode
+
+__all__ = ["Loop", "Program", "Segment", "split"]
+
+
+@dataclass
+class Segment:
+    """Ordinary nodes between loops: ``graph`` reads outer values ``inputs`` and defines ``outputs``."""
+
+    graph: Graph
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+
+
+@dataclass
+class Loop:
+    """One device loop of the outer graph."""
+
+    node: WhileNode
+
+
+@dataclass
+class Program:
+    """The parts of ``graph`` in run order (values named by ``graph``'s ids)."""
+
+    graph: Graph
+    parts: list[Segment | Loop]
+
+
+def split(graph: Graph) -> Program:
+    """Split ``graph`` at its While nodes (see the module docstring)."""
+    if graph.updates:
+        raise FeatureNotSupportedError(
+            f"graph {graph.name!r} assigns Parameters and runs a `while` loop on a tensor condition: ascendemu's "
+            f"device loops do not run in a graph with Parameter updates yet; run the loop in a graph of its own "
+            f"(a separate Cell or jit function) or use PYNATIVE_MODE")
+    groups: list[list[OpNode] | WhileNode] = []
+    for n in graph.nodes:
+        if isinstance(n, WhileNode):
+            groups.append(n)
+        elif groups and isinstance(groups[-1], list):
+            groups[-1].append(n)
+        else:
+            groups.append([n])
+    # values each group's successors (and the graph's outputs) read
+    read_later: list[set[int]] = [set() for _ in groups]
+    reads = set(graph.outputs)
+    for k in range(len(groups) - 1, -1, -1):
+        read_later[k] = set(reads)
+        group = groups[k]
+        for n in ([group] if isinstance(group, WhileNode) else group):
+            reads.update(n.inputs)
+    parts: list[Segment | Loop] = []
+    for k, group in enumerate(groups):
+        if isinstance(group, WhileNode):
+            parts.append(Loop(group))
+            continue
+        segment = _segment(graph, group, read_later[k], f"{graph.name}/segment{len(parts)}")
+        if segment.outputs:
+            parts.append(segment)
+    return Program(graph, parts)
+
+
+def _segment(graph: Graph, nodes: list[OpNode], needed: set[int], name: str) -> Segment:
+    """``nodes`` as a graph of their own: outer values they read become inputs (constants stay
+    constants, sharing their data), the values ``needed`` later become outputs."""
+    g = Graph(name)
+    local: dict[int, int] = {}
+    inputs: list[int] = []
+    for n in nodes:
+        for v in n.inputs:
+            if v in local:
+                continue
+            const = graph.constants.get(v)
+            if const is not None:
+                local[v] = g.new_value(graph.values[v])
+                g.constants[local[v]] = const
+            else:
+                local[v] = g.add_input(graph.values[v])
+                inputs.append(v)
+        outs = []
+        for v in n.outputs:
+            local[v] = g.new_value(graph.values[v])
+            outs.append(local[v])
+        g.nodes.append(OpNode(g.new_node_id(), n.op, dict(n.attrs), tuple(local[v] for v in n.inputs), tuple(outs),
+                              n.full_name, n.origins))
+    outputs = tuple(v for n in nodes for v in n.outputs if v in needed)
+    g.outputs = [local[v] for v in outputs]
+    g.validate()
+    return Segment(g, tuple(inputs), outputs)

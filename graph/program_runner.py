@@ -1,0 +1,230 @@
+"""Running a graph with device loops: its parts (``graph.program``) in order, loops repeated on the device.
+
+Each part is an ordinary graph, prepared as any (compile or graph cache, kernels, streams, memory plan).
+Between parts, values stay on the device: the program keeps one buffer per value a later part reads
+(per loop: one per carried variable and one for the predicate, reused by every iteration), and a part
+is run by copying its inputs into the part's own input buffers (device to device, on the first stream),
+issuing its schedule, and copying its outputs into the program's buffers; no value goes to the host
+until the graph's outputs are read. A loop, as Ascend runs it:
+
+    carried <- initial values
+    cond part -> predicate
+    LabelSwitch(predicate)         the device reads it: body, or past the loop
+    body part -> carried           (its outputs written over the carried buffers)
+    LabelGoto                      back to the cond part
+
+At O2 a loop's iteration (body, goto, next cond) is one list of steps built once per loop entry and
+handed to the switch, which enqueues it when the predicate holds: no per-iteration host cost, as on the
+chip, where the loop was sunk with the graph. At O0/O1 the host issues each part's kernels as it does
+for any graph, after the switch. Either way the host's clock never waits for the predicate (see
+``Runtime.label_switch``). A loop that exceeds MAX_LOOP_TRIPS trips is a :class:`LoopTripLimitError`
+naming its line. Kernels in a part read and write the part's own buffers, so the parts' fences (O2, more
+than one stream: every stream waits for the first before a part, the first for every stream after it)
+are all the ordering the copies need.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ascendemu.errors import FeatureNotSupportedError, LoopTripLimitError
+from ascendemu.hal import steps as hal_steps
+from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_DEVICE, Runtime
+from ascendemu.kernels.signature import TensorDesc
+
+from .bindings import DynamicBinding, Prepared
+from .ir import Graph, WhileNode
+from .prepare import GraphPreparer
+from .program import Loop, Program, split
+from .transfer import Transfers
+
+__all__ = ["MAX_LOOP_TRIPS", "ProgramRunner"]
+
+# Trips a device loop may make before the emulator stops it. MindSpore has no such limit (a runaway loop
+# on the chip runs until the host's sync times out); an emulated trip costs host time, so a loop that
+# never ends must end here, with an error naming its line, instead of hanging the run.
+MAX_LOOP_TRIPS = 100_000
+PREDICATE = TensorDesc((), "bool")
+
+
+class ProgramRunner:
+    """Runs graphs with While nodes on the device (one step: inputs up, the program, outputs down)."""
+
+    def __init__(self, rt: Runtime, preparer: GraphPreparer, transfers: Transfers):
+        self.rt, self.preparer, self.transfers = rt, preparer, transfers
+        self._programs: dict[int, tuple[weakref.ref, Program]] = {}    # id(graph) -> its split, once
+        self._fence: int | None = None
+        self.kernels = 0                    # kernels of the parts run by the current step
+
+    def program(self, graph: Graph) -> Program:
+        """``graph``'s parts, split once per captured graph (the phase cache runs one graph again)."""
+        known = self._programs.get(id(graph))
+        if known is not None and known[0]() is graph:
+            return known[1]
+        program = split(graph)
+        self._programs = {k: v for k, v in self._programs.items() if v[0]() is not None}
+        self._programs[id(graph)] = (weakref.ref(graph), program)
+        return program
+
+    def run(self, graph: Graph, inputs: list[np.ndarray], jit_level: str) -> list[np.ndarray]:
+        """One step of ``graph`` (it has loops) on ``inputs``: its outputs, downloaded."""
+        self.preparer.mode.device_loop(graph.name, next(n.where for n in graph.nodes if isinstance(n, WhileNode)))
+        if len(inputs) != len(graph.inputs):
+            raise FeatureNotSupportedError(f"graph {graph.name!r} takes {len(graph.inputs)} inputs, got {len(inputs)}")
+        self.kernels = 0
+        rt, owned = self.rt, []
+        try:
+            ins = [self.transfers.upload(a, graph.values[v]) for v, a in zip(graph.inputs, inputs)]
+            owned += ins
+            outs = [self._alloc(graph.values[v], owned) for v in graph.outputs]
+            self._run_graph(graph, ins, outs, jit_level, owned)
+            rt.synchronize_stream(self._stream())
+            return [self.transfers.download(ptr, graph.values[v]).reshape(graph.values[v].shape)
+                    for v, ptr in zip(graph.outputs, outs)]
+        finally:
+            for ptr in owned:
+                rt.free(ptr)
+
+    # -- parts -------------------------------------------------------------------------------------
+    def _run_graph(self, g: Graph, ins: list[int], outs: list[int], level: str,
+                   owned: list[int] | None = None) -> None:
+        """Run ``g`` once: it reads the buffers ``ins`` (one per input) and writes its outputs into ``outs``.
+        Its program's buffers go to ``owned`` (the step frees them once it has synchronised); a nested
+        program (a loop body with loops) frees its own once its work is done."""
+        if not g.has_loops():
+            steps = self._plain(g, ins, outs, level)
+            if steps:
+                self.rt.launch_graph(steps)
+            return
+        if owned is None:
+            local: list[int] = []
+            try:
+                self._run_graph(g, ins, outs, level, local)
+            finally:
+                self.rt.synchronize_stream(self._stream())
+                for ptr in local:
+                    self.rt.free(ptr)
+            return
+        env = dict(zip(g.inputs, ins))
+        for part in self.program(g).parts:
+            if isinstance(part, Loop):
+                self._loop(g, part.node, env, owned, level)
+                continue
+            ptrs = [self._alloc(g.values[v], owned) for v in part.outputs]
+            steps = self._plain(part.graph, [env[v] for v in part.inputs], ptrs, level)
+            if steps:
+                self.rt.launch_graph(steps)
+            env.update(zip(part.outputs, ptrs))
+        for v, dst in zip(g.outputs, outs):
+            self._copy(dst, self._value(g, v, env, owned), g.values[v].nbytes)
+
+    def _plain(self, g: Graph, ins: list[int], outs: list[int], level: str) -> list[hal_steps.Step]:
+        """Run a graph without loops: at O2 its steps (copies in, its sunk schedule, copies out), for the
+        caller to launch; at O0/O1 issued here kernel by kernel (nothing returned)."""
+        p = self.preparer.prepare(g, level)
+        self.preparer.bind_constants(p, g)
+        c, s0 = p.compiled, p.streams[0]
+        self.kernels += len(p.kernels)
+        if c.memory == "static":
+            steps: list[hal_steps.Step] = [self._copy_step(p.inputs[v], src, c.values[v].nbytes, s0)
+                                           for v, src in zip(c.inputs, ins) if c.values[v].nbytes]
+            steps += self._fence_steps(p, into=True) + p.lowered() + self._fence_steps(p, into=False)
+            steps += [self._copy_step(dst, p.address(v, p.inputs), c.values[v].nbytes, s0)
+                      for v, dst in zip(c.outputs, outs) if c.values[v].nbytes]
+            return steps
+        rt = self.rt
+        buffers: dict[int, int] = {}
+        for v, src in zip(c.inputs, ins):
+            buffers[v] = rt.malloc(max(c.values[v].nbytes, 1))
+            self._copy(buffers[v], src, c.values[v].nbytes, s0)
+        binding = DynamicBinding(rt, p, buffers)
+        for step in c.schedule:
+            step.lower(binding).issue(rt)
+            step.retire(binding)
+        for v, dst in zip(c.outputs, outs):
+            self._copy(dst, p.address(v, buffers), c.values[v].nbytes, s0)
+        for ptr in buffers.values():
+            rt.free(ptr)
+        return []
+
+    def _loop(self, g: Graph, node: WhileNode, env: dict[int, int], owned: list[int], level: str) -> None:
+        """Run loop ``node`` of ``g`` (see the module docstring); its outputs are the carried buffers."""
+        rt, s0 = self.rt, self._stream()
+        ins = [self._value(g, v, env, owned) for v in node.inputs]
+        n, nc = node.carried, node.carried + node.cond_free
+        carried = [self._alloc(g.values[v], owned) for v in node.inputs[:n]]
+        for dst, src, v in zip(carried, ins, node.inputs):
+            self._copy(dst, src, g.values[v].nbytes, s0)
+        pred = self._alloc(PREDICATE, owned)
+        cond_in, body_in = carried + ins[n:nc], carried + ins[nc:]
+        if level == "O2" and not node.cond.has_loops() and not node.body.has_loops():
+            # an iteration is one list of sunk steps, built once per loop entry
+            k0 = self.kernels
+            cond = self._plain(node.cond, cond_in, [pred], level)
+            k1 = self.kernels
+            again = self._plain(node.body, body_in, carried, level) + [hal_steps.LabelGoto(s0)] + cond
+            k2 = self.kernels
+            rt.launch_graph(cond)
+            trips = 0
+            while rt.label_switch(pred, s0, again if trips < MAX_LOOP_TRIPS else ()):
+                trips += 1
+                self._guard(node, trips)
+            self.kernels = k0 + (k1 - k0) * (trips + 1) + (k2 - k1) * trips
+        else:                       # O0/O1 (or parts with loops of their own): the host issues each part
+            self._run_graph(node.cond, cond_in, [pred], level)
+            trips = 0
+            while rt.label_switch(pred, s0):
+                trips += 1
+                self._guard(node, trips)
+                self._run_graph(node.body, body_in, carried, level)
+                rt.label_goto(s0)
+                self._run_graph(node.cond, cond_in, [pred], level)
+        env.update(zip(node.outputs, carried))
+
+    @staticmethod
+    def _guard(node: WhileNode, trips: int) -> None:
+        if trips > MAX_LOOP_TRIPS:
+            raise LoopTripLimitError(
+                f"the `while` loop on a tensor condition at {node.where} is still running after {MAX_LOOP_TRIPS} "
+                f"trips (graph.program_runner.MAX_LOOP_TRIPS): check that its condition becomes false, or bound it "
+                f"(`while i < n and ...`)")
+
+    # -- buffers and copies --------------------------------------------------------------------------
+    def _value(self, g: Graph, v: int, env: dict[int, int], owned: list[int]) -> int:
+        """The device buffer of value ``v`` of ``g``: computed by a part, or a constant uploaded now."""
+        ptr = env.get(v)
+        if ptr is None:
+            ptr = env[v] = self.transfers.upload(np.asarray(g.constants[v].data), g.values[v])
+            owned.append(ptr)
+        return ptr
+
+    def _alloc(self, desc: TensorDesc, owned: list[int]) -> int:
+        ptr = self.rt.malloc(max(desc.nbytes, 1))
+        owned.append(ptr)
+        return ptr
+
+    def _stream(self) -> int:
+        """The first stream of every prepared graph: the program's copies and loop control run there."""
+        return self.preparer.first_stream()
+
+    def _copy(self, dst: int, src: int, nbytes: int, stream: int | None = None) -> None:
+        if nbytes and dst != src:
+            self._copy_step(dst, src, nbytes, self._stream() if stream is None else stream).issue(self.rt)
+
+    @staticmethod
+    def _copy_step(dst: int, src: int, nbytes: int, stream: int) -> hal_steps.MemcpyAsync:
+        return hal_steps.MemcpyAsync(dst, nbytes, src, nbytes, MEMCPY_DEVICE_TO_DEVICE, stream)
+
+    def _fence_steps(self, p: Prepared, into: bool) -> list[hal_steps.Step]:
+        """O2 with more than one stream: before a part (``into``) every stream waits for the first; after
+        it the first waits for every stream, so the program's copies on the first stream see the part whole."""
+        first, others = p.streams[0], p.streams[1:]
+        if not others:
+            return []
+        if self._fence is None:
+            self._fence = self.rt.create_event()
+        ev = self._fence
+        if into:
+            return [hal_steps.RecordEvent(ev, first)] + [hal_steps.WaitEvent(ev, s) for s in others]
+        return [step for s in others for step in (hal_steps.RecordEvent(ev, s), hal_steps.WaitEvent(ev, first))]

@@ -1,0 +1,24 @@
+"""Specs for names served by reaching another family's op under a second name (``Tensor.value``, mint's
+functional routes to the pooling ops), so each served name has MindSpore's answer."""
+from __future__ import annotations
+
+from .core import op
+from .mint import _mint
+
+IMG = (1, 2, 4, 4)
+
+
+def _unpool2d(ms, x, **kw):
+    """mint's max_unpool2d of mint's max_pool2d's own (values, indices), so the indices are MindSpore's."""
+    y, idx = ms.mint.nn.functional.max_pool2d(x, 2, return_indices=True)
+    return ms.mint.nn.functional.max_unpool2d(y, idx, 2, **kw)
+
+
+SPECS = [
+    op("mindspore.Tensor.value", lambda ms, x: x.value(), shapes=[(2, 3)], dtypes=("float32", "int32")),
+    op("mindspore.mint.nn.functional.max_pool2d", _mint("nn.functional.max_pool2d"), shapes=[IMG],
+       kwargs=[{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1}]),
+    op("mindspore.mint.nn.functional.max_unpool2d", _unpool2d, shapes=[IMG], kwargs=[{}]),
+    op("mindspore.mint.nn.functional.upsample", _mint("nn.functional.upsample"), shapes=[(1, 2, 3, 3)],
+       kwargs=[{"size": (6, 6)}, {"size": (4, 5), "mode": "bilinear", "align_corners": True}]),
+]
