@@ -160,3 +160,23 @@ class Optimizer(Cell):
 
     def construct(self, *hyper_params: Any) -> Any:
         raise NotImplementedError
+
+
+class AdamFamily(Optimizer):
+    """What Adam, AdamW and FusedAdamW set up alike: their argument checks, the defaults of every group,
+    ``exp_avg.*`` and ``exp_avg_sq.*`` per parameter and the ``state_step`` counter (from
+    ``STEP_START``); a group with ``amsgrad`` keeps ``max_exp_avg_sq`` (``max_v_group``)."""
+
+    BETAS_TYPES: tuple[type, ...] = (tuple,)
+    STEP_START = 0.0
+    max_v_group = True
+
+    def __init__(self, params: Any, lr: float, betas: tuple, eps: float, weight_decay: float, amsgrad: bool,
+                 maximize: bool):
+        check_adam_args(type(self).__name__, lr, betas, eps, weight_decay, amsgrad, maximize, self.BETAS_TYPES)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize})
+        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
+        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
+        self.state_step = Parameter(np.full((1,), self.STEP_START, np.float32), name="state_step",
+                                    requires_grad=False)

@@ -3,16 +3,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
-
 from ... import ops
-from ...common.parameter import Parameter
-from ._optimizer import Optimizer, check_adam_args, scalar
+from ._optimizer import AdamFamily, scalar
 
 __all__ = ["Adam"]
 
 
-class Adam(Optimizer):
+class Adam(AdamFamily):
     """``state_step += 1``; per group: bias corrections ``1 - beta^step``, L2 ``weight_decay`` added to the
     gradient, ``m = m b1 + (1 - b1) g``, ``v = v b2 + g^2 (1 - b2)``, ``p += -lr / bc1 * m / (sqrt(v) /
     sqrt(bc2) + eps)``, in MindSpore's order of float32 operations. With ``amsgrad`` the root is of
@@ -21,14 +18,7 @@ class Adam(Optimizer):
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False):
-        check_adam_args(type(self).__name__, lr, betas, eps, weight_decay, amsgrad, maximize)
-        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
-                    "maximize": maximize}
-        self.max_v_group = True
-        super().__init__(params, defaults)
-        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
-        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
-        self.state_step = Parameter(np.zeros((1,), np.float32), name="state_step", requires_grad=False)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
 
     def construct(self, gradients: Sequence[Any]) -> Any:
         step = ops.assign(self.state_step, ops.add(self.state_step, scalar(1.0)))

@@ -3,33 +3,24 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
-
 from ... import ops
 from ...common.parameter import Parameter
-from ._optimizer import Optimizer, check_adam_args, scalar
+from ._optimizer import AdamFamily, scalar
 
 __all__ = ["AdamW"]
 
 
-class AdamW(Optimizer):
+class AdamW(AdamFamily):
     """Decoupled weight decay ``p *= 1 - lr wd`` then Adam with bias correction, one ``AdamW`` kernel per
     parameter (kernels/ops/optim.py: Ascend's ApplyAdamWV2, which counts t = state_step + 1; state_step
     starts at -1 and is incremented before each update, so the first update has t = 1). ``amsgrad`` keeps
     ``max_exp_avg_sq = max(max_exp_avg_sq, v)`` in the group's state, as PyTorch and the Ascend kernel do."""
 
-    BETAS_TYPES: tuple[type, ...] = (tuple,)
+    STEP_START = -1.0          # the kernel counts t = state_step + 1, so the first update has t = 1
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False):
-        check_adam_args(type(self).__name__, lr, betas, eps, weight_decay, amsgrad, maximize, self.BETAS_TYPES)
-        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
-                    "maximize": maximize}
-        self.max_v_group = True
-        super().__init__(params, defaults)
-        self.exp_avg = self.parameters.clone(prefix="exp_avg", init="zeros")
-        self.exp_avg_sq = self.parameters.clone(prefix="exp_avg_sq", init="zeros")
-        self.state_step = Parameter(np.full((1,), -1.0, np.float32), name="state_step", requires_grad=False)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
 
     def group_maxima(self, group: dict, part: slice) -> Sequence[Parameter] | None:
         """The group's max_exp_avg_sq Parameters when it uses amsgrad."""

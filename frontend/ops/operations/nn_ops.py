@@ -1042,6 +1042,15 @@ class _ApplyUpdate(_Op):
         return outs[0] if self.returns == 1 else tuple(outs[:self.returns])
 
 
+class _LockingUpdate(_ApplyUpdate):
+    """An update whose only attribute is MindSpore's ``use_locking`` (kept; one device thread per update,
+    so there is nothing to lock)."""
+
+    def __init__(self, use_locking: bool = False):
+        super().__init__()
+        self.use_locking = bool(use_locking)
+
+
 class ApplyMomentum(_ApplyUpdate):
     """``accum = accum * momentum + grad; var -= lr * accum`` (nesterov: ``var -= lr * grad + lr *
     momentum * accum``); returns var."""
@@ -1071,30 +1080,22 @@ class Adam(_ApplyUpdate):
         return {"use_nesterov": self.use_nesterov}
 
 
-class AdamWeightDecay(_ApplyUpdate):
+class AdamWeightDecay(_LockingUpdate):
     """Adam without bias correction, decoupled decay: ``var -= lr * (m / (sqrt(v) + eps) + decay * var)``;
     returns (var, m, v)."""
     op, states, returns = "AdamWeightDecay", 3, 3
     operands = ("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "decay", "gradient")
-
-    def __init__(self, use_locking: bool = False):
-        super().__init__()
-        self.use_locking = bool(use_locking)
 
     def __call__(self, var: Any, m: Any, v: Any, lr: Any, beta1: Any, beta2: Any, epsilon: Any, decay: Any,
                  gradient: Any) -> Any:
         return super().__call__(var, m, v, lr, beta1, beta2, epsilon, decay, gradient)
 
 
-class ApplyRMSProp(_ApplyUpdate):
+class ApplyRMSProp(_LockingUpdate):
     """``ms = decay ms + (1 - decay) g^2; mom = momentum mom + lr g / sqrt(ms + eps); var -= mom``;
     returns var."""
     op, states = "ApplyRMSProp", 3
     operands = ("var", "mean_square", "moment", "learning_rate", "grad", "decay", "momentum", "epsilon")
-
-    def __init__(self, use_locking: bool = False):
-        super().__init__()
-        self.use_locking = bool(use_locking)
 
 
 class ApplyCenteredRMSProp(ApplyRMSProp):
@@ -1128,22 +1129,14 @@ class ApplyAdaMax(_ApplyUpdate):
     operands = ("var", "m", "v", "beta1_power", "lr", "beta1", "beta2", "epsilon", "grad")
 
 
-class ApplyProximalAdagrad(_ApplyUpdate):
+class ApplyProximalAdagrad(_LockingUpdate):
     """Adagrad's step, then the proximal l1/l2 shrinkage; returns (var, accum)."""
     op, operands, states, returns = "ApplyProximalAdagrad", ("var", "accum", "lr", "l1", "l2", "grad"), 2, 2
 
-    def __init__(self, use_locking: bool = False):
-        super().__init__()
-        self.use_locking = bool(use_locking)
 
-
-class ApplyFtrl(_ApplyUpdate):
+class ApplyFtrl(_LockingUpdate):
     """FTRL-proximal's update of var, accum and linear; returns var."""
     op, operands, states = "ApplyFtrl", ("var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"), 3
-
-    def __init__(self, use_locking: bool = False):
-        super().__init__()
-        self.use_locking = bool(use_locking)
 
 
 # ---- optimizer primitives (round 2) ----
@@ -1170,16 +1163,12 @@ class ApplyAdagradV2(_ApplyUpdate):
         return {"epsilon": self.epsilon, "update_slots": self.update_slots}
 
 
-class ApplyAdagradDA(_ApplyUpdate):
+class ApplyAdagradDA(_LockingUpdate):
     """Adagrad dual averaging: the accumulators gather g and g^2, var is recomputed from them (l1
     shrinkage when l1 > 0); returns var."""
     op, states = "ApplyAdagradDA", 3
     operands = ("var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "lr", "l1", "l2",
                 "global_step")
-
-    def __init__(self, use_locking: bool = False):
-        super().__init__()
-        self.use_locking = bool(use_locking)
 
 
 def _tensor_operand(owner: str, name: str, value: Any) -> Any:
@@ -1190,14 +1179,10 @@ def _tensor_operand(owner: str, name: str, value: Any) -> Any:
     return value
 
 
-class ApplyAdamWithAmsgradV2(_ApplyUpdate):
+class ApplyAdamWithAmsgradV2(_LockingUpdate):
     """Adam keeping the running maximum ``vhat`` of v under the root; returns (var, m, v, vhat)."""
     op, states, returns = "ApplyAdamWithAmsgrad", 4, 4
     operands = ("var", "m", "v", "vhat", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad")
-
-    def __init__(self, use_locking: bool = False):
-        super().__init__()
-        self.use_locking = bool(use_locking)
 
 
 class ApplyAdamWithAmsgrad(_ApplyUpdate):
