@@ -13,6 +13,15 @@ from ascendemu.errors import ArgumentError, InvalidParamError, check_int
 from ..common.tensor import Tensor
 
 
+def check_value_type(owner: str, name: str, value: Any, types: tuple[type, ...]) -> None:
+    """MindSpore's ``validator.check_value_type``: its TypeError naming the argument (a bool is no number)."""
+    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        names = [t.__name__ for t in types]
+        expected = f"'{names[0]}'" if len(names) == 1 else str(names)
+        raise TypeError(f"For '{owner}', the type of '{name}' should be {expected}, but got type "
+                        f"'{type(value).__name__}'.")
+
+
 def _pair(name: str, value: Any) -> tuple[int, int]:
     if isinstance(value, int) and not isinstance(value, bool):
         return (value, value)

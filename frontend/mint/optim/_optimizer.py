@@ -17,31 +17,23 @@ from ... import ops
 from ...common.parameter import Parameter, ParameterTuple
 from ...common.tensor import Tensor
 from ...nn.cell import Cell
+from ...ops._utils import check_value_type
 
 __all__ = ["Optimizer"]
-
-
-def check_type(owner: str, name: str, value: Any, types: tuple[type, ...]) -> None:
-    """MindSpore's ``validator.check_value_type``: a TypeError naming the argument (bool is no number)."""
-    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
-        names = [t.__name__ for t in types]
-        expected = f"'{names[0]}'" if len(names) == 1 else str(names)
-        raise TypeError(f"For '{owner}', the type of '{name}' should be {expected}, but got type "
-                        f"'{type(value).__name__}'.")
 
 
 def check_adam_args(owner: str, lr: Any, betas: Any, eps: Any, weight_decay: Any, amsgrad: Any, maximize: Any,
                     betas_types: tuple[type, ...] = (tuple,)) -> None:
     """The argument checks Adam, AdamW and FusedAdamW share (MindSpore's ``_check_param_value`` and ranges)."""
-    check_type(owner, "betas", betas, betas_types)
+    check_value_type(owner, "betas", betas, betas_types)
     if len(betas) != 2:
         raise ValueError(f"For '{owner}', the 'betas size' must be in [2], but got {len(betas)}.")
     for i, beta in enumerate(betas):
-        check_type(owner, f"betas[{i}]", beta, (float,))
+        check_value_type(owner, f"betas[{i}]", beta, (float,))
     for name, value in (("eps", eps), ("weight_decay", weight_decay), ("lr", lr)):
-        check_type(owner, name, value, (float,))
-    check_type(owner, "amsgrad", amsgrad, (bool,))
-    check_type(owner, "maximize", maximize, (bool,))
+        check_value_type(owner, name, value, (float,))
+    check_value_type(owner, "amsgrad", amsgrad, (bool,))
+    check_value_type(owner, "maximize", maximize, (bool,))
     if lr < 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
     if eps < 0.0:

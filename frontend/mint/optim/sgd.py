@@ -8,7 +8,8 @@ import numpy as np
 from ... import ops
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
-from ._optimizer import Optimizer, check_type, scalar
+from ...ops._utils import check_value_type
+from ._optimizer import Optimizer, scalar
 
 __all__ = ["SGD"]
 
@@ -22,11 +23,11 @@ class SGD(Optimizer):
     def __init__(self, params: Any, lr: Any, momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
                  nesterov: bool = False, *, maximize: bool = False):
         owner = type(self).__name__
-        check_type(owner, "lr", lr, (float, int, bool, Tensor))
+        check_value_type(owner, "lr", lr, (float, int, bool, Tensor))
         for name, value in (("momentum", momentum), ("weight_decay", weight_decay), ("dampening", dampening)):
-            check_type(owner, name, value, (float, int, bool))
-        check_type(owner, "nesterov", nesterov, (bool,))
-        check_type(owner, "maximize", maximize, (bool,))
+            check_value_type(owner, name, value, (float, int, bool))
+        check_value_type(owner, "nesterov", nesterov, (bool,))
+        check_value_type(owner, "maximize", maximize, (bool,))
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:

@@ -14,7 +14,7 @@ from ...common.seed import graph_seed
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import (_check_format, _int_tuple, _pad4, _pair, _probability, _seed_arg, _static_int, _static_ints,
-                      defined_here)
+                      check_value_type, defined_here)
 from ..primitive import _Op, _binary_operands, _tensor, apply_op, generated_primitives
 from ..composite_op import composite
 from .array_ops import Select
@@ -1144,9 +1144,7 @@ class ApplyFtrl(_LockingUpdate):
 # var and its state updated in place where they are Parameters).
 def _check_float_attr(owner: str, name: str, value: Any) -> float:
     """MindSpore's ``validator.check_value_type(name, value, [float])`` for a float-only attribute."""
-    if not isinstance(value, float):
-        raise TypeError(f"For '{owner}', the type of '{name}' should be 'float', but got type "
-                        f"'{type(value).__name__}'.")
+    check_value_type(owner, name, value, (float,))
     return value
 
 
