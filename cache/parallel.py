@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.library import KernelPlan
 from ascendemu.process import die_with_parent
 
@@ -41,9 +42,30 @@ class Request:
     distrust: str | None = None     # why the committed entry failed to load although it verified
 
 
+# CANN's variable for the most operator build processes (its range 1-32); unset, a build may use every core.
+# A run whose processes already fill the cores (pytest-xdist workers, MPI ranks) sets it to 1: then each
+# process compiles its misses itself, and no pool of workers is started (each pays ~1.5 s of imports and
+# numba set-up) only to wait for the same cores.
+PARALLEL_COMPILER_ENV = "TE_PARALLEL_COMPILER"
+PARALLEL_COMPILER_MAX = 32
+
+
 def pool_size(jobs: int | None) -> int:
-    """Worker processes a build may use: ``jobs``, else one per core."""
-    return max(1, jobs or os.cpu_count() or 1)
+    """Worker processes a build may use: ``jobs``, else one per core, at most ``TE_PARALLEL_COMPILER``."""
+    if jobs:
+        return max(1, jobs)
+    cores = os.cpu_count() or 1
+    setting = os.environ.get(PARALLEL_COMPILER_ENV, "").strip()
+    if not setting:
+        return cores
+    try:
+        limit = int(setting)
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= PARALLEL_COMPILER_MAX:
+        raise InvalidParamError(f"{PARALLEL_COMPILER_ENV}={setting!r}: must be an int in 1..{PARALLEL_COMPILER_MAX} "
+                                f"(the most kernel build processes); unset it to use every core")
+    return min(cores, limit)
 
 
 def worker_count(jobs: int | None, misses: int) -> int:

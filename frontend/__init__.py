@@ -34,6 +34,8 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel
 from .nn.cell import ParameterTuple
 from .ops.composite import GradOperation
 from .ops.function.grad import grad, value_and_grad
+from .ops.function.grad import get_grad, jacfwd, jacrev, jvp, vjp  # noqa: F401  (round 3: transforms)
+from .ops.function.vmap_func import vmap  # noqa: F401
 from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from .profiler import Profiler
 from .run_check import run_check
@@ -59,6 +61,7 @@ __all__ += ["int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "fl
 __all__ += [n for n in train.__all__ if n not in __all__]
 __all__ += ["mint"]
 __all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
+__all__ += ["vmap", "vjp", "jvp", "jacfwd", "jacrev", "get_grad"]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,6 +17,7 @@ from ascendemu.hal.figures import device_figures
 from ascendemu.hal.runtime import Runtime
 from ascendemu.units import format_bytes
 
+from .dynamic import family_stats
 from .memory_report import AT_PEAK, PERSISTENT
 from .modes import RunMode
 from .plan import CompiledGraph
@@ -159,6 +160,8 @@ def run_summary(rt: Runtime, device_id: int, mode: RunMode, preparer: GraphPrepa
     lines = [mode.summary_head(),
              f"graph cache {cache.directory}: {cache.hits} hit(s), {preparer.graphs_compiled} graph(s) compiled"]
     lines += log.lines()
+    dynamic = family_stats().line()             # set_inputs signatures: one line for their shape families
+    lines += [dynamic] if dynamic else []
     lines += _graph_lines(preparer.prepared.values())
     device = rt.node.devices[device_id]
     figures = device_figures(device)
@@ -176,7 +179,8 @@ def _graph_lines(prepared: Iterable[Prepared]) -> list[str]:
     lines = []
     for p in prepared:
         c = p.compiled
-        line = (f"{c.name} [{c.jit_level}] {c.exec_order} execution order: peak live bytes "
+        shapes = ", ".join(str(list(c.values[v].shape)) for v in c.inputs)    # a dynamic family's graphs differ here
+        line = (f"{c.name} [{c.jit_level}] inputs {shapes or 'none'}, {c.exec_order} execution order: peak live bytes "
                 f"{format_bytes(c.lower_bound)} (single-stream order), {len(p.streams)} stream(s)")
         if c.memory == "static":
             line += (f"; static memory plan {format_bytes(c.workspace_size)} "

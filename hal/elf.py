@@ -32,7 +32,7 @@ LIBM_SYMBOLS = frozenset(f"{name}{suffix}" for suffix in ("", "f") for name in (
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "hypot",
     "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "erf", "erfc", "fmod", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "fabs",
-    "fmin", "fmax", "ldexp"))
+    "fmin", "fmax", "ldexp", "sincos"))      # sincos: LLVM's merge of sin(a) and cos(a) (complex exp, FFT twiddles)
 # libc: LLVM turns zero-fill and copy loops into these calls.
 LIBC_SYMBOLS = frozenset({"memset", "memcpy", "memmove"})
 # BLAS: matrix products call OpenBLAS from the scipy-openblas32 wheel (see .blas).

@@ -16,7 +16,9 @@ __all__ = ["ITEMSIZE", "DTYPES", "TensorDesc", "OpSignature", "jsonable", "attrs
 # dtype -> bytes per element: every MindSpore real number type and bool (one byte, 0 or 1, as
 # comparisons write it). bfloat16 is stored as its 16 bits (ml_dtypes' numpy type on the host).
 ITEMSIZE = {"float32": 4, "float16": 2, "int32": 4, "bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
-            "int64": 8, "uint32": 4, "uint64": 8, "bfloat16": 2, "float64": 8}
+            "int64": 8, "uint32": 4, "uint64": 8, "bfloat16": 2, "float64": 8,
+            # complex: (real, imag) pairs of float32 / float64, numpy's and MindSpore's layout
+            "complex64": 8, "complex128": 16}
 DTYPES = tuple(ITEMSIZE)
 
 
@@ -58,8 +60,7 @@ class TensorDesc:
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(int(s) for s in self.shape))
         if self.dtype not in DTYPES:
-            raise InvalidParamError(f"dtype {self.dtype!r} is not supported on the device (complex types are not "
-                                    f"emulated); use one of {DTYPES}")
+            raise InvalidParamError(f"dtype {self.dtype!r} is not supported on the device; use one of {DTYPES}")
         if any(s < 0 for s in self.shape):
             raise InvalidParamError(f"shape {self.shape} has a negative dimension")
 

@@ -22,6 +22,12 @@ if "ASCENDEMU_CACHE_KEY_FILE" not in os.environ:
     atexit.register(shutil.rmtree, _key_dir, True)
     os.environ["ASCENDEMU_CACHE_KEY_FILE"] = str(Path(_key_dir) / "cache.key")
 
+# The xdist workers already fill the cores, so a kernel build compiles its misses in the process that asks
+# (CANN's TE_PARALLEL_COMPILER, honoured by ascendemu.cache.parallel): no pool of build workers per test
+# process or per `ascendemu run` child, each paying imports and numba set-up only to wait for the same
+# cores. Tests of the parallel build pass ``jobs`` explicitly.
+os.environ.setdefault("TE_PARALLEL_COMPILER", "1")
+
 from ascendemu.cli.pytest_plugin import emulated_device, fresh_runtime
 
 

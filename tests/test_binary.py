@@ -10,6 +10,7 @@ import ctypes
 import hashlib
 import io
 import json
+import math
 import platform
 import shutil
 import struct
@@ -46,8 +47,9 @@ HOST_MACHINE = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64"}[platform.machine
 
 SQUARE = OpSignature.make("Square", [((300_000,), "float32")])   # a dynamic-shape kernel (shapes are tiling data)
 EXP = OpSignature.make("Exp", [((1000,), "float32")])            # calls libm
-SOFTMAX = OpSignature.make("Softmax", [((512, 600), "float32")])  # specialised to its signature; several blocks
-LOG_SOFTMAX = OpSignature.make("LogSoftmax", [((8, 100), "float32")])   # calls libm's expf and logf
+# kernels specialised to their signatures (their ops have no runtime tiling), so the HAL loads them by path
+LGAMMA = OpSignature.make("Lgamma", [((512, 600), "float32")])        # several blocks; calls libm's log and sin
+BESSEL_I0E = OpSignature.make("BesselI0e", [((8, 100), "float32")])   # calls libm's exp
 
 
 @pytest.fixture(scope="module")
@@ -61,24 +63,23 @@ def exp() -> KernelBinary:
 
 
 @pytest.fixture(scope="module")
-def softmax() -> KernelBinary:
-    return build_binary(SOFTMAX, 0)
+def lgamma() -> KernelBinary:
+    return build_binary(LGAMMA, 0)
 
 
 @pytest.fixture(scope="module")
-def log_softmax() -> KernelBinary:
-    return build_binary(LOG_SOFTMAX, 0)
+def bessel_i0e() -> KernelBinary:
+    return build_binary(BESSEL_I0E, 0)
 
 
-def np_softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+def np_lgamma(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.lgamma)(x.astype(np.float64))
 
 
 @pytest.fixture(scope="module")
-def kernel_dir(tmp_path_factory, square, exp, softmax, log_softmax):
+def kernel_dir(tmp_path_factory, square, exp, lgamma, bessel_i0e):
     directory = tmp_path_factory.mktemp("kernel_meta")
-    for kb in (square, exp, softmax, log_softmax):
+    for kb in (square, exp, lgamma, bessel_i0e):
         for suffix, data in kb.files().items():
             (directory / f"{kb.bin_file_name}{suffix}").write_bytes(data)
     return directory
@@ -121,12 +122,12 @@ def test_object_is_a_relocatable_elf64_exporting_the_kernel(square):
     assert set(undefined) <= ALLOWED_UNDEFINED
 
 
-def test_meta_section_records_block_dim_and_abi(softmax, square):
-    meta = elf_of(softmax).get_section_by_name(".ascend.meta")
+def test_meta_section_records_block_dim_and_abi(lgamma, square):
+    meta = elf_of(lgamma).get_section_by_name(".ascend.meta")
     assert meta is not None
     records = decode_tlv(meta.data())
-    assert softmax.json["blockDim"] > 1
-    assert records == {1: 1, 2: softmax.json["blockDim"], 3: ABI_VERSION, 4: 1}
+    assert lgamma.json["blockDim"] > 1
+    assert records == {1: 1, 2: lgamma.json["blockDim"], 3: ABI_VERSION, 4: 1}
     assert decode_meta(meta.data()) == records
     # a dynamic-shape kernel: block dim -1 (decided by its tiling), as u32
     assert square.json["blockDim"] == -1
@@ -146,33 +147,33 @@ def test_meta_decoder_rejects_malformed_records():
     assert decode_meta(good + struct.pack("<HH", 99, 3) + b"abc\0")[2] == 4     # unknown type skipped
 
 
-def test_json_matches_the_seed_layout(softmax):
-    doc = softmax.json
+def test_json_matches_the_seed_layout(lgamma):
+    doc = lgamma.json
     assert set(doc) == SEED_JSON_KEYS | EXTENSION_JSON_KEYS
-    assert doc["sha256"] == hashlib.sha256(softmax.obj).hexdigest()
+    assert doc["sha256"] == hashlib.sha256(lgamma.obj).hexdigest()
     assert doc["magic"] == "RT_DEV_BINARY_MAGIC_ELF" and doc["binFileSuffix"] == ".o"
-    assert doc["kernelName"] == doc["binFileName"] + "__kernel0" == softmax.bin_file_name + "__kernel0"
+    assert doc["kernelName"] == doc["binFileName"] + "__kernel0" == lgamma.bin_file_name + "__kernel0"
     assert doc["batchBindOnly"] == 1 and doc["opParaSize"] == 0 and doc["build_result"] == ""
     assert doc["parameters"] == [0, 0] and doc["abiVersion"] == ABI_VERSION
     assert doc["args"] == [{"nbytes": 1_228_800, "role": "in"}, {"nbytes": 1_228_800, "role": "out"}]
     assert doc["workspace"] == {"num": 0, "size": []}
     assert doc["cost"]["dtype"] == "float32"
-    files = softmax.files()
-    assert files[".o"] == softmax.obj
+    files = lgamma.files()
+    assert files[".o"] == lgamma.obj
     assert files[".json"] == (json.dumps(doc, sort_keys=True, indent=4) + "\n").encode()
 
 
-def test_info_has_the_seed_structure(softmax):
-    info = softmax.info
+def test_info_has_the_seed_structure(lgamma):
+    info = lgamma.info
     job = info["job_content"]
     assert SEED_JOB_KEYS <= set(job) and info["job_type"] == "Compile"
     assert set(job["SocInfo"]) == SEED_SOC_KEYS
     assert job["SocInfo"]["socVersion"] == "Ascend910A" and job["SocInfo"]["deviceId"] == "0"
-    assert job["fusion_op_name"] == softmax.bin_file_name
+    assert job["fusion_op_name"] == lgamma.bin_file_name
     data, op = job["op_list"]
     assert data["type"] == "Data" and set(data["output_desc"][0]) == SEED_DESC_KEYS
-    assert SEED_OP_KEYS <= set(op) and op["type"] == "Softmax" and op["func_name"] == "softmax"
-    assert op["op_name"] == softmax.bin_file_name and op["attrs"] == []
+    assert SEED_OP_KEYS <= set(op) and op["type"] == "Lgamma" and op["func_name"] == "lgamma"
+    assert op["op_name"] == lgamma.bin_file_name and op["attrs"] == []
     for desc in op["input_desc"] + op["output_desc"]:
         assert set(desc) == SEED_DESC_KEYS
         assert desc["format"] == "ND" and desc["dtype"] == desc["data_type"] == "float32"
@@ -228,19 +229,20 @@ def test_kernel_name_is_stable_across_processes_and_tracks_the_signature(square)
     assert kernel_name(OpSignature.make("Square", [((3_000, 200), "float32")]), 0) == name     # coalesced: one dim
 
 
-def test_load_in_a_fresh_process_without_numba(kernel_dir, softmax, log_softmax):
+def test_load_in_a_fresh_process_without_numba(kernel_dir, lgamma, bessel_i0e):
     code = r"""
-import ctypes, sys
+import ctypes, math, sys
 import numpy as np
 from ascendemu.hal.loader import load_binary, read_binary
-directory, softmax, log_softmax = sys.argv[1:]
-def np_softmax(x):
-    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-for name, rows, oracle in ((softmax, 512, np_softmax), (log_softmax, 8, lambda x: np.log(np_softmax(x)))):
+directory, lgamma, bessel_i0e = sys.argv[1:]
+def np_lgamma(x):
+    return np.vectorize(math.lgamma)(x.astype(np.float64))
+def np_i0e(x):
+    return np.i0(x.astype(np.float64)) * np.exp(-np.abs(x.astype(np.float64)))
+for name, rows, oracle in ((lgamma, 512, np_lgamma), (bessel_i0e, 8, np_i0e)):
     kf = load_binary(read_binary(directory, name))
     n = kf.args[0].nbytes // 4
-    x = np.linspace(-3, 3, n, dtype=np.float32).reshape(rows, -1)
+    x = np.linspace(0.25, 6, n, dtype=np.float32).reshape(rows, -1)
     y = np.full(x.shape, np.nan, dtype=np.float32)
     args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
     for block in range(kf.block_dim):
@@ -249,10 +251,10 @@ for name, rows, oracle in ((softmax, 512, np_softmax), (log_softmax, 8, lambda x
     print(name, kf.block_dim, [a.role for a in kf.args])
 assert "numba" not in sys.modules, sorted(m for m in sys.modules if m.startswith("numba"))
 """
-    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), softmax.bin_file_name,
-                          log_softmax.bin_file_name], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), lgamma.bin_file_name,
+                          bessel_i0e.bin_file_name], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert f"{softmax.bin_file_name} {softmax.json['blockDim']} ['in', 'out']" in out.stdout
+    assert f"{lgamma.bin_file_name} {lgamma.json['blockDim']} ['in', 'out']" in out.stdout
 
 
 def test_read_binary_reports_a_missing_file(kernel_dir, square):
@@ -263,17 +265,17 @@ def test_read_binary_reports_a_missing_file(kernel_dir, square):
         read_binary(kernel_dir, "square_1_0")
 
 
-def test_load_in_process_runs_blocks_on_numpy_data(softmax, square):
+def test_load_in_process_runs_blocks_on_numpy_data(lgamma, square):
     from ascendemu.hal.loader import load_binary
 
-    kf = load_binary(softmax)
-    assert kf.block_dim == softmax.json["blockDim"] and kf.cost.bytes == softmax.json["cost"]["bytes"]
-    x = np.random.default_rng(0).standard_normal((512, 600)).astype(np.float32)
+    kf = load_binary(lgamma)
+    assert kf.block_dim == lgamma.json["blockDim"] and kf.cost.bytes == lgamma.json["cost"]["bytes"]
+    x = np.random.default_rng(0).uniform(0.1, 8.0, (512, 600)).astype(np.float32)
     y = np.zeros_like(x)
     args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
     for block in range(kf.block_dim):
         kf.call_block(args, block)
-    np.testing.assert_allclose(y, np_softmax(x), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(y, np_lgamma(x), rtol=1e-5, atol=1e-6)
     with pytest.raises(IncompatibleKernelError, match="dynamic-shape kernel"):
         load_binary(square)            # its launch facts and tiling data come from a signature's plan
 
@@ -471,13 +473,13 @@ assert "numba" not in sys.modules
     assert out.returncode == 0, out.stderr
 
 
-def test_the_loaders_elf_reader_agrees_with_pyelftools(square, exp, softmax):
+def test_the_loaders_elf_reader_agrees_with_pyelftools(square, exp, lgamma):
     """hal.elf decodes the ELF64 structures with struct (a warm start reads one object per kernel);
     pyelftools, a reader written independently, must see the same machine, functions, imports and meta."""
     from elftools.elf.sections import SymbolTableSection
 
     from ascendemu.hal.elf import read_elf
-    for kb in (square, exp, softmax):
+    for kb in (square, exp, lgamma):
         elf = elf_of(kb)
         symtab = next(s for s in elf.iter_sections() if isinstance(s, SymbolTableSection))
         globals_ = [s for s in symtab.iter_symbols() if s["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK") and s.name]

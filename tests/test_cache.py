@@ -25,6 +25,7 @@ from limits import SUBPROCESS_TIMEOUT_S
 from ascendemu.cache import CacheSecurityError, CacheLockTimeoutError, CacheWarning, KernelCache
 from ascendemu.cache.cli import main as cache_cli
 from ascendemu.cache.locks import EntryLock
+from ascendemu.cache.parallel import PARALLEL_COMPILER_ENV, pool_size, worker_count
 from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature
@@ -139,8 +140,9 @@ def test_parallel_misses_use_workers_and_show_progress(cache_root, tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(UNGUARDED_SCRIPT)
     spec = json.dumps([(s.op, [list(d.shape) for d in s.inputs]) for s in new + BASE_SIGS[:2]])
+    env = {k: v for k, v in os.environ.items() if k != PARALLEL_COMPILER_ENV}     # the default: every core
     proc = subprocess.run([sys.executable, str(script), str(cache_root), spec], capture_output=True, text=True,
-                          timeout=SUBPROCESS_TIMEOUT_S)
+                          timeout=SUBPROCESS_TIMEOUT_S, env=env)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines.count("top level ran") == 1
@@ -154,6 +156,22 @@ def test_parallel_misses_use_workers_and_show_progress(cache_root, tmp_path):
     for s, k in zip(new, cache.get_many(new, progress=False)):
         check_kernel(s, k)
     assert cache.stats.reused == 3
+
+
+def test_te_parallel_compiler_bounds_the_build_workers(monkeypatch):
+    """CANN's TE_PARALLEL_COMPILER caps the build processes (never above the cores); ``jobs`` overrides it;
+    a value outside 1..32 is refused with what to do."""
+    cores = os.cpu_count() or 1
+    monkeypatch.delenv(PARALLEL_COMPILER_ENV, raising=False)
+    assert pool_size(None) == cores and pool_size(3) == 3
+    monkeypatch.setenv(PARALLEL_COMPILER_ENV, "1")
+    assert pool_size(None) == 1 and worker_count(None, 5) == 1 and pool_size(2) == 2
+    monkeypatch.setenv(PARALLEL_COMPILER_ENV, "32")
+    assert pool_size(None) == cores
+    for bad in ("0", "33", "eight"):
+        monkeypatch.setenv(PARALLEL_COMPILER_ENV, bad)
+        with pytest.raises(InvalidParamError, match="TE_PARALLEL_COMPILER.*1..32"):
+            pool_size(None)
 
 
 PIPED_BUILD_SCRIPT = textwrap.dedent("""

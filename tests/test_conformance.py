@@ -97,8 +97,8 @@ def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
     if got.shape != want.shape:
         return False
     if want.dtype.kind in "fc" or got.dtype.kind in "fc":
-        return bool(np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
-                                equal_nan=True))
+        wide = np.complex128 if "c" in want.dtype.kind + got.dtype.kind else np.float64
+        return bool(np.allclose(got.astype(wide), want.astype(wide), rtol=rtol, atol=atol, equal_nan=True))
     return bool(np.array_equal(got, want))
 
 

@@ -7,6 +7,7 @@ files read back as JSON: signatures that share a family share one kernel_meta en
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -23,7 +24,8 @@ from test_ops import conv_ref, pool_ref, same_pad
 
 def run(kernel, sig: OpSignature, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Every block of ``kernel`` on numpy buffers, its tiling data appended as the ABI says."""
-    outputs = [np.full(d.shape, np.nan, d.dtype) for d in infer_outputs(sig)]
+    outputs = [np.full(d.shape, np.nan if np.dtype(d.dtype).kind in "fc" else 99, d.dtype)     # unwritten shows
+               for d in infer_outputs(sig)]
     workspaces = [np.zeros(a.nbytes, np.uint8) for a in kernel.args if a.role == "workspace"]
     argv = kernel.argv([a.ctypes.data for a in [*inputs, *outputs, *workspaces]])
     for block in range(kernel.block_dim):
@@ -276,10 +278,96 @@ MOVEMENT = {
 }
 
 
-@pytest.mark.parametrize("op", list(MOVEMENT))
-def test_data_movement_of_any_size_shares_one_kernel_and_matches_numpy_bit_for_bit(cache, op):
+def _running_arg(x, axis, pick):
+    """Cummax/Cummin along ``axis``: the running extremum and the (latest) index it came from."""
+    x = np.moveaxis(x, axis, -1)
+    values, index = np.empty_like(x), np.zeros(x.shape, np.int32)
+    for line in np.ndindex(x.shape[:-1]):
+        best, at = x[line][0], 0
+        for t, v in enumerate(x[line]):
+            if pick(v, best) or v == best:
+                best, at = v, t
+            values[line][t], index[line][t] = best, at
+    return [np.moveaxis(values, -1, axis), np.moveaxis(index, -1, axis)]
+
+
+def _mirror_grad(dy, shape, pads, mode):
+    """The adjoint of np.pad(mode): every dout element added to the x element it copies."""
+    source = np.pad(np.arange(np.prod(shape)).reshape(shape), pads, mode=mode)
+    return np.bincount(source.ravel(), dy.ravel().astype(np.float64), np.prod(shape)).reshape(shape).astype(dy.dtype)
+
+
+def _tensor_scatter(x, indices, updates, fold):
+    y = x.copy()
+    for tup, u in zip(indices.reshape(-1, indices.shape[-1]), updates.reshape((-1,) + x.shape[indices.shape[-1]:])):
+        y[tuple(tup)] = fold(y[tuple(tup)], u)
+    return y
+
+
+def _segment_max(x, ids, count):
+    y = np.full((count,) + x.shape[1:], np.finfo(x.dtype).min, x.dtype)
+    np.maximum.at(y, ids[(ids >= 0) & (ids < count)], x[(ids >= 0) & (ids < count)])
+    return y
+
+
+def _whole(shape, seed=8):
+    """Small integers as float32: sums and products of a few are exact in any order."""
+    return _ints(shape, -4, 5, seed).astype(np.float32)
+
+
+def _topk(x, k):
+    order = np.argsort(-x, axis=-1, kind="stable")[..., :k]
+    return [np.take_along_axis(x, order, -1), order.astype(np.int32)]
+
+
+# op -> signatures of different sizes that share one kernel (orders, scans and row folds read their
+# sizes as tiling data too), each (inputs, attrs, numpy reference)
+ORDERS_SCANS_FOLDS = {
+    "Argmax": [([_whole((4, 7))], {"axis": 1}, lambda x: np.argmax(x, 1).astype(np.int32)),
+               ([_whole((3, 5, 2))], {"axis": 1}, lambda x: np.argmax(x, 1).astype(np.int32))],
+    "ArgMinWithValue": [([_whole((6, 3))], {"axis": 0}, lambda x: [np.argmin(x, 0).astype(np.int32), x.min(0)]),
+                        ([_whole((2, 9, 4))], {"axis": 1}, lambda x: [np.argmin(x, 1).astype(np.int32), x.min(1)])],
+    "TopK": [([_floats((3, 10))], {"k": 4}, lambda x: _topk(x, 4)),
+             ([_floats((2, 2, 33))], {"k": 7}, lambda x: _topk(x, 7))],
+    "Sort": [([_whole((5, 6, 3))], {"axis": 1},
+              lambda x: [np.sort(x, 1, kind="stable"), np.argsort(x, 1, kind="stable").astype(np.int32)]),
+             ([_whole((2, 9, 4))], {"axis": 1},
+              lambda x: [np.sort(x, 1, kind="stable"), np.argsort(x, 1, kind="stable").astype(np.int32)])],
+    "CumSum": [([_ints((4, 6), -9, 9)], {"axis": 1}, lambda x: np.cumsum(x, 1, dtype=np.int32)),
+               ([_ints((3, 8), -9, 9)], {"axis": 1}, lambda x: np.cumsum(x, 1, dtype=np.int32))],
+    "CumProd": [([_whole((5, 3, 2))], {"axis": 1, "exclusive": True, "reverse": True},
+                 lambda x: np.flip(np.cumprod(np.flip(np.concatenate([x[:, 1:], np.ones_like(x[:, :1])], 1), 1), 1), 1)),
+                ([_whole((2, 6, 4))], {"axis": 1, "exclusive": True, "reverse": True},
+                 lambda x: np.flip(np.cumprod(np.flip(np.concatenate([x[:, 1:], np.ones_like(x[:, :1])], 1), 1), 1), 1))],
+    "Cummax": [([_whole((4, 9, 2))], {"axis": 1}, lambda x: _running_arg(x, 1, np.greater)),     # strided lines:
+               ([_whole((3, 5, 7))], {"axis": 1}, lambda x: _running_arg(x, 1, np.greater))],  # any stride
+    "MirrorPad": [([_floats((3, 4))], {"paddings": ((1, 2), (0, 3)), "mode": "REFLECT"},
+                   lambda x: np.pad(x, ((1, 2), (0, 3)), mode="reflect")),
+                  ([_floats((6, 5))], {"paddings": ((3, 0), (2, 2)), "mode": "REFLECT"},
+                   lambda x: np.pad(x, ((3, 0), (2, 2)), mode="reflect"))],
+    "MirrorPadGrad": [([_whole((6, 7))], {"paddings": ((1, 2), (0, 3)), "mode": "SYMMETRIC"},
+                       lambda d: _mirror_grad(d, (3, 4), ((1, 2), (0, 3)), "symmetric")),
+                      ([_whole((9, 5))], {"paddings": ((2, 1), (1, 1)), "mode": "SYMMETRIC"},
+                       lambda d: _mirror_grad(d, (6, 3), ((2, 1), (1, 1)), "symmetric"))],
+    "TensorScatterUpdate": [([_floats((5, 3)), _ints((4, 1), 0, 5), _floats((4, 3), seed=9)], {},
+                             lambda x, i, u: _tensor_scatter(x, i, u, lambda a, b: b)),
+                            ([_floats((8, 2)), _ints((6, 1), 0, 8), _floats((6, 2), seed=9)], {},
+                             lambda x, i, u: _tensor_scatter(x, i, u, lambda a, b: b))],
+    "TensorScatterAdd": [([_whole((4, 5, 2)), _ints((3, 2), 0, 4), _whole((3, 2), 9)], {},
+                          lambda x, i, u: _tensor_scatter(x, i, u, np.add)),
+                         ([_whole((3, 3, 6)), _ints((7, 2), 0, 3), _whole((7, 6), 9)], {},
+                          lambda x, i, u: _tensor_scatter(x, i, u, np.add))],
+    "UnsortedSegmentMax": [([_floats((10, 3)), _ints((10,), -1, 6)], {"num_segments": 5},
+                            lambda x, i: _segment_max(x, i, 5)),
+                           ([_floats((4, 2)), _ints((4,), 0, 3)], {"num_segments": 3},
+                            lambda x, i: _segment_max(x, i, 3))],
+}
+
+
+@pytest.mark.parametrize("op", list(MOVEMENT) + list(ORDERS_SCANS_FOLDS))
+def test_ops_of_any_size_share_one_kernel_and_match_numpy_bit_for_bit(cache, op):
     names = set()
-    for arrays, attrs, ref in MOVEMENT[op]:
+    for arrays, attrs, ref in {**MOVEMENT, **ORDERS_SCANS_FOLDS}[op]:
         arrays = [np.asarray(a) for a in arrays]
         s = OpSignature.make(op, [(a.shape, str(a.dtype)) for a in arrays], **attrs)
         k = cache.get(s)
@@ -305,3 +393,52 @@ def test_sparse_cross_entropy_of_any_batch_and_class_count_is_one_kernel(cache):
         np.testing.assert_allclose(loss, -log_p[np.arange(n), labels], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(backprop, np.exp(log_p) - np.eye(c)[labels], rtol=1e-5, atol=1e-6)
     assert len(names) == 1
+
+
+def _softmax(x, axis):
+    e = np.exp(x.astype(np.float64) - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+def test_softmax_of_any_row_count_and_length_is_one_kernel_per_row_stride(cache):
+    """The axis length and row counts are tiling data; the row's stride (1: the last axis) is compiled in."""
+    for op, ref in (("Softmax", _softmax), ("LogSoftmax", lambda x, a: np.log(_softmax(x, a)))):
+        names = {}
+        for shape, axis in (((8, 10), -1), ((5, 3, 33), -1), ((1, 700), 1), ((4, 6, 5), 1), ((2, 3, 5), 1)):
+            x = _floats(shape)
+            s = OpSignature.make(op, [(shape, "float32")], axis=axis)
+            k = cache.get(s)
+            names.setdefault(math.prod(shape[axis % len(shape) + 1:]), set()).add(k.name)
+            (y,) = run(k, s, [x])
+            np.testing.assert_allclose(y, ref(x, axis), rtol=1e-5, atol=1e-6)
+        assert {stride: len(n) for stride, n in names.items()} == {1: 1, 5: 1}
+
+
+def test_layer_norm_and_its_grad_of_any_size_are_one_kernel_each(cache):
+    """Rows, row length and gamma's size are tiling data; gamma's layout on a row is compiled in (here: one
+    gamma element per row element). Oracle: the closed forms in float64."""
+    names = set()
+    for shape in ((4, 6), (3, 2, 8), (7, 33)):
+        norm = len(shape) - 1 if len(shape) == 2 else 1
+        axes = tuple(range(norm, len(shape)))
+        x, g, b, dy = _floats(shape), _floats(shape[norm:], seed=1), _floats(shape[norm:], seed=2), _floats(shape, seed=3)
+        attrs = dict(begin_norm_axis=norm, begin_params_axis=norm, epsilon=1e-5)
+        s = OpSignature.make("LayerNorm", [(shape, "float32"), (g.shape, "float32"), (b.shape, "float32")], **attrs)
+        k = cache.get(s)
+        y, mean, var = run(k, s, [x, g, b])
+        x64 = x.astype(np.float64)
+        mu, v = x64.mean(axes, keepdims=True), x64.var(axes, keepdims=True)
+        xhat = (x64 - mu) / np.sqrt(v + 1e-5)
+        np.testing.assert_allclose(y, xhat * g + b, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(mean, mu, rtol=1e-5, atol=1e-6)
+        sg = OpSignature.make("LayerNormGrad", [(shape, "float32"), (shape, "float32"), (g.shape, "float32"),
+                                                (mean.shape, "float32"), (var.shape, "float32")], **attrs)
+        kg = cache.get(sg)
+        dx, dg, db = run(kg, sg, [dy, x, g, mean, var])
+        gy = dy.astype(np.float64) * g
+        want = (gy - gy.mean(axes, keepdims=True) - xhat * (gy * xhat).mean(axes, keepdims=True)) / np.sqrt(v + 1e-5)
+        np.testing.assert_allclose(dx, want, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(dg, (dy * xhat).sum(tuple(range(norm))), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(db, dy.astype(np.float64).sum(tuple(range(norm))), rtol=1e-5, atol=1e-5)
+        names |= {k.name, kg.name}
+    assert len(names) == 2

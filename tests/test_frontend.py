@@ -48,7 +48,7 @@ def test_tensor_from_numpy_list_scalar():
     assert Tensor([1, 2], dtype=ms.float16).asnumpy().dtype == np.float16
     assert Tensor(shape=(2, 3), dtype=ms.float32, init="ones").asnumpy().sum() == 6
     with pytest.raises(InvalidParamError, match="not supported"):
-        Tensor([1], dtype="complex64")
+        Tensor([1], dtype="complex32")
 
 
 def test_tensor_printing_like_mindspore():

@@ -13,24 +13,23 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 ROWS, COLS = 25, 40
 N = ROWS * COLS
-PADDINGS = ((1, 1), (2, 2))      # the MirrorPad kernel's (a kernel specialised to its signature)
 
 
 @pytest.fixture(scope="module")
 def cache_root(tmp_path_factory):
-    """A kernel_meta with a MirrorPad (a kernel specialised to its signature) and a Square (a
+    """A kernel_meta with a PopulationCount (a kernel specialised to its signature) and a Square (a
     dynamic-shape kernel: its shapes are tiling data)."""
     root = tmp_path_factory.mktemp("hal_bin")
     cache = KernelCache(root=root)
-    cache.get(OpSignature.make("MirrorPad", [TensorDesc((ROWS, COLS), "float32")], paddings=PADDINGS, mode="REFLECT"))
+    cache.get(OpSignature.make("PopulationCount", [TensorDesc((ROWS, COLS), "int32")]))
     cache.get(OpSignature.make("Square", [TensorDesc((N,), "float32")]))
     return cache.directory
 
 
 @pytest.fixture(scope="module")
 def square_files(cache_root):
-    """The MirrorPad entry's .json (the fixture kept its name: the files of a kernel loaded by path)."""
-    (json_path,) = cache_root.glob("mirror_pad_*_0.json")
+    """The PopulationCount entry's .json (the fixture kept its name: the files of a kernel loaded by path)."""
+    (json_path,) = cache_root.glob("population_count_*_0.json")
     return json_path
 
 
@@ -49,8 +48,8 @@ def test_load_get_function_and_launch(rt, square_files):
     rt.set_device(0)
     binary = rt.load_binary(square_files.with_suffix(".o"))
     func = rt.get_function(binary, f"{square_files.stem}__kernel0")
-    x = np.linspace(-3, 3, N, dtype=np.float32)
-    want = np.pad(x.reshape(ROWS, COLS), PADDINGS, mode="reflect")
+    x = np.arange(N, dtype=np.int32) * 7919 - 3_000_000
+    want = np.unpackbits(x.view(np.uint8)).reshape(N, 32).sum(axis=1, dtype=np.uint8)     # set bits per int32
     dx, dy = rt.malloc(x.nbytes), rt.malloc(want.nbytes)
     rt.memcpy(dx, x.nbytes, x, x.nbytes, MEMCPY_HOST_TO_DEVICE)
     block_dim = rt.functions[func].block_dim

@@ -663,7 +663,7 @@ BAD = [
     (("Add", [((3,), "float32"), ((3,), "float16")]), "input 1 has dtype float16"),
     (("Add", [((3,), "float32")]), "takes 2 input(s)"),
     (("Exp", [((3,), "int32")]), "input 0 (x) has dtype int32"),
-    (("Cast", [((3,), "float32")], {"dst_type": "complex64"}), "attr dst_type"),
+    (("Cast", [((3,), "float32")], {"dst_type": "complex32"}), "attr dst_type"),
     (("MatMul", [((2, 3, 4), "float32"), ((4, 5), "float32")]), "input 0 (x1) must have rank 2"),
     (("MatMul", [((3, 4), "float32"), ((5, 6), "float32")]), "contracted dimension"),
     (("MatMul", [((3, 4), "float32"), ((4, 6), "float32")], {"transpose_a": 1}), "attr transpose_a"),

@@ -324,7 +324,7 @@ def test_replay_with_recorded_data_recomputes_the_same_output_bytes(workdir, asc
 
     # through the HAL alone: load_binary / get_function. The run's Square is a dynamic-shape kernel (its
     # sizes come from a signature's plan), so it is refused by path; a kernel specialised to its signature
-    # (a MirrorPad built into the same cache) loads, and its launches replay
+    # (a PopulationCount built into the same cache) loads, and its launches replay
     (kernel,) = [r for r in fmt.read_trace(path) if isinstance(r, fmt.Kernel)]
     kernel_meta = ascendemu_kernel_cache / "rank_0" / "kernel_meta"
     rt = get_runtime()
@@ -333,23 +333,22 @@ def test_replay_with_recorded_data_recomputes_the_same_output_bytes(workdir, asc
     with pytest.raises(AclError, match="dynamic-shape kernel"):
         rt.load_binary(kernel_meta / f"{kernel.identity['kernel_meta']}.json")
     rt.finalize()
-    mirror = KernelCache(ascendemu_kernel_cache, rank=0).get(
-        OpSignature.make("MirrorPad", [((3, 2), "float32")], paddings=((1, 1), (0, 0)), mode="REFLECT"))
+    static = KernelCache(ascendemu_kernel_cache, rank=0).get(OpSignature.make("PopulationCount", [((3, 2), "int32")]))
     hal_path = workdir / "hal.aetrace"
     rec = Recorder(hal_path, record_data=True).attach(rt)
     rt.init()
     rt.set_device(0)
-    func = rt.get_function(rt.load_binary(kernel_meta / f"{mirror.name}.json"), f"{mirror.name}__kernel0")
-    x = np.arange(6, dtype=np.float32).reshape(3, 2) + 1.5
+    func = rt.get_function(rt.load_binary(kernel_meta / f"{static.name}.json"), f"{static.name}__kernel0")
+    x = np.array([[0, 1], [7, -1], [1 << 20, 255]], np.int32)
     ptrs = [rt.malloc(a.nbytes) for a in rt.functions[func].args]
     rt.memcpy(ptrs[0], x.nbytes, x, x.nbytes, 1)
     rt.launch_kernel(func, None, ptrs, None)
     rt.synchronize_device()            # a synchronous memcpy does not wait for the streams (hal.memory)
-    out = np.empty((5, 2), np.float32)
+    out = np.empty((3, 2), np.uint8)
     rt.memcpy(out, out.nbytes, ptrs[1], out.nbytes, 2)
     rec.close()
     rt.finalize()
-    assert np.array_equal(out, np.pad(x, ((1, 1), (0, 0)), mode="reflect"))
+    assert np.array_equal(out, [[0, 1], [3, 32], [1, 8]])     # set bits of each int32
     priced, computed = replay(str(hal_path)), replay(str(hal_path), compute=True)
     assert differences(priced.recorded.figures, priced.figures) == []
     assert differences(computed.recorded.figures, computed.figures) == []

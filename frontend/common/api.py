@@ -19,6 +19,7 @@ from ascendemu.graph.plan import JIT_LEVELS
 
 from ..backend import get_backend
 from ..context import get_context
+from .dynamic_inputs import any_shape, check_inputs
 from .jit_config import jit_level_of
 from .parse import convert
 from .phase import cached_capture
@@ -40,14 +41,17 @@ def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
 
 
 def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None, owner: Any = None,
-              static: tuple = ()) -> Any:
+              static: tuple = (), signature: tuple | None = None) -> Any:
     """Capture ``fn(*args)`` and run it through the backend at ``jit_level`` (default: the context's).
     With an ``owner`` (the Cell or function called; ``static``: its keyword arguments as (name, value)
-    pairs), a call matching an earlier one reuses that capture (:mod:`.phase`)."""
+    pairs), a call matching an earlier one reuses that capture (:mod:`.phase`); with an input
+    ``signature`` (``Cell.set_inputs``), one that matches it (:mod:`.dynamic_inputs`)."""
     from ..capture import trace
 
     level = jit_level or get_context("jit_level")
-    graph, structure = cached_capture(owner, args, static, level, lambda: trace(fn, args, name))
+    if signature is not None:
+        check_inputs(signature, args)
+    graph, structure = cached_capture(owner, args, static, level, lambda: trace(fn, args, name), signature)
     arrays = get_backend().run_graph(graph, _arrays(args), level)
     return _rebuild(graph, structure, arrays, name)
 
@@ -86,12 +90,14 @@ def _rebuild(graph: Graph, structure: Any, arrays: list[np.ndarray], name: str) 
 
 
 def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_config: Any = None,
-        **options: Any) -> Any:
+        dynamic: int = 0, **options: Any) -> Any:
     """Run the decorated function (or Cell method) as a captured graph, even in PyNative mode.
 
     Inside another capture it is simply inlined. ``jit_level`` (MindSpore 2.5+), or the level of
     ``jit_config`` (a JitConfig, MindSpore 2.0-2.4), picks the compile level; by default the
-    context's. Other MindSpore options are accepted and ignored.
+    context's. ``dynamic=1``: every Tensor argument's dims are open (``dynamic_inputs.any_shape``), so
+    calls differing only in sizes share one phase (``graph.dynamic``). Other MindSpore options are
+    accepted and ignored (``input_signature`` too: MindSpore 2.10 drops it with a warning).
     """
     if jit_config is not None and jit_level is None:
         jit_level = jit_level_of(jit_config, "jit")
@@ -107,8 +113,10 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
             static = tuple(sorted(kwargs.items()))
             if args and _is_cell(args[0]):
                 return run_graph(functools.partial(call, args[0]), args[1:], type(args[0]).__name__, jit_level,
-                                 owner=args[0], static=(("__jit__", id(fn)),) + static)
-            return run_graph(call, args, getattr(fn, "__name__", "graph"), jit_level, owner=fn, static=static)
+                                 owner=args[0], static=(("__jit__", id(fn)),) + static,
+                                 signature=any_shape(args[1:]) if dynamic else None)
+            return run_graph(call, args, getattr(fn, "__name__", "graph"), jit_level, owner=fn, static=static,
+                             signature=any_shape(args) if dynamic else None)
 
         wrapper.__ascendemu_jit__ = True
         return wrapper

@@ -3,8 +3,8 @@
 Every real number type MindSpore exposes is a device type: bool, int8/16/32/64, uint8/16/32/64,
 float16, bfloat16, float32 and float64 (``kernels/signature.py`` ITEMSIZE), so a Tensor keeps the
 dtype it is made with. bfloat16's numpy type is ml_dtypes' (MindSpore's own ``asnumpy`` gives a
-bfloat16 array too). The complex types exist as names only: the device does not emulate them, and a
-Tensor of one is an InvalidParamError naming the dtype.
+bfloat16 array too). complex64 and complex128 are device types as well, served by the ops MindSpore
+serves them on (elementwise arithmetic, Cast, Real/Imag/Conj, the FFTs).
 """
 from __future__ import annotations
 
@@ -60,8 +60,9 @@ byte, short, intc, long, intp = int8, int16, int32, int64, int64
 ubyte, ushort, uintc, uintp = uint8, uint16, uint32, uint64
 cfloat, cdouble = complex64, complex128
 
-DEVICE_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64)
-_ALL = {t.name: t for t in (*DEVICE_TYPES, complex64, complex128)}
+DEVICE_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
+                complex64, complex128)
+_ALL = {t.name: t for t in DEVICE_TYPES}
 
 
 def _by_name(name: str) -> Type:
@@ -83,12 +84,8 @@ def _lookup(dtype: Any) -> Type:
 
 
 def to_type(dtype: Any) -> Type:
-    """The device type of ``dtype`` (a Type, numpy dtype or name); a complex type is an error."""
-    t = _lookup(dtype)
-    if t not in DEVICE_TYPES:
-        raise InvalidParamError(f"dtype {t} is not supported on the emulated device, which has no complex "
-                                f"types; keep real and imaginary parts as two float tensors")
-    return t
+    """The device type of ``dtype`` (a Type, numpy dtype or name)."""
+    return _lookup(dtype)
 
 
 def from_numpy(np_dtype: np.dtype) -> Type:

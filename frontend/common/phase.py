@@ -20,6 +20,9 @@ freezes these when it compiles). A parameter added or replaced, a sub-cell swapp
 a changed Python attribute, a Tensor attribute given new data or a new global seed: each changes the
 key and the next call captures again. Parameters' *values* are not part of the key: the graph reads
 them when it runs. ``PHASES_PER_OWNER`` bounds what one owner keeps.
+
+A cell with an input signature (``Cell.set_inputs``) keys its calls by the signature, not by their
+shapes: one phase serves every matching shape (``ascendemu.graph.dynamic.ShapeFamily``).
 """
 from __future__ import annotations
 
@@ -29,6 +32,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ascendemu.graph.dynamic import ShapeFamily
+
+from .dynamic_inputs import signature_args
 from .parameter import Parameter
 from .seed import get_seed
 from .tensor import Tensor
@@ -50,8 +56,8 @@ def _value_key(value: Any, depth: int = 0) -> Any:
         return (type(value), value)
     if isinstance(value, Parameter):
         return ("P", id(value), value.desc, value.requires_grad)
-    if isinstance(value, Tensor):
-        return ("T", id(value), id(value._data), value.desc)
+    if isinstance(value, Tensor):                   # shape, not desc: a set_inputs placeholder has -1 dims
+        return ("T", id(value), id(value._data), tuple(value.shape), value.dtype)
     if isinstance(value, np.ndarray):
         return ("A", id(value), value.shape, value.dtype.str)
     if hasattr(value, "cells_and_names"):                   # a sub-cell: fingerprinted as a cell
@@ -94,7 +100,7 @@ def _has_contents(cell: Any) -> bool:
 
 def _arg_key(value: Any) -> Any:
     if isinstance(value, Tensor):                   # a graph input: its data is read at each call
-        return ("T", value.desc)
+        return ("T", tuple(value.shape), value.dtype)
     if isinstance(value, _SIMPLE):
         return (type(value), value)
     if isinstance(value, (tuple, list)) and len(value) <= MAX_ELEMENTS:
@@ -148,13 +154,22 @@ PHASE_CACHE = PhaseCache()
 
 
 def cached_capture(owner: Any | None, args: tuple, extra: tuple, jit_level: str,
-                   capture: Callable[[], tuple]) -> tuple:
-    """``capture()`` (a (graph, structure) pair), or the pair an earlier matching call captured."""
-    key = PHASE_CACHE.key(owner, args, extra, jit_level) if owner is not None and PHASE_CACHE.enabled else None
-    if key is not None:
-        entry = PHASE_CACHE.get(owner, key)
-        if entry is not None:
-            return entry
+                   capture: Callable[[], tuple], signature: tuple | None = None) -> tuple:
+    """``capture()`` (a (graph, structure) pair), or the pair an earlier matching call captured.
+
+    With a ``signature`` (``Cell.set_inputs``; the call was checked against it), every call matching
+    it shares one phase: a ``graph.dynamic.ShapeFamily``, which serves each concrete shape."""
+    keyed = args if signature is None else signature_args(signature, args)
+    key = PHASE_CACHE.key(owner, keyed, extra, jit_level) if owner is not None and PHASE_CACHE.enabled else None
+    entry = PHASE_CACHE.get(owner, key) if key is not None else None
+    if signature is not None and key is not None:
+        if entry is None:
+            family = ShapeFamily(*capture())
+            PHASE_CACHE.put(owner, key, family)
+            return family.template, family.structure
+        return entry.graph_for([a.desc for a in args if isinstance(a, Tensor)], capture)
+    if entry is not None:
+        return entry
     entry = capture()
     if key is not None:
         PHASE_CACHE.put(owner, key, entry)

@@ -16,6 +16,7 @@ from ascendemu.graph.capture import data_dependent_error
 from ascendemu.kernels.signature import TensorDesc
 
 from . import dtype as mstype
+from .placeholder import Placeholder, placeholder_init
 
 
 class _Registry:
@@ -74,7 +75,9 @@ def _bfloat16_formatter(data: np.ndarray) -> dict:
 
 
 def _value_text(data: np.ndarray) -> str:
-    """The ``value=`` part of a Tensor's repr, as MindSpore prints it."""
+    """The ``value=`` part of a Tensor's repr, as MindSpore prints it (nothing for a placeholder)."""
+    if isinstance(data, Placeholder):
+        return ""
     if data.ndim == 0:
         v = data.item()
         return f"{v:g}" if isinstance(v, float) else str(v)
@@ -82,12 +85,53 @@ def _value_text(data: np.ndarray) -> str:
     formatter = {"float_kind": lambda v: format(float(v), spec)} if spec else None
     if data.dtype == mstype.bfloat16.np_type:
         formatter = _bfloat16_formatter(data)
+    if data.dtype.kind == "c":          # MindSpore writes Python's complex form, "1+2j"
+        formatter = {"complex_kind": lambda v: str(complex(v)).strip("()")}
     text = np.array2string(data, separator=", ", formatter=formatter, threshold=_SUMMARY_THRESHOLD,
                            edgeitems=_EDGE_ITEMS, max_line_width=sys.maxsize)    # rows are not wrapped
     return text.replace(", ..., ", " ... ") if data.ndim == 1 else text
 
 
-class Tensor:
+class _StorageFacts:
+    """Round 3 (transforms): MindSpore's storage facts of a host tensor, which here is always a
+    C-contiguous buffer of its own, initialised when made, on the host ("CPU", as MindSpore CPU
+    reports it). A mixin of :class:`Tensor` (it reads ``shape``, ``itemsize`` and the host data)."""
+
+    @property
+    def data(self) -> "Tensor":
+        return self
+
+    def stride(self, dim: int | None = None) -> Any:
+        """The step in elements between neighbours along each axis (a list), or along ``dim``."""
+        steps = [int(np.prod(self.shape[d + 1:], dtype=np.int64)) for d in range(len(self.shape))]
+        return steps if dim is None else steps[dim]
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """The step in bytes between neighbours along each axis (numpy's ``strides``)."""
+        return tuple(s * self.itemsize for s in self.stride())
+
+    def storage_offset(self) -> int:
+        return 0
+
+    def data_ptr(self) -> int:
+        """The address of the first element of the host buffer."""
+        return int(self._need_data("Tensor.data_ptr()").ctypes.data)
+
+    def data_sync(self, wait: bool = True) -> None:
+        """The host copy is always current here: nothing to wait for."""
+
+    has_init = False
+    init = None
+    init_flag = False
+    is_meta = False
+    device = "CPU"
+
+    def hooks(self) -> list:
+        return []
+
+
+class Tensor(_StorageFacts):
     """A tensor in host memory, or a symbolic placeholder during GRAPH_MODE capture."""
 
     is_parameter = False
@@ -95,6 +139,8 @@ class Tensor:
     def __init__(self, input_data: Any = None, dtype: Any = None, shape: Any = None, init: Any = None,
                  const_arg: bool = False):
         if input_data is None:
+            if init is None and shape is not None:    # a set_inputs signature (common.placeholder)
+                return placeholder_init(self, shape, dtype)
             if init is None or shape is None:
                 raise InvalidParamError("Tensor: give input_data, or shape and init (e.g. init=One())")
             shape = (shape,) if isinstance(shape, int) else shape
@@ -164,7 +210,7 @@ class Tensor:
     def _need_data(self, what: str) -> np.ndarray:
         if self._sym is not None:
             raise data_dependent_error(what, self._where())
-        return self._data
+        return np.asarray(self._data)       # a placeholder's data (set_inputs) raises MindSpore's ValueError
 
     # ------------------------------------------------------------------ data access
     def asnumpy(self) -> np.ndarray:

@@ -16,7 +16,6 @@ from ..common import dtype as mstype
 from ..common.tensor import Tensor, hold_value
 from ..ops import function
 from ..ops._utils import bind_arguments
-from ..ops.operations.nn_ops import Conv2DTranspose
 
 __all__ = ["unpacked", "inplace_capable", "inplace", "pad", "gelu", "one_hot", "normalize", "linear", "embedding",
            "batch_norm", "conv_transpose2d", "squeeze", "empty", "empty_like", "einsum", "meshgrid", "allclose",
@@ -186,41 +185,10 @@ def batch_norm(op: Callable, input: Tensor, running_mean: Any, running_var: Any,
     return out
 
 
-def _pair(name: str, value: Any) -> tuple[int, int]:
-    pair = (value, value) if isinstance(value, int) else tuple(value)
-    if len(pair) == 1:
-        pair = pair * 2
-    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
-        raise InvalidParamError(f"conv_transpose2d: {name}={value!r} must be an int or a pair of ints")
-    return pair
-
-
 def conv_transpose2d(op: Callable, input: Tensor, weight: Tensor, bias: Any = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    """Transposed 2-D convolution (the gradient of a Conv2D with respect to its input): weight
-    (C_in, C_out / groups, kh, kw), output size (H - 1) * stride - 2 * padding + dilation * (k - 1) +
-    output_padding + 1 per spatial dim."""
-    batched = input.ndim == 4
-    x = input if batched else function.expand_dims(input, 0)
-    if x.ndim != 4 or weight.ndim != 4:
-        raise InvalidParamError(f"conv_transpose2d: input must be 3-d or 4-d and weight 4-d, got {input.shape}, "
-                                f"{weight.shape}")
-    stride, padding = _pair("stride", stride), _pair("padding", padding)
-    output_padding, dilation = _pair("output_padding", output_padding), _pair("dilation", dilation)
-    for axis in range(2):
-        if not 0 <= output_padding[axis] < max(stride[axis], dilation[axis]):
-            raise InvalidParamError(f"conv_transpose2d: output_padding={output_padding} must be smaller than "
-                                    f"stride or dilation")
-    kernel = tuple(weight.shape[2:])
-    size = tuple((x.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + dilation[a] * (kernel[a] - 1) +
-                 output_padding[a] + 1 for a in range(2))
-    out_channels = weight.shape[1] * groups
-    conv = Conv2DTranspose(weight.shape[0], kernel, pad_mode="pad", pad=(padding[0], padding[0], padding[1], padding[1]),
-              stride=stride, dilation=dilation, group=groups)
-    out = conv(x, weight, (x.shape[0], out_channels) + size)
-    if bias is not None:
-        out = out + function.reshape(bias, (1, -1, 1, 1))
-    return out if batched else function.squeeze(out, 0)
+    """``ops.conv_transpose2d`` (its home since round 3: MindSpore serves one op under both names)."""
+    return function.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 # ------------------------------------------------------------------ top-level mint functions

@@ -152,13 +152,20 @@ MINT_ROUTES: Mapping[str, Route] = {
     "mindspore.mint.nn.functional.conv3d": Route("conv3d", _conv),
     "mindspore.mint.nn.functional.binary_cross_entropy_with_logits": Route("binary_cross_entropy_with_logits"),
     "mindspore.mint.index_add": Route("index_add", function.array_func._index_add_dim),
+    # random (round 3; bodies in ops/function/random_func.py)
+    "mindspore.mint.rand": Route("rand", function.random_func._mint_rand),
+    "mindspore.mint.randn": Route("randn", function.random_func._mint_rand),
+    "mindspore.mint.randint": Route("randint", function.random_func._mint_randint),
+    "mindspore.mint.randint_like": Route("randint_like", function.random_func._mint_randint_like),
+    "mindspore.mint.randn_like": Route("randn_like", function.random_func._mint_randn_like),
+    "mindspore.mint.normal": Route("normal", function.random_func._mint_normal),
+    "mindspore.mint.multinomial": Route("multinomial", function.random_func._mint_multinomial),
+    "mindspore.mint.randperm": Route("randperm", function.random_func._mint_randperm),
+    "mindspore.mint.bernoulli": Route("bernoulli_ext"),
 }
 # same-named ops whose parameters do not line up with mint's (left missing until a route states them)
 # (a table signature of *args/**kwargs is never routed by name: MindSpore dispatches those in C++)
-NOT_ROUTED: frozenset[str] = frozenset({
-    "mindspore.mint.normal",         # (mean, std, size, generator), not ops.normal's (shape, mean, stddev, seed)
-    "mindspore.mint.randn_like",     # its dtype defaults to the input's; ops.randn_like's to float32
-})
+NOT_ROUTED: frozenset[str] = frozenset()
 
 
 def _variadic(qualified: str) -> bool:

@@ -234,8 +234,23 @@ class Cell:
                 def construct(*a: Any) -> Any:
                     return self._run_construct(*a, **kwargs)
             return run_graph(construct, args, type(self).__name__, self._jit_level(), owner=self,
-                             static=tuple(sorted(kwargs.items())))
+                             static=tuple(sorted(kwargs.items())), signature=self.get_inputs())
         return self._run_construct(*args, **kwargs)
+
+    def set_inputs(self, *inputs: Any, **kwargs: Any) -> None:
+        """Declare the GRAPH_MODE input signature: ``Tensor(shape=[None, 3], dtype=...)`` per input, a
+        None dim open; every matching call shares one phase (``graph.dynamic``), others are refused."""
+        if kwargs:
+            raise FeatureNotSupportedError(f"{type(self).__name__}.set_inputs: keyword inputs (incremental mode) "
+                                           f"are not supported by the emulator; give every input positionally")
+        for i, t in enumerate(inputs, start=1):
+            if not isinstance(t, (Tensor, tuple, list, type(None), int, float, bool)):
+                raise TypeError(f"For 'set_inputs', the {i}th input must be a Tensor, but got {type(t)}.")
+        object.__setattr__(self, "_dynamic_shape_inputs", inputs)
+
+    def get_inputs(self) -> tuple | None:
+        """The inputs given to :meth:`set_inputs`, or None."""
+        return self.__dict__.get("_dynamic_shape_inputs")
 
     # ------------------------------------------------------------------ printing
     def extend_repr(self) -> str:

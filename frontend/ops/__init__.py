@@ -30,7 +30,7 @@ PRIMITIVES = operations.PRIMITIVES
 FUNCTIONS = function.FUNCTIONS + ("mixed_precision_cast", "dtype") + tuple(functional.INTERNALS)
 SUPPORTED = PRIMITIVES + FUNCTIONS + (
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr", "MultitypeFuncGraph",
-    "HyperMap", "Map", "partial", "GradOperation", "identity")
+    "HyperMap", "Map", "partial", "GradOperation", "identity", "kernel", "ms_kernel")
 __all__ = list(SUPPORTED)
 
 

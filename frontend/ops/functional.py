@@ -30,8 +30,9 @@ from .operations._sequence_ops import TensorToTuple
 from .operations.manually_defined import ops_def
 from .operations.manually_defined.ops_def import DtypeToEnum
 from .operations.other_ops import prim_arg_register
-from .primitive import Primitive, constexpr, mixed_precision_cast, prim_attr_register
+from .primitive import Primitive, ValuePrimitive, constexpr, mixed_precision_cast, prim_attr_register
 from .tensor_method import install_tensor_methods
+from ._graph_internals import INTERNALS as _GRAPH_INTERNALS
 
 # MindSpore's functional names for ops that mindspore.ops calls otherwise (ops/functional.py there).
 ALIASES = {"tensor_add": "add", "tensor_sub": "sub", "tensor_mul": "mul", "tensor_div": "div",
@@ -68,16 +69,6 @@ OTHERS = {"mixed_precision_cast": mixed_precision_cast, "dtype": dtype, "identit
 # a graph compiles; here a GRAPH_MODE capture runs them on the same Python values.
 
 
-class _ValuePrimitive(Primitive):
-    """A primitive instance of MindSpore's functional module computed in Python (``Prim[<name>]``)."""
-
-    def __init__(self, name: str, fn: Callable[..., Any], doc: str) -> None:
-        super().__init__(name)
-        self._fn = fn
-        self.__doc__ = doc
-
-    def __call__(self, *args: Any) -> Any:
-        return self._fn(*args)
 
 
 def _arity(label: str, args: tuple, count: int) -> tuple:
@@ -274,38 +265,38 @@ def _is(negate: bool) -> Callable[..., bool]:
 
 _STR, _BOOL = (str,), (bool,)
 INTERNALS: dict[str, Any] = {
-    "tuple_len": _ValuePrimitive("sequence_len", _sequence_len, "The length of a tuple or list."),
-    "list_len": _ValuePrimitive("sequence_len", _sequence_len, "The length of a tuple or list."),
-    "make_tuple": _ValuePrimitive("MakeTuple", lambda *args: args, "Its arguments as a tuple."),
-    "make_list": _ValuePrimitive("make_list", lambda *args: list(args), "Its arguments as a list."),
-    "make_dict": _ValuePrimitive("make_dict", _make_dict, "A dict from a tuple of keys and one of values."),
-    "make_slice": _ValuePrimitive("make_slice", _make_slice, "slice(start, stop, step)."),
-    "tuple_getitem": _ValuePrimitive("TupleGetItem", _getitem("TupleGetItem"), "seq[index], index checked."),
-    "list_getitem": _ValuePrimitive("list_getitem", _getitem("list_getitem"), "seq[index], index checked."),
-    "tuple_setitem": _ValuePrimitive("tuple_setitem", _setitem("tuple_setitem", tuple), "A new tuple with seq[index] = value."),
-    "list_setitem": _ValuePrimitive("list_setitem", _setitem("list_setitem", list), "A new list with seq[index] = value."),
-    "dict_getitem": _ValuePrimitive("dict_getitem", _dict_getitem, "data[key]; a missing key is a ValueError."),
-    "dict_setitem": _ValuePrimitive("dict_setitem", _dict_setitem, "A new dict with data[key] = value."),
-    "in_dict": _ValuePrimitive("in_dict", _in_dict(False), "key in data."),
-    "not_in_dict": _ValuePrimitive("not_in_dict", _in_dict(True), "key not in data."),
-    "tuple_equal": _ValuePrimitive("tuple_equal", _equal("tuple_equal", tuple), "Two tuples equal."),
-    "list_equal": _ValuePrimitive("list_equal", _equal("list_equal", list), "Two lists equal."),
-    "tuple_reversed": _ValuePrimitive("tuple_reversed", _tuple_reversed, "A tuple reversed."),
-    "tuple_div": _ValuePrimitive("tuple_div", _tuple_div, "Two tuples divided element by element, exactly."),
-    "reduced_shape": _ValuePrimitive("reduced_shape", _reduced_shape, "A shape after a keep_dims reduction."),
+    "tuple_len": ValuePrimitive("sequence_len", _sequence_len, "The length of a tuple or list."),
+    "list_len": ValuePrimitive("sequence_len", _sequence_len, "The length of a tuple or list."),
+    "make_tuple": ValuePrimitive("MakeTuple", lambda *args: args, "Its arguments as a tuple."),
+    "make_list": ValuePrimitive("make_list", lambda *args: list(args), "Its arguments as a list."),
+    "make_dict": ValuePrimitive("make_dict", _make_dict, "A dict from a tuple of keys and one of values."),
+    "make_slice": ValuePrimitive("make_slice", _make_slice, "slice(start, stop, step)."),
+    "tuple_getitem": ValuePrimitive("TupleGetItem", _getitem("TupleGetItem"), "seq[index], index checked."),
+    "list_getitem": ValuePrimitive("list_getitem", _getitem("list_getitem"), "seq[index], index checked."),
+    "tuple_setitem": ValuePrimitive("tuple_setitem", _setitem("tuple_setitem", tuple), "A new tuple with seq[index] = value."),
+    "list_setitem": ValuePrimitive("list_setitem", _setitem("list_setitem", list), "A new list with seq[index] = value."),
+    "dict_getitem": ValuePrimitive("dict_getitem", _dict_getitem, "data[key]; a missing key is a ValueError."),
+    "dict_setitem": ValuePrimitive("dict_setitem", _dict_setitem, "A new dict with data[key] = value."),
+    "in_dict": ValuePrimitive("in_dict", _in_dict(False), "key in data."),
+    "not_in_dict": ValuePrimitive("not_in_dict", _in_dict(True), "key not in data."),
+    "tuple_equal": ValuePrimitive("tuple_equal", _equal("tuple_equal", tuple), "Two tuples equal."),
+    "list_equal": ValuePrimitive("list_equal", _equal("list_equal", list), "Two lists equal."),
+    "tuple_reversed": ValuePrimitive("tuple_reversed", _tuple_reversed, "A tuple reversed."),
+    "tuple_div": ValuePrimitive("tuple_div", _tuple_div, "Two tuples divided element by element, exactly."),
+    "reduced_shape": ValuePrimitive("reduced_shape", _reduced_shape, "A shape after a keep_dims reduction."),
     "shape_mul": _ShapeMul(),
-    "is_": _ValuePrimitive("is_", _is(False), "a is b."),
-    "is_not": _ValuePrimitive("is_not", _is(True), "a is not b."),
+    "is_": ValuePrimitive("is_", _is(False), "a is b."),
+    "is_not": ValuePrimitive("is_not", _is(True), "a is not b."),
     "isconstant": _IsConstant(),
-    "is_sequence_shape_unknown": _ValuePrimitive("IsDimUnKnown", _shape_unknown, "Whether a sequence's length is dynamic."),
-    "is_sequence_value_unknown": _ValuePrimitive("IsShapeUnKnown", _value_unknown, "Whether a sequence holds graph values."),
-    "scalar_ne": _ValuePrimitive("scalar_ne", _binary("scalar_ne", (bool, int, float), operator.ne), "x != y."),
-    "string_eq": _ValuePrimitive("string_eq", _binary("string_eq", _STR, operator.eq), "Two strings equal."),
-    "string_concat": _ValuePrimitive("string_concat", _binary("string_concat", _STR, operator.add), "Two strings joined."),
-    "bool_and": _ValuePrimitive("bool_and", _binary("bool_and", _BOOL, operator.and_), "x and y."),
-    "bool_or": _ValuePrimitive("bool_or", _binary("bool_or", _BOOL, operator.or_), "x or y."),
-    "bool_eq": _ValuePrimitive("bool_eq", _binary("bool_eq", _BOOL, operator.eq), "x == y for bools."),
-    "bool_not": _ValuePrimitive("BoolNot", _bool_not, "not x."),
+    "is_sequence_shape_unknown": ValuePrimitive("IsDimUnKnown", _shape_unknown, "Whether a sequence's length is dynamic."),
+    "is_sequence_value_unknown": ValuePrimitive("IsShapeUnKnown", _value_unknown, "Whether a sequence holds graph values."),
+    "scalar_ne": ValuePrimitive("scalar_ne", _binary("scalar_ne", (bool, int, float), operator.ne), "x != y."),
+    "string_eq": ValuePrimitive("string_eq", _binary("string_eq", _STR, operator.eq), "Two strings equal."),
+    "string_concat": ValuePrimitive("string_concat", _binary("string_concat", _STR, operator.add), "Two strings joined."),
+    "bool_and": ValuePrimitive("bool_and", _binary("bool_and", _BOOL, operator.and_), "x and y."),
+    "bool_or": ValuePrimitive("bool_or", _binary("bool_or", _BOOL, operator.or_), "x or y."),
+    "bool_eq": ValuePrimitive("bool_eq", _binary("bool_eq", _BOOL, operator.eq), "x == y for bools."),
+    "bool_not": ValuePrimitive("BoolNot", _bool_not, "not x."),
     "tensor_range": Range(),
     "DtypeToEnum": DtypeToEnum,
     "TensorToTuple": TensorToTuple,
@@ -314,6 +305,7 @@ INTERNALS: dict[str, Any] = {
     "custom_info_register": custom_info_register,
     "prim_arg_register": prim_arg_register,
     **{name: getattr(ops_def, name) for name in ops_def.SCALAR_FUNCTIONS},
+    **_GRAPH_INTERNALS,
 }
 
 

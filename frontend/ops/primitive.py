@@ -50,7 +50,7 @@ __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_r
 # type; signed ints (and uint8) widen to the wider, int8 + uint8 to int16; an int meets a float as
 # that float; floats widen, float16 + bfloat16 to float32. uint16/32/64 mix with bool only.
 PROMOTION_ORDER = {"int8": 1, "uint8": 1, "int16": 2, "int32": 3, "int64": 4,
-                   "float16": 5, "bfloat16": 5, "float32": 6, "float64": 7}
+                   "float16": 5, "bfloat16": 5, "float32": 6, "float64": 7, "complex64": 8, "complex128": 9}
 # pairs of one rank that promote to a third type
 PROMOTION_TIES = {frozenset(("int8", "uint8")): "int16", frozenset(("float16", "bfloat16")): "float32"}
 # what a Python scalar operand is, by its type: it never widens a tensor of its own kind
@@ -390,6 +390,20 @@ def generated_functions(module: str, primitives: Mapping[str, type]) -> dict[str
             if (name in NN_GENERATED_FUNCTIONS) == (module == "nn_func"):
                 functions[name] = _functional(prim, name, f"{__package__}.function.{module}")
     return functions
+
+
+class ValuePrimitive(Primitive):
+    """A primitive instance MindSpore's front end computes on Python values (``functional``'s ``Prim[<name>]``
+    instances, ``composite``'s MetaFuncGraphs such as ``tail``): they run in PyNative and fold while a graph
+    compiles; here a GRAPH_MODE capture runs them on the same Python values."""
+
+    def __init__(self, name: str, fn: Callable[..., Any], doc: str) -> None:
+        super().__init__(name)
+        self._fn = fn
+        self.__doc__ = doc
+
+    def __call__(self, *args: Any) -> Any:
+        return self._fn(*args)
 
 
 class PrimitiveWithInfer(Primitive):

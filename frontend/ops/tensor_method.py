@@ -278,6 +278,27 @@ def _t(op: Callable, x: Tensor) -> Tensor:
     return op(x, tuple(reversed(range(x.ndim))))
 
 
+def _last_two_swapped(op: Callable, x: Tensor) -> Tensor:
+    """``x.mT``: ``x.swapaxes(-2, -1)``, as MindSpore defines it (a tensor under 2-D gets swapaxes' error)."""
+    if x.ndim < 2:
+        raise ValueError(f"The 'axis' must be in the range of [-{x.ndim}, {x.ndim}), but got -2.")
+    return op(x, -2, -1)
+
+
+def _conj_transposed(op: Callable, x: Tensor) -> Tensor:
+    """``x.H``: a matrix (or vector) transposed and conjugated."""
+    if x.ndim > 2:
+        raise ValueError(f"For 'Tensor.H', the tensor must be 0-D, 1-D or 2-D, but got {x.ndim}-D.")
+    return op(function.transpose(x, tuple(reversed(range(x.ndim)))))
+
+
+def _matrix_adjoint(op: Callable, x: Tensor) -> Tensor:
+    """``x.mH`` / ``x.adjoint()``: the last two dims swapped and conjugated."""
+    if x.ndim < 2:
+        raise ValueError(f"For 'Tensor.mH', the tensor must be at least 2-D, but got {x.ndim}-D.")
+    return op(function.transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)))
+
+
 def _numpy(op: Callable, x: Tensor) -> np.ndarray:
     return x.asnumpy()
 
@@ -417,6 +438,26 @@ TENSOR_METHODS: dict[str, Route] = {
         ("masked_scatter", "masked_fill", function.array_func._masked_scatter_method),
         ("fill_diagonal", "diagflat", function.array_func._fill_diagonal_method),
         ("index_put", "index_fill", function.array_func._index_put_method))},
+    # round 3: complex
+    "H": Route("conj", _conj_transposed), "mH": Route("conj", _matrix_adjoint),
+    "adjoint": Route("conj", _matrix_adjoint), "mT": Route("swapaxes", _last_two_swapped),
+    # round 3: random3 (MindSpore 2.10's Tensor.bernoulli is BernoulliExt's: input is the probability)
+    "bernoulli": Route("bernoulli_ext"), "bernoulli_": Route("bernoulli_", inplace=True),
+    "random_categorical": Route("random_categorical"),
+    "exponential_": Route("exponential_", inplace=True), "random_": Route("random_", inplace=True),
+    # round 3: linalg3
+    "lstsq": Route("lstsq"),
+    "triangular_solve": Route("matrix_solve", function.math_func._triangular_solve_method),
+    # round 3: nn3
+    "put_": Route("put_"), "scatter_sub": Route("tensor_scatter_sub"),
+    "choose": Route("gather_elements", function.array_func._choose_method),
+    "itemset": Route("tensor_scatter_update", function.array_func._itemset_method),
+    "index_copy_": Route("tensor_scatter_elements", function.array_func._index_copy_method, inplace=True),
+    "new_empty": Route("zeros", function.array_func._new_empty_method),
+    # round 3: image3
+    "unique_with_pad": Route("unique_with_pad"),
+    # round 3: comm3
+    "move_to": Route("move_to"),
 }
 # the in-place forms of routed methods: ``x.mul_(y)`` is ``x.mul(y)`` taken by x
 for _name in ("mul div clamp exp log floor sigmoid tanh sign floor_divide remainder masked_fill index_add "
@@ -424,7 +465,7 @@ for _name in ("mul div clamp exp log floor sigmoid tanh sign floor_divide remain
     TENSOR_METHODS.setdefault(_name + "_", Route(TENSOR_METHODS[_name].op, TENSOR_METHODS[_name].body, inplace=True))
 
 
-_PROPERTIES = frozenset({"T"})       # routed names MindSpore's Tensor has as properties
+_PROPERTIES = frozenset({"T", "H", "mH", "mT"})       # routed names MindSpore's Tensor has as properties
 
 
 def install_tensor_methods(register: Callable[[str, Callable], None]) -> list[str]:

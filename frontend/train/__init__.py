@@ -20,12 +20,14 @@ from .metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric, Precision, Re
 from .model import Model
 from .serialization import export, load, load_checkpoint, load_param_into_net, save_checkpoint
 from .train_thor import ConvertModelUtils
+from . import summary
+from .summary import SummaryRecord
 
 # MindSpore's list (``mindspore`` itself star-imports it); the submodules are attributes besides
 __all__ = ["Model", "build_train_network", "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load",
-           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "ConvertModelUtils",
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "ConvertModelUtils", "SummaryRecord",
            *callback.__all__, *metrics.__all__]
-SUBMODULES = ("amp", "serialization", "callback", "metrics", "loss_scale_manager", "train_thor")
+SUBMODULES = ("amp", "serialization", "callback", "metrics", "loss_scale_manager", "train_thor", "summary")
 
 
 def __getattr__(name: str) -> Any:

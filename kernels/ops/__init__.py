@@ -8,11 +8,12 @@ from . import (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, 
                scan)
 from . import linalg, special
 from . import search
+from . import fft
 
 __all__ = ["FAMILIES", "common", "src", "nb"] + [m.__name__.rsplit(".", 1)[-1] for m in
                                                   (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, order,
-                                                   pool, random, reduce, resize, scan, search, linalg, special)]
+                                                   pool, random, reduce, resize, scan, search, linalg, special, fft)]
 
 # every family module, in the order their ops are listed
 FAMILIES = (elementwise, norm, loss, reduce, scan, order, matmul, conv, pool, resize, misc, index, optim, random, comm,
-            search, linalg, special)
+            search, linalg, special, fft)

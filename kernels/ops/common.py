@@ -19,6 +19,7 @@ FLOATS = ("float32", "float16", "bfloat16", "float64")              # every floa
 INTS = ("int32", "int64", "int8", "int16", "uint8", "uint16", "uint32", "uint64")
 NUMBER = FLOATS + INTS                                              # every number type
 ALL = NUMBER + ("bool",)                                            # every device dtype
+COMPLEX = ("complex64", "complex128")  # device dtypes too, but served only by the ops that list them
 INDEX = ("int32", "int64")          # index and label operands (MindSpore's Python ints are int64)
 
 

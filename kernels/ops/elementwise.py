@@ -28,7 +28,7 @@ from ascendemu.kernels.opdef import Elementwise, Exposure, Grad, GradBuilder, Gr
 from ascendemu.kernels.signature import DTYPES, OpSignature, TensorDesc
 
 from . import src
-from .common import (ALL, FLOAT, FLOATS, NUMBER, broadcast_shapes, check_arity, check_dtype, check_format,
+from .common import (ALL, COMPLEX, FLOAT, FLOATS, NUMBER, broadcast_shapes, check_arity, check_dtype, check_format,
                      check_rank, fail, same_dtype)
 
 # the integer dtypes (bit and shift ops)
@@ -45,10 +45,54 @@ def _dtypes(lowering: Elementwise) -> tuple[str, ...]:
 def compute_kind(dtype: str) -> str:
     """The registers an op on ``dtype`` operands computes in: "d" float64 for float64, "f" float32 for
     the other floats (float16 and bfloat16 are converted on load and store), "i" int64 for the
-    integer types and bool."""
+    integer types and bool, "c" complex (complex64 or complex128, as loaded) for the complex types."""
+    if dtype in COMPLEX:
+        return "c"
     if dtype == "float64":
         return "d"
     return "f" if dtype in FLOATS else "i"
+
+
+# Complex lowerings (compute kind "c": numba's complex registers) of the ops MindSpore 2.10 serves on
+# complex64/complex128 on CPU (measured: arithmetic, exp/log/sqrt, trigonometric, comparisons for
+# equality; Abs keeps the complex dtype, |x| + 0j). An op listed here accepts the complex dtypes.
+COMPLEX_EXPRS = {
+    "Add": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Div": "cdiv({0}, {1})", "Neg": "-{0}",
+    "Square": "{0} * {0}", "Reciprocal": "cdiv(complex(1.0), {0})", "Abs": "complex(abs({0}))",
+    "Exp": "cmath.exp({0})", "Log": "cmath.log({0})", "Sqrt": "csqrt({0})", "Rsqrt": "cdiv(complex(1.0), csqrt({0}))",
+    "Sin": "cmath.sin({0})", "Cos": "cmath.cos({0})", "Tanh": "cmath.tanh({0})", "Tan": "(-1j * cmath.tanh(1j * {0}))",
+    "Sinh": "cmath.sinh({0})", "Cosh": "cmath.cosh({0})",
+    "Sign": "(complex(0.0) if {0} == 0 else cdiv({0}, complex(abs({0}))))",
+    "Cast": "{0}", "Equal": "({0} == {1})", "NotEqual": "({0} != {1})",
+    "Real": "{0}.real", "Imag": "{0}.imag", "Conj": "{0}.conjugate()", "Angle": "cmath.phase({0})",
+    "ComplexAbs": "abs({0})",
+}
+
+
+def with_complex(name: str, dtypes: tuple[str, ...]) -> tuple[str, ...]:
+    """``dtypes`` plus the complex types when op ``name`` has a complex lowering."""
+    return dtypes + COMPLEX if name in COMPLEX_EXPRS else dtypes
+
+
+def complex_part(name: str, func_name: str, expr: str, real_out: bool) -> OpDef:
+    """A one-operand op on a complex tensor (Real, Imag, Conj, Angle, ComplexAbs): its complex lowering is
+    ``COMPLEX_EXPRS[name]``; ``real_out``: the output is the part's real type (complex64 -> float32).
+    ``expr`` is its float lowering (never compiled: infer takes complex operands only)."""
+    def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
+        check_arity(sig, 1, ("input",))
+        dtype = check_dtype(sig, 0, COMPLEX, "input")
+        out = ("float32" if dtype == "complex64" else "float64") if real_out else dtype
+        return (TensorDesc(sig.inputs[0].shape, out),)
+
+    return loop_op(name, func_name, infer, Elementwise(1, expr), no_grad)
+
+
+def infer_complex(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """Complex(real, imag): float32 -> complex64, float64 -> complex128, broadcast (MindSpore's Complex)."""
+    check_arity(sig, 2, ("real", "imag"))
+    dtype = same_dtype(sig, ("float32", "float64"))
+    out = "complex64" if dtype == "float32" else "complex128"
+    return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), out),)
 
 
 def cast_target(sig: OpSignature) -> str:
@@ -60,7 +104,7 @@ def cast_target(sig: OpSignature) -> str:
 
 def infer_cast(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    check_dtype(sig, 0, ALL, "x")
+    check_dtype(sig, 0, ALL + COMPLEX, "x")
     return (TensorDesc(sig.inputs[0].shape, cast_target(sig)),)
 
 
@@ -80,7 +124,7 @@ def infer_bias_add(sig: OpSignature) -> tuple[TensorDesc, ...]:
 
 def infer_broadcast_to(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ALL, "x")
+    dtype = check_dtype(sig, 0, ALL + COMPLEX, "x")
     target = sig.attr("shape")
     x = sig.inputs[0].shape
     if (not isinstance(target, tuple) or len(target) < len(x)
@@ -189,7 +233,9 @@ def store_value(dtype: str, value: str, compute: str) -> str:
     int64, then wrap to the type's width, as MindSpore's Cast); ints wrap to the type's width."""
     if compute == "raw":
         return value
-    if dtype in FLOATS or dtype == "bool":
+    if compute == "c" and dtype not in COMPLEX and dtype != "bool":
+        value = f"({value}).real"      # complex to a real type keeps the real part (MindSpore's Cast)
+    if dtype in FLOATS or dtype == "bool" or dtype in COMPLEX:
         return src.store(dtype, value)
     if compute in ("f", "d"):
         return f"np.{dtype}(i64({value}))"
@@ -264,6 +310,8 @@ def layout_source(dtypes: tuple[str, ...], layout: dict, steps: list[str], outpu
 
 
 def const_literal(value, compute: str) -> str:
+    if compute == "c":
+        return f"complex({float(value)!r})"
     if compute not in ("f", "d"):
         return f"i64({int(value)})"
     kind = "f64" if compute == "d" else "f32"
@@ -291,7 +339,7 @@ def program_steps(program: tuple, compute: str) -> list[str]:
                          else const_literal(value, compute))
         lowering = LOWERINGS[op]
         template = (lowering.float_expr if compute == "f" else double_expr(lowering.float_expr) if compute == "d"
-                    else lowering.int_expr)
+                    else COMPLEX_EXPRS[op] if compute == "c" else lowering.int_expr)
         lines.append(f"t{j} = " + template.format(*names))
     return lines
 
@@ -386,7 +434,7 @@ def unary(name: str, func_name: str, float_expr: str, int_expr: str | None = Non
 
     def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
         check_arity(sig, 1, ("x",))
-        return (TensorDesc(sig.inputs[0].shape, check_dtype(sig, 0, dtypes, "x")),)
+        return (TensorDesc(sig.inputs[0].shape, check_dtype(sig, 0, with_complex(name, dtypes), "x")),)
 
     exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
     return loop_op(name, func_name, infer, lowering, grad, exposure)
@@ -402,7 +450,7 @@ def binary(name: str, func_name: str, float_expr: str, int_expr: str | None = No
 
     def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
         check_arity(sig, 2, ("x", "y"))
-        dtype = same_dtype(sig, dtypes)
+        dtype = same_dtype(sig, with_complex(name, dtypes))
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), dtype),)
 
     exposure = Exposure(primitives or (name,), (func_name,) if functions is None else functions, generated=True)
@@ -416,7 +464,7 @@ def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) 
 
     def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
         check_arity(sig, 2, ("x", "y"))
-        same_dtype(sig, ALL)
+        same_dtype(sig, with_complex(name, ALL))
         return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
 
     return loop_op(name, func_name, infer, lowering, no_grad, Exposure((name,), functions, generated=True))
@@ -456,8 +504,9 @@ def infer_select(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 3, ("cond", "x", "y"))
     check_dtype(sig, 0, ("bool",), "cond")
     x, y = sig.inputs[1].dtype, sig.inputs[2].dtype
-    if x != y or x not in ALL:
-        raise fail(sig, f"inputs 1 (x) and 2 (y) have dtypes {x} and {y}; they must be one of {ALL} and equal")
+    if x != y or x not in ALL + COMPLEX:
+        raise fail(sig, f"inputs 1 (x) and 2 (y) have dtypes {x} and {y}; they must be one of {ALL + COMPLEX} "
+                        f"and equal")
     return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), x),)
 
 
@@ -662,6 +711,24 @@ def typed(name: str, func_name: str, arity: int, float_expr: str | None, int_exp
     return loop_op(name, func_name, infer, lowering, no_grad, exposure)
 
 
+# nextafter(x, y) without libm's nextafter (numba's needs a runtime symbol a kernel cannot link, as do
+# frexp/ldexp): x plus or minus one unit in the last place, eps times the power of two at or below |x|
+# (half that stepping toward zero from a power of two), at least the smallest subnormal; NaN in, NaN out;
+# x == y gives y; from 0 the smallest subnormal toward y; from +-inf the largest finite. The register's
+# precision picks the float32 or float64 constants (1 + 2**-30 rounds to 1 only in float32): the float64
+# kernel is the float32 source re-typed.
+_IS_F32 = "(f32(1.0) + f32(9.313225746154785e-10) == f32(1.0))"
+_POW2 = "math.pow(2.0, np.floor(math.log2(abs(float({0})))))"
+_FLOOR_POW2 = f"({_POW2} * 0.5 if {_POW2} > abs({{0}}) else {_POW2} * 2.0 if {_POW2} * 2.0 <= abs({{0}}) else {_POW2})"
+_ULP = (f"max({_FLOOR_POW2} * (1.1920928955078125e-07 if {_IS_F32} else 2.220446049250313e-16) * "
+        f"(0.5 if (({{1}} > {{0}}) != ({{0}} > f32(0.0))) and abs({{0}}) == {_FLOOR_POW2} else 1.0), "
+        f"(1.401298464324817e-45 if {_IS_F32} else 5e-324))")
+NEXTAFTER = ("({0} + {1} if ({0} != {0} or {1} != {1}) else {1} if {0} == {1} else "
+             f"math.copysign((3.4028234663852886e38 if {_IS_F32} else 1.7976931348623157e308), {{0}}) "
+             "if math.isinf({0}) else "
+             f"math.copysign((1.401298464324817e-45 if {_IS_F32} else 5e-324), {{1}}) if {{0}} == f32(0.0) else "
+             f"{{0}} + (1.0 if {{1}} > {{0}} else -1.0) * {_ULP})")
+
 OPS: tuple[OpDef, ...] = (
     unary("Square", "square", "{0} * {0}", "{0} * {0}",
           grad=_unary_rule(lambda b, x, out: b.op("Mul", x, _k(b, 2.0, x)))),
@@ -827,6 +894,14 @@ OPS: tuple[OpDef, ...] = (
             _g_sigmoid_cross_entropy, Exposure(("SigmoidCrossEntropyWithLogits",), ())),
     loop_op("Select", "select", infer_select, Elementwise(3, "{1} if {0} else {2}", "{1} if {0} else {2}"),
             _g_select, Exposure(("Select",), ("select",))),
+    # the next representable float after x toward y (C's nextafter), in the operands' own dtype
+    typed("NextAfter", "nextafter", 2, NEXTAFTER, None, ("float32", "float64"), False),
+    complex_part("Real", "real", "{0}", True),
+    complex_part("Imag", "imag", "{0}", True),
+    complex_part("Conj", "conj", "{0}", False),
+    complex_part("Angle", "angle", "{0}", True),
+    complex_part("ComplexAbs", "complex_abs", "abs({0})", True),
+    loop_op("Complex", "complex", infer_complex, Elementwise(2, "complex({0}, {1})"), no_grad),
 )
 
 # op name -> scalar lowering: the steps a FusedElemwise program (or a matmul epilogue) may use

@@ -24,9 +24,9 @@ m axes); StridedSlice is StridedSliceGrad; GatherNd scatters dout with ScatterNd
 with GatherNd; GatherD scatters it with GatherDGrad, GatherDGrad gathers it with GatherD; OneHot
 passes no gradient (MindSpore's bprop gives zeros).
 
-OneHot, Tile, StridedSlice, StridedSliceGrad, GatherNd, ScatterNd, GatherD and GatherDGrad are
-dynamic-shape kernels: sizes, strides, slice starts and steps are tiling data read at run time; dtypes,
-ranks, an index tuple's length and the strided loop's stride kinds are compiled in.
+Every kernel here is a dynamic-shape kernel: sizes, strides, slice starts and steps are tiling data
+read at run time; dtypes, ranks, an index tuple's length and the strided loop's stride kinds are
+compiled in.
 """
 from __future__ import annotations
 
@@ -42,14 +42,14 @@ from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
-from .common import ALL, ANY, FLOAT, INDEX, check_arity, check_dtype, fail, norm_axis
+from .common import ALL, ANY, COMPLEX, FLOAT, INDEX, check_arity, check_dtype, fail, norm_axis
 from .elementwise import no_grad
 from .misc import (SCATTER_ADD_TILING, STRIDED_COPY_TILING, ZERO, emit_strided_copy, infer_segment_sum,
                    scatter_add_plan, scatter_add_source, strided_copy_plan, zeros)
 
 # StridedSlice's bit masks, MindSpore's attribute names
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-COPYABLE = ALL                  # bit copies move any dtype's bytes
+COPYABLE = ALL + COMPLEX        # bit copies move any dtype's bytes
 
 # What the dynamic-shape kernels of this module read at run time, by kernel (Tile and StridedSlice are
 # misc.py's strided copy, ScatterNd its scatter-add): OneHot's output count, row length and depth;
@@ -59,6 +59,10 @@ ONE_HOT_TILING = ("n", "inner", "depth")
 SLICE_GRAD_TILING = ("n", "dims", "starts", "steps", "counts", "dy_strides")
 GATHER_ND_TILING = ("n", "dims", "inner")
 SCATTER_ND_TILING = SCATTER_ADD_TILING + ("dims",)
+# The row folds (TensorScatter*, UnsortedSegmentMax/Min/Prod): the rows folded in, the output rows and
+# their length; a TensorScatter's also the input_x dims an index tuple (of compiled-in length) indexes.
+FOLD_ROWS_TILING = ("rows", "count", "inner")
+TENSOR_SCATTER_TILING = FOLD_ROWS_TILING + ("dims",)
 # GatherD's and GatherDGrad's loop dims (:func:`_gather_dims`; their number and which one is ``dim``
 # compiled in): sizes in index and x, strides in x and index, and dim's length in x and index.
 GATHER_D_TILING = ("total", "isizes", "xsizes", "xstrides", "istrides", "n", "m", "xstep", "istep", "slot")
@@ -653,15 +657,20 @@ def plan_fold_rows(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     rows, ids = (sig.inputs[2], sig.inputs[1]) if scatter else (sig.inputs[0], sig.inputs[1])
     block_dim = src.elementwise_blocks(out.size)
     moved = rows.nbytes + block_dim * ids.nbytes + out.nbytes + (sig.inputs[0].nbytes if scatter else 0)
-    return Plan(block_dim, KernelCost(vector_ops=rows.size + out.size, bytes=moved, dtype=out.dtype))
+    if scatter:
+        x, m = sig.inputs[0].shape, ids.shape[-1]
+        tiling = dict(rows=math.prod(ids.shape[:-1]), count=math.prod(x[:m]), inner=math.prod(x[m:]), dims=x[:m])
+    else:
+        tiling = dict(rows=ids.size, count=out.shape[0], inner=math.prod(out.shape[1:]))
+    return Plan(block_dim, KernelCost(vector_ops=rows.size + out.size, bytes=moved, dtype=out.dtype), (), tiling)
 
 
-def fold_rows_source(names: tuple, rows: int, count: int, inner: int, segment: list[str], init: str,
-                     fold: str, dtype: str) -> str:
+def fold_rows_source(names: tuple, t: dict, segment: list[str], init: str, fold: str, dtype: str) -> str:
     """Kernel source folding row r of ``u`` into output row s of ``y`` for r ascending; ``segment`` are
     lines computing s (out of [0, count): the row is dropped), ``init`` the line initialising y[f]."""
     value = "u[at + f]" if fold == "{u}" else src.store(
         dtype, fold.format(a=src.load(dtype, "y[f]"), u=src.load(dtype, "u[at + f]")))
+    rows, count, inner = t["rows"], t["count"], t["inner"]
     lines = src.HEADER + src.views(*names) + src.indent(src.split_lines(str(count * inner)))
     body = ["for f in range(lo, hi):", "    " + init, f"for r in range({rows}):"] + src.indent(segment) + [
         f"    if s >= 0 and s < {count}:",
@@ -672,19 +681,19 @@ def fold_rows_source(names: tuple, rows: int, count: int, inner: int, segment: l
 
 
 def emit_tensor_scatter(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    x, indices, updates = sig.inputs
-    m = indices.shape[-1]
+    x = sig.inputs[0]
+    dims = plan.tiling["dims"]
     names = (("x", 0, x.dtype), ("ix", 1, "int32"), ("u", 2, x.dtype), ("y", 3, x.dtype))
-    return fold_rows_source(names, math.prod(indices.shape[:-1]), math.prod(x.shape[:m]), math.prod(x.shape[m:]),
-                            linear_index(x.shape, m), "y[f] = x[f]", SCATTER_FOLDS[sig.op], x.dtype)
+    return fold_rows_source(names, plan.tiling, linear_index(dims, len(dims)), "y[f] = x[f]", SCATTER_FOLDS[sig.op],
+                            x.dtype)
 
 
 def emit_segment_reduce(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    x, ids = sig.inputs
+    x = sig.inputs[0]
     out = outputs[0]
     names = (("u", 0, x.dtype), ("ix", 1, "int32"), ("y", 2, out.dtype))
-    return fold_rows_source(names, ids.size, out.shape[0], math.prod(out.shape[1:]), ["s = i64(ix[r])"],
-                            f"y[f] = {segment_identity(sig.op, out.dtype)}", SEGMENT_FOLDS[sig.op], out.dtype)
+    return fold_rows_source(names, plan.tiling, ["s = i64(ix[r])"], f"y[f] = {segment_identity(sig.op, out.dtype)}",
+                            SEGMENT_FOLDS[sig.op], out.dtype)
 
 
 def grad_tensor_scatter(b: GradBuilder, c: GradCall) -> tuple[int | None, None, int | None]:
@@ -735,9 +744,11 @@ OPS: tuple[OpDef, ...] = (
     OpDef("GatherDGrad", "gather_d_grad_v2", infer_gather_d_grad, plan_gather_d_grad, emit_gather_d_grad,
           grad=grad_gather_d_grad, runtime_tiling=GATHER_D_TILING),
     *(OpDef(name, f"tensor_scatter_{name[len('TensorScatter'):].lower()}", infer_tensor_scatter, plan_fold_rows,
-            emit_tensor_scatter, grad=grad_tensor_scatter if name in TENSOR_SCATTER_GRADS else None)
+            emit_tensor_scatter, grad=grad_tensor_scatter if name in TENSOR_SCATTER_GRADS else None,
+            runtime_tiling=TENSOR_SCATTER_TILING)
       for name in SCATTER_FOLDS),
     *(OpDef(name, f"unsorted_segment_{name[len('UnsortedSegment'):].lower()}", infer_segment_reduce, plan_fold_rows,
-            emit_segment_reduce, grad=grad_segment_extremum if name != "UnsortedSegmentProd" else None)
+            emit_segment_reduce, grad=grad_segment_extremum if name != "UnsortedSegmentProd" else None,
+            runtime_tiling=FOLD_ROWS_TILING)
       for name in SEGMENT_FOLDS),
 )

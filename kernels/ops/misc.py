@@ -44,12 +44,13 @@ from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
 
 from . import src
-from .common import ALL, ANY, FLOAT, INDEX, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
+from .common import ALL, ANY, COMPLEX, FLOAT, INDEX, check_arity, check_dtype, fail, int_tuple, norm_axis, same_dtype
 from .elementwise import BROADCAST, STRIDED, UNIT, const_literal, strided_layout
 
 ZERO = {"float32": "f32(0.0)", "float16": "np.uint16(0)", "int32": "np.int32(0)", "bfloat16": "np.uint16(0)",
         "float64": "f64(0.0)", "bool": "np.uint8(0)",
-        **{d: f"np.{d}(0)" for d in ("int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64")}}
+        **{d: f"np.{d}(0)" for d in ("int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "complex64",
+                                     "complex128")}}
 
 # ------------------------------------------------------------------------------------------- infer
 
@@ -67,14 +68,14 @@ def transpose_perm(sig: OpSignature) -> tuple[int, ...]:
 
 def infer_transpose(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ALL, "x")
+    dtype = check_dtype(sig, 0, ALL + COMPLEX, "x")
     x = sig.inputs[0].shape
     return (TensorDesc(tuple(x[p] for p in transpose_perm(sig)), dtype),)
 
 
 def infer_concat(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, None)
-    dtype = same_dtype(sig, ALL)
+    dtype = same_dtype(sig, ALL + COMPLEX)
     first = sig.inputs[0].shape
     if not first:
         raise fail(sig, "inputs must have rank >= 1, got scalars")
@@ -104,7 +105,7 @@ def split_sections(sig: OpSignature) -> tuple[int, int, int]:
 
 def infer_split(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ALL, "x")
+    dtype = check_dtype(sig, 0, ALL + COMPLEX, "x")
     x = sig.inputs[0].shape
     axis, count, length = split_sections(sig)
     return (TensorDesc(x[:axis] + (length,) + x[axis + 1:], dtype),) * count
@@ -147,7 +148,7 @@ def window(sig: OpSignature) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def infer_window(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 1, ("x",))
-    dtype = check_dtype(sig, 0, ALL, "x")
+    dtype = check_dtype(sig, 0, ALL + COMPLEX, "x")
     value = sig.attr("value", 0)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(sig, f"attr value={value!r} must be a number")
@@ -198,7 +199,7 @@ def infer_mirror(sig: OpSignature) -> tuple[TensorDesc, ...]:
 
 def infer_gather(sig: OpSignature) -> tuple[TensorDesc, ...]:
     check_arity(sig, 2, ("params", "indices"))
-    dtype = check_dtype(sig, 0, ALL, "params")
+    dtype = check_dtype(sig, 0, ALL + COMPLEX, "params")
     check_dtype(sig, 1, INDEX, "indices")
     p = sig.inputs[0].shape
     if not p:
@@ -240,6 +241,11 @@ STRIDED_COPY_TILING = ("n", "dims", "strides", "base")
 WINDOW_TILING = ("n", "outer", "x_outer", "before_outer", "row", "in_row", "v0", "v1", "shift")
 PIECES_TILING = ("n", "row", "lengths", "offsets")
 GATHER_TILING = ("n", "count", "inner", "limit")
+# MirrorPad(Grad): the dims up to the last padded one (x's, the padded ones, the paddings), the rows
+# and the contiguous tail after them; the mode, that last padded dim (the loops' depth) and, for the
+# grad, which of those dims are padded (its candidate loops) are compiled in, and whether the tail is one
+# element (the last dim padded; a grad with a run-time tail of 1 ran 2-4x slower: no loop to unroll).
+MIRROR_TILING = ("x", "padded", "before", "after", "tail", "rows")
 SCATTER_ADD_TILING = ("n", "rows", "count", "inner")
 
 
@@ -347,8 +353,11 @@ def plan_mirror(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     workspace = (block_dim * tail * 4,) if grad else ()
     moved = sig.inputs[0].nbytes + out.nbytes
     cost = KernelCost(vector_ops=sig.inputs[0].size if grad else 0, bytes=moved, dtype=out.dtype)
-    return Plan(block_dim, cost, workspace, tiling=dict(x=x, padded=padded, before=before, mode=mode, k=k,
-                                                         tail=tail, rows=rows, after=tuple(b for _, b in pairs)))
+    tiling = dict(x=x[:k + 1], padded=padded[:k + 1], before=before[:k + 1],
+                  after=tuple(b for _, b in pairs[:k + 1]), tail=tail, rows=rows, mode=mode, k=k, unit=tail == 1)
+    if grad:        # which dims have dout rows to look for (the candidate loops' nesting)
+        tiling["pads"] = tuple(p != (0, 0) for p in pairs[:k + 1])
+    return Plan(block_dim, cost, workspace, tiling=tiling)
 
 
 def plan_segment_sum(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -446,18 +455,19 @@ def mirror_lines(i: str, o: str, n: int, before: int, mode: str) -> list[str]:
 
 
 def emit_mirror(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    """MirrorPad: per output row (dimensions up to the last padded one), each dimension's index
-    mirrored into x, then the row's tail copied bit for bit."""
+    """MirrorPad: per output row (dimensions up to the last padded one, coordinates from
+    :func:`odometer`), each dimension's index mirrored into x, then the row's tail copied bit for bit."""
     t = plan.tiling
-    x, padded, before, k, tail = t["x"], t["padded"], t["before"], t["k"], t["tail"]
+    x, padded, before, k = t["x"], t["padded"], t["before"], t["k"]
+    tail = 1 if t["unit"] else t["tail"]
     lines = src.HEADER + src.views(("x", 0, sig.inputs[0].dtype), ("y", 1, outputs[0].dtype))
-    lines += src.indent(src.split_lines(str(t["rows"])))
-    body = ["r = u", "base = 0", "scale = 1"]
+    decode, advance = odometer(padded)
+    lines += src.indent(src.split_lines(str(t["rows"])) + ["row = lo", *decode])
+    body = ["base = 0", "scale = 1"]
     for d in reversed(range(k + 1)):
-        body += [f"o = r % {padded[d]}", f"r = r // {padded[d]}"]
-        body += mirror_lines("i", "o", x[d], before[d], t["mode"])
+        body += mirror_lines("i", f"q{d}", x[d], before[d], t["mode"])
         body += ["base += i * scale", f"scale *= {x[d]}"]
-    body += [f"for j in range({tail}):", f"    y[u * {tail} + j] = x[base * {tail} + j]"]
+    body += [f"for j in range({tail}):", f"    y[u * {tail} + j] = x[base * {tail} + j]", *advance]
     lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
@@ -467,35 +477,34 @@ def emit_mirror_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pl
     candidates (the row itself, its mirror in the front padding, its mirror in the back padding),
     summed in that order into the block's float32 row."""
     t = plan.tiling
-    x, padded, before, after, k, tail = t["x"], t["padded"], t["before"], t["after"], t["k"], t["tail"]
+    x, padded, before, after, k = t["x"], t["padded"], t["before"], t["after"], t["k"]
+    tail = 1 if t["unit"] else t["tail"]
     skip = MIRROR_SKIP[t["mode"]]
     dtype = sig.inputs[0].dtype
     lines = src.HEADER + src.views(("dy", 0, dtype), ("dx", 1, dtype), ("acc", 2, "float32"))
-    lines += [f"    ab = block_idx * {tail}"] + src.indent(src.split_lines(str(t["rows"])))
-    body = ["r = u"]
-    for d in reversed(range(k + 1)):
-        body += [f"i{d} = r % {x[d]}", f"r = r // {x[d]}"]
-    body += [f"for j in range({tail}):", "    acc[ab + j] = f32(0.0)"]
+    decode, advance = odometer(x)
+    lines += [f"    ab = block_idx * {tail}"] + src.indent(src.split_lines(str(t["rows"])) + ["row = lo", *decode])
+    body = [f"for j in range({tail}):", "    acc[ab + j] = f32(0.0)"]
     # one candidate loop per padded dimension, each nested in the previous one
     nested: list[str] = []
     depth = 0
     for d in range(k + 1):
         n, b, a = x[d], before[d], after[d]
-        if (b, a) == (0, 0):
-            nested += src.indent([f"o{d} = i{d}"], depth)
+        if not t["pads"][d]:
+            nested += src.indent([f"o{d} = q{d}"], depth)
             continue
         nested += src.indent([f"for c{d} in range(3):",
-                              f"    if c{d} == 0:", f"        o{d} = i{d} + {b}",
-                              f"    elif c{d} == 1:", f"        o{d} = {b - 1 + skip} - i{d}",
+                              f"    if c{d} == 0:", f"        o{d} = q{d} + {b}",
+                              f"    elif c{d} == 1:", f"        o{d} = {b - 1 + skip} - q{d}",
                               f"        if o{d} < 0 or o{d} >= {b}:", "            continue",
-                              "    else:", f"        o{d} = {b + 2 * n - 1 - skip} - i{d}",
+                              "    else:", f"        o{d} = {b + 2 * n - 1 - skip} - q{d}",
                               f"        if o{d} < {b + n} or o{d} >= {b + n + a}:", "            continue"], depth)
         depth += 1
     flat = " + ".join(f"o{d} * {math.prod(padded[d + 1:k + 1])}" for d in range(k + 1))
     nested += src.indent([f"db = ({flat}) * {tail}", f"for j in range({tail}):",
                           f"    acc[ab + j] += {src.load(dtype, 'dy[db + j]')}"], depth)
     body += nested
-    body += [f"for j in range({tail}):", f"    dx[u * {tail} + j] = {src.store(dtype, 'acc[ab + j]')}"]
+    body += [f"for j in range({tail}):", f"    dx[u * {tail} + j] = {src.store(dtype, 'acc[ab + j]')}", *advance]
     lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
@@ -877,8 +886,9 @@ OPS: tuple[OpDef, ...] = (
     OpDef("Pad", "pad_d", infer_window, plan_window, emit_window, grad=grad_pad,
           frontend=Exposure(("Pad",), ("pad",)), runtime_tiling=WINDOW_TILING),
     OpDef("MirrorPad", "mirror_pad", infer_mirror, plan_mirror, emit_mirror, grad=grad_mirror,
-          frontend=Exposure(("MirrorPad",), ("pad",))),
-    OpDef("MirrorPadGrad", "mirror_pad_grad", infer_mirror, plan_mirror, emit_mirror_grad),
+          frontend=Exposure(("MirrorPad",), ("pad",)), runtime_tiling=MIRROR_TILING),
+    OpDef("MirrorPadGrad", "mirror_pad_grad", infer_mirror, plan_mirror, emit_mirror_grad,
+          runtime_tiling=MIRROR_TILING),
     OpDef("Gather", "gather", infer_gather, plan_gather, emit_gather, grad=grad_gather,
           frontend=Exposure(("Gather",), ("gather",)), runtime_tiling=GATHER_TILING),
     OpDef("UnsortedSegmentSum", "unsorted_segment_sum_d", infer_segment_sum, plan_segment_sum, emit_segment_sum,

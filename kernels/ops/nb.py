@@ -7,6 +7,7 @@ half-float instructions or on compiler-rt conversion helpers. Imported only on a
 """
 from __future__ import annotations
 
+import cmath
 import math
 from typing import Callable
 
@@ -28,7 +29,7 @@ numba.config.SLP_VECTORIZE = 1
 STORAGE = {"float32": types.float32, "float16": types.uint16, "int32": types.int32, "bool": types.uint8,
            "float64": types.float64, "int64": types.int64, "int8": types.int8, "uint8": types.uint8,
            "int16": types.int16, "uint16": types.uint16, "uint32": types.uint32, "uint64": types.uint64,
-           "bfloat16": types.uint16}
+           "bfloat16": types.uint16, "complex64": types.complex64, "complex128": types.complex128}
 
 
 def _pointer_intrinsic(nbtype):
@@ -184,6 +185,35 @@ def f2bf(value):
     return np.uint16((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)
 
 
+@numba.njit
+def cdiv(a, b):
+    """Complex a / b in float64 (Smith's method, as numpy): x / 0 gives inf or nan, never raises
+    (numba's complex ``/`` raises ZeroDivisionError through its runtime)."""
+    ar, ai, br, bi = np.float64(a.real), np.float64(a.imag), np.float64(b.real), np.float64(b.imag)
+    if abs(br) >= abs(bi):
+        if br == 0.0 and bi == 0.0:
+            return complex(fdiv(ar, abs(br)), fdiv(ai, abs(bi)))
+        rat = bi / br
+        scl = 1.0 / (br + bi * rat)
+        return complex((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+    rat = br / bi
+    scl = 1.0 / (bi + br * rat)
+    return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+
+
+@numba.njit
+def csqrt(z):
+    """Principal complex square root in float64 (the branch cut on the negative real axis follows the
+    imaginary part's sign, as numpy); numba's cmath.sqrt reaches its runtime."""
+    a, b = np.float64(z.real), np.float64(z.imag)
+    if a == 0.0 and b == 0.0:
+        return complex(0.0, b)
+    t = math.sqrt((abs(a) + math.hypot(a, b)) * 0.5)
+    if a >= 0.0:
+        return complex(t, fdiv(b, 2.0 * t))
+    return complex(fdiv(abs(b), 2.0 * t), math.copysign(t, b))
+
+
 # expf by Cephes' method, in float32 registers: x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two parts, so
 # n ln2 is exact), e^r by its degree-7 minimax polynomial, times 2^n built from exponent bits in two
 # halves (so results down to the smallest subnormal are reached with one rounding). No call and no
@@ -214,7 +244,7 @@ def fexp(value):
 
 def namespace() -> dict:
     """Globals every generated kernel source may use."""
-    ns = {"np": np, "math": math, "h2f": h2f, "f2h": f2h, "bf2f": bf2f, "f2bf": f2bf, "fexp": fexp, "fdiv": fdiv, "sdiv": sdiv,
+    ns = {"np": np, "math": math, "cmath": cmath, "h2f": h2f, "f2h": f2h, "bf2f": bf2f, "f2bf": f2bf, "fexp": fexp, "fdiv": fdiv, "sdiv": sdiv, "cdiv": cdiv, "csqrt": csqrt,
           "f32": np.float32, "f64": np.float64, "i64": np.int64, "sgemm": sgemm}
     ns.update({f"ptr_{name}": fn for name, fn in POINTER.items()})
     return ns

@@ -7,7 +7,8 @@ range like an elementwise op, with per-channel constants loaded once per contigu
 Training BatchNorm and BatchNormGrad split channels over blocks: a block reduces its channels over
 N, H, W (float64 sums) and then writes them, so no block reads another block's results.
 LayerNormGrad splits rows for dx and, in the same launch, gamma's elements for dgamma/dbeta
-(float64 accumulators in its workspace), again with no block depending on another.
+(float64 accumulators in its workspace), again with no block depending on another. All are
+dynamic-shape kernels: sizes are tiling data (the *_RUNTIME_TILING constants).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
 from .src import PARTIALS
+from .misc import odometer
 from .common import (FLOAT, check_arity, check_bool, check_dtype, check_epsilon, check_format, fail, norm_axis,
                      same_dtype)
 
@@ -174,31 +176,42 @@ def row_blocks(rows: int, size: int) -> int:
     return max(1, min(src.MAX_BLOCKS, rows, size // src.MIN_ELEMENTS_PER_BLOCK))
 
 
+# What Softmax/LogSoftmax kernels read at run time: the axis length, the rows (reductions) and the
+# rows' outer count. The row's stride (the elements after the axis; 1: contiguous) is compiled in:
+# LLVM vectorises a gather of known stride only (a strided softmax ran 2-3x slower reading it).
+SOFTMAX_RUNTIME_TILING = ("length", "rows", "outer")
+
+
 def plan_softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     x = sig.inputs[0]
     axis = softmax_axis(sig)
     length, inner = x.shape[axis], math.prod(x.shape[axis + 1:])
-    rows = math.prod(x.shape[:axis]) * inner
+    outer = math.prod(x.shape[:axis])
     cost = KernelCost(vector_ops=4 * x.size, bytes=2 * x.nbytes, dtype=x.dtype)
-    return Plan(row_blocks(rows, x.size), cost, (), dict(length=length, inner=inner, rows=rows))
+    tiling = dict(length=length, inner=inner, rows=outer * inner, outer=outer)
+    return Plan(row_blocks(outer * inner, x.size), cost, (), tiling)
 
 
 def emit_softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    x = sig.inputs[0]
-    dtype = x.dtype
-    length, inner, rows = plan.tiling["length"], plan.tiling["inner"], plan.tiling["rows"]
+    """Row ``u`` of a strided softmax (axis not innermost) starts at outer index * length * inner +
+    inner index: a block decodes its first row's coordinates once and advances them per row
+    (``misc.odometer``), so no row divides by a run-time dim."""
+    dtype = sig.inputs[0].dtype
+    t = plan.tiling
+    length, inner, rows = t["length"], t["inner"], t["rows"]
+    strided = inner != 1
 
     def at(j: str) -> str:
-        return src.load(dtype, f"x[base + {j} * {inner}]" if inner != 1 else f"x[base + {j}]")
+        return src.load(dtype, f"x[base + {j} * {inner}]" if strided else f"x[base + {j}]")
 
     def out(j: str) -> str:
-        return f"y[base + {j} * {inner}]" if inner != 1 else f"y[base + {j}]"
+        return f"y[base + {j} * {inner}]" if strided else f"y[base + {j}]"
 
-    first = f"(u // {inner}) * {length * inner} + u % {inner}" if inner != 1 else f"u * {length}"
     # the maximum and the sum fold into PARTIALS independent accumulators (which LLVM's SLP vectoriser
     # packs into vector registers), then into one; exps are fexp (vectorisable, no libm call)
     parts = range(PARTIALS)
-    body = [f"base = {first}"] + [f"m{k} = f32(-np.inf)" for k in parts]
+    body = [f"base = q0 * {length * inner} + q1" if strided else f"base = u * {length}"]
+    body += [f"m{k} = f32(-np.inf)" for k in parts]
     body += ["j = 0", f"while j + {PARTIALS} <= {length}:"]
     body += [line for k in parts for line in (f"    v{k} = {at(f'(j + {k})')}",
                                                f"    m{k} = v{k} if (v{k} > m{k} or v{k} != v{k}) else m{k}")]
@@ -217,24 +230,51 @@ def emit_softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
                  f"    {out('j')} = " + src.store(dtype, "(" + at("j") + " - m) - ls")]
     lines = src.HEADER + src.views(("x", 0, dtype), ("y", 1, dtype))
     lines += src.indent(src.split_lines(str(rows)))
+    if strided:
+        decode, advance = odometer((t["outer"], inner))
+        lines += src.indent(["row = lo", *decode])
+        body += advance
     lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
 
-def row_elements(length: int, params: int, body) -> list[str]:
+# How gamma/beta (x's dims from begin_params_axis, ``params`` elements) lie on a LayerNorm row (x's
+# dims from begin_norm_axis, ``length`` elements), compiled in: one per row element, spanning ``reps``
+# rows (begin_params_axis < begin_norm_axis), or repeated ``reps`` times within a row.
+GAMMA_ROW, GAMMA_SPANS, GAMMA_REPEATS = 0, 1, 2
+# What LayerNorm/LayerNormGrad kernels read at run time; gamma's layout and epsilon are compiled in.
+LN_RUNTIME_TILING = ("rows", "length", "params", "reps")
+
+
+def gamma_layout(length: int, params: int) -> tuple[int, int]:
+    """(layout, reps) of gamma on a row (an empty row is GAMMA_REPEATS with no repeats)."""
+    if params == length:
+        return GAMMA_ROW, 0
+    if params > length > 0:
+        return GAMMA_SPANS, params // length
+    return GAMMA_REPEATS, length // max(params, 1)
+
+
+def row_elements(t: dict, body) -> list[str]:
     """Lines visiting every element of LayerNorm row ``u`` (``base = u * length`` set by the caller):
     ``body(j, p)`` gives the lines for element ``base + j``, whose gamma/beta index is ``p``
-    (gamma covers x's dims from begin_params_axis, so p = (base + j) % params)."""
-    if length == 0:
-        return []
-    if params == length:
+    (gamma covers x's dims from begin_params_axis, so p = (base + j) % params). A spanning gamma is
+    offset by the row's place in its span, ``qp`` (:func:`span_lines`)."""
+    length, params = t["length"], t["params"]
+    if t["layout"] == GAMMA_ROW:
         return [f"for j in range({length}):"] + src.indent(body("j", "j"))
-    if params > length:         # gamma spans some normalised rows too: offset by the row
-        return [f"pb = (u % {params // length}) * {length}",
-                f"for j in range({length}):"] + src.indent(body("j", "pb + j"))
-    # gamma repeats within a row
-    return [f"for q in range({length // params}):", f"    for p in range({params}):"] + src.indent(
+    if t["layout"] == GAMMA_SPANS:
+        return [f"pb = qp * {length}", f"for j in range({length}):"] + src.indent(body("j", "pb + j"))
+    return [f"for q in range({t['reps']}):", f"    for p in range({params}):"] + src.indent(
         body(f"q * {params} + p", "p"), 2)
+
+
+def span_lines(t: dict, first: str) -> tuple[list[str], list[str]]:
+    """Lines setting ``qp`` (row ``first``'s place in gamma's span: u % reps) once, and lines advancing
+    it per row, so no row divides by a run-time dim (nothing when gamma does not span rows)."""
+    if t["layout"] != GAMMA_SPANS:
+        return [], []
+    return [f"qp = {first} % {t['reps']}"], ["qp += 1", f"if qp == {t['reps']}:", "    qp = 0"]
 
 
 def layer_norm_stats(dtype: str, eps: float) -> list[str]:
@@ -245,40 +285,45 @@ def layer_norm_stats(dtype: str, eps: float) -> list[str]:
 
 def plan_layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """LayerNorm and LayerNormGrad; the grad adds 2 float64 accumulators per gamma element."""
-    x = sig.inputs[0]
+    x = sig.inputs[0]           # LayerNormGrad's dy has x's shape
     norm, _ = layer_norm_axes(sig)
-    rows = math.prod(x.shape[:norm])
-    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    rows, length = math.prod(x.shape[:norm]), math.prod(x.shape[norm:])
     grad = sig.op == "LayerNormGrad"
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     cost = KernelCost(vector_ops=(12 if grad else 8) * x.size, bytes=moved, dtype=x.dtype)
     workspace = (max(2 * outputs[1].size, 1) * 8,) if grad else ()
-    return Plan(row_blocks(rows, x.size), cost, workspace, dict(rows=rows, length=math.prod(x.shape[norm:])))
+    params = sig.inputs[2 if grad else 1].size
+    layout, reps = gamma_layout(length, params)
+    tiling = dict(rows=rows, length=length, params=params, reps=reps, layout=layout,
+                  eps=float(sig.attr("epsilon", LN_EPSILON)))
+    return Plan(row_blocks(rows, x.size), cost, workspace, tiling)
 
 
 def emit_layer_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    x, gamma, _ = sig.inputs
-    dtype = x.dtype
-    eps = float(sig.attr("epsilon", LN_EPSILON))
-    rows, length, params = plan.tiling["rows"], plan.tiling["length"], gamma.size
+    dtype = sig.inputs[0].dtype
+    t = plan.tiling
+    eps, rows, length = t["eps"], t["rows"], t["length"]
 
     def scaled(j: str, p: str) -> list[str]:
         value = f"f32((({src.load(dtype, f'x[base + {j}]')} - mean) * rstd))"
         return [f"y[base + {j}] = " + src.store(dtype, f"{value} * {src.load(dtype, f'g[{p}]')} + "
                                                       f"{src.load(dtype, f'b[{p}]')}")]
 
+    count = f"f64(max({length}, 1))"
     body = [f"base = u * {length}", "s = f64(0.0)",
             f"for j in range({length}):", f"    s += {src.load(dtype, 'x[base + j]')}",
-            f"mean = fdiv(s, f64({float(max(length, 1))!r}))", "ss = f64(0.0)",
+            f"mean = fdiv(s, {count})", "ss = f64(0.0)",
             f"for j in range({length}):", f"    d = {src.load(dtype, 'x[base + j]')} - mean",
             "    ss += d * d",
-            f"var = fdiv(ss, f64({float(max(length, 1))!r}))",
+            f"var = fdiv(ss, {count})",
             f"rstd = fdiv(f64(1.0), math.sqrt(var + f64({eps!r})))"]
-    body += row_elements(length, params, scaled)
+    body += row_elements(t, scaled)
     body += [f"mo[u] = {src.store(dtype, 'mean')}", f"vo[u] = {src.store(dtype, 'var')}"]
+    first, advance = span_lines(t, "lo")
     lines = src.HEADER + ["    " + src.view(name, i, dtype)
                           for i, name in enumerate(("x", "g", "b", "y", "mo", "vo"))]
-    lines += src.indent(src.split_lines(str(rows)))
-    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
+    lines += src.indent(src.split_lines(str(rows)) + first)
+    lines += ["    for u in range(lo, hi):"] + src.indent(body + advance, 2)
     return src.finish(lines)
 
 
@@ -286,9 +331,9 @@ def emit_layer_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
     """dx row by row: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma. dgamma =
     sum(dy * xhat), dbeta = sum(dy) over the rows, each block owning a slice of gamma's elements."""
     dtype = sig.inputs[0].dtype
-    eps = float(sig.attr("epsilon", LN_EPSILON))
-    rows, length, params = plan.tiling["rows"], plan.tiling["length"], sig.inputs[2].size
-    n = float(max(length, 1))
+    t = plan.tiling
+    eps, rows, length, params = t["eps"], t["rows"], t["length"], t["params"]
+    n = f"f64(max({length}, 1))"
 
     def terms(j: str, p: str) -> list[str]:
         return [f"g = f64({src.load(dtype, f'dy[base + {j}]')}) * {src.load(dtype, f'ga[{p}]')}",
@@ -300,10 +345,11 @@ def emit_layer_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
     def write(j: str, p: str) -> list[str]:
         return terms(j, p) + [f"dx[base + {j}] = " + src.store(dtype, "rstd * (g - a1 - xh * a2)")]
 
+    first, advance = span_lines(t, "lo")
     row = [f"base = u * {length}"] + layer_norm_stats(dtype, eps) + ["sg = f64(0.0)", "sgx = f64(0.0)"]
-    row += row_elements(length, params, sums)
-    row += [f"a1 = fdiv(sg, f64({n!r}))", f"a2 = fdiv(sgx, f64({n!r}))"]
-    row += row_elements(length, params, write)
+    row += row_elements(t, sums)
+    row += [f"a1 = fdiv(sg, {n})", f"a2 = fdiv(sgx, {n})"]
+    row += row_elements(t, write) + advance
 
     def acc(e: str, k: str) -> list[str]:
         return [f"d = {src.load(dtype, f'dy[{e}]')}",
@@ -311,20 +357,21 @@ def emit_layer_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
 
     # the parameter pass: every row, only this block's gamma elements [lo, hi)
     par = [f"base = u * {length}"] + layer_norm_stats(dtype, eps)
-    if params <= length:
-        par += [f"for q in range({length // max(params, 1)}):", "    for k in range(lo, hi):"]
-        par += src.indent(acc(f"base + q * {params} + k", "k"), 2)
+    if t["layout"] == GAMMA_SPANS:
+        par += [f"pb = qp * {length}", f"for k in range(max(lo, pb), min(hi, pb + {length})):"]
+        par += src.indent(acc("base + k - pb", "k")) + advance
     else:
-        par += [f"pb = (u % {params // max(length, 1)}) * {length}",
-                f"for k in range(max(lo, pb), min(hi, pb + {length})):"]
-        par += src.indent(acc("base + k - pb", "k"))
+        reps = 1 if t["layout"] == GAMMA_ROW else t["reps"]
+        par += [f"for q in range({reps}):", "    for k in range(lo, hi):"]
+        par += src.indent(acc(f"base + q * {params} + k", "k"), 2)
     names = ("dy", "x", "ga", "mo", "vo", "dx", "dg", "db")
     lines = src.HEADER + ["    " + src.view(name, i, dtype) for i, name in enumerate(names)]
     lines += src.views(("w", len(names), "float64"))
-    lines += src.indent(src.split_lines(str(rows)))
+    lines += src.indent(src.split_lines(str(rows)) + first)
     lines += ["    for u in range(lo, hi):"] + src.indent(row, 2)
     lines += src.indent(src.split_lines(str(params)))
     lines += ["    for k in range(lo, hi):", "        w[k] = f64(0.0)", f"        w[{params} + k] = f64(0.0)"]
+    lines += src.indent(span_lines(t, "0")[0])
     lines += [f"    for u in range({rows}):"] + src.indent(par, 2)
     lines += ["    for k in range(lo, hi):", "        dg[k] = " + src.store(dtype, "w[k]"),
               "        db[k] = " + src.store(dtype, f"w[{params} + k]")]
@@ -504,9 +551,9 @@ def _g_batch_norm(b: GradBuilder, c: GradCall) -> tuple[int | None, ...]:
 
 OPS: tuple[OpDef, ...] = (
     OpDef("Softmax", "softmax", infer_softmax, plan_softmax, emit_softmax, grad=_g_softmax,
-          frontend=Exposure(("Softmax",), ("softmax",))),
+          frontend=Exposure(("Softmax",), ("softmax",)), runtime_tiling=SOFTMAX_RUNTIME_TILING),
     OpDef("LogSoftmax", "log_softmax", infer_softmax, plan_softmax, emit_softmax, grad=_g_log_softmax,
-          frontend=Exposure(("LogSoftmax",), ("log_softmax",))),
+          frontend=Exposure(("LogSoftmax",), ("log_softmax",)), runtime_tiling=SOFTMAX_RUNTIME_TILING),
     # attrs: epsilon; is_training (False: y only; True: BN_TRAINING_OUTPUTS); momentum (see BN_MOMENTUM)
     OpDef("BatchNorm", "batch_norm", infer_batch_norm, plan_batch_norm, emit_batch_norm, grad=_g_batch_norm,
           frontend=Exposure(("BatchNorm",)), runtime_tiling=BN_RUNTIME_TILING),
@@ -515,8 +562,9 @@ OPS: tuple[OpDef, ...] = (
     OpDef("BatchNormGrad", "batch_norm_grad", infer_batch_norm_grad, plan_batch_norm, emit_batch_norm_grad,
           runtime_tiling=BN_RUNTIME_TILING),
     OpDef("LayerNorm", "layer_norm", infer_layer_norm, plan_layer_norm, emit_layer_norm, grad=_g_layer_norm,
-          frontend=Exposure(("LayerNorm",))),
+          frontend=Exposure(("LayerNorm",)), runtime_tiling=LN_RUNTIME_TILING),
     # (dy, x, gamma, mean, variance) -> (dx, dgamma, dbeta); attrs as LayerNorm's. It takes the
     # variance LayerNorm outputs (as MindSpore's LayerNormGrad did before rstd) and applies epsilon.
-    OpDef("LayerNormGrad", "layer_norm_grad", infer_layer_norm_grad, plan_layer_norm, emit_layer_norm_grad),
+    OpDef("LayerNormGrad", "layer_norm_grad", infer_layer_norm_grad, plan_layer_norm, emit_layer_norm_grad,
+          runtime_tiling=LN_RUNTIME_TILING),
 )

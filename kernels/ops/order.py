@@ -13,7 +13,7 @@ rows over blocks; each row streams its n elements through a binary heap of the k
 (worst at the root) kept in the block's own workspace slice, then pops the heap from the back of the
 output, so values come out sorted: O(n log k + k log k) per row, no allocation. Sort is the same
 kernel with k = n, its lines strided along any axis. Values compare in float64 registers, exact
-for float16, float32 and int32.
+for float16, float32 and int32. All are dynamic-shape kernels (ORDER_RUNTIME_TILING).
 
 Backward rules: ArgMaxWithValue/ArgMinWithValue send the value's gradient to the chosen element
 (a OneHot of the index times the broadcast gradient); TopK scatters the values' gradient to the
@@ -35,6 +35,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from . import src
 from .common import ANY, check_arity, check_bool, check_dtype, fail, norm_axis
 from .elementwise import no_grad
+from .misc import odometer
 
 WITH_VALUE = ("ArgMaxWithValue", "ArgMinWithValue")
 LARGEST = ("Argmax", "ArgMaxWithValue")
@@ -80,21 +81,35 @@ def _layout(sig: OpSignature) -> tuple[int, int, int]:
     return math.prod(x[:axis]), x[axis], math.prod(x[axis + 1:])
 
 
+# What the arg reductions, TopK and Sort read at run time (one kernel per op, dtypes and, for TopK and
+# Sort, order serves every shape): x around the axis (outer, n, inner) and the count of results along
+# it (k; the arg reductions: 1). A block decodes its first line's (outer, inner) coordinates once and
+# advances them per line (misc.odometer): no line divides by a run-time dim.
+ORDER_RUNTIME_TILING = ("outer", "n", "inner", "k")
+
+
+def order_tiling(sig: OpSignature, k: int) -> dict:
+    outer, n, inner = _layout(sig)
+    return dict(outer=outer, n=n, inner=inner, k=k)
+
+
 def plan_arg(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """One compare per element of x; x read once, the outputs written once."""
     x = sig.inputs[0]
     n_out = outputs[0].size
     block_dim = max(1, min(src.MAX_BLOCKS, n_out, x.size // src.MIN_ELEMENTS_PER_BLOCK))
     cost = KernelCost(vector_ops=x.size, bytes=x.nbytes + sum(d.nbytes for d in outputs), dtype=x.dtype)
-    return Plan(block_dim, cost)
+    return Plan(block_dim, cost, (), order_tiling(sig, 1))
 
 
 def emit_arg(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     x = sig.inputs[0]
-    _, n, inner = _layout(sig)
+    t = plan.tiling
+    outer, n, inner = t["outer"], t["n"], t["inner"]
     views = [("x", 0, x.dtype), ("yi", 1, "int32")] + ([("yv", 2, x.dtype)] if sig.op in WITH_VALUE else [])
     better = _better(sig.op in LARGEST, True, "v", "t", "best", "bi")
-    body = [f"a = u // {inner}", f"base = (u - a * {inner}) + a * {n * inner}",
+    decode, advance = odometer((outer, inner))
+    body = [f"base = q0 * {n * inner} + q1",
             f"best = {src.load(x.dtype, 'x[base]')}", "bi = 0",
             f"for t in range(1, {n}):",
             f"    v = {src.load(x.dtype, f'x[base + t * {inner}]')}",
@@ -103,7 +118,8 @@ def emit_arg(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
             "yi[u] = np.int32(bi)"]
     if sig.op in WITH_VALUE:
         body.append(f"yv[u] = x[base + bi * {inner}]")
-    lines = src.HEADER + src.views(*views) + src.indent(src.split_lines(str(outputs[0].size)))
+    body += advance
+    lines = src.HEADER + src.views(*views) + src.indent(src.split_lines(str(outer * inner)) + ["row = lo", *decode])
     return src.finish(lines + ["    for u in range(lo, hi):"] + src.indent(body, 2))
 
 
@@ -158,16 +174,17 @@ def plan_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     heap = block_dim * k * 8
     cost = KernelCost(vector_ops=rows * (n + 2 * k * depth), bytes=x.nbytes + sum(d.nbytes for d in outputs),
                       dtype=x.dtype)
-    return Plan(block_dim, cost, (heap, heap))
+    largest = sig.attr("largest", True) if sig.op == "TopK" else sig.attr("descending", False)
+    return Plan(block_dim, cost, (heap, heap), dict(order_tiling(sig, k), largest=largest))
 
 
 def emit_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """Each line of x along the axis (TopK: a row; Sort: any axis, strided by ``inner``) streams
     through the heap; the k best come out best first, along the same axis of the outputs."""
     x = sig.inputs[0]
-    outer, n, inner = _layout(sig)
-    k = outputs[0].shape[_axis(sig)]
-    largest = sig.attr("largest", True) if sig.op == "TopK" else sig.attr("descending", False)
+    t = plan.tiling
+    outer, n, inner, k = t["outer"], t["n"], t["inner"], t["k"]
+    largest = t["largest"]
 
     def better(a: str, ia: str, b: str, ib: str) -> str:
         return _better(largest, largest, a, ia, b, ib)
@@ -188,18 +205,14 @@ def emit_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> 
                 f"hv[h + p] = {value}", f"hx[h + p] = {index}"]
 
     def at(base: str, pos: str) -> str:
-        return f"{base} + {pos}" if inner == 1 else f"{base} + {pos} * {inner}"
+        return f"{base} + {pos} * {inner}"
 
     store = "np.int32(i64(hv[h]))" if x.dtype == "int32" else src.store(x.dtype, "f32(hv[h])")
     lines = src.HEADER + src.views(("x", 0, x.dtype), ("yv", 1, x.dtype), ("yi", 2, "int32"),
                                    ("hv", 3, "float64"), ("hx", 4, "int64"))
-    lines += [f"    h = block_idx * {k}"] + src.indent(src.split_lines(str(outer * inner)))
-    if inner == 1:
-        body = [f"base = row * {n}", f"obase = row * {k}"]
-    else:
-        body = [f"a = row // {inner}", f"i = row - a * {inner}",
-                f"base = a * {n * inner} + i", f"obase = a * {k * inner} + i"]
-    body += ["size = 0",
+    decode, advance = odometer((outer, inner))
+    lines += [f"    h = block_idx * {k}"] + src.indent(src.split_lines(str(outer * inner)) + ["row = lo", *decode])
+    body = [f"base = q0 * {n * inner} + q1", f"obase = q0 * {k * inner} + q1", "size = 0",
              f"for j in range({n}):",
              f"    v = f64({src.load(x.dtype, 'x[' + at('base', 'j') + ']')})",
              f"    if size < {k}:",
@@ -217,8 +230,8 @@ def emit_topk(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> 
     body += [f"for t in range({k - 1}, -1, -1):",                 # pop the worst into the last free slot
              f"    yv[{at('obase', 't')}] = {store}", f"    yi[{at('obase', 't')}] = np.int32(hx[h])",
              "    lv = hv[h + t]", "    li = hx[h + t]"]
-    body += src.indent(sift_down("t", "lv", "li"))
-    lines += ["    for row in range(lo, hi):"] + src.indent(body, 2)
+    body += src.indent(sift_down("t", "lv", "li")) + advance
+    lines += ["    for u in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 
 
@@ -259,13 +272,15 @@ def grad_topk(b: GradBuilder, c: GradCall) -> tuple[int | None]:
 
 OPS: tuple[OpDef, ...] = (
     OpDef("Argmax", "arg_max_d", infer_arg, plan_arg, emit_arg, grad=no_grad,
-          frontend=Exposure(("Argmax",), ("argmax",))),
+          frontend=Exposure(("Argmax",), ("argmax",)), runtime_tiling=ORDER_RUNTIME_TILING),
     OpDef("Argmin", "arg_min_d", infer_arg, plan_arg, emit_arg, grad=no_grad,
-          frontend=Exposure(("Argmin",), ("argmin",))),
+          frontend=Exposure(("Argmin",), ("argmin",)), runtime_tiling=ORDER_RUNTIME_TILING),
     OpDef("ArgMaxWithValue", "arg_max_with_value", infer_arg, plan_arg, emit_arg, grad=grad_arg_with_value,
-          frontend=Exposure(("ArgMaxWithValue",), ("max",))),
+          frontend=Exposure(("ArgMaxWithValue",), ("max",)), runtime_tiling=ORDER_RUNTIME_TILING),
     OpDef("ArgMinWithValue", "arg_min_with_value", infer_arg, plan_arg, emit_arg, grad=grad_arg_with_value,
-          frontend=Exposure(("ArgMinWithValue",), ("min",))),
-    OpDef("TopK", "top_k_d", infer_topk, plan_topk, emit_topk, grad=grad_topk, frontend=Exposure(("TopK",), ("topk",))),
-    OpDef("Sort", "sort", infer_sort, plan_topk, emit_topk, grad=grad_sort, frontend=Exposure(("Sort",), ("sort",))),
+          frontend=Exposure(("ArgMinWithValue",), ("min",)), runtime_tiling=ORDER_RUNTIME_TILING),
+    OpDef("TopK", "top_k_d", infer_topk, plan_topk, emit_topk, grad=grad_topk, frontend=Exposure(("TopK",), ("topk",)),
+          runtime_tiling=ORDER_RUNTIME_TILING),
+    OpDef("Sort", "sort", infer_sort, plan_topk, emit_topk, grad=grad_sort, frontend=Exposure(("Sort",), ("sort",)),
+          runtime_tiling=ORDER_RUNTIME_TILING),
 )

@@ -255,11 +255,12 @@ MINSTD_A, MINSTD_M = 16807, 2147483647              # std::minstd_rand0 (libstdc
 # the engine behind each sampler, and its state as int64 words: mt19937's 624 words and its position;
 # minstd's one value
 ENGINE = {"StandardNormal": "minstd", "UniformReal": "mt19937", "UniformInt": "mt19937",
-          "RandomChoiceWithMask": "minstd", "RandomShuffle": "minstd"}
+          "RandomChoiceWithMask": "minstd", "RandomShuffle": "minstd", "Multinomial": "minstd",
+          "StandardLaplace": "minstd"}
 STATE_WORDS = {"minstd": 1, "mt19937": MT_N + 1}
 # element-ops per output value (the engine steps and the distribution's arithmetic), for the cost model
 SAMPLER_OPS_PER_ELEMENT = {"StandardNormal": 24, "UniformReal": 16, "UniformInt": 10, "RandomChoiceWithMask": 8,
-                           "RandomShuffle": 1}
+                           "RandomShuffle": 1, "StandardLaplace": 20}
 # minstd_rand0's range max - min (values 1 .. 2^31 - 2), which uniform_int_distribution downscales
 MINSTD_RANGE = MINSTD_M - 3
 
@@ -371,6 +372,16 @@ def emit_sampler(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
                  "    w = past"]
         body += src.indent(["while w >= past:"] + src.indent(_mt_word("w")))
         body += src.indent(["out[i] = np.int32(w // scaling + lo)"])
+    elif sig.op == "StandardLaplace":
+        # uniform_real_distribution<float>(nextafter(-1, 0), 1) over minstd_rand0 (b - a rounds to 2 in
+        # float), then -sign(v) * log(1.0 - |v|) in double (the literal 1.0), rounded to float
+        lo = float(np.nextafter(np.float32(-1), np.float32(0)))
+        body += ["x = s[0]", f"for i in range({n}):"]
+        body += src.indent(_minstd_canonical("u")
+                           + [f"v = u * f32(2.0) + f32({lo!r})",
+                              "sign = -1.0 if v < f32(0.0) else 1.0",
+                              "out[i] = f32(-sign * math.log(1.0 - abs(f64(v))))"])
+        body += ["s[0] = x"]
     else:
         # normal_distribution<float>: Marsaglia's polar method in float32; math.log of a float32 is libm's
         # logf, as std::log(float) in MindSpore's kernel (not correctly rounded: a double log would differ)
@@ -427,18 +438,28 @@ def _minstd_below(target: str, bound: str) -> list[str]:
             f"{target} = {target} // scaling"]
 
 
-def _shuffle_lines(n: str) -> list[str]:
-    """Source lines: libstdc++ 10's ``std::shuffle`` of ``perm[0:n]`` over minstd_rand0 (state ``x``): two
-    swap positions from one draw while n^2 fits the engine's range, one per draw past that."""
-    lines = [f"if {n} > 0 and {MINSTD_RANGE} // {n} >= {n}:",
+def _mt_below(target: str, bound: str) -> list[str]:
+    """Source lines: ``uniform_int_distribution(0, bound)`` over std::mt19937 (state array ``s``),
+    downscaling as ``_minstd_below``."""
+    return [f"scaling = {W32} // ({bound} + 1)",
+            f"past = ({bound} + 1) * scaling",
+            f"{target} = past",
+            f"while {target} >= past:"] + src.indent(_mt_word(target)) + [f"{target} = {target} // scaling"]
+
+
+def _shuffle_lines(n: str, below=_minstd_below, urange: int = MINSTD_RANGE) -> list[str]:
+    """Source lines: libstdc++ 10's ``std::shuffle`` of ``perm[0:n]`` over an engine (minstd_rand0, state
+    ``x``, by default; ``below`` draws its bounded ints, ``urange`` is its range): two swap positions
+    from one draw while n^2 fits the engine's range, one per draw past that."""
+    lines = [f"if {n} > 0 and {urange} // {n} >= {n}:",
              "    i = 1",
              f"    if {n} % 2 == 0:"]
-    lines += src.indent(_minstd_below("j", "1"), 2)
+    lines += src.indent(below("j", "1"), 2)
     lines += ["        perm[1], perm[j] = perm[j], perm[1]",
               "        i = 2",
               f"    while i < {n}:",
               "        sr = i + 1"]
-    lines += src.indent(_minstd_below("pp", "sr * (sr + 1) - 1"), 2)
+    lines += src.indent(below("pp", "sr * (sr + 1) - 1"), 2)
     lines += ["        p1 = pp // (sr + 1)",
               "        p2 = pp % (sr + 1)",
               "        perm[i], perm[p1] = perm[p1], perm[i]",
@@ -446,7 +467,7 @@ def _shuffle_lines(n: str) -> list[str]:
               "        i += 2",
               f"elif {n} > 0:",
               f"    for i in range(1, {n}):"]
-    lines += src.indent(_minstd_below("j", "i"), 2)
+    lines += src.indent(below("j", "i"), 2)
     lines += ["        perm[i], perm[j] = perm[j], perm[i]"]
     return lines
 
@@ -507,6 +528,273 @@ def emit_shuffle(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
     return src.finish(lines)
 
 
+
+# --- round 3: Multinomial (minstd_rand0 over GetSeed) and Bernoulli (counter-based Philox) ------------
+
+MULTINOMIAL_INPUTS = ("float32", "float64")     # other dtypes are cast to float32 by the front end
+MULTINOMIAL_OUTPUTS = ("int32", "int64")
+BERNOULLI_P = ("float32", "float64")
+# (Philox key, counter high half, the block of the words left over from the last launch, how many of its
+# four words that launch used)
+BERNOULLI_STATE = TensorDesc((4,), "int64")
+PHILOX_WORDS = 4
+
+
+def infer_multinomial(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(x float (cols,) or (rows, cols), state) -> (int samples (num_samples,) or (rows, num_samples),
+    new state)."""
+    check_arity(sig, 2, ("x", "state"))
+    check_dtype(sig, 0, MULTINOMIAL_INPUTS, "x")
+    check_dtype(sig, 1, ("int64",), "state")
+    if sig.inputs[1].shape != (1,):
+        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
+    shape = sig.inputs[0].shape
+    if len(shape) not in (1, 2) or shape[-1] < 1:
+        raise fail(sig, f"input 0 (x) must be 1-d or 2-d with at least one column, got shape {shape}")
+    count = sig.attr("num_samples")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise fail(sig, f"attr num_samples={count!r} must be an int >= 0")
+    out = sig.attr("dtype", "int32")
+    if out not in MULTINOMIAL_OUTPUTS:
+        raise fail(sig, f"attr dtype={out!r} must be one of {MULTINOMIAL_OUTPUTS}")
+    return (TensorDesc(shape[:-1] + (count,), out), TensorDesc((1,), "int64"))
+
+
+def plan_multinomial(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One block (the engine is sequential); a workspace for the normalised cumulative sums."""
+    shape = sig.inputs[0].shape
+    rows, cols = (shape[0] if len(shape) == 2 else 1), shape[-1]
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    cost = KernelCost(vector_ops=sig.inputs[0].size + outputs[0].size * 12, bytes=moved, dtype="float32")
+    return Plan(1, cost, workspace_sizes=(max(sig.inputs[0].nbytes, 8),),
+                tiling={"rows": rows, "cols": cols, "count": outputs[0].shape[-1]})
+
+
+def emit_multinomial(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MindSpore's CPU kernel: per row, the cumulative sums in x's dtype, divided by their total when it
+    is not zero, then per sample ``uniform_real_distribution<float>`` over minstd_rand0 (one draw) and a
+    binary search for the first cumulative value above it."""
+    dtype, out = sig.inputs[0].dtype, outputs[0].dtype
+    rows, cols, count = plan.tiling["rows"], plan.tiling["cols"], plan.tiling["count"]
+    lines = src.HEADER + src.views(("xin", 0, dtype), ("st", 1, "int64"), ("y", 2, out), ("s", 3, "int64"),
+                                   ("cum", 4, dtype))
+    body = ["x = st[0]",
+            f"for r in range({rows}):",
+            f"    base = r * {cols}",
+            "    cum[base] = xin[base]",
+            f"    for j in range(1, {cols}):",
+            "        cum[base + j] = cum[base + j - 1] + xin[base + j]",
+            f"    total = cum[base + {cols} - 1]",
+            "    if total != 0:",
+            f"        for j in range({cols}):",
+            "            cum[base + j] = cum[base + j] / total",
+            f"    for n in range({count}):"]
+    body += src.indent(_minstd_canonical("u"), 2)
+    body += src.indent([f"p = {'f64' if dtype == 'float64' else 'f32'}(u)",
+                        "b = 0",
+                        f"e = {cols} - 1",
+                        "while e - b > 0:",
+                        "    piv = b + (e - b) // 2",
+                        "    if cum[base + piv] > p:",
+                        "        e = piv",
+                        "    else:",
+                        "        b = piv + 1",
+                        f"y[r * {count} + n] = {src.store(out, 'b')}"], 2)
+    body += ["s[0] = x"]
+    lines += src.indent(["if block_idx != 0:", "    return"] + body)
+    return src.finish(lines)
+
+
+def infer_bernoulli(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(x, p (one value or x's shape), state) -> (0/1 of x's shape and dtype, the new state: attr
+    ``advance`` added to the counter's high half, the left-over words moved on)."""
+    check_arity(sig, 3, ("x", "p", "state"))
+    check_dtype(sig, 1, BERNOULLI_P, "p")
+    check_dtype(sig, 2, ("int64",), "state")
+    if sig.inputs[2].shape != BERNOULLI_STATE.shape:
+        raise fail(sig, f"input 2 (state) must have shape {BERNOULLI_STATE.shape}, got {sig.inputs[2].shape}")
+    x, p = sig.inputs[0], sig.inputs[1]
+    if p.size != 1 and p.shape != x.shape:
+        raise fail(sig, f"input 1 (p) must have one value or x's shape {x.shape}, got {p.shape}")
+    return (x, BERNOULLI_STATE)
+
+
+def plan_bernoulli(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    n = outputs[0].size
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    return Plan(src.elementwise_blocks(n), KernelCost(vector_ops=n * 24, bytes=moved, dtype="float32"),
+                tiling={"n": n, "scalar_p": sig.inputs[1].size == 1, "advance": int(sig.attr("advance", 0))})
+
+
+def emit_bernoulli(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MindSpore's CPU Bernoulli: a uniform ``1.m - 1`` per element from the low 23 bits of the next
+    word of Philox-4x32-10 under key seed, the element 1 unless that uniform exceeds p. Each launch
+    restarts the counter at (block 0, offset) but first spends the words its last launch left over in
+    its last block (MindSpore's kernel keeps them): element i < left takes word used + i of block
+    ``last``, the others word j % 4 of block j // 4 (j = i - left)."""
+    dtype, pdt = outputs[0].dtype, sig.inputs[1].dtype
+    n = plan.tiling["n"]
+    lines = src.HEADER + src.views(("xin", 0, dtype), ("pin", 1, pdt), ("st", 2, "int64"), ("y", 3, dtype),
+                                   ("s", 4, "int64"))
+    body = [f"left = {PHILOX_WORDS} - st[3]",
+             "if block_idx == 0:",
+             "    s[0] = st[0]",
+             f"    s[1] = st[1] + {plan.tiling['advance']}",
+             f"    if {n} <= left:",
+             "        s[2] = st[2]",
+             f"        s[3] = st[3] + {n}",
+             "    else:",
+             f"        s[2] = ({n} - left - 1) // {PHILOX_WORDS}",
+             f"        s[3] = ({n} - left - 1) % {PHILOX_WORDS} + 1"]
+    body += src.split_lines(str(n))
+    body += ["w32 = np.uint64(0xFFFFFFFF)",
+             "s32 = np.uint64(32)",
+             "key0 = np.uint64(st[0] & 0xFFFFFFFF)",
+             "key1 = np.uint64((st[0] >> 32) & 0xFFFFFFFF)",
+             "off0 = np.uint64(st[1] & 0xFFFFFFFF)",
+             "off1 = np.uint64((st[1] >> 32) & 0xFFFFFFFF)",
+             "for i in range(lo, hi):",
+             "    if i < left:",
+             "        blk = np.uint64(st[2])",
+             "        k = st[3] + i",
+             "    else:",
+             f"        blk = np.uint64((i - left) // {PHILOX_WORDS})",
+             f"        k = (i - left) % {PHILOX_WORDS}",
+             "    c0, c1, c2, c3 = blk & w32, blk >> s32, off0, off1",
+             "    k0, k1 = key0, key1",
+             f"    for r in range({PHILOX_ROUNDS}):",
+             f"        p0 = np.uint64({PHILOX_M0}) * c0",
+             f"        p1 = np.uint64({PHILOX_M1}) * c2",
+             "        c0, c1, c2, c3 = (p1 >> s32) ^ c1 ^ k0, p1 & w32, (p0 >> s32) ^ c3 ^ k1, p0 & w32",
+             f"        k0 = (k0 + np.uint64({PHILOX_W0})) & w32",
+             f"        k1 = (k1 + np.uint64({PHILOX_W1})) & w32",
+             "    w = c0 if k == 0 else (c1 if k == 1 else (c2 if k == 2 else c3))",
+             "    u = f32(f64(w & np.uint64(0x7FFFFF)) * 1.1920928955078125e-07)    # 1.m - 1, exact",
+             f"    pv = pin[{'0' if plan.tiling['scalar_p'] else 'i'}]",
+             f"    y[i] = {src.store(dtype, '0 if u > pv else 1')}"]
+    lines += src.indent(body)
+    return src.finish(lines)
+
+
+
+# RandpermV2's output dtypes (MindSpore's CPU kernel)
+RANDPERM_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64")
+
+
+def infer_randperm(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(seed int64 (1,): the mt19937 seed) -> (a permutation of 0 .. n-1, attr ``n``, in attr dtype)."""
+    check_arity(sig, 1, ("seed",))
+    check_dtype(sig, 0, ("int64",), "seed")
+    if sig.inputs[0].shape != (1,):
+        raise fail(sig, f"input 0 (seed) must have shape (1,), got {sig.inputs[0].shape}")
+    n, dtype = sig.attr("n"), sig.attr("dtype", "int64")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise fail(sig, f"attr n={n!r} must be an int >= 0")
+    if dtype not in RANDPERM_DTYPES:
+        raise fail(sig, f"attr dtype={dtype!r} must be one of {RANDPERM_DTYPES}")
+    return (TensorDesc((n,), dtype),)
+
+
+def plan_randperm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One block (the shuffle is sequential); workspaces: the engine (624 words and a position) and
+    the permutation."""
+    n = outputs[0].size
+    return Plan(1, KernelCost(vector_ops=8 * n + MT_N, bytes=outputs[0].nbytes, dtype="float32"),
+                workspace_sizes=(8 * (MT_N + 1), 8 * max(n, 1)), tiling={"n": n})
+
+
+def emit_randperm(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MindSpore's CPU RandpermV2: ``std::mt19937 gen(seed)``, ``std::shuffle`` of 0 .. n-1 with it."""
+    n, dtype = plan.tiling["n"], outputs[0].dtype
+    lines = src.HEADER + src.views(("sd", 0, "int64"), ("out", 1, dtype), ("s", 2, "int64"), ("perm", 3, "int64"))
+    body = [f"s[0] = sd[0] & {W32}",
+            f"for t in range(1, {MT_N}):",
+            f"    s[t] = (1812433253 * (s[t - 1] ^ (s[t - 1] >> 30)) + t) & {W32}",
+            f"s[{MT_N}] = {MT_N}",
+            f"for i in range({n}):",
+            "    perm[i] = i"]
+    body += _shuffle_lines(str(n), _mt_below, W32)
+    body += [f"for i in range({n}):", f"    out[i] = {src.store(dtype, 'perm[i]')}"]    # _mt_word's y is a local
+    lines += src.indent(["if block_idx != 0:", "    return"] + body)
+    return src.finish(lines)
+
+
+
+CATEGORICAL_OUTPUTS = ("int16", "int32", "int64")
+# generate_canonical<double> over minstd_rand0: two draws (53 bits over floor(log2(2^31 - 2)) = 30 bits each),
+# the second weighted by the engine's range
+MINSTD_SPAN = float(MINSTD_M - 1)
+
+
+def infer_categorical(sig: OpSignature) -> tuple[TensorDesc, ...]:
+    """(logits float (batch, classes), state) -> (class indices (batch, num_sample), new state)."""
+    check_arity(sig, 2, ("logits", "state"))
+    check_dtype(sig, 0, MULTINOMIAL_INPUTS, "logits")
+    check_dtype(sig, 1, ("int64",), "state")
+    if sig.inputs[1].shape != (1,):
+        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
+    shape = sig.inputs[0].shape
+    if len(shape) != 2 or shape[1] < 1:
+        raise fail(sig, f"input 0 (logits) must be 2-d with at least one class, got shape {shape}")
+    count, out = sig.attr("num_sample"), sig.attr("dtype", "int64")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise fail(sig, f"attr num_sample={count!r} must be an int >= 0")
+    if out not in CATEGORICAL_OUTPUTS:
+        raise fail(sig, f"attr dtype={out!r} must be one of {CATEGORICAL_OUTPUTS}")
+    return (TensorDesc((shape[0], count), out), TensorDesc((1,), "int64"))
+
+
+def plan_categorical(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """One block (the engine is sequential); workspaces: the rows' cumulative sums, the draws."""
+    rows, cols = sig.inputs[0].shape
+    count = outputs[0].shape[1]
+    item = 8 if sig.inputs[0].dtype == "float64" else 4
+    moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
+    cost = KernelCost(vector_ops=sig.inputs[0].size * 8 + outputs[0].size * 4, bytes=moved, dtype="float32")
+    return Plan(1, cost, workspace_sizes=(max(sig.inputs[0].nbytes, 8), item * max(count, 1)),
+                tiling={"rows": rows, "cols": cols, "count": count})
+
+
+def emit_categorical(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """MindSpore's CPU RandomCategorical: per row the cumulative sums of exp(logit - row max) (expf, in
+    the logits' dtype); per sample one ``uniform_real_distribution<double>`` draw over minstd_rand0,
+    rounded to float and shared by every row; the first class whose cumulative sum is not below
+    total * draw."""
+    dtype, out = sig.inputs[0].dtype, outputs[0].dtype
+    cast = "f64" if dtype == "float64" else "f32"
+    rows, cols, count = plan.tiling["rows"], plan.tiling["cols"], plan.tiling["count"]
+    lines = src.HEADER + src.views(("lg", 0, dtype), ("st", 1, "int64"), ("y", 2, out), ("s", 3, "int64"),
+                                   ("cdf", 4, dtype), ("rnd", 5, dtype))
+    body = ["x = st[0]",
+            f"for j in range({count}):",
+            f"    x = (x * {MINSTD_A}) % {MINSTD_M}",
+            "    acc = f64(x - 1)",
+            f"    x = (x * {MINSTD_A}) % {MINSTD_M}",
+            f"    acc += f64(x - 1) * {MINSTD_SPAN!r}",
+            f"    v = acc / {MINSTD_SPAN * MINSTD_SPAN!r}",
+            "    if v >= 1.0:",
+            f"        v = {float(np.nextafter(1.0, 0.0))!r}",
+            f"    rnd[j] = {cast}(f32(v))",
+            "s[0] = x",
+            f"for r in range({rows}):",
+            f"    base = r * {cols}",
+            "    top = lg[base]",
+            f"    for i in range(1, {cols}):",
+            "        if lg[base + i] > top:",
+            "            top = lg[base + i]",
+            f"    cdf[base] = {cast}(math.exp(f32(lg[base] - top)))",
+            f"    for i in range(1, {cols}):",
+            f"        cdf[base + i] = cdf[base + i - 1] + {cast}(math.exp(f32(lg[base + i] - top)))",
+            f"    for j in range({count}):",
+            f"        find = cdf[base + {cols} - 1] * rnd[j]",
+            "        k = 0",
+            f"        while k < {cols} - 1 and cdf[base + k] < find:",
+            "            k += 1",
+            f"        y[r * {count} + j] = {src.store(out, 'k')}"]
+    lines += src.indent(["if block_idx != 0:", "    return"] + body)
+    return src.finish(lines)
+
+
 OPS: tuple[OpDef, ...] = (
     OpDef("Dropout", "dropout", infer_dropout, plan_dropout, emit_dropout, grad=grad_dropout,
           frontend=Exposure(("Dropout",), ("dropout",))),
@@ -520,4 +808,11 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("RandomChoiceWithMask",), ("choice_with_mask",))),
     OpDef("RandomShuffle", "random_shuffle", infer_shuffle, plan_shuffle, emit_shuffle,
           frontend=Exposure(("RandomShuffle",), ("shuffle",))),
+    OpDef("StandardLaplace", "standard_laplace", infer_sampler, plan_sampler, emit_sampler),
+    OpDef("Multinomial", "multinomial", infer_multinomial, plan_multinomial, emit_multinomial,
+          runtime_tiling=("rows", "cols", "count")),
+    OpDef("Bernoulli", "bernoulli", infer_bernoulli, plan_bernoulli, emit_bernoulli, runtime_tiling=("n",)),
+    OpDef("RandpermV2", "randperm", infer_randperm, plan_randperm, emit_randperm, runtime_tiling=("n",)),
+    OpDef("RandomCategorical", "random_categorical", infer_categorical, plan_categorical, emit_categorical,
+          runtime_tiling=("rows", "cols", "count")),
 )

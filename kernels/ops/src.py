@@ -98,7 +98,7 @@ def views(*specs: tuple[str, int, str]) -> list[str]:
 
 # dtypes read into float registers as they are (the others: 16-bit floats through h2f/bf2f, ints and
 # bool as int64)
-_NATIVE_FLOATS = ("float32", "float64")
+_NATIVE_FLOATS = ("float32", "float64", "complex64", "complex128")
 
 
 def load(dtype: str, expr: str) -> str:
@@ -125,6 +125,8 @@ def store(dtype: str, value: str) -> str:
         return f"f32({value})"
     if dtype == "float64":
         return f"f64({value})"
+    if dtype in ("complex64", "complex128"):
+        return f"np.{dtype}({value})"
     if dtype == "bool":
         return f"np.uint8({value} != 0)"
     if dtype == "int32":

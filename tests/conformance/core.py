@@ -27,7 +27,8 @@ INT_RANGE = (-5, 6)
 # with its own kernels (a few ulp apart on transcendental functions); float16 ops may compute in float32
 # and round once, or accumulate in float16 (a reduction over a few elements: a few float16 ulp)
 TOLERANCES: dict[str, tuple[float, float]] = {"float32": (1e-4, 1e-5), "float16": (1e-2, 1e-2),
-                                              "float64": (1e-7, 1e-9), "bfloat16": (2e-2, 2e-2)}
+                                              "float64": (1e-7, 1e-9), "bfloat16": (2e-2, 2e-2),
+                                              "complex64": (1e-4, 1e-5), "complex128": (1e-7, 1e-9)}
 # gradients: the sum of every float output, differentiated by the framework (float32 samples only)
 GRAD_TOLERANCE = (1e-3, 1e-4)
 # the builtin exception an error sample's exception is compared by (MindSpore raises these; our typed
@@ -177,6 +178,9 @@ def make_array(t: T, dtype: str, rng: np.random.RandomState) -> np.ndarray:
         return np.asarray(rng.randint(low, high, size=t.shape)).astype(np_dtype)
     low = FLOAT_RANGE[0] if t.low is None else t.low
     high = FLOAT_RANGE[1] if t.high is None else t.high
+    if np.issubdtype(np_dtype, np.complexfloating):      # real and imaginary parts each in [low, high)
+        parts = rng.uniform(low, high, size=(2,) + tuple(t.shape))
+        return (parts[0] + 1j * parts[1]).astype(np_dtype)
     return np.asarray(rng.uniform(low, high, size=t.shape)).astype(np_dtype)
 
 
@@ -334,3 +338,15 @@ def unpack(blobs: Any, table: dict[str, list], key: str) -> np.ndarray:
     dtype, offset, shape = table[key]
     size = int(np.prod(shape, dtype=np.int64))
     return blobs[dtype][offset:offset + size].reshape(shape)
+
+
+def ops_call(name: str) -> Callable:
+    """A spec's call of ``ops.<name>(*xs, **kw)``, or for a Primitive name ``ops.<Name>(**kw)(*xs)``."""
+    if name[0].isupper():
+        return lambda ms, *xs, **kw: getattr(ms.ops, name)(**kw)(*xs)
+    return lambda ms, *xs, **kw: getattr(ms.ops, name)(*xs, **kw)
+
+
+def method_call(name: str) -> Callable:
+    """A spec's call of the Tensor method ``x.<name>(*args, **kw)``."""
+    return lambda ms, x, *args, **kw: getattr(x, name)(*args, **kw)

@@ -8,7 +8,7 @@ it), so float32 results are stable to the dtype's tolerance. Singular vectors ar
 """
 from __future__ import annotations
 
-from .core import Py, T, cell, op
+from .core import method_call as _m, ops_call as _f, Py, T, cell, op
 
 M3 = [[2.0, -1.0, 0.5], [0.3, 1.5, -0.7], [1.0, 0.2, 3.0]]
 M3B = [M3, [[1.0, 0.4, -0.2], [-0.6, 2.0, 0.3], [0.1, 0.5, -1.5]]]
@@ -27,16 +27,6 @@ NOT_SQUARE = [([T((2, 3))], {})]
 A_VECTOR = [([T((3,))], {})]
 
 
-def _f(name: str):
-    """ops.<name>(*xs, **kw); a Primitive name: ops.<Name>(**kw)(*xs)."""
-    if name[0].isupper():
-        return lambda ms, *xs, **kw: getattr(ms.ops, name)(**kw)(*xs)
-    return lambda ms, *xs, **kw: getattr(ms.ops, name)(*xs, **kw)
-
-
-def _m(name: str):
-    """x.<name>(*args, **kw)"""
-    return lambda ms, x, *args, **kw: getattr(x, name)(*args, **kw)
 
 
 def _abs_vectors(ms, s, u, v):

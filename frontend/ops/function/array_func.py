@@ -1027,3 +1027,224 @@ def deepcopy(input_x: Any) -> Tensor:
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: linalg3 ----
+from ..operations.array_ops import MatrixDiagPartV3, MatrixDiagV3, MatrixSetDiagV3  # noqa: E402
+
+
+def matrix_diag(x: Any, k: Any = 0, num_rows: Any = -1, num_cols: Any = -1, padding_value: Any = 0,
+                align: str = "RIGHT_LEFT") -> Tensor:
+    """Matrices from diagonals (ops.MatrixDiagV3); k an int or a Tensor (MindSpore refuses a tuple)."""
+    if isinstance(k, (tuple, list)):
+        raise TypeError("For primitive[MatrixDiagV3], the input[1] should be a Tensor, but got a tuple.")
+    return MatrixDiagV3(align=align)(x, k, num_rows, num_cols, padding_value)
+
+
+def matrix_diag_part(x: Any, k: Any, padding_value: Any, align: str = "RIGHT_LEFT") -> Tensor:
+    """The diagonals of matrices (ops.MatrixDiagPartV3); k a Tensor, as MindSpore requires."""
+    if not isinstance(k, Tensor):
+        raise TypeError(f"For primitive[MatrixDiagPartV3], the input[1] should be a Tensor, but got "
+                        f"{type(k).__name__}.")
+    return MatrixDiagPartV3(align=align)(x, k, padding_value)
+
+
+def matrix_set_diag(x: Any, diagonal: Any, k: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
+    """x with its diagonals replaced (ops.MatrixSetDiagV3); k an int or a Tensor."""
+    if isinstance(k, (tuple, list)):
+        raise TypeError("For primitive[MatrixSetDiagV3], the input[2] should be a Tensor, but got a tuple.")
+    return MatrixSetDiagV3(align=align)(x, diagonal, k)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: nn3 ----
+from ...common.tensor import hold_value as _hold_value  # noqa: E402
+
+# the index dtypes sequence_mask's lengths may have (MindSpore checks them)
+SEQUENCE_LENGTH_DTYPES = ("int32", "int64")
+
+
+def sequence_mask(lengths: Any, maxlen: Any = None) -> Tensor:
+    """``arange(maxlen) < lengths[..., None]`` (bool, one more dimension of size ``maxlen``); maxlen None:
+    the largest length, read on the host (so not in a GRAPH_MODE trace)."""
+    lengths = _tensor(lengths)
+    if lengths.dtype.name not in SEQUENCE_LENGTH_DTYPES:
+        raise TypeError(f"For 'sequence_mask', the 'lengths' must be a type of [Int64, Int32], but got "
+                        f"{lengths.dtype}.")
+    if maxlen is None:
+        data = lengths._need_data("sequence_mask with maxlen=None (the mask's size is the largest length)")
+        maxlen = builtins.max(int(data.max()), 0) if data.size else 0
+    elif isinstance(maxlen, bool) or not isinstance(maxlen, int) or maxlen <= 0:
+        raise ValueError(f"For 'sequence_mask', the 'maxlen' must be a positive int, but got {maxlen!r}.")
+    steps = Tensor(np.arange(maxlen, dtype=np.int32))
+    return steps < ExpandDims()(lengths, -1)
+
+
+def type_as(input: Any, other: Any) -> Tensor:
+    """``input`` cast to ``other``'s dtype."""
+    return cast(input, _tensor(other).dtype)
+
+
+def view_as(input: Any, other: Any) -> Tensor:
+    """``input`` reshaped to ``other``'s shape."""
+    return reshape(input, tuple(_tensor(other).shape))
+
+
+def reshape_(input: Any, shape: Sequence[int]) -> Tensor:
+    """The Reshape primitive as a function: ``reshape(input, shape)``."""
+    return reshape(input, shape)
+
+
+def shape_(x: Any) -> tuple[int, ...]:
+    """The Shape primitive as a function: the shape as a tuple."""
+    return shape(x)
+
+
+def tensor_slice(input: Any, begin: Sequence[int], size: Sequence[int]) -> Tensor:
+    """The Slice primitive as a function: ``slice(input, begin, size)``."""
+    return slice(input, begin, size)
+
+
+def zero_(input: Any) -> Tensor:
+    """In place: ``input`` holds zeros and is returned."""
+    return _hold_value(input, zeros_like(input))
+
+
+def put_(input: Any, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+    """In place: the flattened ``input`` takes ``source``'s elements at ``index`` (negative indices from
+    the end; ``accumulate``: added instead); ``input`` is returned."""
+    x, index, source = _tensor(input), _tensor(index), _tensor(source)
+    if not isinstance(accumulate, bool):
+        raise TypeError(f"For 'InplacePut', 'accumulate' must be a bool, but got {type(accumulate).__name__}.")
+    if index.dtype.name not in SEQUENCE_LENGTH_DTYPES:
+        raise TypeError(f"For 'InplacePut', the 'index' must be int32 or int64, but got {index.dtype}.")
+    if index.size != source.size:
+        raise ValueError(f"For 'InplacePut', 'index' and 'source' must have the same number of elements, but got "
+                         f"{index.size} and {source.size}.")
+    flat = reshape(x, (-1,))
+    where = reshape(index, (-1,))
+    where = select(where < 0, where + flat.shape[0], where)
+    out = tensor_scatter_elements(flat, where, cast(reshape(source, (-1,)), x.dtype), 0,
+                                  "add" if accumulate else "none")
+    return _hold_value(input, reshape(out, tuple(x.shape)))
+
+
+# Tensor.choose's index modes: clip to [0, n - 1] or wrap modulo n ('raise' is not implemented by MindSpore)
+CHOOSE_MODES = ("clip", "wrap")
+
+
+def _choose_method(op: Any, x: Any, choices: Any, mode: str = "clip") -> Tensor:
+    """``Tensor.choose(choices, mode)`` (numpy's choose): element i of choices[x[i]], all broadcast to one
+    shape; computed, as MindSpore does, on int32 copies of the choices and cast back to their dtype."""
+    if mode == "raise":
+        raise NotImplementedError('"raise" mode is not implemented')
+    if mode not in CHOOSE_MODES:
+        raise ValueError(f"For 'Tensor.choose', 'mode' must be one of ['clip', 'wrap', 'raise'], but got {mode!r}.")
+    index = _tensor(x)
+    if isinstance(choices, Tensor):
+        stack_ = choices
+        shape = tuple(np.broadcast_shapes(index.shape, tuple(stack_.shape[1:])))
+        stack_ = broadcast_to(stack_, (stack_.shape[0],) + shape)
+    else:
+        parts = [_tensor(c) for c in choices]
+        shape = tuple(np.broadcast_shapes(index.shape, *(tuple(p.shape) for p in parts)))
+        stack_ = Stack(0)([broadcast_to(p, shape) for p in parts])
+    if index.ndim == 0 or stack_.ndim == 0:
+        raise ValueError(f"For 'Tensor.choose', the original tensor and the argument 'choices' cannot be scalars. "
+                         f"Their dimensions should all be > 0, but got the original tensor's dimension {index.ndim}, "
+                         f"'choices' dimension {stack_.ndim}.")
+    count = stack_.shape[0]
+    where = cast(broadcast_to(index, shape), mstype.int32)
+    if mode == "wrap":
+        where = apply_op("FloorMod", list(_binary_operands(where, count)))[0]
+    else:
+        where = select(where < 0, where * 0, select(where > count - 1, where * 0 + (count - 1), where))
+    picked = op(cast(stack_, mstype.int32), 0, ExpandDims()(where, 0))
+    return cast(squeeze(picked, 0), stack_.dtype)
+
+
+def _itemset_method(op: Any, x: Any, args: tuple = ()) -> Tensor:
+    """``Tensor.itemset(*args)`` (numpy's): a copy with one element set: ``(value)`` for a one-element
+    tensor, ``(index, value)`` with a flat int index or a tuple of ints."""
+    x = _tensor(x)
+    if len(args) == 1:
+        if x.size != 1:
+            raise ValueError("For 'Tensor.itemset', with one argument the tensor must have exactly one element.")
+        flat_index, value = 0, args[0]
+    elif len(args) == 2:
+        where, value = args
+        if isinstance(where, (tuple, list)):
+            flat_index = int(np.ravel_multi_index(tuple(int(i) for i in where), x.shape))
+        else:
+            flat_index = int(np.arange(x.size)[int(where)])
+    else:
+        raise TypeError(f"For 'Tensor.itemset', it takes 1 or 2 arguments, but got {len(args)}.")
+    flat = reshape(x, (-1,))
+    updated = op(flat, Tensor(np.asarray([[flat_index]], np.int32)), cast(Tensor(np.asarray([value])), x.dtype))
+    return reshape(updated, tuple(x.shape))
+
+
+def _index_copy_method(op: Any, x: Any, dim: int, index: Any, tensor: Any) -> Tensor:
+    """``Tensor.index_copy_(dim, index, tensor)`` (PyTorch's): x's slices ``index[i]`` along ``dim`` take
+    ``tensor``'s slice i (the in-place route makes x hold the result)."""
+    x, index, source = _tensor(x), _tensor(index), _tensor(tensor)
+    dim = check_int(dim, "Tensor.index_copy_: dim", minimum=-builtins.max(x.ndim, 1), maximum=builtins.max(x.ndim, 1) - 1)
+    dim = dim % builtins.max(x.ndim, 1)
+    if index.ndim > 1 or index.size != (source.shape[dim] if source.ndim else 1):
+        raise ValueError(f"For 'Tensor.index_copy_', 'index' must be 1-D with one entry per slice of 'tensor' "
+                         f"along dim {dim}, but got index shape {index.shape} and tensor shape {source.shape}.")
+    view = [1] * source.ndim
+    view[dim] = index.size
+    spread = broadcast_to(reshape(index, tuple(view)), tuple(source.shape))
+    return op(x, spread, cast(source, x.dtype), dim)
+
+
+def _new_empty_method(op: Any, x: Any, size: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """``Tensor.new_empty(size, *, dtype=None, device=None)``: an uninitialised tensor, here zeros, of
+    ``dtype`` (None: x's)."""
+    if device not in (None, "Ascend", "CPU", "npu", "cpu"):
+        raise ValueError(f"For 'Tensor.new_empty', 'device' must be None, 'Ascend' or 'CPU', but got {device!r}.")
+    return op((size,) if isinstance(size, int) else tuple(size), dtype or x.dtype)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: image3 ----
+from ..operations.array_ops import HammingWindow, UniqueWithPad  # noqa: E402
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
+                   dtype: Any = None) -> Tensor:
+    """``alpha - beta cos(2 pi n/(N-1))`` of length ``window_length`` (an int); MindSpore's checks and its
+    float64 ones for a length of 0 or 1."""
+    if isinstance(window_length, bool) or not isinstance(window_length, int):
+        raise TypeError(f"For array function 'hamming_window', 'window_length' must be int, but got "
+                        f"{type(window_length)}.")
+    if window_length < 0:
+        raise ValueError("For array function 'hamming_window', 'window_length' must be non negative number.")
+    for name, value, kind in (("periodic", periodic, bool), ("alpha", alpha, float), ("beta", beta, float)):
+        if not isinstance(value, kind):
+            raise TypeError(f"For array function 'hamming_window', '{name}' must be {kind.__name__}, but got "
+                            f"{type(value)}.")
+    if window_length <= 1:
+        return Tensor(np.ones(window_length, np.float64))
+    if dtype is not None and dtype not in (mstype.float16, mstype.float32, mstype.float64):
+        raise TypeError(f"For array function 'hamming_window', 'dtype' must be floating point dtypes, but got "
+                        f"{dtype}.")
+    op = HammingWindow(periodic, alpha, beta, mstype.float32 if dtype is None else dtype)
+    return op(Tensor(np.array([window_length], np.int32)))
+
+
+def unique_with_pad(x: Any, pad_num: Any) -> tuple[Tensor, Tensor]:
+    """``UniqueWithPad()(x, pad_num)``: x's distinct values padded to its length, and each element's index."""
+    return UniqueWithPad()(x, pad_num)
+
+
+__all__ = defined_here(globals(), __name__)

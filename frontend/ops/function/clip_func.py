@@ -66,6 +66,12 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
 clip = clamp
 
 
+def clamp_(input: Any, min: Any = None, max: Any = None) -> Tensor:
+    """In place (nn3): ``input`` holds ``clamp(input, min, max)`` and is returned."""
+    from ...common.tensor import hold_value
+    return hold_value(input, clamp(input, min, max))
+
+
 __all__ = defined_here(globals(), __name__)
 
 

@@ -32,7 +32,8 @@ from ...communication import management
 from ...communication.management import HCCL_WORLD_COMM_GROUP, CommTypeError, CommValueError, GlobalComm, _check
 from ...unsupported import unsupported
 from ..operations.array_ops import Concat
-from ..operations.comm_ops import AllGather, AllReduce, AlltoAll, Broadcast, Receive, ReduceOp, ReduceScatter, Send
+from ..operations.comm_ops import AllGather, AllReduce, Broadcast, Receive, ReduceOp, ReduceScatter, Send
+from ..operations.comm_ops import _uneven_exchange, _uneven_reduce_scatter
 from ..operations.comm_ops import barrier as _barrier
 from .._utils import defined_here
 
@@ -631,23 +632,9 @@ def gather(tensor: Tensor, gather_list: list, dst: int = 0, group: Any = None, a
 
 # ------------------------------------------------------------------------------------------ uneven exchanges
 def _exchange(name: str, blocks: list[Tensor], recv_numels: list[int], group: str) -> list[Tensor]:
-    """Flat ``blocks[j]`` goes to group rank j; returns the flat block each rank sent here. The send sizes
-    are gathered first: they give the padded width and check each rank expects what its peers send."""
-    n, me = _size(group), _my_rank(group)
-    dtype = blocks[0].dtype
-    sizes = Tensor(np.array([b.size for b in blocks], np.int32))
-    matrix = AllGather(group)(sizes).asnumpy().reshape(n, n)          # row i: what rank i sends to each rank
-    if list(matrix[:, me]) != list(recv_numels):
-        raise CommValueError(f"For {name}, rank {me} expects {list(recv_numels)} elements from the ranks of group "
-                             f"{group!r}, but they send {matrix[:, me].tolist()}")
-    width = int(matrix.max())
-    if width == 0:
-        return [_zeros(0, dtype) for _ in range(n)]
-    padded = _cat([b.reshape(-1) if b.size == width else
-                   (_zeros(width, dtype) if b.size == 0 else _cat([b.reshape(-1), _zeros(width - b.size, dtype)]))
-                   for b in blocks])
-    got = AlltoAll(n, 0, 0, group)(padded)
-    return [got[j * width:j * width + recv_numels[j]] for j in range(n)]
+    """Flat ``blocks[j]`` goes to group rank j; returns the flat block each rank sent here (comm_ops'
+    padded exchange, shared with AlltoAllV)."""
+    return _uneven_exchange(name, blocks, recv_numels, group)
 
 
 def _flat_split(tensor: Tensor, numels: list[int]) -> list[Tensor]:
@@ -773,13 +760,8 @@ def reduce_scatter_tensor_uneven(output: Tensor, input: Tensor, input_split_size
     if numels[me] != output.size:
         raise CommValueError(f"For reduce_scatter_tensor_uneven, rank {me}'s block has {numels[me]} elements but "
                              f"the output has {output.size}")
-    width = max(numels)
-    if width:
-        rows = _cat([(b if b.size == width else _cat([b, _zeros(width - b.size, input.dtype)]) if b.size else
-                      _zeros(width, input.dtype)).reshape((1, width)) for b in _flat_split(input, numels)])
-        mine = ReduceScatter("sum" if op == "avg" else op, group)(rows).reshape(-1)[:numels[me]]
-        if op == "avg":
-            mine = (mine / n).astype(input.dtype)
+    if max(numels):
+        mine = _uneven_reduce_scatter("reduce_scatter_tensor_uneven", _flat_split(input, numels), op, group)
         hold_value(output, mine.reshape(tuple(output.shape)))
     return _handle(async_op)
 

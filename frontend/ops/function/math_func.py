@@ -779,3 +779,334 @@ def eps(x: Any) -> Tensor:
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: complex ----
+from ..operations.math_ops import COMPLEX_DTYPES as _COMPLEX_DTYPES, STFT as _STFT  # noqa: E402
+from ..operations.nn_ops import MirrorPad as _MirrorPad, Pad as _Pad  # noqa: E402
+
+
+def view_as_real(input: Any) -> Tensor:
+    """A complex tensor as real numbers: a last dim of 2 holding (real, imag)."""
+    x = _tensor(input)
+    if x.dtype.name not in _COMPLEX_DTYPES:
+        raise TypeError("For view_as_real, the dtype of input Tensor must be complex.")
+    return operations.Stack(-1)([operations.Real()(x), operations.Imag()(x)])
+
+
+# stft's signal padding modes when centred (MindSpore's nn.Pad modes)
+STFT_PAD_MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
+
+
+def stft(x: Any, n_fft: int, hop_length: Any = None, win_length: Any = None, window: Any = None,
+         center: bool = True, pad_mode: str = "REFLECT", normalized: bool = False, onesided: Any = None,
+         return_complex: Any = None) -> Tensor:
+    """The short-time Fourier transform (torch.stft's semantics, MindSpore's defaults): ``center`` pads
+    n_fft // 2 samples on both sides (``pad_mode``), then :class:`STFT`."""
+    x = _tensor(x)
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    window = Tensor(np.ones(win_length), mstype.float32) if window is None else _tensor(window)
+    has_complex = x.dtype.name in _COMPLEX_DTYPES or window.dtype.name in _COMPLEX_DTYPES
+    onesided = not has_complex if onesided is None else onesided
+    return_complex = has_complex if return_complex is None else return_complex
+    if center:
+        if not isinstance(center, bool):
+            raise TypeError(f"For 'stft', 'center' must be a bool, but got {type(center).__name__}.")
+        if x.ndim not in (1, 2):
+            raise ValueError(f"Expected a 1-D tensor or a 2-D tensor, but got {x.ndim}")
+        if pad_mode.upper() not in STFT_PAD_MODES:
+            raise ValueError(f"For 'stft', 'pad_mode' must be one of {STFT_PAD_MODES}, but got {pad_mode!r}.")
+        paddings = ((0, 0),) * (x.ndim - 1) + ((n_fft // 2, n_fft // 2),)
+        mode = pad_mode.upper()
+        x = _Pad(paddings)(x) if mode == "CONSTANT" else _MirrorPad(mode)(x, paddings)
+    return _STFT(n_fft, hop_length, win_length, normalized, onesided, return_complex)(x, window)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: random3 ----
+from ascendemu.graph.capture import current_tracer as _current_tracer  # noqa: E402
+
+from ...common.seed import call_site_op as _call_site_op  # noqa: E402
+from ...common.tensor import hold_value  # noqa: E402
+
+
+def bernoulli(input: Any, p: Any = 0.5, seed: Any = None) -> Tensor:
+    """``Bernoulli(seed)(input, p)`` (seed None: -1, a new key from ``set_seed``'s graph seed per call,
+    as MindSpore's kernel takes a new random seed per launch; inside a captured graph one op per call
+    site); a number ``p`` becomes a one-element float32 Tensor."""
+    if seed is None:
+        seed = -1
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"For 'bernoulli', the type of 'seed' must be 'int', but got '{type(seed).__name__}'.")
+    if not isinstance(p, Tensor):
+        p = Tensor([p], mstype.float32)
+    tracer = _current_tracer()
+    make = lambda: operations.Bernoulli(seed)      # noqa: E731
+    op = make() if tracer is None else _call_site_op((tracer.graph.name, tracer.draw(), "bernoulli", seed), make)
+    return op(input, p)
+
+
+# the dtypes the generator forms take (MindSpore's BernoulliExt / InplaceBernoulli)
+BERNOULLI_EXT_DTYPES = ("float16", "float32", "float64", "bfloat16")
+
+
+def _bernoulli_draw(owner: str, input: Any, p: Any, generator: Any) -> Tensor:
+    """0/1 in input's shape and dtype, 1 with probability p (a number or a Tensor broadcast to input):
+    MindSpore serves these generator forms on Ascend only (its Philox stream is not reproduced); here
+    Bernoulli with a key from ``set_seed``'s graph seed, so a seeded run repeats."""
+    if generator is not None:
+        raise InvalidParamError(f"{owner}: generator={generator!r} is not supported here; leave it None (the "
+                                f"default generator, which set_seed seeds)")
+    if not isinstance(input, Tensor) or input.dtype.name not in BERNOULLI_EXT_DTYPES:
+        got = input.dtype if isinstance(input, Tensor) else type(input).__name__
+        raise TypeError(f"For '{owner}', the 'input' must be a float Tensor, but got {got}.")
+    p = p if isinstance(p, Tensor) else Tensor(np.full(input.shape, p, np.float32))
+    p = operations.Cast()(operations.BroadcastTo(input.shape)(p), mstype.float32)
+    return operations.Cast()(bernoulli(p, p), input.dtype)
+
+
+def bernoulli_ext(input: Any, *, generator: Any = None) -> Tensor:
+    """``mint.bernoulli``: 0/1 per element, 1 with probability ``input`` (see ``_bernoulli_draw``)."""
+    return _bernoulli_draw("bernoulli_ext", input, input, generator)
+
+
+def bernoulli_(input: Any, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """``input`` filled in place with 0/1, 1 with probability ``p`` (see ``_bernoulli_draw``)."""
+    return hold_value(input, _bernoulli_draw("bernoulli_", input, p, generator))
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: linalg3 ----
+from ..operations.math_ops import Median as _Median, Quantile as _Quantile  # noqa: E402
+
+
+def _quantile_dim(name: str, axis: Any, keepdims: Any) -> None:
+    """MindSpore's checks of quantile's axis (an int or None) and keepdims (a bool)."""
+    if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
+        raise TypeError(f"For '{name}', the type of 'axis' must be int or None, but got {type(axis).__name__}.")
+    if not isinstance(keepdims, bool):
+        raise TypeError(f"For '{name}', the type of 'keepdims' must be bool, but got {type(keepdims).__name__}.")
+
+
+def quantile(input: Any, q: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """The q-th quantiles along ``axis`` (all elements when None), linear interpolation (ops.Quantile)."""
+    _quantile_dim("quantile", axis, keepdims)
+    return _Quantile(dim=axis, keep_dims=keepdims)(input, q)
+
+
+def nanquantile(input: Any, q: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """:func:`quantile` ignoring NaN (a slice of NaN only: NaN)."""
+    _quantile_dim("nanquantile", axis, keepdims)
+    return _Quantile(dim=axis, keep_dims=keepdims, ignore_nan=True)(input, q)
+
+
+def nanmedian(input: Any, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """(the lower median ignoring NaN along ``axis``, its index): ops.Median with ignore_nan."""
+    return _Median(global_median=False, axis=axis, keep_dims=keepdims, ignore_nan=True)(input)
+
+
+def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-08) -> Tensor:
+    """sum(x1 x2) / max(|x1| |x2|, eps) along ``dim`` (MindSpore's formula: the product of the norms is
+    clipped, not each norm)."""
+    a, b = _tensor(x1), _tensor(x2)
+    axis = (check_int(dim, "cosine_similarity: dim"),)
+    dot = apply_op("ReduceSum", [a * b], {"axis": axis, "keep_dims": False})[0]
+    norms = [apply_op("Sqrt", [apply_op("ReduceSum", [t * t], {"axis": axis, "keep_dims": False})[0]])[0]
+             for t in (a, b)]
+    denominator = apply_op("Maximum", [norms[0] * norms[1], Tensor(float(eps), norms[0].dtype)])[0]
+    return dot / denominator
+
+
+
+def _triangular_solve_method(op: Any, b: Any, A: Any, upper: bool = True, transpose: bool = False,
+                             unitriangular: bool = False) -> tuple[Tensor, Tensor]:
+    """``b.triangular_solve(A, upper, transpose, unitriangular)``: (X, A) with op(T) X = b, T the upper
+    (or lower) triangle of A, op the transpose with ``transpose``, a unit diagonal with ``unitriangular``
+    (the PyTorch-style method MindSpore 2.10 lists; its own CPU build has no kernel behind it)."""
+    for name, flag in (("upper", upper), ("transpose", transpose), ("unitriangular", unitriangular)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"For 'Tensor.triangular_solve', '{name}' must be bool, but got {type(flag).__name__}.")
+    matrix = _tensor(A)
+    if unitriangular:
+        eye = Tensor(np.eye(matrix.shape[-1]), matrix.dtype)
+        matrix = matrix * (1 - eye) + eye
+    solution = operations.MatrixTriangularSolve(lower=not upper, adjoint=transpose)(matrix, b)
+    return solution, _tensor(A)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: nn3 ----
+from ...common.tensor import hold_value as _hold_value  # noqa: E402
+
+
+def _batch_dot_axes(x1_ndim: int, x2_ndim: int, axes: Any) -> list[int]:
+    """MindSpore's batch_dot axes: None (the last of x1, x2's last or second-to-last), an int for both,
+    or a pair; negatives counted from the end; 0 (the batch axis) refused."""
+    if axes is None:
+        return [x1_ndim - 1, x2_ndim - 1 if x2_ndim == 2 else x2_ndim - 2]
+    if isinstance(axes, (list, tuple)):
+        if 0 in axes:
+            raise ValueError(f"For 'batch_dot', the 'axes' cannot contain 0, but got axes: {axes}.")
+        if len(axes) != 2:
+            raise ValueError(f"For 'batch_dot', the length of 'axes' must be equal to 2, but got {len(axes)}.")
+        pair = [check_int(a, f"batch_dot: axes[{k}]") for k, a in enumerate(axes)]
+        pair = [pair[0] + x1_ndim if pair[0] < 0 else pair[0], pair[1] + x2_ndim if pair[1] < 0 else pair[1]]
+        if min(pair) < 0 or pair[0] > x1_ndim or pair[1] > x2_ndim:
+            raise ValueError(f"For 'batch_dot', axes[0] must be less than or equal to len(x1_shape), and axes[1] "
+                             f"must be less than or equal to len(x2_shape). But got 'axes': {axes}.")
+        return pair
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if axes == 0:
+            raise ValueError(f"For 'batch_dot', the 'axes' should not be equal to 0, but got {axes}.")
+        if axes > x1_ndim or axes > x2_ndim:
+            raise ValueError(f"For 'batch_dot', the 'axes' cannot be greater than the length of 'x1_shape' and "
+                             f"'x2_shape', but got 'axes': {axes}.")
+        return [axes + x1_ndim, axes + x2_ndim] if axes < 0 else [axes, axes]
+    raise ValueError(f"For 'batch_dot', the type of 'axes' must be one of those: int, tuple(int), list(int), "
+                     f"but got {type(axes).__name__}.")
+
+
+def _batch_dot_operand(x: Tensor, axis: int, first: bool) -> tuple[Tensor, tuple[int, ...]]:
+    """One operand as (batch, free, contraction) (first) or (batch, contraction, free), and its free dims."""
+    free = tuple(i for i in range(1, x.ndim) if i != axis)
+    free_dims = tuple(x.shape[i] for i in free)
+    perm = (0,) + (free + (axis,) if first else (axis,) + free)
+    size = int(np.prod(free_dims, dtype=np.int64))
+    shape = (x.shape[0], size, x.shape[axis]) if first else (x.shape[0], x.shape[axis], size)
+    return Reshape()(Transpose()(x, perm), shape), free_dims
+
+
+def batch_dot(x1: Any, x2: Any, axes: Any = None) -> Tensor:
+    """MindSpore's (deprecated) batch_dot: per batch row, the dot of ``x1`` and ``x2`` over ``axes``; the
+    free dimensions of x1 then x2 remain. Float32 only, both at least 2-D, same batch size."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise ValueError(f"For 'batch_dot', the inputs x1, x2 should have 'dimension >= 2', but got "
+                         f"'len(x1_shape)': ({x1.ndim}) and 'len(x2_shape)': ({x2.ndim}).")
+    for label, x in (("x1", x1), ("x2", x2)):
+        if x.dtype != mstype.float32:
+            raise TypeError(f"The '{label}' must be float32, but got {x.dtype}.")
+    if x1.shape[0] != x2.shape[0]:
+        raise ValueError(f"For 'batch_dot', the inputs 'x1', 'x2' should have the same batch sizes, but got "
+                         f"'x1_batch_size': {x1.shape[0]} and 'x2_batch_size': {x2.shape[0]}.")
+    axes = _batch_dot_axes(x1.ndim, x2.ndim, axes)
+    x1_2d, x2_2d = x1.ndim == 2, x2.ndim == 2
+    if x1_2d:
+        x1, axes[0] = ExpandDims()(x1, 1), axes[0] + 1
+    if x2_2d:
+        x2 = ExpandDims()(x2, 2)
+    a, free1 = _batch_dot_operand(x1, axes[0], True)
+    b, free2 = _batch_dot_operand(x2, axes[1], False)
+    out = Reshape()(BatchMatMul()(a, b), (x1.shape[0],) + free1 + free2)
+    if x1_2d:
+        return Squeeze(1)(out)
+    return Squeeze(-1)(out) if x2_2d else out
+
+
+def tanhshrink(input: Any) -> Tensor:
+    """``x - tanh(x)``; integer inputs are computed as float32."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For tanhshrink, the input must be a Tensor, but got {type(input)}.")
+    if input.dtype.name not in FLOAT_DTYPES and input.dtype != mstype.bool_:
+        input = cast(input, mstype.float32)
+    return input - tanh(input)
+
+
+def baddbmm_ext(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` (baddbmm with keyword-only scalars)."""
+    return baddbmm(input, batch1, batch2, beta, alpha)
+
+
+def einsum_ext(equation: Any, *operands: Any) -> Tensor:
+    """einsum (the string form; the sublist form is refused with what to write instead)."""
+    if not isinstance(equation, str):
+        raise InvalidParamError("einsum_ext: the sublist form (operand, [dims], ...) is not served; write the "
+                                "equation as a string, e.g. einsum_ext('ij,jk->ik', a, b)")
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return einsum(equation, *operands)
+
+
+def tanh_(input: Any) -> Tensor:
+    """In place: ``input`` holds ``tanh(input)`` and is returned."""
+    return _hold_value(input, tanh(input))
+
+
+def erfinv_(input: Any) -> Tensor:
+    """In place: ``input`` holds ``erfinv(input)`` and is returned."""
+    return _hold_value(input, erfinv(input))
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: image3 ----
+from ..operations.spectral_ops import WINDOW_DTYPES as _WINDOW_DTYPES  # noqa: E402
+from ..primitive import _cast  # noqa: E402
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None) -> Tensor:
+    """The Kaiser window ``I0(beta sqrt(1 - ((n - a)/a)^2)) / I0(beta)``, a = (N-1)/2, of an int length: a host
+    constant in float64 (MindSpore's default) or cast to ``dtype``."""
+    if not isinstance(periodic, bool):
+        raise TypeError(f"For 'kaiser_window', 'periodic' must be a variable of Boolean type, but got {type(periodic)}")
+    if isinstance(window_length, bool) or not isinstance(window_length, int):
+        raise TypeError(f"For 'kaiser_window', 'window_length' must be a non-negative integer, but got "
+                        f"{type(window_length)}")
+    if window_length < 0:
+        raise ValueError(f"For 'kaiser_window', 'window_length' must be a non-negative integer, but got "
+                         f"{window_length}")
+    if window_length <= 1:
+        return Tensor(np.ones(window_length, np.float64))
+    if dtype is not None and dtype not in _WINDOW_DTYPES:
+        raise TypeError(f"For 'kaiser_window', 'dtype' must be floating point dtypes, but got {dtype}.")
+    full = window_length + 1 if periodic else window_length
+    half = (full - 1) / 2.0
+    n = np.arange(window_length, dtype=np.float64)
+    values = np.i0(beta * np.sqrt(1.0 - ((n - half) / half) ** 2)) / np.i0(float(beta))
+    target = mstype.float64 if dtype is None else dtype
+    return Tensor(values.astype(mstype.dtype_to_nptype(target)), target)
+
+
+# the dtypes of sparse_segment_mean's data and of its indices and segment ids
+_SEGMENT_MEAN_DTYPES = (mstype.float16, mstype.float32, mstype.float64)
+_SEGMENT_INDEX_DTYPES = (mstype.int32, mstype.int64)
+
+
+def sparse_segment_mean(x: Any, indices: Any, segment_ids: Any) -> Tensor:
+    """The mean of the rows ``x[indices[k]]`` of each segment ``segment_ids[k]`` (sorted ids; rows of
+    segments without any are 0): a Gather and an UnsortedSegmentSum divided by the constant counts,
+    so the gradient reaches x. The number of segments is the last id plus one, read from host data
+    (PyNative, or constant ids)."""
+    x, indices, segment_ids = _tensor(x), _tensor(indices), _tensor(segment_ids)
+    if x.dtype not in _SEGMENT_MEAN_DTYPES:
+        raise TypeError(f"For primitive[SparseSegmentMean], the input argument[x] must be a type of "
+                        f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got Tensor[{x.dtype}].")
+    if indices.dtype not in _SEGMENT_INDEX_DTYPES or indices.dtype != segment_ids.dtype:
+        raise TypeError("For primitive[SparseSegmentMean], the input type must be same.")
+    if x.ndim < 1 or indices.ndim != 1 or indices.shape != segment_ids.shape:
+        raise ValueError(f"For 'SparseSegmentMean', x must have rank >= 1 and indices and segment_ids be 1-D of "
+                         f"one length, but got shapes {x.shape}, {indices.shape} and {segment_ids.shape}.")
+    ids = _host("sparse_segment_mean", segment_ids)
+    rows = _host("sparse_segment_mean", indices)
+    if ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0):
+        raise RuntimeError("For 'SparseSegmentMean', segment_ids must be sorted and non-negative.")
+    if rows.size and (rows.min() < 0 or rows.max() >= x.shape[0]):
+        raise RuntimeError(f"For 'SparseSegmentMean', indices must be in [0, {x.shape[0]}).")
+    segments = int(ids[-1]) + 1 if ids.size else 0
+    counts = np.maximum(np.bincount(ids, minlength=segments), 1).astype(mstype.dtype_to_nptype(x.dtype))
+    sums = UnsortedSegmentSum()(operations.Gather()(x, _cast(indices, mstype.int32), 0),
+                                _cast(segment_ids, mstype.int32), segments)
+    return sums / Tensor(counts.reshape((segments,) + (1,) * (x.ndim - 1)), x.dtype)
+
+
+__all__ = defined_here(globals(), __name__)

@@ -1341,3 +1341,215 @@ __all__ = [name for name in defined_here(globals(), __name__) if name not in INT
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.function.nn_func", name, __all__)
+
+
+
+
+# ---- round 3: linalg3 ----
+def msort(input: Any) -> Tensor:
+    """input sorted ascending along its first axis (NaN last)."""
+    x = _tensor(input)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For 'msort', the type of 'input' must be Tensor, but got {type(input).__name__}.")
+    return apply_op("Sort", [x], {"axis": 0, "descending": False})[0]
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: nn3 ----
+from ...common.tensor import hold_value as _hold_value  # noqa: E402
+from ..operations.nn_ops import BatchNorm, SoftShrink  # noqa: E402
+from .array_func import gather as _gather, select as _select  # noqa: E402
+from .math_func import mean as _mean, rsqrt as _rsqrt  # noqa: E402
+import builtins as _builtins  # noqa: E402
+
+# the float dtypes ``is_floating_point`` answers True for (MindSpore's mstype.float_type)
+FLOATING_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+def soft_shrink(input: Any, lambd: float = 0.5) -> Tensor:
+    """Deprecated name of ``softshrink``: ``SoftShrink(lambd)(input)``."""
+    return SoftShrink(lambd)(input)
+
+
+def mirror_pad(input_x: Any, paddings: Any, mode: str) -> Tensor:
+    """``MirrorPad(mode)(input_x, paddings)``."""
+    return MirrorPad(mode)(input_x, paddings)
+
+
+def is_floating_point(input: Any) -> bool:
+    """Whether the tensor's dtype is a float type (a Python bool, computed on the host)."""
+    return input.dtype.name in FLOATING_DTYPES
+
+
+def inplace_sigmoid(input: Any) -> Tensor:
+    """In place: ``input`` holds ``sigmoid(input)`` and is returned."""
+    return _hold_value(input, sigmoid(input))
+
+
+def batch_norm(input_x: Any, running_mean: Any, running_var: Any, weight: Any, bias: Any, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """``BatchNorm(training, eps, momentum)``'s normalised output (training: batch statistics, and the
+    running ones updated as the primitive updates them)."""
+    return BatchNorm(is_training=training, epsilon=eps, momentum=momentum)(input_x, weight, bias, running_mean,
+                                                                            running_var)[0]
+
+
+def add_layer_norm(x1: Any, x2: Any, gamma: Any, beta: Any, epsilon: float = 1e-5,
+                   additional_output: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """AddLayerNormV2: ``x = x1 + x2`` normalised over its last ``gamma.ndim`` dimensions, then scaled and
+    shifted: (y, mean, rstd, x), mean and rstd keeping the normalised dimensions as 1."""
+    if not isinstance(epsilon, float):
+        raise TypeError(f"For 'AddLayerNorm', the 'epsilon' must be a float, but got {type(epsilon).__name__}.")
+    if not isinstance(additional_output, bool):
+        raise TypeError(f"For 'AddLayerNorm', 'additional_output' must be a bool, but got "
+                        f"{type(additional_output).__name__}.")
+    x = _tensor(x1) + _tensor(x2)
+    axes = tuple(range(x.ndim - _tensor(gamma).ndim, x.ndim))
+    mean = _mean(x, axes, True)
+    centred = x - mean
+    rstd = _rsqrt(_mean(centred * centred, axes, True) + epsilon)
+    return centred * rstd * gamma + beta, mean, rstd, x
+
+
+def adaptive_avg_pool2d_ext(input: Any, output_size: Any) -> Tensor:
+    """adaptive_avg_pool2d; a None in ``output_size`` keeps the input's size there."""
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 2:
+            raise ValueError(f"For 'AdaptiveAvgPool2DExt', the length of 'output_size' must be 2, but got "
+                             f"{len(output_size)}.")
+        shape = _tensor(input).shape
+        output_size = tuple(shape[k - 2] if s is None else s for k, s in enumerate(output_size))
+    return adaptive_avg_pool2d(input, output_size)
+
+
+def mse_loss_ext(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean squared error with broadcasting, reduced by ``reduction`` ('mean', 'sum', 'none')."""
+    return mse_loss(input, target, reduction)
+
+
+def embedding(input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False) -> Tensor:
+    """Rows of ``weight`` at the indices ``input``; the row ``padding_idx`` gets no gradient (its lookups
+    are stop-gradient). max_norm (an in-place renormalisation of ``weight``) and scale_grad_by_freq are
+    not served."""
+    if max_norm is not None:
+        raise InvalidParamError("embedding: max_norm (renormalising weight in place) is not served; pass "
+                                "max_norm=None and clip the weight's rows explicitly")
+    if scale_grad_by_freq:
+        raise InvalidParamError("embedding: scale_grad_by_freq=True is not served; pass False")
+    input, weight = _tensor(input), _tensor(weight)
+    if input.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"For 'Embedding', the 'input' must be int32 or int64, but got {input.dtype}.")
+    out = _gather(weight, input, 0)
+    if padding_idx is None:
+        return out
+    rows = weight.shape[0]
+    if not isinstance(padding_idx, int) or not -rows <= padding_idx < rows:
+        raise ValueError(f"For 'Embedding', the 'padding_idx' must be an int in [{-rows}, {rows}), but got "
+                         f"{padding_idx!r}.")
+    padding = padding_idx + rows if padding_idx < 0 else padding_idx
+    pad_rows = equal(input, padding).reshape(tuple(input.shape) + (1,))
+    return _select(pad_rows.broadcast_to(out.shape), operations.StopGradient()(out), out)
+
+
+def _conv_pair(name: str, value: Any) -> tuple[int, int]:
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) == 1:
+        pair = pair * 2
+    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
+        raise InvalidParamError(f"conv_transpose2d: {name}={value!r} must be an int or a pair of ints")
+    return pair
+
+
+def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """Transposed 2-D convolution (the gradient of a Conv2D with respect to its input): weight
+    (C_in, C_out / groups, kh, kw), output size (H - 1) * stride - 2 * padding + dilation * (k - 1) +
+    output_padding + 1 per spatial dim; a 3-D input is one unbatched image."""
+    input, weight = _tensor(input), _tensor(weight)
+    batched = input.ndim == 4
+    x = input if batched else operations.ExpandDims()(input, 0)
+    if x.ndim != 4 or weight.ndim != 4:
+        raise InvalidParamError(f"conv_transpose2d: input must be 3-d or 4-d and weight 4-d, got {input.shape}, "
+                                f"{weight.shape}")
+    stride, padding = _conv_pair("stride", stride), _conv_pair("padding", padding)
+    output_padding, dilation = _conv_pair("output_padding", output_padding), _conv_pair("dilation", dilation)
+    for axis in range(2):
+        if not 0 <= output_padding[axis] < _builtins.max(stride[axis], dilation[axis]):
+            raise InvalidParamError(f"conv_transpose2d: output_padding={output_padding} must be smaller than "
+                                    f"stride or dilation")
+    kernel = tuple(weight.shape[2:])
+    size = tuple((x.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + dilation[a] * (kernel[a] - 1) +
+                 output_padding[a] + 1 for a in range(2))
+    conv = operations.Conv2DTranspose(weight.shape[0], kernel, pad_mode="pad",
+                                      pad=(padding[0], padding[0], padding[1], padding[1]), stride=stride,
+                                      dilation=dilation, group=groups)
+    out = conv(x, weight, (x.shape[0], weight.shape[1] * groups) + size)
+    if bias is not None:
+        out = out + reshape(bias, (1, -1, 1, 1))
+    return out if batched else operations.Squeeze(0)(out)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: image3 ----
+from ..operations.nn_ops import CTCGreedyDecoder  # noqa: E402
+
+
+def ctc_greedy_decoder(inputs: Any, sequence_length: Any, merge_repeated: bool = True) -> tuple:
+    """``CTCGreedyDecoder(merge_repeated)(inputs, sequence_length)``: greedy CTC decoding of (T, B, C) logits."""
+    return CTCGreedyDecoder(merge_repeated)(inputs, sequence_length)
+
+
+__all__ = [name for name in defined_here(globals(), __name__) if name not in INTERNAL]
+
+
+
+
+# ---- round 3: fused3 ----
+RING_ATTENTION_LAYOUTS = ("SBH", "TND")   # the layouts MindSpore's RingAttentionUpdate takes
+
+
+def ring_attention_update(prev_attn_out: Any, prev_softmax_max: Any, prev_softmax_sum: Any, cur_attn_out: Any,
+                          cur_softmax_max: Any, cur_softmax_sum: Any, actual_seq_qlen: Any = None,
+                          layout: str = "SBH") -> tuple[Tensor, Tensor, Tensor]:
+    """Two FlashAttention partial results merged by their softmax statistics (ring attention's step):
+    ``m = max(m1, m2); s = s1 exp(m1 - m) + s2 exp(m2 - m); out = (out1 s1 exp(m1 - m) + out2 s2 exp(m2 -
+    m)) / s``, per (batch, head, query) of the (B, N, S, 8) / (T, N, 8) statistics; returns (out, m, s).
+    ``actual_seq_qlen`` (TND) only partitions the Ascend kernel's work: the values do not depend on it."""
+    if not isinstance(layout, str):
+        raise TypeError(f"For 'RingAttentionUpdate', the input 'layout' should be a str, but got {type(layout)}.")
+    if layout not in RING_ATTENTION_LAYOUTS:
+        raise ValueError(f"For RingAttentionUpdate, the value of 'layout' must be SBH/TND, but got {layout!r}.")
+    if layout == "TND" and actual_seq_qlen is None:
+        raise RuntimeError("For 'RingAttentionUpdate', 'actual_seq_qlen' is required when 'layout' is 'TND'.")
+    prev_out, cur_out = _tensor(prev_attn_out), _tensor(cur_attn_out)
+    prev_max, prev_sum = _tensor(prev_softmax_max), _tensor(prev_softmax_sum)
+    cur_max, cur_sum = _tensor(cur_softmax_max), _tensor(cur_softmax_sum)
+    if prev_out.shape != cur_out.shape or not (prev_max.shape == prev_sum.shape == cur_max.shape == cur_sum.shape):
+        raise ValueError("For 'RingAttentionUpdate', the two attention outputs and the four softmax statistics "
+                         "must each have the same shape.")
+    new_max = maximum(prev_max, cur_max)
+    prev_w, cur_w = prev_sum * exp(prev_max - new_max), cur_sum * exp(cur_max - new_max)
+    new_sum = prev_w + cur_w
+    prev_r, cur_r = (prev_w / new_sum)[..., 0:1], (cur_w / new_sum)[..., 0:1]
+    dtype = prev_out.dtype
+    prev_f, cur_f = cast(prev_out, mstype.float32), cast(cur_out, mstype.float32)
+    if layout == "SBH":
+        seq, batch, hidden = prev_out.shape
+        heads = prev_max.shape[1]
+        # (B, N, S, 1) ratios -> (S, B, N, 1) against the (S, B, N, D) view of the outputs
+        prev_r, cur_r = (operations.Transpose()(r, (2, 0, 1, 3)) for r in (prev_r, cur_r))
+        view = (seq, batch, heads, hidden // heads)
+        out = reshape(reshape(prev_f, view) * prev_r + reshape(cur_f, view) * cur_r, prev_out.shape)
+    else:
+        out = prev_f * prev_r + cur_f * cur_r
+    return cast(out, dtype), new_max, new_sum
+
+
+__all__ = [name for name in defined_here(globals(), __name__) if name not in INTERNAL]

@@ -19,9 +19,11 @@ from ...common.seed import call_site_op, graph_seed
 from ...common.tensor import Tensor, hold_value
 from ...unsupported import unsupported
 from .._utils import defined_here
-from ..operations.random_ops import (RandomChoiceWithMask, RandomShuffle, StandardNormal, UniformInt, UniformReal,
-                                     _check_seed, _RandomTypeError, _RandomValueError)
-from .array_func import cast
+from ..operations.random_ops import (Multinomial, RandomCategorical, RandomChoiceWithMask, RandomShuffle, RandpermV2,
+                                     StandardLaplace, StandardNormal, UniformInt, UniformReal, _check_seed,
+                                     _RandomTypeError, _RandomValueError)
+from .array_func import cast, reshape, topk
+from .math_func import floor, log1p, minimum
 
 # MindSpore's mstype.float_type and mstype.int_type, the dtypes its random functions accept (the
 # float8 types of float_type are not device dtypes here)
@@ -175,6 +177,42 @@ def normal_(input: Any, mean: Any = 0, std: Any = 1, *, generator: Any = None) -
     return hold_value(input, cast(z * std + mean, input.dtype))
 
 
+def exponential_(input: Any, lambd: Any = 1, *, generator: Any = None) -> Tensor:
+    """``input`` filled in place with Exponential(lambd) values, ``-log(1 - u) / lambd`` of UniformReal's u with
+    the next seed pair (MindSpore's InplaceExponential, Ascend only there; its numbers are not reproduced)."""
+    input = _float_input("exponential_", input)
+    _no_generator("exponential_", generator)
+    lambd = _number("exponential_", "lambd", lambd)
+    if not lambd > 0:
+        raise _RandomValueError(f"For 'exponential_', 'lambd' must be greater than 0, but got {lambd}.")
+    u = cast(_sampler(UniformReal, None, "exponential_")(input.shape), mstype.float64)
+    return hold_value(input, cast(-log1p(-u) / lambd, input.dtype))
+
+
+# random_'s default bound ``to``: the integers a float type holds exactly (2 ** significand bits), or an
+# integer type's largest value + 1 (as torch.Tensor.random_, whose semantics MindSpore's InplaceRandom follows)
+RANDOM_FLOAT_LIMITS = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53}
+
+
+def random_(input: Any, from_: Any = 0, to: Any = None, *, generator: Any = None) -> Tensor:
+    """``input`` filled in place with integers uniform in [from_, to): ``floor(u * (to - from_)) + from_`` of
+    UniformReal's u with the next seed pair, computed in float64 (MindSpore's InplaceRandom, Ascend only
+    there; its numbers are not reproduced)."""
+    input = _input_tensor("random_", input)
+    _no_generator("random_", generator)
+    for name, value in (("from_", from_), ("to", to)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise _RandomTypeError(f"For 'random_', '{name}' must be an int, but got {type(value)}.")
+    dtype = input.dtype.name
+    if to is None:
+        to = RANDOM_FLOAT_LIMITS[dtype] if dtype in RANDOM_FLOAT_LIMITS else int(np.iinfo(input.dtype.np_type).max) + 1
+    if from_ >= to:
+        raise _RandomValueError(f"For 'random_', 'from_' must be less than 'to', but got from_={from_}, to={to}.")
+    u = cast(_sampler(UniformReal, None, "random_")(input.shape), mstype.float64)
+    values = minimum(floor(u * float(to - from_)) + float(from_), float(to - 1))
+    return hold_value(input, cast(values, input.dtype))
+
+
 def standard_normal(shape: Any, seed: Any = None) -> Tensor:
     """float32 N(0, 1) values of ``shape`` (StandardNormal)."""
     return _sampler(StandardNormal, seed, "standard_normal")(shape)
@@ -249,6 +287,133 @@ def randint_like(input: Any, low: Any, high: Any, seed: Any = None, *, dtype: An
     low, high = _check_bound("randint_like", "low", low), _check_bound("randint_like", "high", high)
     op = _sampler(UniformInt, seed, "randint_like")
     return cast(op(input.shape, Tensor(low, mstype.int32), Tensor(high, mstype.int32)), dtype)
+
+
+# multinomial without replacement: log(u) / (weight + MULTINOMIAL_EPS), MindSpore's guard against zero weights
+MULTINOMIAL_EPS = 1e-6
+
+
+def multinomial(input: Any, num_samples: Any, replacement: Any = True, seed: Any = None) -> Tensor:
+    """``num_samples`` indices per row of ``input`` (1-d or 2-d weights), as MindSpore builds it: with
+    replacement the Multinomial primitive (MindSpore CPU's numbers); without, the ``num_samples`` largest
+    ``log(u) / (input + 1e-6)`` of one UniformReal draw per weight (TopK's indices)."""
+    if len(input.shape) not in (1, 2):
+        raise _RandomValueError(f"For 'multinomial', the dimension of inputs must be 1d or 2d, but got "
+                                f"{len(input.shape)}.")
+    if seed is not None:
+        _check_seed("multinomial", "seed", seed)
+    if replacement:
+        return _sampler(Multinomial, seed, "multinomial")(input, num_samples)
+    cols = input.shape[-1]
+    if cols < num_samples:
+        raise _RandomValueError(f"For 'multinomial', the 'num_samples' must be less than the last dimension of "
+                                f"input without 'replacement', but got 'num_samples': {num_samples} and "
+                                f"'replacement': {replacement}")
+    u = _sampler(UniformReal, seed, "multinomial")((input.size,))
+    if len(input.shape) == 2:
+        u = reshape(u, input.shape)
+    return topk(u.log() / (input + MULTINOMIAL_EPS), num_samples)[1]
+
+
+def randperm(n: Any, seed: Any = 0, offset: Any = 0, dtype: Any = mstype.int64) -> Tensor:
+    """``RandpermV2(seed, offset, dtype)(n)``: a permutation of 0 .. n-1 (MindSpore CPU's numbers)."""
+    return RandpermV2(seed, offset, dtype)(n)
+
+
+def standard_laplace(shape: Any, seed: Any = None) -> Tensor:
+    """float32 Laplace(0, 1) values of ``shape`` (StandardLaplace)."""
+    return _sampler(StandardLaplace, seed, "standard_laplace")(shape)
+
+
+def laplace(shape: Any, mean: Any, lambda_param: Any, seed: Any = None) -> Tensor:
+    """``StandardLaplace(shape) * lambda_param + mean``; mean and lambda_param float32 Tensors."""
+    for value in (mean, lambda_param):
+        dtype = getattr(value, "dtype", type(value).__name__)
+        if not isinstance(value, Tensor) or value.dtype.name != "float32":
+            raise _RandomTypeError(f"For 'laplace', the data type of input must be the same as the data type "
+                                   f"Float32, but got {dtype}.")
+    op = _sampler(StandardLaplace, seed, "laplace")
+    return op(_check_shape(shape)) * lambda_param + mean
+
+
+def random_categorical(logits: Any, num_sample: Any, seed: Any = 0, dtype: Any = mstype.int64) -> Tensor:
+    """``RandomCategorical(dtype)(logits, num_sample, seed)``, a new primitive per call (MindSpore's
+    ``random_cache`` False: its engine starts afresh)."""
+    return RandomCategorical(dtype)(logits, num_sample, seed)
+
+
+# --- mint's generator forms (bodies of frontend/mint/_routes.py's routes) ----------------------------
+# MindSpore 2.10 serves these on Ascend only (its generator's Philox stream, not reproduced); here they
+# draw the samplers above with the next seed pair of ``set_seed``, so a seeded run repeats.
+
+def _no_device(owner: str, device: Any) -> None:
+    """One emulated device: ``device`` must be left None."""
+    if device is not None:
+        raise InvalidParamError(f"{owner}: device={device!r} is not supported here; leave it None (the one "
+                                f"emulated device)")
+
+
+def _mint_rand(op: Any, size: tuple = (), generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
+    """``mint.rand(*size, generator=None, dtype=None, device=None)`` / ``mint.randn``: ``op(*size, dtype)``."""
+    _no_generator("rand", generator)
+    _no_device("rand", device)
+    return op(*size, dtype=dtype)
+
+
+def _mint_randint(op: Any, args: tuple = (), generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
+    """``mint.randint([low=0,] high, size, *, generator=None, dtype=None, device=None)``: int64 by default."""
+    _no_generator("randint", generator)
+    _no_device("randint", device)
+    if len(args) not in (2, 3):
+        raise TypeError(f"randint() takes 2 or 3 positional arguments (low, high, size) but {len(args)} were given")
+    low, high, size = (0, *args) if len(args) == 2 else args
+    if isinstance(size, list):
+        size = tuple(size)
+    return op(low, high, size, dtype=dtype)
+
+
+def _mint_randint_like(op: Any, args: tuple = (), dtype: Any = None, device: Any = None) -> Tensor:
+    """``mint.randint_like(input, [low=0,] high, *, dtype=None, device=None)``: input's dtype by default."""
+    _no_device("randint_like", device)
+    if len(args) not in (2, 3):
+        raise TypeError(f"randint_like() takes 2 or 3 positional arguments (input, low, high) but {len(args)} were "
+                        f"given")
+    input, low, high = (args[0], 0, args[1]) if len(args) == 2 else args
+    return op(input, low, high, dtype=dtype)
+
+
+def _mint_randn_like(op: Any, input: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``mint.randn_like(input, *, dtype=None, device=None)``: N(0, 1) in input's dtype by default."""
+    _no_device("randn_like", device)
+    input = _input_tensor("randn_like", input)
+    return op(input, dtype=input.dtype if dtype is None else dtype)
+
+
+def _mint_normal(op: Any, mean: Any = 0.0, std: Any = 1.0, size: Any = None, generator: Any = None) -> Tensor:
+    """``mint.normal(mean=0.0, std=1.0, size=None, generator=None)``: ``size`` values when mean and std are
+    numbers, else their broadcast shape (``ops.normal`` of it)."""
+    _no_generator("normal", generator)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        shape = tuple(np.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ())))
+        return op(shape, mean, std) if shape else reshape(op((1,), mean, std), ())
+    if size is None:
+        raise _RandomTypeError("For 'normal', 'size' must be given when 'mean' and 'std' are numbers.")
+    return op(tuple(size), mean, std)
+
+
+def _mint_multinomial(op: Any, input: Any, num_samples: Any, replacement: Any = False,
+                      generator: Any = None) -> Tensor:
+    """``mint.multinomial(input, num_samples, replacement=False, *, generator=None)``: int64 indices."""
+    _no_generator("multinomial", generator)
+    return cast(op(input, num_samples, replacement), mstype.int64)
+
+
+def _mint_randperm(op: Any, n: Any, generator: Any = None, dtype: Any = mstype.int64) -> Tensor:
+    """``mint.randperm(n, *, generator=None, dtype=mstype.int64)``: RandpermV2 with a seed from ``set_seed``."""
+    _no_generator("randperm", generator)
+    if not hasattr(dtype, "name") and repr(dtype).startswith("mindspore."):     # the table's recorded default
+        dtype = getattr(mstype, repr(dtype).rsplit(".", 1)[1])
+    return op(n, -1, 0, dtype)
 
 
 __all__ = defined_here(globals(), __name__)

@@ -15,12 +15,18 @@ from ..primitive import Primitive, register_primitives
 from . import array_ops, comm_ops, debug_ops, image_ops, math_ops, nn_ops, other_ops, random_ops
 from . import sparse_ops
 from . import linalg_ops
+from . import spectral_ops
+from . import _embedding_cache_ops
+from . import inner_ops
 from . import _inner_ops, _sequence_ops, manually_defined
+from . import custom_ops
+from ._ms_kernel import kernel, ms_kernel  # noqa: F401  (functions MindSpore serves from P)
 
 MODULES = (math_ops, nn_ops, array_ops, image_ops, debug_ops, other_ops, comm_ops, random_ops, sparse_ops, linalg_ops,
-           _inner_ops, _sequence_ops, manually_defined)
+           spectral_ops, _embedding_cache_ops, _inner_ops, inner_ops, _sequence_ops, manually_defined,
+           custom_ops)
 # P's own names that are not primitives of mindspore.ops (ops.identity is an instance of P.identity)
-OWN = ("identity",)
+OWN = ("identity", "kernel", "ms_kernel")
 _CLASSES = {name: getattr(module, name) for module in MODULES for name in module.__all__
             if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Primitive)}
 PRIMITIVES = tuple(name for name in _CLASSES if name not in OWN)

@@ -1822,3 +1822,567 @@ def AffineGrid(theta: Any, output_size: Any, align_corners: bool = False) -> Ten
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: complex ----
+@composite("ConjugateTranspose")
+def ConjugateTranspose(x, perm):
+    """x transposed by ``perm`` and conjugated (a real x only transposed)."""
+    x = Transpose()(x, perm)
+    return apply_op("Conj", [x])[0] if x.dtype.name in ("complex64", "complex128") else x
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+# ---- round 3: linalg3 ----
+# the running extrema as MindSpore's primitives type their indices (Cummax int64, Cummin int32), and
+# the multivariate log-gamma.
+@composite("Cummax")
+def Cummax(input, axis):
+    """(running maxima along ``axis``, the index each came from; int64 as MindSpore's Cummax)."""
+    values, indices = apply_op("Cummax", [_tensor(input)], {"axis": _static_int("Cummax: axis", axis)})
+    return values, _cast(indices, mstype.int64)
+
+
+@composite("Cummin")
+def Cummin(input, axis):
+    """(running minima along ``axis``, the index each came from; int32 as MindSpore's Cummin)."""
+    values, indices = apply_op("Cummin", [_tensor(input)], {"axis": _static_int("Cummin: axis", axis)})
+    return values, _cast(indices, mstype.int32)
+
+
+MVLGAMMA_DTYPES = ("float32", "float64")
+
+
+@composite("Mvlgamma", functions=("mvlgamma",))
+def Mvlgamma(input, p=None):
+    """log of the multivariate gamma of dimension p: sum over i < p of lgamma(x - i / 2) plus
+    p (p - 1) / 4 log(pi); every element must exceed (p - 1) / 2 (checked when the values are known)."""
+    x = _tensor(input)
+    if x.dtype.name not in MVLGAMMA_DTYPES:
+        raise TypeError(f"For primitive[Mvlgamma], the input argument[x] must be a type of {{Tensor[Float32], "
+                        f"Tensor[Float64]}}, but got Tensor[{x.dtype}].")
+    if not isinstance(p, int) or isinstance(p, bool):
+        raise TypeError(f"For 'Mvlgamma', the type of 'p' must be int, but got {type(p).__name__}.")
+    if p < 1:
+        raise ValueError(f"For 'Mvlgamma', 'p' must be greater than or equal to 1, but got {p}.")
+    if not x.is_symbolic and x.size and not (x.asnumpy() > (p - 1) / 2).all():
+        raise ValueError("For Mvlgamma, all elements of 'x' must be greater than (p-1)/2.")
+    total = Tensor(np.full((), p * (p - 1) / 4 * np.log(np.pi)), x.dtype)
+    for i in range(p):
+        shifted = apply_op("Sub", [x, Tensor(np.array(i / 2), x.dtype)])[0]
+        total = apply_op("Add", [total, apply_op("Lgamma", [shifted])[0]])[0]
+    return total
+
+
+# The V3 diagonal ops (TensorFlow's MatrixDiag/MatrixDiagPart/MatrixSetDiag, MindSpore's V3): a constant
+# index map from the diagonal band's (diagonal, position) to the matrix's (row, column), built on the host
+# from the static k, then one Gather over the flattened operand with a padding slot appended.
+DIAG_ALIGNS = ("LEFT_RIGHT", "LEFT_LEFT", "RIGHT_LEFT", "RIGHT_RIGHT")
+
+
+def _diag_band(prim: str, k: Any) -> tuple[int, int]:
+    """(lowest, highest) diagonal of ``k``: an int, or a Tensor/tuple of one or two ints."""
+    ks = _static_ints(f"{prim}: k", k) if isinstance(k, (Tensor, tuple, list)) else (check_int(k, f"{prim}: k"),)
+    if len(ks) not in (1, 2) or ks[0] > ks[-1]:
+        raise ValueError(f"For {prim}, k must be one int or a pair (k[0] <= k[1]), but got {list(ks)}.")
+    return ks[0], ks[-1]
+
+
+def _diag_align(prim: str, align: Any) -> str:
+    if align not in DIAG_ALIGNS:
+        raise ValueError(f"For '{prim}', the 'align' must be one of {list(DIAG_ALIGNS)}, but got {align!r}.")
+    return align
+
+
+def _diag_cells(rows: int, cols: int, low: int, high: int, align: str) -> tuple[int, list]:
+    """(max diagonal length, [(band row, position, matrix row, matrix column)]): diagonal d = high - band
+    row; a diagonal shorter than the longest is aligned right or left as ``align`` says (its first word
+    for superdiagonals, its second for subdiagonals; the main diagonal is left if either says left)."""
+    lengths = {d: min(rows + min(0, d), cols - max(0, d)) for d in range(low, high + 1)}
+    longest = max(max(lengths.values()), 0)
+    cells = []
+    for band, d in enumerate(range(high, low - 1, -1)):
+        left = (d >= 0 and align.startswith("LEFT")) or (d <= 0 and align.endswith("LEFT"))
+        offset = 0 if left else longest - max(lengths[d], 0)
+        for j in range(max(lengths[d], 0)):
+            cells.append((band, j + offset, j + max(0, -d), j + max(0, d)))
+    return longest, cells
+
+
+def _flat_with(x: Tensor, tail: int, extra: Tensor) -> Tensor:
+    """x's last ``tail`` axes flattened into one, with ``extra`` (..., e) concatenated after them."""
+    flat = apply_op("Reshape", [x], {"shape": x.shape[:x.ndim - tail] + (-1,)})[0]
+    return apply_op("Concat", [flat, extra], {"axis": -1})[0]
+
+
+def _padding_slot(batch: tuple[int, ...], dtype: Any, value: Any) -> Tensor:
+    """The padding value as a (batch..., 1) tensor of ``dtype``."""
+    pad = _cast(value if isinstance(value, Tensor) else Tensor(value), dtype)
+    pad = apply_op("Reshape", [pad], {"shape": (1,)})[0]
+    return apply_op("BroadcastTo", [pad], {"shape": batch + (1,)})[0]
+
+
+def _gather_map(flat: Tensor, index: np.ndarray) -> Tensor:
+    return apply_op("Gather", [flat, Tensor(index.astype(np.int32))], {"axis": flat.ndim - 1})[0]
+
+
+@composite("MatrixDiagPartV3")
+def MatrixDiagPartV3(x, k, padding_value, align="RIGHT_LEFT"):
+    """The diagonals k[0]..k[1] of each matrix, highest first (..., num_diags, max_len), or (..., max_len)
+    for one k; short diagonals aligned by ``align`` and padded with ``padding_value``."""
+    a = _tensor(x)
+    if a.ndim < 2:
+        raise ValueError(f"For 'MatrixDiagPartV3', the rank of 'x' must be at least 2, but got {a.ndim}.")
+    low, high = _diag_band("MatrixDiagPartV3", k)
+    rows, cols = a.shape[-2:]
+    if not (-rows < low <= high < cols) and not (rows == 0 or cols == 0):
+        raise ValueError(f"For 'MatrixDiagPartV3', k must be in (-{rows}, {cols}), but got ({low}, {high}).")
+    longest, cells = _diag_cells(rows, cols, low, high, _diag_align("MatrixDiagPartV3", align))
+    index = np.full((high - low + 1, longest), rows * cols)
+    for band, j, r, c in cells:
+        index[band, j] = r * cols + c
+    out = _gather_map(_flat_with(a, 2, _padding_slot(a.shape[:-2], a.dtype, padding_value)), index)
+    return out if low < high else apply_op("Squeeze", [out], {"axis": (-2,)})[0]
+
+
+@composite("MatrixDiagV3")
+def MatrixDiagV3(x, k, num_rows, num_cols, padding_value, align="RIGHT_LEFT"):
+    """Matrices (..., num_rows, num_cols) with the diagonals k[0]..k[1] taken from x (..., num_diags,
+    max_len) (or (..., max_len) for one k) and ``padding_value`` elsewhere; -1 rows/cols: the smallest
+    that fit (TensorFlow's rules)."""
+    d = _tensor(x)
+    low, high = _diag_band("MatrixDiagV3", k)
+    if d.ndim < (1 if low == high else 2):
+        raise ValueError(f"For 'MatrixDiagV3', the rank of 'x' is too small for k ({low}, {high}): {d.ndim}.")
+    if low < high and d.shape[-2] != high - low + 1:
+        raise ValueError(f"For 'MatrixDiagV3', x must have {high - low + 1} diagonals, but got {d.shape[-2]}.")
+    longest = d.shape[-1]
+    rows, cols = _static_int("MatrixDiagV3: num_rows", num_rows), _static_int("MatrixDiagV3: num_cols", num_cols)
+    least_rows, least_cols = longest - min(high, 0), longest + max(low, 0)
+    if rows == -1 and cols == -1:
+        rows = cols = max(least_rows, least_cols)
+    elif rows == -1:
+        rows = least_rows
+    elif cols == -1:
+        cols = least_cols
+    if rows < least_rows or cols < least_cols or longest != min(rows + min(0, high), cols - max(0, low)):
+        raise ValueError("For MatrixDiagV3, the number of rows or columns is not consistent with the specified k "
+                         "and x.")
+    _, cells = _diag_cells(rows, cols, low, high, _diag_align("MatrixDiagV3", align))
+    band_count = high - low + 1
+    index = np.full((rows, cols), band_count * longest)
+    for band, j, r, c in cells:
+        index[r, c] = band * longest + j
+    batch = d if low < high else apply_op("ExpandDims", [d], {"axis": -2})[0]
+    return _gather_map(_flat_with(batch, 2, _padding_slot(batch.shape[:-2], batch.dtype, padding_value)), index)
+
+
+@composite("MatrixSetDiagV3")
+def MatrixSetDiagV3(x, diagonal, k, align="RIGHT_LEFT"):
+    """x with its diagonals k[0]..k[1] replaced by ``diagonal`` (..., num_diags, max_len) (or
+    (..., max_len) for one k), aligned by ``align``."""
+    a, diag = _tensor(x), _tensor(diagonal)
+    if a.ndim < 2:
+        raise ValueError(f"For 'MatrixSetDiagV3', the rank of 'x' must be at least 2, but got {a.ndim}.")
+    low, high = _diag_band("MatrixSetDiagV3", k)
+    rows, cols = a.shape[-2:]
+    longest, cells = _diag_cells(rows, cols, low, high, _diag_align("MatrixSetDiagV3", align))
+    band = diag if low < high else apply_op("ExpandDims", [diag], {"axis": -2})[0]
+    if band.shape[:-2] != a.shape[:-2] or band.shape[-2:] != (high - low + 1, longest):
+        raise ValueError(f"For 'MatrixSetDiagV3', diagonal must have shape {a.shape[:-2] + (high - low + 1, longest)}"
+                         f" for x {a.shape} and k ({low}, {high}), but got {diag.shape}.")
+    index = np.arange(rows * cols).reshape(rows, cols)
+    for b, j, r, c in cells:
+        index[r, c] = rows * cols + b * longest + j
+    flat_band = apply_op("Reshape", [_cast(band, a.dtype)], {"shape": band.shape[:-2] + (-1,)})[0]
+    return _gather_map(_flat_with(a, 2, flat_band), index)
+
+
+LSTSQ_DTYPES = ("float16", "float32", "float64")
+
+
+def _matmul_2d(a: Tensor, b: Tensor, transpose_a: bool = False) -> Tensor:
+    """op(a) @ b for 2-D operands: MatMul (float16/float32), else a broadcast product summed (float64)."""
+    if a.dtype.name in ("float16", "float32"):
+        return apply_op("MatMul", [a, b], {"transpose_a": transpose_a, "transpose_b": False})[0]
+    if transpose_a:
+        a = apply_op("Transpose", [a], {"perm": (1, 0)})[0]
+    product = apply_op("Mul", [apply_op("ExpandDims", [a], {"axis": 2})[0],
+                               apply_op("ExpandDims", [b], {"axis": 0})[0]])[0]
+    return apply_op("ReduceSum", [product], {"axis": (1,), "keep_dims": False})[0]
+
+
+def _least_squares_qr(a: Tensor, b: Tensor) -> Tensor:
+    """The least-squares (rows >= columns) or minimum-norm (rows < columns) solution of a x = b for a
+    full-rank 2-D a, from a reduced QR of a or of a^T and one triangular solve."""
+    m, n = a.shape
+    if m >= n:
+        q, r = apply_op("Qr", [a], {"full_matrices": False})
+        return apply_op("MatrixTriangularSolve", [r, _matmul_2d(q, b, transpose_a=True)],
+                        {"lower": False, "adjoint": False})[0]
+    q, r = apply_op("Qr", [apply_op("Transpose", [a], {"perm": (1, 0)})[0]], {"full_matrices": False})
+    return _matmul_2d(q, apply_op("MatrixTriangularSolve", [r, b], {"lower": False, "adjoint": True})[0])
+
+
+@composite("Lstsq", functions=("lstsq",), rename={"input": "x", "A": "a"})
+def Lstsq(x, a, fast=True, l2_regularizer=0.0):
+    """The least-squares solution (n, k) of x y = a for a full-rank 2-D x (m, n) and a (m,) or (m, k)
+    (a 1-D a gives (n, 1), as MindSpore's), from a reduced QR (the minimum-norm solution when m < n);
+    float16 through float32. Only l2_regularizer 0.0
+    is MindSpore's (it refuses others)."""
+    matrix, rhs = _tensor(x), _tensor(a)
+    for label, t in (("x", matrix), ("a", rhs)):
+        if t.dtype.name not in LSTSQ_DTYPES:
+            raise TypeError(f"For 'Lstsq', the dtype of '{label}' must be float16, float32 or float64, but got "
+                            f"{t.dtype}.")
+    if matrix.dtype != rhs.dtype:
+        raise TypeError(f"For 'Lstsq', x and a must have one dtype, but got {matrix.dtype} and {rhs.dtype}.")
+    if not isinstance(l2_regularizer, float) or l2_regularizer != 0.0:
+        raise TypeError(f"For 'Lstsq', the 'l2_regularizer' should be 0.0, but got '{l2_regularizer}'.")
+    _flag("Lstsq: fast", fast)
+    if matrix.ndim != 2:
+        raise ValueError(f"For 'Lstsq', the dimension of x must be equal to 2, but got x_dim: {matrix.ndim}.")
+    if rhs.ndim not in (1, 2) or rhs.shape[0] != matrix.shape[0]:
+        raise ValueError(f"For 'Lstsq', a must be (m,) or (m, k) for x (m, n), but got {rhs.shape} and {matrix.shape}.")
+    work = mstype.float32 if matrix.dtype == mstype.float16 else matrix.dtype
+    column = rhs if rhs.ndim == 2 else apply_op("ExpandDims", [rhs], {"axis": -1})[0]
+    return _cast(_least_squares_qr(_cast(matrix, work), _cast(column, work)), matrix.dtype)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: nn3 ----
+# LogSpace's output dtypes, and the dtypes FillV2's and BatchToSpaceNDV2's shape operands may have
+LOG_SPACE_DTYPES = ("float16", "float32")
+SHAPE_OPERAND_DTYPES = ("int32", "int64")
+
+
+def _host_shape(label: str, value: Any) -> tuple[int, ...]:
+    """A shape operand (tuple, list or int tensor) as host ints."""
+    if isinstance(value, Tensor):
+        if value.dtype.name not in SHAPE_OPERAND_DTYPES:
+            raise TypeError(f"For '{label}', the shape operand must be int32 or int64, but got {value.dtype}.")
+        return tuple(int(v) for v in _host(label, value).reshape(-1))
+    return tuple(int(v) for v in np.asarray(value).reshape(-1))
+
+
+class FillV2(_Op):
+    """``FillV2()(shape, value)``: a tensor of ``shape`` (tuple or int tensor) filled with the 0-d tensor
+    ``value``, in its dtype."""
+
+    def __call__(self, shape: Any, value: Any) -> Tensor:
+        value = _tensor(value)
+        if value.ndim != 0:
+            raise ValueError(f"For 'FillV2', the 'value' must be a 0-D tensor, but got shape {value.shape}.")
+        return BroadcastTo(_host_shape("FillV2", shape))(value)
+
+
+class LogSpace(_Op):
+    """``LogSpace(steps, base, dtype)(start, end)``: ``base ** linspace(start, end, steps)``."""
+
+    def __init__(self, steps: int = 10, base: int = 10, dtype: Any = mstype.float32) -> None:
+        super().__init__()
+        self.steps = check_int(steps, "LogSpace: steps", minimum=0)
+        self.base = check_int(base, "LogSpace: base", minimum=0)
+        if getattr(dtype, "name", None) not in LOG_SPACE_DTYPES:
+            raise TypeError(f"For 'LogSpace', the 'dtype' must be float16 or float32, but got {dtype}.")
+        self.dtype = dtype
+        for key, value in (("steps", steps), ("base", base), ("dtype", dtype)):
+            self.add_prim_attr(key, value)
+
+    def __call__(self, start: Any, end: Any) -> Tensor:
+        start, end = _tensor(start), _tensor(end)
+        for label, t in (("start", start), ("end", end)):
+            if t.dtype.name not in LOG_SPACE_DTYPES or t.ndim != 0:
+                raise TypeError(f"For 'LogSpace', the '{label}' must be a 0-D float16 or float32 tensor, but got "
+                                f"{t.dtype} of shape {t.shape}.")
+        fraction = np.arange(self.steps, dtype=np.float32) / np.float32(builtins.max(self.steps - 1, 1))
+        start32, end32 = _cast(start, mstype.float32), _cast(end, mstype.float32)
+        exponent = start32 + (end32 - start32) * Tensor(fraction)
+        return _cast(Tensor(np.float32(self.base)) ** exponent, self.dtype)
+
+
+class ParallelConcat(_Op):
+    """``ParallelConcat()(values)``: the tensors (each of first dimension 1) concatenated along axis 0."""
+
+    def __call__(self, values: Sequence[Any]) -> Tensor:
+        tensors = [_tensor(v) for v in values]
+        if not tensors:
+            raise ValueError("For 'ParallelConcat', the input must not be empty.")
+        for t in tensors:
+            if t.ndim == 0 or t.shape[0] != 1:
+                raise ValueError(f"For 'ParallelConcat', each input's first dimension must be 1, but got shape "
+                                 f"{t.shape}.")
+        return Concat(0)(tensors)
+
+
+@composite("ScatterAddWithAxis")
+def ScatterAddWithAxis(input_x: Any, indices: Any, updates: Any, axis: int = 0) -> Tensor:
+    """``input_x`` with ``updates`` added at ``indices`` along ``axis`` (TensorScatterElements add)."""
+    return TensorScatterElements(axis, "add")(input_x, indices, updates)
+
+
+class EmbeddingLookup(_Op):
+    """``EmbeddingLookup()(params, indices, offset)``: rows ``indices - offset`` of ``params``; an index
+    outside [0, rows) gives a row of zeros."""
+
+    def __call__(self, input_params: Any, input_indices: Any, offset: int) -> Tensor:
+        params, indices = _tensor(input_params), _tensor(input_indices)
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise TypeError(f"For 'EmbeddingLookup', the 'offset' must be int, but got {type(offset).__name__}.")
+        if indices.dtype.name not in SHAPE_OPERAND_DTYPES:
+            raise TypeError(f"For 'EmbeddingLookup', the 'input_indices' must be int32 or int64, but got "
+                            f"{indices.dtype}.")
+        local = indices - offset
+        inside = (local >= 0).logical_and(local < params.shape[0])
+        safe = Select()(inside, local, local * 0)
+        rows = Gather()(params, safe, 0)
+        keep = BroadcastTo(tuple(rows.shape))(ExpandDims()(inside, -1)) if params.ndim > 1 else inside
+        return Select()(keep, rows, rows * 0)
+
+
+class BatchToSpaceNDV2(_Op):
+    """``BatchToSpaceNDV2()(input_x, block_shape, crops)``: BatchToSpaceND with its block shape and crops
+    given as operands (host values)."""
+
+    def __call__(self, input_x: Any, block_shape: Any, crops: Any) -> Tensor:
+        blocks = _host_shape("BatchToSpaceNDV2", block_shape)
+        flat = _host_shape("BatchToSpaceNDV2", crops)
+        pairs = tuple(tuple(flat[i:i + 2]) for i in range(0, len(flat), 2))
+        return BatchToSpaceND(blocks, pairs)(input_x)
+
+
+class ScatterNonAliasingAdd(_Op):
+    """``ScatterNonAliasingAdd()(input_x, indices, updates)``: ScatterNdAdd on the Parameter ``input_x``
+    (updated in place and returned)."""
+
+    def __call__(self, input_x: Any, indices: Any, updates: Any) -> Tensor:
+        return ScatterNdAdd()(input_x, indices, updates)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: image3 ----
+from .spectral_ops import length_tensor as _window_length, window_dtype as _window_dtype  # noqa: E402
+from .spectral_ops import window_values as _window_values  # noqa: E402
+
+# the int dtypes HammingWindow takes its length in
+_HAMMING_LENGTH_DTYPES = (mstype.int8, mstype.int16, mstype.int32, mstype.int64,
+                          mstype.uint8, mstype.uint16, mstype.uint32, mstype.uint64)
+# the element dtypes UniqueWithPad takes, and the dtype of the indices it returns for each
+_UNIQUE_WITH_PAD_INDEX = {mstype.int32: mstype.int32, mstype.int64: mstype.int64, mstype.float32: mstype.int32}
+
+
+class HammingWindow(_Op):
+    """``HammingWindow(periodic=True, alpha=0.54, beta=0.46, dtype=mstype.float32)(length)``: the window
+    ``alpha - beta cos(2 pi n/(N-1))`` of a one-element int Tensor's length (a host constant, computed in
+    float32 as MindSpore's kernel computes it; see spectral_ops)."""
+
+    def __init__(self, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46,
+                 dtype: Any = mstype.float32) -> None:
+        super().__init__()
+        self.periodic = _flag("HammingWindow: periodic", periodic)
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.dtype = _window_dtype("HammingWindow", dtype)
+
+    def __call__(self, length: Any) -> Tensor:
+        n = _window_length("HammingWindow", length, _HAMMING_LENGTH_DTYPES, 1)
+        values = _window_values("hamming", n, self.periodic, self.alpha, self.beta)
+        return Tensor(values.astype(mstype.dtype_to_nptype(self.dtype)), self.dtype)
+
+
+class UniqueWithPad(_Op):
+    """``UniqueWithPad()(x, pad_num) -> (y, idx)``: the distinct values of a 1-D x in order of first
+    occurrence, padded with ``pad_num`` to x's length, and for each element the index of its value in y.
+    The shapes are static, so it is composed on the device (an n x n equality table: an element is a first
+    occurrence when no earlier one equals it; its rank is the running count of first occurrences) and
+    runs in GRAPH_MODE too."""
+
+    def __call__(self, x: Any, pad_num: Any) -> tuple[Tensor, Tensor]:
+        x = _tensor(x)
+        if x.ndim != 1:
+            raise ValueError(f"For primitive[UniqueWithPad], the input_shape_size must be equal to 1, but got "
+                             f"{x.ndim}.")
+        if x.dtype not in _UNIQUE_WITH_PAD_INDEX:
+            raise TypeError(f"For primitive[UniqueWithPad], the input x must be int32, int64 or float32, but got "
+                            f"{x.dtype}.")
+        index_dtype = _UNIQUE_WITH_PAD_INDEX[x.dtype]
+        n = x.shape[0]
+        pad = _cast(pad_num, x.dtype)
+        column, row = Reshape()(x, (n, 1)), Reshape()(x, (1, n))
+        equal = apply_op("Equal", [BroadcastTo((n, n))(column), BroadcastTo((n, n))(row)])[0]
+        earlier = Tensor(np.tri(n, n, -1, dtype=bool))                 # [i, j]: j comes before i
+        unrepeated = apply_op("LogicalNot", [apply_op("LogicalAnd", [equal, earlier])[0]])[0]
+        first = apply_op("ReduceAll", [unrepeated], {"axis": (1,), "keep_dims": False})[0]
+        counted = Cast()(first, index_dtype)
+        rank = apply_op("Sub", [CumSum()(counted, 0), counted])[0]   # first occurrences before each element
+        zeros = BroadcastTo((n, n))(Tensor(0, index_dtype))
+        owner = apply_op("LogicalAnd", [equal, BroadcastTo((n, n))(Reshape()(first, (1, n)))])[0]
+        idx = apply_op("ReduceSum", [Select()(owner, BroadcastTo((n, n))(Reshape()(rank, (1, n))), zeros)],
+                       {"axis": (1,), "keep_dims": False})[0]
+        slots = Tensor(np.arange(n).reshape(n, 1).astype(mstype.dtype_to_nptype(index_dtype)))
+        placed = apply_op("LogicalAnd", [apply_op("Equal", [BroadcastTo((n, n))(Reshape()(rank, (1, n))),
+                                                             BroadcastTo((n, n))(slots)])[0],
+                                         BroadcastTo((n, n))(Reshape()(first, (1, n)))])[0]
+        picked = apply_op("ReduceSum", [Select()(placed, BroadcastTo((n, n))(row),
+                                                 BroadcastTo((n, n))(Tensor(0, x.dtype)))],
+                          {"axis": (1,), "keep_dims": False})[0]
+        empty = apply_op("ReduceAll", [apply_op("LogicalNot", [placed])[0]], {"axis": (1,), "keep_dims": False})[0]
+        return Select()(empty, BroadcastTo((n,))(Reshape()(pad, (1,))), picked), idx
+
+
+class ListDiff(_Op):
+    """``ListDiff(out_idx=mstype.int32)(x, y) -> (out, idx)``: the elements of 1-D x not in y, in x's
+    order, and their positions in x. Its length depends on the values: computed from host data (PyNative,
+    or a constant), as Unique."""
+
+    def __init__(self, out_idx: Any = mstype.int32) -> None:
+        super().__init__()
+        if out_idx not in (mstype.int32, mstype.int64):
+            raise TypeError(f"For 'ListDiff', the 'out_idx' must be mindspore.int32 or mindspore.int64, but got "
+                            f"{out_idx}.")
+        self.out_idx = out_idx
+
+    def __call__(self, x: Any, y: Any) -> tuple[Tensor, Tensor]:
+        x, y = _tensor(x), _tensor(y)
+        if x.ndim != 1 or y.ndim != 1:
+            raise ValueError(f"For 'ListDiff', x and y must be 1-D, but got shapes {x.shape} and {y.shape}.")
+        if x.dtype != y.dtype:
+            raise TypeError(f"For 'ListDiff', x and y must have one dtype, but got {x.dtype} and {y.dtype}.")
+        data = _host("ListDiff", x)
+        keep = np.flatnonzero(~np.isin(data, _host("ListDiff", y)))
+        return Tensor(data[keep], x.dtype), Tensor(keep.astype(mstype.dtype_to_nptype(self.out_idx)), self.out_idx)
+
+
+def _levenshtein(a: list, b: list) -> int:
+    """The edit distance of two sequences (insertions, deletions, substitutions of one element each)."""
+    row = list(range(len(b) + 1))
+    for i, item in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, other in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (item != other))
+    return row[-1]
+
+
+def _sparse_sequences(label: str, indices: Any, values: Any, shape: Any) -> tuple[dict, np.ndarray]:
+    """A SparseTensor's sequences grouped by the index's leading coordinates (in the given order), and its
+    dense shape; MindSpore's checks of the three parts."""
+    idx, vals, dense = (_tensor(t) for t in (indices, values, shape))
+    for name, t in (("indices", idx), ("shape", dense)):
+        if t.dtype != mstype.int64:
+            raise TypeError(f"For primitive[{label}], the input argument[{name}] must be a type of {{Tensor[Int64]}}, "
+                            f"but got Tensor[{t.dtype}].")
+    if idx.ndim != 2 or vals.ndim != 1 or dense.ndim != 1 or idx.shape != (vals.shape[0], dense.shape[0]):
+        raise ValueError(f"For '{label}', indices must be (N, R), values (N,) and shape (R,), but got "
+                         f"{idx.shape}, {vals.shape} and {dense.shape}.")
+    groups: dict = {}
+    for coords, value in zip(_host(label, idx).tolist(), _host(label, vals).tolist()):
+        groups.setdefault(tuple(coords[:-1]), []).append(value)
+    return groups, _host(label, dense)
+
+
+class EditDistance(_Op):
+    """``EditDistance(normalize=True)(hypothesis_indices, hypothesis_values, hypothesis_shape,
+    truth_indices, truth_values, truth_shape)``: the Levenshtein distance between the sequences of two
+    SparseTensors at each position of their leading dimensions (float32; ``normalize``: divided by the
+    truth's length, inf where only a hypothesis is). The output's shape comes from the shape operands'
+    values, so it is computed from host data (PyNative, or constants)."""
+
+    def __init__(self, normalize: bool = True) -> None:
+        super().__init__()
+        self.normalize = _flag("EditDistance: normalize", normalize)
+
+    def __call__(self, hypothesis_indices: Any, hypothesis_values: Any, hypothesis_shape: Any,
+                 truth_indices: Any, truth_values: Any, truth_shape: Any) -> Tensor:
+        hyp, hyp_shape = _sparse_sequences("EditDistance", hypothesis_indices, hypothesis_values, hypothesis_shape)
+        truth, truth_shape_ = _sparse_sequences("EditDistance", truth_indices, truth_values, truth_shape)
+        if hyp_shape.shape != truth_shape_.shape:
+            raise ValueError(f"For 'EditDistance', the ranks of the two SparseTensors must match, but got "
+                             f"{hyp_shape.shape[0]} and {truth_shape_.shape[0]}.")
+        out = np.zeros(np.maximum(hyp_shape[:-1], truth_shape_[:-1]).tolist(), np.float32)
+        for coords in set(hyp) | set(truth):
+            a, b = hyp.get(coords, []), truth.get(coords, [])
+            distance = float(_levenshtein(a, b))
+            if self.normalize:
+                distance = distance / len(b) if b else np.inf
+            out[coords] = distance
+        return Tensor(out)
+
+
+# ExtractVolumePatches' element dtypes: every real number type but bool and bfloat16
+_VOLUME_PATCH_DTYPES = (mstype.float16, mstype.float32, mstype.float64, mstype.int8, mstype.int16, mstype.int32,
+                        mstype.int64, mstype.uint8, mstype.uint16, mstype.uint32, mstype.uint64)
+
+
+def _volume_window(name: str, value: Any) -> tuple[int, int, int]:
+    """ExtractVolumePatches' kernel_size/strides: an int, or 3 ints, or 5 ints whose first two are 1."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value,) * 3
+    ok = isinstance(value, (tuple, list)) and len(value) in (3, 5) and all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+    if not ok:
+        raise ValueError(f"For 'ExtractVolumePatches', the parameter '{name}' must be an positive integer or a tuple "
+                         f"of three or five positive integer, but got {value}")
+    if len(value) == 5:
+        for k in (0, 1):
+            if value[k] != 1:
+                raise ValueError(f"For 'ExtractVolumePatches', the '{name}[{k}]' must be int and must = 1, but got "
+                                 f"'{value[k]}' with type 'int'.")
+        value = value[2:]
+    return tuple(value)
+
+
+class ExtractVolumePatches(_Op):
+    """``ExtractVolumePatches(kernel_size, strides, padding)(x)``: the (kd, kh, kw) patches of an NCDHW x at
+    the given strides, laid out as channels ``(i, j, k, c)`` (kernel offset major, channel minor), so the
+    output is (N, kd*kh*kw*C, D', H', W'). TensorFlow's SAME pads zeros (the smaller half before), VALID
+    none. Composed of one Pad and one StridedSlice per kernel offset, concatenated: the gradient comes
+    from the parts."""
+
+    def __init__(self, kernel_size: Any, strides: Any, padding: str) -> None:
+        super().__init__()
+        self.kernel_size = _volume_window("kernel_size", kernel_size)
+        self.strides = _volume_window("strides", strides)
+        if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
+            raise ValueError(f"For 'ExtractVolumePatches', the 'padding' must be str and must be in "
+                             f"'['VALID', 'SAME']', but got '{padding}'.")
+        self.padding = padding.upper()
+
+    def __call__(self, input_x: Any) -> Tensor:
+        x = _tensor(input_x)
+        if x.dtype not in _VOLUME_PATCH_DTYPES:
+            raise TypeError(f"For primitive[ExtractVolumePatches], the input argument[x] must be a real number type "
+                            f"but bool, but got Tensor[{x.dtype}].")
+        if x.ndim != 5:
+            raise ValueError(f"For primitive[ExtractVolumePatches], the input shape must be equal to 5, but got "
+                             f"{x.ndim}.")
+        sizes, pads = [], []
+        for axis, (n, k, step) in enumerate(zip(x.shape[2:], self.kernel_size, self.strides), 2):
+            if self.padding == "VALID":
+                if n < k:
+                    raise ValueError(f"For primitive[ExtractVolumePatches], the padding = VALID, input[{axis}] - "
+                                     f"kernel_size[{axis}] must be greater than or equal to 0, but got {n - k}.")
+                out, total = (n - k) // step + 1, 0
+            else:
+                out = -(-n // step)
+                total = builtins.max((out - 1) * step + k - n, 0)
+            sizes.append(out)
+            pads.append((total // 2, total - total // 2))
+        if any(pads_ for pair in pads for pads_ in pair):
+            x = apply_op("Pad", [x], {"paddings": ((0, 0), (0, 0), *pads)})[0]
+        pieces = []
+        for offset in np.ndindex(*self.kernel_size):
+            begin = (0, 0, *offset)
+            end = (x.shape[0], x.shape[1], *(o + (m - 1) * st + 1 for o, m, st in zip(offset, sizes, self.strides)))
+            pieces.append(StridedSlice()(x, begin, end, (1, 1, *self.strides)))
+        return pieces[0] if len(pieces) == 1 else Concat(1)(pieces)
+
+
+__all__ = defined_here(globals(), __name__)

@@ -300,3 +300,98 @@ __all__ = defined_here(globals(), __name__)
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.operations.debug_ops", name, __all__)
+
+
+
+
+
+
+
+
+# ---- round 3: comm3 ----
+# The summary primitives hand (op, tag, value) to SUMMARY_TENSOR_CACHE, as MindSpore's do; the active
+# SummaryRecord (mindspore.train.summary) takes them at record(step). PyNative appends at once without
+# checks (MindSpore's __call__); in a captured graph the tag and value are checked as MindSpore's graph
+# checks them and the value becomes an extra graph output, appended once the graph has run.
+SUMMARY_TENSOR_CACHE: list[list[Any]] = []
+_SUMMARY_LOCK = threading.Lock()
+
+
+def _cache_summary_data(op_name: str, define_name: Any, tensor: Any) -> None:
+    with _SUMMARY_LOCK:
+        SUMMARY_TENSOR_CACHE.append([op_name, define_name, tensor])
+
+
+def take_summary_data() -> list[list[Any]]:
+    """The (op, tag, value) entries the summary primitives cached since the last call, oldest first."""
+    with _SUMMARY_LOCK:
+        taken = list(SUMMARY_TENSOR_CACHE)
+        SUMMARY_TENSOR_CACHE.clear()
+    return taken
+
+
+class _Summary(_Op):
+    """``<Kind>Summary()(name, value)``: caches ``value`` under the tag ``name`` for the summary file."""
+
+    channel = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_prim_attr("channel_name", self.channel)
+
+    def _check_value(self, value: Tensor) -> None:
+        """The per-kind check of the value, made when a graph is captured (MindSpore's infer)."""
+
+    def __call__(self, *args: Any) -> None:
+        if len(args) != 2:
+            raise TypeError(f"For '{self.name}', the number of inputs must be 2 (name, value), but got {len(args)}.")
+        name, value = args
+        tracer = current_tracer()
+        if tracer is None:
+            _cache_summary_data(self.name, name, value)
+            return
+        if not isinstance(name, str):
+            raise TypeError(f"For '{self.name}', the type of 'name' should be str, but got {type(name).__name__}.")
+        if not name:
+            raise ValueError(f"For '{self.name}', the name must be valid string, but got '{name}'.")
+        if not isinstance(value, Tensor):
+            raise TypeError(f"For '{self.name}', the type of 'value' should be Tensor, but got "
+                            f"{type(value).__name__}.")
+        self._check_value(value)
+        tracer.print_(((lambda got: _cache_summary_data(self.name, name, got), tracer_value(tracer, value)),))
+
+
+class ScalarSummary(_Summary):
+    """A scalar (shape () or [1]) for the summary file's scalar_value."""
+
+    channel = "ms_scalar_summary"
+
+    def _check_value(self, value: Tensor) -> None:
+        if tuple(value.shape) not in ((), (1,)):
+            raise ValueError(f"For '{self.name}', the shape of 'value' must be [] or [1], but got "
+                             f"{list(value.shape)}.")
+
+
+class ImageSummary(_Summary):
+    """A batch of images (NCHW, 4 dimensions) for the summary file."""
+
+    channel = "ms_image_summary"
+
+    def _check_value(self, value: Tensor) -> None:
+        if len(value.shape) != 4:
+            raise ValueError(f"For '{self.name}', the dimension of 'value' must be 4, but got {len(value.shape)}.")
+
+
+class TensorSummary(_Summary):
+    """A tensor for the summary file."""
+
+    channel = "ms_tensor_summary"
+
+
+class HistogramSummary(_Summary):
+    """A tensor whose histogram goes to the summary file."""
+
+    channel = "ms_histogram_summary"
+
+
+__all__ += ["ScalarSummary", "ImageSummary", "TensorSummary", "HistogramSummary"]

@@ -341,3 +341,227 @@ __all__ = defined_here(globals(), __name__)
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.operations.image_ops", name, __all__)
+
+
+
+
+
+
+# ---- round 3: image3 ----
+from .array_ops import Concat, Split, _host as _host_values  # noqa: E402
+from .math_ops import Abs, Equal, Greater, Less  # noqa: E402
+
+# the image dtypes of the colour-space ops (MindSpore refuses others with a TypeError)
+COLOR_DTYPES = (mstype.float16, mstype.float32, mstype.float64)
+
+
+def _color_image(label: str, image: Any, min_rank: int = 1, exact_rank: int | None = None) -> Tensor:
+    """An RGB/HSV image as MindSpore's colour ops check it: a float tensor whose last dimension is 3."""
+    x = _tensor(image)
+    if x.dtype not in COLOR_DTYPES:
+        raise TypeError(f"For primitive[{label}], the input must be a type of {{Tensor[Float16], Tensor[Float32], "
+                        f"Tensor[Float64]}}, but got Tensor[{x.dtype}].")
+    if exact_rank is not None and x.ndim != exact_rank:
+        raise ValueError(f"For primitive[{label}], the dimension of [x] must be equal to {exact_rank}, but got "
+                         f"{x.ndim}.")
+    if x.ndim < min_rank:
+        raise ValueError(f"For primitive[{label}], the dimension of image must be greater than or equal to "
+                         f"{min_rank}, but got {x.ndim}.")
+    if x.ndim == 0 or x.shape[-1] != 3:
+        raise ValueError(f"For primitive[{label}], the last dimension of input must be equal to 3, but got shape "
+                         f"{x.shape}.")
+    return x
+
+
+def _scalar_float32(label: str, name: str, value: Any) -> Tensor:
+    """A 0-d float32 Tensor operand (AdjustHue's delta, AdjustSaturation's scale)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For Primitive[{label}], the type of input argument[{name}] must be Tensor but got "
+                        f"{type(value).__name__}.")
+    if value.dtype != mstype.float32:
+        raise TypeError(f"For primitive[{label}], the input argument[{name}] must be a type of {{Tensor[Float32]}}, "
+                        f"but got Tensor[{value.dtype}].")
+    if value.ndim != 0:
+        raise ValueError(f"For primitive[{label}], the dimension of {name} must be equal to 0, but got {value.ndim}.")
+    return value
+
+
+def _rgb_to_hsv(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """(h, s, v), each of x's shape with a last dimension of 1 (TensorFlow's formula, as MindSpore's
+    kernels): v the largest channel, s its spread over v (0 when v is 0), h the sector position in
+    [0, 1), 0 for a grey pixel."""
+    r, g, b = Split(-1, 3)(x)
+    v = Maximum()(Maximum()(r, g), b)
+    spread = v - Minimum()(Minimum()(r, g), b)
+    grey = LessEqual()(spread, 0)
+    s = Select()(Greater()(v, 0), spread / Select()(Greater()(v, 0), v, 1), v * 0)
+    norm = 1.0 / (Select()(grey, v * 0 + 1, spread) * 6.0)
+    hue = Select()(Equal()(r, v), (g - b) * norm,
+                   Select()(Equal()(g, v), (b - r) * norm + 2.0 / 6.0, (r - g) * norm + 4.0 / 6.0))
+    hue = Select()(grey, hue * 0, hue)
+    return Select()(Less()(hue, 0), hue + 1.0, hue), s, v
+
+
+def _hsv_to_rgb(h: Tensor, s: Tensor, v: Tensor) -> Tensor:
+    """The RGB image of (h, s, v) (each with a last dimension of 1): channel k is
+    ``v (1 - s + s clamp(f_k(6h), 0, 1))``, the piecewise-linear hue ramps of TensorFlow's formula."""
+    dh = h * 6.0
+    ramps = (Abs()(dh - 3.0) - 1.0, 2.0 - Abs()(dh - 2.0), 2.0 - Abs()(dh - 4.0))
+    channels = [(Minimum()(Maximum()(ramp, 0), 1) * s + (1.0 - s)) * v for ramp in ramps]
+    return Concat(-1)(channels)
+
+
+@composite("RGBToHSV")
+def RGBToHSV(images):
+    """``RGBToHSV()(images)``: each RGB pixel of the last dimension in [0, 1] as (hue, saturation, value)."""
+    x = _color_image("RGBToHSV", images)
+    return Concat(-1)(list(_rgb_to_hsv(x)))
+
+
+@composite("HSVToRGB")
+def HSVToRGB(x):
+    """``HSVToRGB()(x)``: a 4-D NHWC image of (hue, saturation, value) pixels as RGB."""
+    x = _color_image("HSVToRGB", x, exact_rank=4)
+    h, s, v = Split(-1, 3)(x)
+    return _hsv_to_rgb(h, s, v)
+
+
+def _in_float32(image: Tensor, adjust: Any) -> Tensor:
+    """``adjust`` applied to (h, s, v) of the image computed in float32 (MindSpore's AdjustHue and
+    AdjustSaturation kernels compute in float32 for every image dtype) and rounded once to its dtype."""
+    h, s, v = _rgb_to_hsv(_cast(image, mstype.float32))
+    return _cast(_hsv_to_rgb(*adjust(h, s, v)), image.dtype)
+
+
+@composite("AdjustHue")
+def AdjustHue(image, delta):
+    """``AdjustHue()(image, delta)``: every pixel's hue turned by ``delta`` (a 0-d float32 Tensor), modulo 1."""
+    x = _color_image("AdjustHue", image, min_rank=3)
+    delta = _scalar_float32("AdjustHue", "delta", delta)
+
+    def turn(h: Tensor, s: Tensor, v: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        turned = h + delta
+        turned = turned - Floor()(turned)           # in [0, 1): C's fmod, plus 1 below 0
+        return turned, s, v
+    return _in_float32(x, turn)
+
+
+@composite("AdjustSaturation")
+def AdjustSaturation(image, scale):
+    """``AdjustSaturation()(image, scale)``: every pixel's saturation times ``scale`` (a 0-d float32
+    Tensor), clamped to [0, 1]."""
+    x = _color_image("AdjustSaturation", image, min_rank=3)
+    scale = _scalar_float32("AdjustSaturation", "scale", scale)
+    return _in_float32(x, lambda h, s, v: (h, Minimum()(Maximum()(s * scale, 0), 1), v))
+
+
+def _scalar_value(label: str, name: str, value: Any) -> Any:
+    """The Python value of a 0-d Tensor operand (a threshold, a count)."""
+    if not isinstance(value, Tensor) or value.ndim != 0:
+        raise ValueError(f"For '{label}', {name} must be a 0-D Tensor, but got {value!r}.")
+    return _host_values(label, value).item()
+
+
+class NonMaxSuppressionWithOverlaps(_Op):
+    """``NonMaxSuppressionWithOverlaps()(overlaps, scores, max_output_size, overlap_threshold,
+    score_threshold)``: greedy non-maximum suppression over a given N x N overlap table: candidates
+    scoring above ``score_threshold``, best first (the lower index on ties), each kept unless it overlaps
+    a kept one by more than ``overlap_threshold``, at most ``max_output_size``; their int32 indices.
+    The count depends on the values: computed from host data (PyNative, or constants), as Unique."""
+
+    def __call__(self, overlaps: Any, scores: Any, max_output_size: Any, overlap_threshold: Any,
+                 score_threshold: Any) -> Tensor:
+        label = "NonMaxSuppressionWithOverlaps"
+        table, score = _tensor(overlaps), _tensor(scores)
+        if table.ndim != 2 or table.shape[0] != table.shape[1] or score.shape != (table.shape[0],):
+            raise ValueError(f"For '{label}', overlaps must be N x N and scores of length N, but got shapes "
+                             f"{table.shape} and {score.shape}.")
+        limit = int(_scalar_value(label, "max_output_size", max_output_size))
+        if limit < 0:
+            raise ValueError(f"For '{label}', max_output_size must be non-negative, but got {limit}.")
+        iou = _scalar_value(label, "overlap_threshold", overlap_threshold)
+        floor = _scalar_value(label, "score_threshold", score_threshold)
+        table_data, score_data = _host_values(label, table), _host_values(label, score)
+        order = [i for i in np.argsort(-score_data, kind="stable").tolist() if score_data[i] > floor]
+        kept: list[int] = []
+        for i in order:
+            if len(kept) == limit:
+                break
+            if all(table_data[i, j] <= iou for j in kept):
+                kept.append(i)
+        return Tensor(np.asarray(kept, np.int32))
+
+
+def _box_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """TensorFlow's IoU of two (y1, x1, y2, x2) boxes (corners in either order; 0 for an empty box)."""
+    lo_a, hi_a = np.minimum(a[:2], a[2:]), np.maximum(a[:2], a[2:])
+    lo_b, hi_b = np.minimum(b[:2], b[2:]), np.maximum(b[:2], b[2:])
+    area_a, area_b = np.prod(hi_a - lo_a), np.prod(hi_b - lo_b)
+    if area_a <= 0 or area_b <= 0:
+        return 0.0
+    inter = np.prod(np.maximum(np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b), 0.0))
+    return float(inter / (area_a + area_b - inter))
+
+
+class CombinedNonMaxSuppression(_Op):
+    """``CombinedNonMaxSuppression(pad_per_class=False, clip_boxes=True)(boxes, scores,
+    max_output_size_per_class, max_total_size, iou_threshold, score_threshold)``: greedy NMS per batch
+    entry and class (boxes (B, N, q, 4) shared by every class when q is 1, scores (B, N, C)), the
+    survivors of all classes best first, at most ``max_total_size`` (``pad_per_class``: at most
+    max_output_size_per_class * C), padded with zeros; boxes clipped to [0, 1] (``clip_boxes``); their
+    scores, classes (float) and the int32 count. The output shapes come from the count operands, so it is
+    computed from host data (PyNative, or constants)."""
+
+    def __init__(self, pad_per_class: bool = False, clip_boxes: bool = True) -> None:
+        super().__init__()
+        for name, value in (("pad_per_class", pad_per_class), ("clip_boxes", clip_boxes)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'CombinedNonMaxSuppression', '{name}' must be a bool, but got "
+                                f"{type(value).__name__}.")
+        self.pad_per_class, self.clip_boxes = pad_per_class, clip_boxes
+
+    def __call__(self, boxes: Any, scores: Any, max_output_size_per_class: Any, max_total_size: Any,
+                 iou_threshold: Any, score_threshold: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        label = "CombinedNonMaxSuppression"
+        box_t, score_t = _tensor(boxes), _tensor(scores)
+        if box_t.ndim != 4 or box_t.shape[3] != 4 or score_t.ndim != 3 or score_t.shape[:2] != box_t.shape[:2] \
+                or box_t.shape[2] not in (1, score_t.shape[2]):
+            raise ValueError(f"For '{label}', boxes must be (B, N, q, 4) with q 1 or the number of classes and "
+                             f"scores (B, N, classes), but got {box_t.shape} and {score_t.shape}.")
+        per_class = int(_scalar_value(label, "max_output_size_per_class", max_output_size_per_class))
+        total = int(_scalar_value(label, "max_total_size", max_total_size))
+        if per_class <= 0 or total <= 0:
+            raise ValueError(f"For '{label}', max_output_size_per_class and max_total_size must be positive, "
+                             f"but got {per_class} and {total}.")
+        iou = _scalar_value(label, "iou_threshold", iou_threshold)
+        if not 0 <= iou <= 1:
+            raise ValueError(f"For '{label}', iou_threshold must be in [0, 1], but got {iou}.")
+        floor = _scalar_value(label, "score_threshold", score_threshold)
+        box_data, score_data = _host_values(label, box_t), _host_values(label, score_t)
+        batch, _, q, classes = *box_t.shape[:3], score_t.shape[2]
+        width = min(total, per_class * classes) if self.pad_per_class else total
+        out_boxes = np.zeros((batch, width, 4), np.float32)
+        out_scores, out_classes = np.zeros((batch, width), np.float32), np.zeros((batch, width), np.float32)
+        valid = np.zeros(batch, np.int32)
+        for b in range(batch):
+            found = []
+            for c in range(classes):
+                column = score_data[b, :, c]
+                kept: list[int] = []
+                for i in np.argsort(-column, kind="stable").tolist():
+                    if column[i] <= floor or len(kept) == per_class:
+                        break
+                    box = box_data[b, i, c if q > 1 else 0]
+                    if all(_box_iou(box, box_data[b, j, c if q > 1 else 0]) <= iou for j in kept):
+                        kept.append(i)
+                found += [(float(column[i]), c, box_data[b, i, c if q > 1 else 0]) for i in kept]
+            found.sort(key=lambda item: -item[0])
+            found = found[:width]
+            valid[b] = len(found)
+            for k, (score, c, box) in enumerate(found):
+                out_boxes[b, k] = np.clip(box, 0.0, 1.0) if self.clip_boxes else box
+                out_scores[b, k], out_classes[b, k] = score, c
+        return Tensor(out_boxes), Tensor(out_scores), Tensor(out_classes), Tensor(valid)
+
+
+__all__ = defined_here(globals(), __name__)

@@ -1137,3 +1137,625 @@ class Eps(_Op):
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: complex ----
+from .array_ops import Gather as _Gather, Stack as _Stack, Transpose as _Transpose  # noqa: E402
+
+# the complex dtypes, and each one's real part type (MindSpore's Real/Imag/Angle/ComplexAbs outputs)
+COMPLEX_DTYPES = ("complex64", "complex128")
+COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
+# Complex's and Polar's operand dtypes
+COMPLEX_PART_DTYPES = tuple(COMPLEX_PARTS.values())
+
+
+def _is_complex(x: Tensor) -> bool:
+    return x.dtype.name in COMPLEX_DTYPES
+
+
+def _complex_typed(prim: str, x: Any, name: str = "input") -> Tensor:
+    """``x`` as a complex Tensor, else MindSpore's TypeError."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For primitive[{prim}], the input argument[{name}] must be a Tensor, but got "
+                        f"{type(x).__name__}.")
+    if not _is_complex(x):
+        raise TypeError(f"For primitive[{prim}], the input argument[{name}] must be a type of "
+                        f"{{Tensor[Complex64], Tensor[Complex128]}}, but got {x.dtype}.")
+    return x
+
+
+@composite("Real", functions=("real",))
+def Real(input):
+    """The real part of a complex tensor; a real tensor is returned as it is (MindSpore's Real)."""
+    x = _tensor(input)
+    return apply_op("Real", [x])[0] if _is_complex(x) else x
+
+
+@composite("Imag", functions=("imag",))
+def Imag(input):
+    """The imaginary part of a complex tensor; zeros for a real one."""
+    x = _tensor(input)
+    return apply_op("Imag", [x])[0] if _is_complex(x) else x * 0
+
+
+@composite("Conj", functions=("conj",))
+def Conj(input):
+    """The complex conjugate; a real tensor is its own."""
+    x = _tensor(input)
+    return apply_op("Conj", [x])[0] if _is_complex(x) else x
+
+
+@composite("Angle", functions=("angle",))
+def Angle(input):
+    """The argument atan2(imag, real) of each complex element (complex inputs only, as on MindSpore CPU)."""
+    return apply_op("Angle", [_complex_typed("Angle", _tensor(input))])[0]
+
+
+@composite("ComplexAbs")
+def ComplexAbs(x):
+    """|x| of each complex element, in the real part type."""
+    return apply_op("ComplexAbs", [_complex_typed("ComplexAbs", _tensor(x), "x")])[0]
+
+
+def _complex_pair(prim: str, a: Any, b: Any, names: tuple[str, str]) -> tuple[Tensor, Tensor]:
+    """Two float32 or two float64 tensors (Complex's and Polar's operands), else MindSpore's TypeError."""
+    a, b = _typed(prim, _tensor(a), COMPLEX_PART_DTYPES, names[0]), _typed(prim, _tensor(b), COMPLEX_PART_DTYPES,
+                                                                        names[1])
+    if a.dtype != b.dtype:
+        raise TypeError(f"For primitive[{prim}], the input arguments '{names[0]}' and '{names[1]}' must have the "
+                        f"same dtype, but got {a.dtype} and {b.dtype}.")
+    return a, b
+
+
+@composite("Complex")
+def Complex(real, imag):
+    """real + i imag: float32 -> complex64, float64 -> complex128, broadcast."""
+    return apply_op("Complex", list(_complex_pair("Complex", real, imag, ("real", "imag"))))[0]
+
+
+@composite("Polar", functions=("polar",))
+def Polar(abs, angle):
+    """abs (cos(angle) + i sin(angle))."""
+    r, theta = _complex_pair("Polar", abs, angle, ("abs", "angle"))
+    return apply_op("Complex", [r * apply_op("Cos", [theta])[0], r * apply_op("Sin", [theta])[0]])[0]
+
+
+# FFTWithSize's norm modes and signal ranks (MindSpore's)
+FFT_NORMS = ("backward", "forward", "ortho")
+FFT_SIGNAL_NDIMS = (1, 2, 3)
+
+
+@composite("FFTWithSize")
+def FFTWithSize(x, signal_ndim, inverse, real, norm="backward", onesided=True, signal_sizes=()):
+    """The old torch.fft/ifft/rfft/irfft in one primitive: a transform over the last ``signal_ndim``
+    dims; ``real`` with ``inverse`` is irfft (output sizes ``signal_sizes``, else 2 * (bins - 1) on the
+    last dim), ``real`` alone rfft (``onesided``: half the last dim's bins)."""
+    x = _tensor(x)
+    if signal_ndim not in FFT_SIGNAL_NDIMS or x.ndim < signal_ndim:
+        raise ValueError(f"For 'FFTWithSize', 'signal_ndim' must be in {FFT_SIGNAL_NDIMS} and at most the rank "
+                         f"of x ({x.ndim}), but got {signal_ndim}.")
+    if norm not in FFT_NORMS:
+        raise ValueError(f"For 'FFTWithSize', 'norm' must be one of {FFT_NORMS}, but got {norm!r}.")
+    dims = list(range(x.ndim - signal_ndim, x.ndim))
+
+    def dft(t: Tensor, mode: str, n: int, d: int, inv: bool) -> Tensor:
+        return apply_op("DFT", [t], {"mode": mode, "n": n, "axis": d, "inverse": inv, "norm": norm})[0]
+
+    if real and inverse:
+        t = _complex_typed("FFTWithSize", x, "x")
+        for d in dims[:-1]:
+            t = dft(t, "c2c", t.shape[d], d, True)
+        n = signal_sizes[-1] if signal_sizes else 2 * (t.shape[-1] - 1)
+        if not onesided:
+            n = t.shape[-1]
+        return dft(t, "c2r", n, dims[-1], True)
+    if real:
+        t = _typed("FFTWithSize", x, COMPLEX_PART_DTYPES, "x")
+        if onesided:
+            t = dft(t, "r2c", t.shape[-1], dims[-1], False)
+            dims = dims[:-1]
+        else:
+            t = _cast(t, "complex64" if t.dtype == mstype.float32 else "complex128")
+    else:
+        t = _complex_typed("FFTWithSize", x, "x")
+    for d in dims:
+        t = dft(t, "c2c", t.shape[d], d, inverse)
+    return t
+
+
+@composite("STFT")
+def STFT(x, window, n_fft=None, hop_length=None, win_length=None, normalized=False, onesided=True,
+         return_complex=True):
+    """torch.stft without centring: frames of ``n_fft`` samples every ``hop_length``, each times the
+    window (``win_length`` samples zero-padded to n_fft, centred), transformed; output
+    (..., bins, frames) complex, or (..., bins, frames, 2) real and imaginary parts."""
+    x, window = _tensor(x), _tensor(window)
+    if x.ndim not in (1, 2) or window.shape != (win_length,) or not 0 < win_length <= n_fft <= x.shape[-1]:
+        raise ValueError(f"For 'STFT', x must be 1-D or 2-D with at least n_fft ({n_fft}) samples and window of "
+                         f"shape ({win_length},) with win_length <= n_fft, but got x {x.shape} and window "
+                         f"{window.shape}.")
+    if hop_length <= 0:
+        raise ValueError(f"For 'STFT', 'hop_length' must be positive, but got {hop_length}.")
+    frames = 1 + (x.shape[-1] - n_fft) // hop_length
+    index = np.arange(frames)[:, None] * hop_length + np.arange(n_fft)[None, :]
+    framed = _Gather()(x, Tensor(index.astype(np.int64)), x.ndim - 1)          # (..., frames, n_fft)
+    left = (n_fft - win_length) // 2
+    padded = Concat(0)([t for t in (Tensor(np.zeros(left), window.dtype), window,
+                                    Tensor(np.zeros(n_fft - win_length - left), window.dtype)) if t.shape[0]])
+    framed = framed * padded
+    real_input = not _is_complex(framed)
+    mode = "r2c" if onesided and real_input else "c2c"
+    if mode == "c2c" and real_input:
+        framed = _cast(framed, "complex128" if framed.dtype == mstype.float64 else "complex64")
+    out = apply_op("DFT", [framed], {"mode": mode, "n": n_fft, "axis": -1, "inverse": False,
+                                     "norm": "ortho" if normalized else "backward"})[0]
+    perm = tuple(range(out.ndim - 2)) + (out.ndim - 1, out.ndim - 2)
+    out = _Transpose()(out, perm)                                              # (..., bins, frames)
+    if return_complex:
+        return out
+    return _Stack(-1)([apply_op("Real", [out])[0], apply_op("Imag", [out])[0]])
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: random3 ----
+from ascendemu.kernels.ops.random import op_seed as _op_seed  # noqa: E402
+
+from ...common.parameter import Parameter as _Parameter  # noqa: E402
+from ...common.tensor import hold_value as _hold_value  # noqa: E402
+from ...common.seed import graph_seed as _graph_seed  # noqa: E402
+from ..primitive import Primitive as _Primitive, apply_op as _apply_op  # noqa: E402
+
+# Bernoulli's x dtypes (MindSpore's CPU kernel) and p dtypes
+BERNOULLI_X_DTYPES = ("bool", "float32", "float64", "int16", "int32", "int64", "int8", "uint8")
+BERNOULLI_P_DTYPES = ("float32", "float64")
+BERNOULLI_RANDOM_SEED = -1      # MindSpore's "a new random seed per launch"
+
+
+class Bernoulli(_Primitive):
+    """``Bernoulli(seed=-1, offset=0)(x, p)``: 1 with probability p, else 0, in x's shape and dtype; ``p``
+    one value or x's shape. A seed >= 0 draws MindSpore 2.10 CPU's very numbers (kernels/ops/random.py:
+    Philox keyed by the seed, its counter restarted each launch after the words the last launch left;
+    its CPU kernel ignores ``offset``), one generator per input signature as MindSpore's PyNative kernel
+    cache keeps one kernel per signature. seed=-1 (MindSpore: a random seed each launch) takes a key from
+    ``set_seed``'s graph seed and advances the counter's high half every call, so a seeded run repeats."""
+
+    def __init__(self, seed: int = BERNOULLI_RANDOM_SEED, offset: int = 0):
+        super().__init__("Bernoulli")
+        for name, value in (("seed", seed), ("offset", offset)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"For 'Bernoulli', the type of '{name}' must be 'int', but got "
+                                f"'{type(value).__name__}'.")
+        if seed < BERNOULLI_RANDOM_SEED:
+            raise ValueError(f"For 'Bernoulli', the 'seed' must be >= -1, but got {seed}.")
+        self.seed, self.offset = seed, offset
+        self._states: dict[tuple, Any] = {}
+
+    def _generator(self, key: tuple) -> Any:
+        """The kernel state of the calls with this input signature: (Philox key, counter high half, the
+        left-over block, words of it used: all four at first)."""
+        if key not in self._states:
+            seed = self.seed
+            if seed == BERNOULLI_RANDOM_SEED:
+                seed = _op_seed(*_graph_seed(0, "Bernoulli")) & 0x7FFFFFFFFFFFFFFF
+            self._states[key] = _Parameter(np.array([seed, 0, 0, 4], np.int64), name="Bernoulli_state",
+                                           requires_grad=False)
+        return self._states[key]
+
+    def __call__(self, *args: Any) -> Tensor:
+        if len(args) != 2:
+            raise TypeError(f"For 'Bernoulli', the number of inputs must be 2, but got {len(args)}.")
+        x, p = args
+        if not isinstance(x, Tensor) or x.dtype.name not in BERNOULLI_X_DTYPES:
+            got = f"Tensor[{x.dtype}]" if isinstance(x, Tensor) else type(x).__name__
+            raise TypeError(f"For primitive[Bernoulli], the input argument[x] must be a type of "
+                            f"{{Tensor[Bool], Tensor[Float32], Tensor[Float64], Tensor[Int16], Tensor[Int32], "
+                            f"Tensor[Int64], Tensor[Int8], Tensor[UInt8]}}, but got {got}.")
+        if not isinstance(p, Tensor):
+            p = Tensor(np.array(p, np.float32))
+        if p.dtype.name not in BERNOULLI_P_DTYPES:
+            raise TypeError(f"For primitive[Bernoulli], the input argument[p] must be a type of "
+                            f"{{Tensor[Float32], Tensor[Float64]}}, but got Tensor[{p.dtype}].")
+        if p.size != 1 and p.shape != x.shape:
+            raise ValueError("For 'Bernoulli', 'x' and 'p' should have same shape or 'p' have a size of 1.")
+        if not p.is_symbolic:
+            values = np.asarray(p.asnumpy(), np.float64)
+            if values.size and (values.min() < 0 or values.max() > 1):
+                shown = f" but got {values.reshape(-1)[0]:g}" if p.size == 1 else ""
+                raise ValueError(f"For bernoulli, p should be in [0, 1],{shown}.".replace(",.", "."))
+        state = self._generator((x.shape, x.dtype.name, p.shape, p.dtype.name))
+        advance = int(self.seed == BERNOULLI_RANDOM_SEED)
+        y, new_state = _apply_op("Bernoulli", [x, p, state], {"advance": advance})
+        _hold_value(state, new_state)      # the Parameter's assign (a graph state update)
+        return y
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: linalg3 ----
+# statistics: Median, Quantile (sorted slices, NaN sorted last); LU: LuSolve, LuUnpack (row swaps as
+# rank-one updates, two triangular solves).
+def _gather_last(x: Tensor, index: Tensor) -> Tensor:
+    """x[..., index[..., j]] along the last axis (GatherD)."""
+    return apply_op("GatherD", [x, index], {"dim": x.ndim - 1})[0]
+
+
+def _to_last(x: Tensor, axis: int) -> Tensor:
+    """x with ``axis`` moved to the end (a Transpose)."""
+    perm = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
+    return x if axis == x.ndim - 1 else apply_op("Transpose", [x], {"perm": perm})[0]
+
+
+def _from_last(x: Tensor, axis: int) -> Tensor:
+    """The inverse of :func:`_to_last`."""
+    if axis == x.ndim - 1:
+        return x
+    perm = list(range(x.ndim - 1))
+    perm.insert(axis, x.ndim - 1)
+    return apply_op("Transpose", [x], {"perm": tuple(perm)})[0]
+
+
+def _non_nan_count(x: Tensor) -> Tensor:
+    """How many elements of each last-axis slice are not NaN, (..., 1) int32."""
+    kept = _cast(apply_op("LogicalNot", [apply_op("IsNan", [x])[0]])[0], mstype.int32)
+    return apply_op("ReduceSum", [kept], {"axis": (-1,), "keep_dims": True})[0]
+
+
+def _nan_like(x: Tensor) -> Tensor:
+    """A NaN constant of x's shape and dtype (a constant, so no NaN reaches the gradient)."""
+    return apply_op("BroadcastTo", [Tensor(np.array(np.nan), x.dtype)], {"shape": x.shape})[0]
+
+
+@composite("Median")
+def Median(input, global_median=False, axis=0, keep_dims=False, ignore_nan=False):
+    """(the lower median, its index): element (n - 1) // 2 of a stable ascending sort, n counting only
+    the non-NaN elements with ``ignore_nan``; ``global_median``: of all elements, index 0 (MindSpore's
+    CPU kernel returns no index there)."""
+    x = _tensor(input)
+    if global_median:
+        flat = apply_op("Reshape", [x], {"shape": (1, max(x.size, 1))})[0]
+        value, _ = Median(axis=-1, ignore_nan=ignore_nan)(flat)
+        value = apply_op("Reshape", [value], {"shape": ()})[0]
+        return value, Tensor(np.zeros((), np.int64))
+    dim = check_int(axis, "Median: axis") % max(x.ndim, 1)
+    values, indices = apply_op("Sort", [_to_last(x, dim)], {"axis": -1, "descending": False})
+    n = _non_nan_count(values) if _flag("Median: ignore_nan", ignore_nan) else Tensor(
+        np.full((1,) * x.ndim, x.shape[dim] if x.ndim else 1, np.int32))
+    middle = apply_op("Maximum", [_binary("FloorDiv", _binary("Sub", n, Tensor(np.int32(1))), Tensor(np.int32(2))),
+                                  Tensor(np.int32(0))])[0]
+    middle = apply_op("BroadcastTo", [middle], {"shape": values.shape[:-1] + (1,)})[0]
+    value, index = _gather_last(values, middle), _cast(_gather_last(indices, middle), mstype.int64)
+    if not ignore_nan and x.dtype.name.startswith(("float", "bfloat")):
+        # a slice with a NaN has median NaN at its first NaN's index (MindSpore's CPU kernel)
+        nans = _cast(apply_op("IsNan", [_to_last(x, dim)])[0], mstype.float32)
+        first_nan = _cast(apply_op("Argmax", [nans], {"axis": -1, "keep_dims": False})[0], mstype.int64)
+        has_nan = apply_op("Greater", [apply_op("ReduceMax", [nans], {"axis": (-1,), "keep_dims": True})[0],
+                                       Tensor(np.float32(0.0))])[0]
+        value = apply_op("Select", [has_nan, _nan_like(value), value])[0]
+        index = apply_op("Select", [has_nan, apply_op("ExpandDims", [first_nan], {"axis": -1})[0], index])[0]
+    if not _flag("Median: keep_dims", keep_dims):
+        return apply_op("Squeeze", [value], {"axis": (-1,)})[0], apply_op("Squeeze", [index], {"axis": (-1,)})[0]
+    return _from_last(value, dim), _from_last(index, dim)
+
+
+QUANTILE_DTYPES = ("float32", "float64")
+
+
+def _quantile_q(q: Any, x: Tensor) -> Tensor:
+    """q as a 1-D tensor of x's dtype, checked as MindSpore checks it: [0, 1], at most 1-D, same dtype."""
+    if isinstance(q, float):
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"For 'Quantile', the 'q' must in the range [0, 1], but got: {q}.")
+        return Tensor(np.array([q]), x.dtype)
+    if not isinstance(q, Tensor):
+        raise TypeError(f"For 'quantile', the type of 'q' must be float or Tensor, but got {type(q).__name__}.")
+    if q.ndim > 1:
+        raise ValueError(f"For 'Quantile', the dimension of 'q' must be at most 1, but got {q.ndim}.")
+    if q.dtype != x.dtype:
+        raise TypeError(f"For primitive[Quantile], the input type must be same.")
+    values = None if q.is_symbolic else q.asnumpy()
+    if values is not None and ((values < 0) | (values > 1)).any():
+        raise ValueError(f"For 'Quantile', the 'q' must in the range [0, 1], but got: {values.tolist()}.")
+    return apply_op("Reshape", [q], {"shape": (max(q.size, 1),)})[0]
+
+
+@composite("Quantile")
+def Quantile(input, q, dim=None, keep_dims=False, ignore_nan=False):
+    """The q-th quantiles along ``dim`` (all elements when None) by linear interpolation between the two
+    nearest order statistics (position q (n - 1)); a slice with a NaN gives NaN, or with ``ignore_nan``
+    its NaNs are dropped (all NaN: NaN). A 1-D q puts its axis first; a float or 0-D q has none."""
+    x = _typed("Quantile", input, QUANTILE_DTYPES, "input")
+    scalar_q = isinstance(q, float) or (isinstance(q, Tensor) and q.ndim == 0)
+    qs = _quantile_q(q, x)
+    if dim is None:
+        flat, axis = apply_op("Reshape", [x], {"shape": (max(x.size, 1),)})[0], 0
+    else:
+        axis = check_int(dim, "Quantile: dim") % max(x.ndim, 1)
+        flat = x
+    values = apply_op("Sort", [_to_last(flat, axis)], {"axis": -1, "descending": False})[0]
+    n = values.shape[-1]
+    count = _non_nan_count(values) if _flag("Quantile: ignore_nan", ignore_nan) else Tensor(
+        np.full((1,) * values.ndim, n, np.int32))
+    last = _cast(apply_op("Maximum", [_binary("Sub", count, Tensor(np.int32(1))), Tensor(np.int32(0))])[0], x.dtype)
+    lead = (qs.shape[0],) + values.shape[:-1] + (1,)
+    position = _binary("Mul", apply_op("Reshape", [qs], {"shape": (qs.shape[0],) + (1,) * values.ndim})[0], last)
+    position = apply_op("BroadcastTo", [position], {"shape": lead})[0]
+    low = apply_op("Floor", [position])[0]
+    high = apply_op("Ceil", [position])[0]
+    stacked = apply_op("BroadcastTo", [values], {"shape": lead[:-1] + (n,)})[0]
+    below = _gather_last(stacked, _cast(low, mstype.int32))
+    above = _gather_last(stacked, _cast(high, mstype.int32))
+    result = _binary("Add", below, _binary("Mul", _binary("Sub", above, below), _binary("Sub", position, low)))
+    if ignore_nan:
+        nan_slice = apply_op("Equal", [count, Tensor(np.int32(0))])[0]
+    else:
+        nans = apply_op("ReduceMax", [_cast(apply_op("IsNan", [values])[0], mstype.float32)],
+                        {"axis": (-1,), "keep_dims": True})[0]
+        nan_slice = apply_op("Greater", [nans, Tensor(np.float32(0.0))])[0]
+    nan_slice = apply_op("BroadcastTo", [nan_slice], {"shape": lead})[0]
+    result = apply_op("Select", [nan_slice, _nan_like(result), result])[0]
+    result = apply_op("Squeeze", [result], {"axis": (-1,)})[0]
+    if _flag("Quantile: keep_dims", keep_dims):
+        if dim is None:
+            result = apply_op("Reshape", [result], {"shape": (qs.shape[0],) + (1,) * x.ndim})[0]
+        else:
+            result = apply_op("ExpandDims", [result], {"axis": axis + 1})[0]
+    if scalar_q:
+        result = apply_op("Reshape", [result], {"shape": result.shape[1:]})[0]
+    return result
+
+
+def _row_swaps(target: Tensor, pivots: Tensor, reverse: bool = False) -> Tensor:
+    """``target`` (..., m, c) with rows i and pivots[..., i] - 1 swapped for i = 0, 1, ... (LAPACK's
+    1-based sequential pivots; ``reverse``: in the opposite order, the inverse permutation). A swap is the
+    rank-one update t - d (d^T t), d = e_i - e_p: no data-dependent indexing, so it traces and has a
+    gradient."""
+    m = target.shape[-2]
+    rows = Tensor(np.arange(m, dtype=np.int32))
+    steps = range(pivots.shape[-1])
+    for i in (reversed(steps) if reverse else steps):
+        p = _binary("Sub", _cast(pivots[..., i:i + 1], mstype.int32), Tensor(np.int32(1)))
+        e_p = _cast(apply_op("Equal", [rows, p])[0], target.dtype)
+        d = apply_op("ExpandDims", [_binary("Sub", Tensor(np.eye(m)[i], target.dtype), e_p)], {"axis": -1})[0]
+        swapped = apply_op("ReduceSum", [_binary("Mul", d, target)], {"axis": (-2,), "keep_dims": True})[0]
+        target = _binary("Sub", target, _binary("Mul", d, swapped))
+    return target
+
+
+def _lu_factors(lu: Tensor) -> tuple[Tensor, Tensor]:
+    """(L, U) of a packed (..., m, n) LU: L unit lower m x k, U upper k x n, k = min(m, n)."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    lower = _binary("Mul", lu[..., :, :k], Tensor(np.tril(np.ones((m, k)), -1), lu.dtype))
+    lower = _binary("Add", lower, Tensor(np.eye(m, k), lu.dtype))
+    upper = _binary("Mul", lu[..., :k, :], Tensor(np.triu(np.ones((k, n))), lu.dtype))
+    return lower, upper
+
+
+def _lu_operands(prim: str, lu_data: Any, lu_pivots: Any) -> tuple[Tensor, Tensor]:
+    lu = _typed(prim, lu_data, LINALG_DTYPES, "lu_data")
+    pivots = _tensor(lu_pivots)
+    if pivots.dtype.name != "int32":
+        raise TypeError(f"For primitive[{prim}], the input argument[lu_pivots] must be a type of {{Tensor[Int32]}}, "
+                        f"but got Tensor[{pivots.dtype}].")
+    if lu.ndim < 2 or pivots.shape[-1] != min(lu.shape[-2:]) or pivots.shape[:-1] != lu.shape[:-2]:
+        raise ValueError(f"For '{prim}', the shape of 'lu_pivots' must be lu_data's batch plus (min(m, n),), but got "
+                         f"{pivots.shape} for lu_data {lu.shape}.")
+    return lu, pivots
+
+
+@composite("LuSolve", functions=("lu_solve",), rename={"b": "x", "LU_data": "lu_data", "LU_pivots": "lu_pivots"})
+def LuSolve(x, lu_data, lu_pivots):
+    """x with A x = b from A's packed LU factorisation (lu_data) and its 1-based row pivots: the pivots'
+    row swaps applied to b, then the unit-lower and the upper triangular solves."""
+    lu, pivots = _lu_operands("LuSolve", lu_data, lu_pivots)
+    b = _typed("LuSolve", x, LINALG_DTYPES)
+    _same_float_dtypes("LuSolve", b, lu)
+    if lu.shape[-1] != lu.shape[-2] or b.ndim < 2 or b.shape[-2] != lu.shape[-1]:
+        raise ValueError(f"For 'LuSolve', lu_data must be batch squares matching x's rows, but got x {b.shape} and "
+                         f"lu_data {lu.shape}.")
+    lower, _ = _lu_factors(lu)
+    return _tri_solve(lu, _tri_solve(lower, _row_swaps(b, pivots), True, False), False, False)
+
+
+@composite("LuUnpack", functions=("lu_unpack",), rename={"LU_data": "lu_data", "LU_pivots": "lu_pivots"})
+def LuUnpack(lu_data, lu_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) with A = P L U from the packed LU and its 1-based pivots (P: the swaps applied to the
+    identity in reverse order)."""
+    lu, pivots = _lu_operands("LuUnpack", lu_data, lu_pivots)
+    lower, upper = _lu_factors(lu)
+    m = lu.shape[-2]
+    eye = apply_op("BroadcastTo", [Tensor(np.eye(m), lu.dtype)], {"shape": lu.shape[:-2] + (m, m)})[0]
+    permutation = _row_swaps(eye, pivots, reverse=True) if _flag("LuUnpack: unpack_pivots", unpack_pivots) else None
+    if not _flag("LuUnpack: unpack_data", unpack_data):
+        return permutation, None, None
+    return permutation, lower, upper
+
+
+@composite("NextAfter", functions=("nextafter",))
+def NextAfter(input, other):
+    """The next float after ``input`` toward ``other`` (kernels/ops/elementwise.py: NEXTAFTER); float32 or
+    float64 operands of one dtype, as MindSpore's kernel takes."""
+    x, y = _tensor(input), _tensor(other)
+    for label, t in (("x1", x), ("x2", y)):
+        if t.dtype.name not in ("float32", "float64"):
+            raise TypeError(f"For primitive[NextAfter], the input argument[{label}] must be a type of "
+                            f"{{Tensor[Float32], Tensor[Float64]}}, but got Tensor[{t.dtype}].")
+    if x.dtype != y.dtype:
+        raise TypeError(f"For primitive[NextAfter], the input type must be same, but got {x.dtype} and {y.dtype}.")
+    return apply_op("NextAfter", [x, y])[0]
+
+
+@composite("MatrixSolveLs")
+def MatrixSolveLs(matrix, rhs, l2, fast=True):
+    """The least-squares X of matrix X ~ rhs with the ridge ``l2``, by the regularised normal equations
+    (MindSpore's and TensorFlow's ``fast`` path): (A^T A + l2 I) X = A^T B when rows >= columns, else
+    X = A^T (A A^T + l2 I)^-1 B. ``fast=False`` (a complete orthogonal decomposition there) gives the
+    same solution for a full-rank matrix."""
+    a = _typed("MatrixSolveLs", matrix, LINALG_DTYPES, "matrix")
+    b = _typed("MatrixSolveLs", rhs, LINALG_DTYPES, "rhs")
+    _same_float_dtypes("MatrixSolveLs", a, b)
+    if a.ndim < 2 or b.ndim != a.ndim or b.shape[-2] != a.shape[-2]:
+        raise ValueError(f"For 'MatrixSolveLs', matrix (..., M, N) and rhs (..., M, K) must share the batch and M, "
+                         f"but got {a.shape} and {b.shape}.")
+    _flag("MatrixSolveLs: fast", fast)
+    ridge = _cast(_tensor(l2), a.dtype)
+    m, n = a.shape[-2:]
+    at = _matrix_transpose(a)
+    gram = _matmul_any(at, a) if m >= n else _matmul_any(a, at)
+    gram = _binary("Add", gram, _binary("Mul", Tensor(np.eye(min(m, n)), a.dtype), ridge))
+    if m >= n:
+        return apply_op("MatrixSolve", [gram, _matmul_any(at, b)], {"adjoint": False})[0]
+    return _matmul_any(at, apply_op("MatrixSolve", [gram, b], {"adjoint": False})[0])
+
+
+@composite("TridiagonalMatMul")
+def TridiagonalMatMul(superdiag, maindiag, subdiag, rhs):
+    """T @ rhs for the tridiagonal T given by its three diagonals (..., 1, M): row i is
+    maindiag[i] rhs[i] + superdiag[i] rhs[i + 1] + subdiag[i] rhs[i - 1] (superdiag's last and subdiag's
+    first element are unused)."""
+    b = _tensor(rhs)
+    diags = [_tensor(d) for d in (superdiag, maindiag, subdiag)]
+    if b.ndim < 2 or any(d.shape[-2:] != (1, b.shape[-2]) for d in diags):
+        raise ValueError(f"For 'TridiagonalMatMul', the diagonals must be (..., 1, M) for rhs (..., M, N), but got "
+                         f"{[d.shape for d in diags]} and {b.shape}.")
+    for d in diags:
+        if d.dtype != b.dtype:
+            raise TypeError(f"For 'TridiagonalMatMul', the inputs must have one dtype, but got {d.dtype} and "
+                            f"{b.dtype}.")
+    upper, main, lower = (_matrix_transpose(d) for d in diags)
+    zero_row = _binary("Mul", b[..., :1, :], Tensor(np.zeros(()), b.dtype))
+    below = apply_op("Concat", [b[..., 1:, :], zero_row], {"axis": -2})[0]
+    above = apply_op("Concat", [zero_row, b[..., :-1, :]], {"axis": -2})[0]
+    total = _binary("Add", _binary("Mul", main, b), _binary("Mul", upper, below))
+    return _binary("Add", total, _binary("Mul", lower, above))
+
+
+HISTOGRAM_DTYPES = ("int32", "int64", "float16", "float32", "float64")
+
+
+@composite("HistogramFixedWidth")
+def HistogramFixedWidth(x, range, nbins=None, dtype="int32"):
+    """Counts of x in ``nbins`` equal bins over range [lo, hi): bin floor((x - lo) / (hi - lo) nbins),
+    values below lo counted in the first bin and from hi on in the last (TensorFlow's rule)."""
+    values, bounds = _tensor(x), _tensor(range)
+    count = check_int(nbins, "HistogramFixedWidth: nbins")
+    if count < 1:
+        raise ValueError(f"For 'HistogramFixedWidth', 'nbins' must be greater than 0, but got {count}.")
+    if dtype not in ("int32", mstype.int32):
+        raise TypeError(f"For 'HistogramFixedWidth', the 'dtype' must be 'int32', but got {dtype!r}.")
+    if values.dtype.name not in HISTOGRAM_DTYPES or bounds.dtype != values.dtype or bounds.shape != (2,):
+        raise TypeError(f"For 'HistogramFixedWidth', x and range must share a dtype among {HISTOGRAM_DTYPES} and "
+                        f"range must be (2,), but got {values.dtype}, {bounds.dtype} {bounds.shape}.")
+    work = mstype.float64 if values.dtype.name in ("int64", "float64") else mstype.float32
+    v, lo, hi = _cast(values, work), _cast(bounds[0:1], work), _cast(bounds[1:2], work)
+    scaled = _binary("Mul", _binary("Div", _binary("Sub", v, lo), _binary("Sub", hi, lo)), float(count))
+    index = apply_op("Minimum", [apply_op("Floor", [scaled])[0], Tensor(float(count - 1), work)])[0]
+    index = apply_op("Maximum", [index, Tensor(0.0, work)])[0]
+    index = apply_op("Reshape", [_cast(index, mstype.int32)], {"shape": (-1,)})[0]
+    ones = Tensor(np.ones(index.shape, np.float32))
+    counts = apply_op("UnsortedSegmentSum", [ones, index], {"num_segments": count})[0]
+    return _cast(counts, mstype.int32)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: nn3 ----
+@composite("LerpScalar")
+def LerpScalar(input: Any, end: Any, weight: Any = None) -> Tensor:
+    """``input + weight * (end - input)`` with a Python float ``weight``."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        raise TypeError(f"For 'LerpScalar', the 'weight' must be a number, but got {type(weight).__name__}.")
+    start = _tensor(input)
+    return start + (_tensor(end) - start) * weight
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: image3 ----
+from .array_ops import _host as _host_data  # noqa: E402
+
+# the dtypes CompareAndBitpack packs (bool packs the values themselves, the others x > threshold)
+BITPACK_DTYPES = (mstype.bool_, mstype.float16, mstype.float32, mstype.float64,
+                  mstype.int8, mstype.int16, mstype.int32, mstype.int64)
+# the bit weights of 8 packed elements: the first element is the most significant bit; MindSpore's CPU
+# kernel packs bool input the other way round (the first element the least significant bit)
+_BIT_WEIGHTS = np.array([128, 64, 32, 16, 8, 4, 2, 1], np.int32)
+# RaggedRange's value dtypes and split dtypes
+RAGGED_RANGE_DTYPES = (mstype.int32, mstype.int64, mstype.float32, mstype.float64)
+RAGGED_SPLIT_DTYPES = (mstype.int32, mstype.int64)
+
+
+@composite("CompareAndBitpack")
+def CompareAndBitpack(x, threshold):
+    """``CompareAndBitpack()(x, threshold)``: ``x > threshold`` packed eight to a uint8 along the last
+    dimension (which must divide by 8); a bool x packs its own values."""
+    x, threshold = _tensor(x), _tensor(threshold)
+    if x.dtype not in BITPACK_DTYPES:
+        raise TypeError(f"For primitive[CompareAndBitpack], x must be bool, float or a signed int, but got {x.dtype}.")
+    if threshold.dtype != x.dtype:
+        raise TypeError(f"For primitive[CompareAndBitpack], threshold must have x's dtype {x.dtype}, but got "
+                        f"{threshold.dtype}.")
+    if threshold.ndim != 0:
+        raise ValueError(f"For primitive[CompareAndBitpack], the threshold's rank' must be equal to 0, but got "
+                         f"{threshold.ndim}.")
+    if x.ndim == 0 or x.shape[-1] % 8:
+        raise ValueError(f"For primitive[CompareAndBitpack], the attribute[x innermost dimension % 8] must be equal "
+                         f"to 0, but got {x.shape[-1] % 8 if x.ndim else x.ndim}.")
+    bits = x if x.dtype == mstype.bool_ else apply_op("Greater", list(_binary_operands(x, threshold)))[0]
+    grouped = apply_op("Reshape", [_cast(bits, mstype.int32)], {"shape": (*x.shape[:-1], x.shape[-1] // 8, 8)})[0]
+    weights = Tensor(_BIT_WEIGHTS[::-1].copy() if x.dtype == mstype.bool_ else _BIT_WEIGHTS)
+    packed = apply_op("ReduceSum", [grouped * weights], {"axis": (-1,), "keep_dims": False})[0]
+    return _cast(packed, mstype.uint8)
+
+
+class RaggedRange(_Op):
+    """``RaggedRange(Tsplits)(starts, limits, deltas) -> (rt_nested_splits, rt_dense_values)``: the ranges
+    ``range(starts[i], limits[i], deltas[i])`` one after another, and where each begins (a ragged tensor's
+    row splits, of dtype ``Tsplits``). Its length depends on the values: computed from host data (PyNative,
+    or constants), as Unique."""
+
+    def __init__(self, Tsplits: Any) -> None:
+        super().__init__()
+        if Tsplits not in RAGGED_SPLIT_DTYPES:
+            raise TypeError(f"For 'RaggedRange', 'Tsplits' must be mindspore.int32 or mindspore.int64, but got "
+                            f"{Tsplits}.")
+        self.Tsplits = Tsplits
+
+    def __call__(self, starts: Any, limits: Any, deltas: Any) -> tuple[Tensor, Tensor]:
+        tensors = [_tensor(t) for t in (starts, limits, deltas)]
+        dtype = tensors[0].dtype
+        if dtype not in RAGGED_RANGE_DTYPES or any(t.dtype != dtype for t in tensors):
+            raise TypeError(f"For RaggedRange, starts, limits and deltas must have one dtype of int32, int64, "
+                            f"float32 or float64, but got {[str(t.dtype) for t in tensors]}.")
+        if any(t.ndim > 1 for t in tensors):
+            raise ValueError(f"For RaggedRange, starts, limits and deltas must be 0-D or 1-D, but got shapes "
+                             f"{[t.shape for t in tensors]}.")
+        start, limit, delta = (_host_data("RaggedRange", t).reshape(-1) for t in tensors)
+        if not start.shape == limit.shape == delta.shape:
+            raise ValueError(f"For RaggedRange, starts, limits, and deltas must have the same shape, but got starts "
+                             f"{start.shape}, limits {limit.shape}, deltas {delta.shape}.")
+        if np.any(delta == 0):
+            raise ValueError("For RaggedRange, requires delta != 0.")
+        rows = [np.arange(a, b, d, dtype=start.dtype) for a, b, d in zip(start.tolist(), limit.tolist(),
+                                                                        delta.tolist())]
+        splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(mstype.dtype_to_nptype(self.Tsplits))
+        values = np.concatenate(rows) if rows else np.zeros(0, start.dtype)
+        return Tensor(splits, self.Tsplits), Tensor(values.astype(start.dtype), dtype)
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: transforms ----
+class TensorAdd(Add):
+    """``ops.TensorAdd()``: MindSpore's deprecated name of :class:`Add` (``mindspore.ops.deprecated``)."""
+
+
+__all__ = defined_here(globals(), __name__)

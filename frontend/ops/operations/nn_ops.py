@@ -2450,3 +2450,690 @@ class DataFormatVecPermute(_DataFormatOp):
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: linalg3 ----
+from .math_ops import p_norm as _p_norm  # noqa: E402
+from .._utils import _flag as _flag_arg  # noqa: E402
+
+PDIST_DTYPES = ("float16", "float32", "float64")
+
+
+@composite("Pdist", functions=("pdist",))
+def Pdist(input, p=2.0):
+    """The p-norm distance of each pair of rows i < j of a 2-D (N, M) input, row-major: N (N - 1) / 2
+    values (the pair rows gathered by constant indices, so it traces and has a gradient)."""
+    x = _tensor(input)
+    if x.dtype.name not in PDIST_DTYPES:
+        raise TypeError(f"For primitive[Pdist], the input argument[x] must be a type of {{Tensor[Float16], "
+                        f"Tensor[Float32], Tensor[Float64]}}, but got Tensor[{x.dtype}].")
+    if not isinstance(p, float):
+        raise TypeError(f"For 'Pdist', the type of 'p' must be float, but got {type(p).__name__}.")
+    if p < 0:
+        raise ValueError(f"For 'Pdist', 'p' must be greater than or equal to 0.0, but got {p}.")
+    if x.ndim != 2:
+        raise ValueError(f"For primitive[Pdist], the x dim must be equal to 2, but got {x.ndim}.")
+    first, second = np.triu_indices(x.shape[0], 1)
+    rows = [apply_op("Gather", [x, Tensor(index.astype(np.int32))], {"axis": 0})[0] for index in (first, second)]
+    return _p_norm(rows[0] - rows[1], p, (-1,), False)
+
+
+@composite("NthElement")
+def NthElement(input, n, reverse=False):
+    """The n-th smallest (``reverse``: largest) value along the last axis (a sort, then one column)."""
+    x = _tensor(input)
+    k = _static_int("NthElement: n", n)
+    if x.ndim < 1:
+        raise ValueError(f"For 'NthElement', the rank of 'input' must be at least 1, but got {x.ndim}.")
+    if not 0 <= k < x.shape[-1]:
+        raise ValueError(f"For 'NthElement', 'n' must be in [0, {x.shape[-1]}), but got {k}.")
+    descending = _flag_arg("NthElement: reverse", reverse)
+    ordered = apply_op("Sort", [x], {"axis": -1, "descending": descending})[0]
+    return ordered[..., k]
+
+
+@composite("NuclearNorm")
+def NuclearNorm(input, dim=None, keepdim=False):
+    """The sum of the singular values of the matrices over the two axes ``dim`` (all of a 2-D input when
+    None); ``keepdim`` keeps them as size 1."""
+    x = _tensor(input)
+    if x.dtype.name not in ("float32", "float64"):
+        raise TypeError(f"For 'NuclearNorm', the dtype of 'input' must be float32 or float64, but got {x.dtype}.")
+    if dim is None:
+        if x.ndim != 2:
+            raise ValueError(f"For 'NuclearNorm', 'dim' is None only for a 2-D input, but got rank {x.ndim}.")
+        dim = (0, 1)
+    axes = _int_tuple("NuclearNorm: dim", dim)
+    if len(axes) != 2 or any(not -x.ndim <= a < x.ndim for a in axes) or axes[0] % x.ndim == axes[1] % x.ndim:
+        raise ValueError(f"For 'NuclearNorm', 'dim' must be two distinct axes of the input, but got {dim}.")
+    rows, cols = (a % x.ndim for a in axes)
+    perm = tuple(d for d in range(x.ndim) if d not in (rows, cols)) + (rows, cols)
+    matrices = apply_op("Transpose", [x], {"perm": perm})[0]
+    singular = apply_op("Svd", [matrices], {"full_matrices": False, "compute_uv": False})[0]
+    total = apply_op("ReduceSum", [singular], {"axis": (-1,), "keep_dims": False})[0]
+    if _flag_arg("NuclearNorm: keepdim", keepdim):
+        for axis in sorted((rows, cols)):
+            total = apply_op("ExpandDims", [total], {"axis": axis})[0]
+    return total
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+
+# ---- round 3: nn3 ----
+from .array_ops import Concat as _Concat, ExpandDims as _ExpandDims3, GatherD as _GatherD  # noqa: E402
+from .array_ops import Slice as _Slice, Tile, _host_shape  # noqa: E402
+from .math_ops import GreaterEqual, LogicalAnd as _And  # noqa: E402
+
+# InTopK's operand dtypes (MindSpore's checks)
+IN_TOP_K_DTYPES = ("float16", "float32")
+IN_TOP_K_TARGET_DTYPES = ("int32", "int64")
+# PadV3's modes
+PAD_V3_MODES = ("constant", "reflect", "edge", "circular")
+
+
+@composite("InTopK", functions=("intopk",))
+def InTopK(x1: Any, x2: Any, k: int = None) -> Tensor:
+    """Whether each row's target ``x1[i, x2[i]]`` is among the row's ``k`` largest: fewer than ``k``
+    entries are strictly greater (ties count in); a target index out of range gives False."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"For 'InTopK', the 'k' must be int, but got {type(k).__name__}.")
+    if x1.dtype.name not in IN_TOP_K_DTYPES or x2.dtype.name not in IN_TOP_K_TARGET_DTYPES:
+        raise TypeError(f"For 'InTopK', 'x1' must be float16/float32 and 'x2' int32/int64, but got {x1.dtype} "
+                        f"and {x2.dtype}.")
+    if x1.ndim != 2 or x2.ndim != 1 or x1.shape[0] != x2.shape[0]:
+        raise ValueError(f"For 'InTopK', 'x1' must be 2-D and 'x2' 1-D of its first dimension, but got shapes "
+                         f"{x1.shape} and {x2.shape}.")
+    valid = _And()(GreaterEqual()(x2, 0), Less()(x2, x1.shape[1]))
+    index = Select()(valid, x2, ZerosLike()(x2))
+    target = _GatherD()(x1, 1, _ExpandDims3()(Cast()(index, mstype.int32), 1))
+    above = ReduceSum(False)(Cast()(Greater()(x1, target), mstype.int32), (1,))
+    return _And()(Less()(above, k), valid)
+
+
+@composite("Dense", functions=("dense",))
+def Dense(input: Any, weight: Any, bias: Any = None) -> Tensor:
+    """``input @ weight.T + bias`` over the last dimension (a 1-D weight: a dot product)."""
+    x, w = _tensor(input), _tensor(weight)
+    if w.ndim == 1:
+        out = ReduceSum(False)(x * w, (-1,))
+    else:
+        shape = tuple(x.shape[:-1]) + (w.shape[0],)
+        flat = Reshape()(x, (-1, x.shape[-1])) if x.ndim != 2 else x
+        out = Reshape()(MatMul(False, True)(flat, w), shape)
+    return out if bias is None else out + bias
+
+
+@composite("LogSoftmaxExt")
+def LogSoftmaxExt(input: Any, dim: Any = None, dtype: Any = None) -> Tensor:
+    """log_softmax over ``dim`` (None: 0 for 0-, 1- and 3-D inputs, else 1, PyTorch's legacy rule), the
+    input first cast to ``dtype`` when given."""
+    x = _tensor(input)
+    if dtype is not None:
+        x = Cast()(x, dtype)
+    if dim is None:
+        dim = 0 if x.ndim in (0, 1, 3) else 1
+    return LogSoftmax(dim)(x)
+
+
+@composite("ChannelShuffle")
+def ChannelShuffle(x: Any, group: int = None) -> Tensor:
+    """(N, C, *) with its channels seen as (group, C / group) and transposed."""
+    t = _tensor(x)
+    if isinstance(group, bool) or not isinstance(group, int) or group <= 0:
+        raise ValueError(f"For 'ChannelShuffle', the 'group' must be a positive int, but got {group!r}.")
+    if t.ndim < 3 or t.shape[1] % group:
+        raise ValueError(f"For 'ChannelShuffle', the input must have rank >= 3 and channels divisible by group "
+                         f"{group}, but got shape {t.shape}.")
+    n, c = t.shape[:2]
+    y = Transpose()(Reshape()(t, (n, group, c // group, -1)), (0, 2, 1, 3))
+    return Reshape()(y, t.shape)
+
+
+def _edge_pad(x: Tensor, axis: int, before: int, after: int, circular: bool) -> Tensor:
+    """``x`` along ``axis`` extended by its edge element (or, circular, by its other end)."""
+    size = x.shape[axis]
+
+    def part(start: int, length: int) -> Tensor:
+        begin = [0] * x.ndim
+        extent = list(x.shape)
+        begin[axis], extent[axis] = start, length
+        return _Slice()(x, tuple(begin), tuple(extent))
+    if circular:
+        head, tail = part(size - before, before), part(0, after)
+    else:
+        reps = [1] * x.ndim
+        reps[axis] = before
+        head = Tile()(part(0, 1), tuple(reps))
+        reps[axis] = after
+        tail = Tile()(part(size - 1, 1), tuple(reps))
+    pieces = ([head] if before else []) + [x] + ([tail] if after else [])
+    return _Concat(axis)(tuple(pieces)) if len(pieces) > 1 else x
+
+
+class PadV3(_Op):
+    """``PadV3(mode, paddings_contiguous)(x, paddings, constant_value=None)``: pairs (before, after) from the
+    last dimension backwards (not contiguous: all befores, then all afters); modes constant (filled with
+    ``constant_value``), reflect, edge, circular. Paddings must be >= 0 (cropping is not served)."""
+
+    def __init__(self, mode: str = "constant", paddings_contiguous: bool = True) -> None:
+        super().__init__()
+        if mode not in PAD_V3_MODES:
+            raise ValueError(f"For 'PadV3', the 'mode' must be one of {list(PAD_V3_MODES)}, but got {mode!r}.")
+        self.mode, self.paddings_contiguous = mode, bool(paddings_contiguous)
+        self.add_prim_attr("mode", mode)
+        self.add_prim_attr("paddings_contiguous", self.paddings_contiguous)
+
+    def __call__(self, x: Any, paddings: Any, constant_value: Any = None) -> Tensor:
+        x = _tensor(x)
+        flat = _host_shape("PadV3", paddings)
+        if len(flat) % 2 or len(flat) // 2 > x.ndim:
+            raise ValueError(f"For 'PadV3', the length of 'paddings' must be even and at most twice the input's "
+                             f"rank {x.ndim}, but got {len(flat)}.")
+        if any(p < 0 for p in flat):
+            raise InvalidParamError(f"PadV3: paddings={list(flat)} must be >= 0 (cropping is not served); slice "
+                                    f"the input instead")
+        half = len(flat) // 2
+        pairs = [(flat[2 * i], flat[2 * i + 1]) if self.paddings_contiguous else (flat[i], flat[half + i])
+                 for i in range(half)]
+        full = [(0, 0)] * (x.ndim - half) + pairs[::-1]
+        if self.mode == "constant":
+            padded = apply_op("Pad", [x], {"paddings": tuple(full)})[0]
+            if constant_value is None:
+                return padded
+            # the fill as an operand (it may be a graph input): value * (1 where padded); MindSpore's
+            # PadV3 gives constant_value no gradient
+            border = apply_op("Pad", [ZerosLike()(x)], {"paddings": tuple(full), "value": 1})[0]
+            return padded + border * StopGradient()(Cast()(_tensor(constant_value), x.dtype))
+        if constant_value is not None:
+            raise ValueError(f"For 'PadV3', 'constant_value' is only used in mode 'constant', not {self.mode!r}.")
+        if x.ndim < 3:
+            raise ValueError(f"For primitive[PadV3], the input dims for edge, reflect or circular mode must be "
+                             f"greater than or equal to 3, but got {x.ndim}.")
+        if x.ndim != half + 2:
+            raise ValueError(f"For primitive[PadV3], the input dims when padding's size equal {len(flat)} must be "
+                             f"equal to {half + 2}, but got {x.ndim}.")
+        if self.mode == "reflect":
+            return MirrorPad("REFLECT")(x, tuple(full))
+        for axis, (before, after) in enumerate(full):
+            if before or after:
+                x = _edge_pad(x, axis, before, after, self.mode == "circular")
+        return x
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+# ---- round 3: image3 ----
+from ...common import dtype as _mstype  # noqa: E402
+from .array_ops import _host as _host_data  # noqa: E402
+
+# the logits dtypes CTCGreedyDecoder takes (MindSpore refuses float16)
+CTC_DECODER_DTYPES = (_mstype.float32, _mstype.float64)
+
+
+class CTCGreedyDecoder(_Op):
+    """``CTCGreedyDecoder(merge_repeated=True)(inputs, sequence_length) -> (decoded_indices, decoded_values,
+    decoded_shape, log_probability)``: per batch entry, the best class of each of its first
+    ``sequence_length`` steps of (T, B, C) logits, repeats merged (``merge_repeated``) and the blank (the
+    last class) dropped; the result as a SparseTensor (int64 parts) and minus the sum of the best logits.
+    Its length depends on the values: computed from host data (PyNative, or constants), as Unique."""
+
+    def __init__(self, merge_repeated: bool = True) -> None:
+        super().__init__()
+        if not isinstance(merge_repeated, bool):
+            raise TypeError(f"For 'CTCGreedyDecoder', 'merge_repeated' must be a bool, but got "
+                            f"{type(merge_repeated).__name__}.")
+        self.merge_repeated = merge_repeated
+
+    def __call__(self, inputs: Any, sequence_length: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        logits, lengths = _tensor(inputs), _tensor(sequence_length)
+        if logits.dtype not in CTC_DECODER_DTYPES:
+            raise TypeError(f"For primitive[CTCGreedyDecoder], the input argument[inputs type] must be a type of "
+                            f"{{Tensor[Float32], Tensor[Float64]}}, but got Tensor[{logits.dtype}].")
+        if lengths.dtype != _mstype.int32:
+            raise TypeError(f"For primitive[CTCGreedyDecoder], the input argument[sequence length dtype] must be a "
+                            f"type of {{Tensor[Int32]}}, but got Tensor[{lengths.dtype}].")
+        if logits.ndim != 3:
+            raise ValueError(f"For 'CTCGreedyDecoder', inputs's dim must be 3, but got: {logits.ndim}.")
+        steps, batch, classes = logits.shape
+        if lengths.shape != (batch,):
+            raise ValueError(f"For 'CTCGreedyDecoder', sequence_length must have shape ({batch},), but got "
+                             f"{lengths.shape}.")
+        data, span = _host_data("CTCGreedyDecoder", logits), _host_data("CTCGreedyDecoder", lengths)
+        for b, n in enumerate(span.tolist()):
+            if not 0 <= n <= steps:
+                raise RuntimeError(f"For 'CTCGreedyDecoder', sequence_length[{b}] {n} should be less than {steps}.")
+        blank = classes - 1
+        best = data.argmax(axis=2)                   # the first best class, as std::max_element
+        decoded, log_prob = [], np.zeros((batch, 1), data.dtype)
+        for b, n in enumerate(span.tolist()):
+            labels, previous = [], -1
+            for t in range(n):
+                label = int(best[t, b])
+                if label != blank and not (self.merge_repeated and label == previous):
+                    labels.append(label)
+                previous = label
+            decoded.append(labels)
+            log_prob[b, 0] = -data[:n, b, :].max(axis=1).sum(dtype=data.dtype)
+        indices = [(b, i) for b, labels in enumerate(decoded) for i in range(len(labels))]
+        values = [label for labels in decoded for label in labels]
+        width = max((len(labels) for labels in decoded), default=0)
+        return (Tensor(np.asarray(indices, np.int64).reshape(-1, 2)), Tensor(np.asarray(values, np.int64)),
+                Tensor(np.asarray([batch, width], np.int64)), Tensor(log_prob, logits.dtype))
+
+
+__all__ = defined_here(globals(), __name__)
+
+
+
+# ---- round 3: comm3 ----
+class GetNext(_Op):
+    """``GetNext(types, shapes, output_num, shared_name)()``: the next batch of the device data queue
+    ``shared_name``, which MindSpore's dataset sink fills. The emulator's sink (``Model.train`` /
+    ``Model.eval`` with ``dataset_sink_mode=True``) feeds its graphs' GetNext itself and
+    exposes no named queue, so calling the primitive raises InvalidParamError saying so."""
+
+    def __init__(self, types: Any, shapes: Any, output_num: int, shared_name: str) -> None:
+        super().__init__()
+        for what, value in (("types", types), ("shapes", shapes)):
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"For '{self.name}', the type of '{what}' should be one of '['list', 'tuple']', "
+                                f"but got type '{type(value).__name__}'.")
+        if not isinstance(output_num, int) or isinstance(output_num, bool):
+            raise TypeError(f"For '{self.name}', the type of 'output_num' should be int, but got "
+                            f"{type(output_num).__name__}.")
+        if not isinstance(shared_name, str):
+            raise TypeError(f"For '{self.name}', the type of 'shared_name' should be str, but got "
+                            f"{type(shared_name).__name__}.")
+        self.types, self.shapes, self.output_num, self.shared_name = list(types), list(shapes), output_num, shared_name
+        for key, value in (("types", self.types), ("shapes", self.shapes), ("output_num", output_num),
+                           ("shared_name", shared_name)):
+            self.add_prim_attr(key, value)
+
+    def __call__(self) -> tuple:
+        raise InvalidParamError(f"GetNext: the device data queue {self.shared_name!r} is not exposed by the "
+                                f"emulator; its dataset sink (Model.train/Model.eval with "
+                                f"dataset_sink_mode=True) feeds the graph's GetNext itself: pass the dataset there, "
+                                f"or iterate it (create_tuple_iterator) and call the network on each batch")
+
+
+__all__ += ["GetNext"]
+
+
+# ---- round 3: fused3 ----
+# Sparse optimizer updates (SparseApply*, FusedSparse*): the rows of var and its state that `indices`
+# names are updated, the others kept bit for bit. A composition over the dense update kernels of
+# kernels/ops/optim.py, so no new kernel is built: the gradient rows are scatter-added into a dense
+# gradient (UnsortedSegmentSum), the dense update runs, and a mask of the touched rows (the same
+# scatter-add of ones) selects new rows from it and old rows from the operands. A repeated index sums its
+# gradient rows first (MindSpore's CPU SparseApplyAdagrad merges them so; its SparseApplyFtrl and
+# SparseApplyAdagradV2 CPU kernels apply them one after the other instead: unique indices agree).
+from .array_ops import Fill as _Fill, Gather as _GatherRows, UnsortedSegmentSum as _UnsortedSegmentSum  # noqa: E402
+
+_SPARSE_INDEX_DTYPES = ("int32", "int64")   # the index dtypes MindSpore's sparse update kernels take
+
+
+def _check_bool_attr(owner: str, name: str, value: Any) -> bool:
+    """MindSpore's ``validator.check_value_type(name, value, [bool])``."""
+    check_value_type(owner, name, value, (bool,))
+    return value
+
+
+class _SparseUpdate(_Op):
+    """A sparse update primitive over the dense kernel ``kernel``: ``lazy`` updates only the touched rows
+    (else every row, the untouched ones with a zero gradient: FusedSparseAdam); ``dummy_states`` returns
+    zeros in place of the new states, as MindSpore's FusedSparse* CPU kernels do (their state outputs are
+    placeholders: the Parameters hold the result)."""
+    kernel = ""
+    lazy = True
+    dummy_states = False
+
+    def update_attrs(self) -> dict:
+        return {}
+
+    def _untouched_rows(self, inputs: list, outs: tuple) -> Sequence[Tensor]:
+        """A non-lazy update's new values for the rows no index names (default: the dense update's)."""
+        return outs
+
+    def _checked(self, var: Tensor, grad: Tensor, indices: Tensor) -> None:
+        if indices.ndim != 1:
+            raise ValueError(f"For '{self.name}', the 'indices' must be a 1-D Tensor, but got shape "
+                             f"{list(indices.shape)}.")
+        if str(indices.dtype).lower() not in _SPARSE_INDEX_DTYPES:
+            raise TypeError(f"For '{self.name}', the type of 'indices' must be int32 or int64, but got "
+                            f"{indices.dtype}.")
+        if grad.ndim != var.ndim or grad.shape[1:] != var.shape[1:]:
+            raise ValueError(f"For '{self.name}', 'grad.shape[1:]' must be equal to 'var.shape[1:]', but got "
+                             f"{list(grad.shape)} and {list(var.shape)}.")
+        if grad.shape[0] != indices.shape[0]:
+            raise ValueError(f"For '{self.name}', 'grad.shape[0]' must be equal to 'indices.shape[0]', but got "
+                             f"{grad.shape[0]} and {indices.shape[0]}.")
+
+    def _update(self, states: Sequence[Any], before: Sequence[Any], grad: Any, after: Sequence[Any],
+                indices: Any, shift: Sequence[Any] = ()) -> tuple[Tensor, ...]:
+        """Run the dense kernel on ``states + before + [dense grad] + after``; assign the new rows to the
+        states that are Parameters; return the new values (``shift`` is added to the states first, where
+        given, only inside the kernel: SparseApplyFtrlV2's shrinkage)."""
+        var = _tensor(states[0])
+        grad, indices = _float_input("grad", grad, var.dtype), _tensor(indices)
+        self._checked(var, grad, indices)
+        rows = var.shape[0]
+        dense = _UnsortedSegmentSum()(grad, indices, rows)
+        olds = [var] + [_float_input("state", s, var.dtype) for s in states[1:]]
+        kernel_states = [old + extra if extra is not None else old
+                         for old, extra in zip(olds, list(shift) + [None] * (len(olds) - len(shift)))]
+        scalars = [_float_input("scalar", x, var.dtype) for x in before]
+        tail = [_float_input("scalar", x, var.dtype) for x in after]
+        inputs = kernel_states + scalars + [dense] + tail
+        outs = apply_op(self.kernel, inputs, self.update_attrs())
+        others = olds if self.lazy else self._untouched_rows(inputs, outs)
+        if others is outs:
+            news = list(outs)
+        else:
+            touched = Greater()(_UnsortedSegmentSum()(OnesLike()(grad), indices, rows), 0.0)
+            news = [Select()(touched, new, other) for new, other in zip(outs, others)]
+        for target, new in zip(states, news):
+            if getattr(target, "is_parameter", False):
+                Assign()(target, new)
+        if self.dummy_states:
+            return (news[0],) + tuple(ZerosLike()(old) for old in olds[1:])
+        return tuple(news)
+
+
+def _arity(owner: str, args: tuple, names: tuple[str, ...]) -> tuple:
+    """The inputs of a primitive whose MindSpore ``__call__`` takes ``*args``, checked against its names."""
+    if len(args) != len(names):
+        raise TypeError(f"{owner}() takes {len(names)} inputs ({', '.join(names)}), got {len(args)}")
+    return args
+
+
+class SparseApplyAdagrad(_SparseUpdate):
+    """``(var, accum, grad, indices)``: Adagrad on the indexed rows (``accum += g^2`` with update_slots;
+    ``var -= lr g / sqrt(accum)``); returns (var, accum)."""
+    kernel = "ApplyAdagrad"
+
+    def __init__(self, lr: float, update_slots: bool = True, use_locking: bool = False):
+        super().__init__()
+        self.lr = _check_float_attr(self.name, "lr", lr)
+        self.update_slots = _check_bool_attr(self.name, "update_slots", update_slots)
+        self.use_locking = _check_bool_attr(self.name, "use_locking", use_locking)
+
+    def update_attrs(self) -> dict:
+        return {"update_slots": self.update_slots}
+
+    def __call__(self, *args: Any) -> tuple[Tensor, ...]:
+        var, accum, grad, indices = _arity(self.name, args, ("var", "accum", "grad", "indices"))
+        return self._update((var, accum), (self.lr,), grad, (), indices)
+
+
+class SparseApplyAdagradV2(SparseApplyAdagrad):
+    """SparseApplyAdagrad with ``epsilon`` added to the root: ``var -= lr g / (sqrt(accum) + epsilon)``."""
+    kernel = "ApplyAdagradV2"
+
+    def __init__(self, lr: float, epsilon: float, use_locking: bool = False, update_slots: bool = True):
+        _Op.__init__(self)
+        self.lr = _check_float_attr(self.name, "lr", lr)
+        self.epsilon = _check_float_attr(self.name, "epsilon", epsilon)
+        self.use_locking = _check_bool_attr(self.name, "use_locking", use_locking)
+        self.update_slots = _check_bool_attr(self.name, "update_slots", update_slots)
+
+    def update_attrs(self) -> dict:
+        return {"epsilon": self.epsilon, "update_slots": self.update_slots}
+
+
+class SparseApplyProximalAdagrad(_SparseUpdate):
+    """``(var, accum, lr, l1, l2, grad, indices)``: ApplyProximalAdagrad on the indexed rows; returns
+    (var, accum)."""
+    kernel = "ApplyProximalAdagrad"
+    operands = ("var", "accum", "lr", "l1", "l2", "grad", "indices")
+
+    def __init__(self, use_locking: bool = False):
+        super().__init__()
+        self.use_locking = _check_bool_attr(self.name, "use_locking", use_locking)
+
+    def __call__(self, *args: Any) -> tuple[Tensor, ...]:
+        var, accum, lr, l1, l2, grad, indices = _arity(self.name, args, self.operands)
+        return self._update((var, accum), (lr, l1, l2), grad, (), indices)
+
+
+class FusedSparseProximalAdagrad(SparseApplyProximalAdagrad):
+    """SparseApplyProximalAdagrad whose accum output is a placeholder (zeros); returns (var, zeros)."""
+    dummy_states = True
+
+
+class SparseApplyFtrl(_SparseUpdate):
+    """``(var, accum, linear, grad, indices)``: FTRL-proximal (ApplyFtrl's formula) on the indexed rows,
+    lr/l1/l2/lr_power attributes; returns (var, accum, linear)."""
+    kernel = "ApplyFtrl"
+
+    def __init__(self, lr: float, l1: float, l2: float, lr_power: float, use_locking: bool = False):
+        super().__init__()
+        for name, value in (("lr", lr), ("l1", l1), ("l2", l2), ("lr_power", lr_power)):
+            _check_float_attr(self.name, name, value)
+        if lr <= 0:
+            raise ValueError(f"For '{self.name}', the 'lr' must be a positive float, but got {lr}.")
+        if l1 < 0 or l2 < 0:
+            raise ValueError(f"For '{self.name}', 'l1' and 'l2' must be non-negative floats, but got {l1} and {l2}.")
+        if lr_power > 0:
+            raise ValueError(f"For '{self.name}', the 'lr_power' must be <= 0, but got {lr_power}.")
+        self.lr, self.l1, self.l2, self.lr_power = lr, l1, l2, lr_power
+        self.use_locking = _check_bool_attr(self.name, "use_locking", use_locking)
+
+    def _shift(self, var: Any) -> tuple:
+        return ()
+
+    def __call__(self, *args: Any) -> tuple[Tensor, ...]:
+        var, accum, linear, grad, indices = _arity(self.name, args, ("var", "accum", "linear", "grad", "indices"))
+        return self._update((var, accum, linear), (), grad, (self.lr, self.l1, self.l2, self.lr_power), indices,
+                            self._shift(var))
+
+
+class FusedSparseFtrl(SparseApplyFtrl):
+    """SparseApplyFtrl whose accum and linear outputs are placeholders (zeros)."""
+    dummy_states = True
+
+
+class SparseApplyFtrlV2(SparseApplyFtrl):
+    """FTRL with l2 shrinkage: the gradient that enters ``linear`` is ``g + 2 l2_shrinkage var`` (accum
+    still gathers g^2), so the kernel runs on ``linear + 2 l2_shrinkage var``."""
+
+    def __init__(self, lr: float, l1: float, l2: float, l2_shrinkage: float, lr_power: float,
+                 use_locking: bool = False):
+        super().__init__(lr, l1, l2, lr_power, use_locking)
+        self.l2_shrinkage = _check_float_attr(self.name, "l2_shrinkage", l2_shrinkage)
+
+    def _shift(self, var: Any) -> tuple:
+        return (None, None, _tensor(var) * (2.0 * self.l2_shrinkage)) if self.l2_shrinkage else ()
+
+
+class SparseApplyRMSProp(_SparseUpdate):
+    """``(var, ms, mom, lr, grad, indices)``: ApplyRMSProp on the indexed rows with rho/momentum/epsilon
+    attributes; returns (var, ms, mom)."""
+    kernel = "ApplyRMSProp"
+
+    def __init__(self, rho: float, momentum: float, epsilon: float, use_locking: bool = False):
+        super().__init__()
+        self.rho = _check_float_attr(self.name, "rho", rho)
+        self.momentum = _check_float_attr(self.name, "momentum", momentum)
+        self.epsilon = _check_float_attr(self.name, "epsilon", epsilon)
+        self.use_locking = _check_bool_attr(self.name, "use_locking", use_locking)
+
+    def __call__(self, *args: Any) -> tuple[Tensor, ...]:
+        var, ms, mom, lr, grad, indices = _arity(self.name, args, ("var", "ms", "mom", "lr", "grad", "indices"))
+        return self._update((var, ms, mom), (lr,), grad, (self.rho, self.momentum, self.epsilon), indices)
+
+
+class SparseApplyAdadelta(_SparseUpdate):
+    """``(var, accum, accum_update, lr, rho, grad, indices)``: ApplyAdadelta on the indexed rows, epsilon
+    an attribute; returns (var, accum, accum_update)."""
+    kernel = "ApplyAdadelta"
+
+    def __init__(self, epsilon: float, use_locking: bool = False):
+        super().__init__()
+        self.epsilon = _check_float_attr(self.name, "epsilon", epsilon)
+        self.use_locking = _check_bool_attr(self.name, "use_locking", use_locking)
+
+    def __call__(self, *args: Any) -> tuple[Tensor, ...]:
+        var, accum, update, lr, rho, grad, indices = _arity(
+            self.name, args, ("var", "accum", "accum_update", "lr", "rho", "grad", "indices"))
+        return self._update((var, accum, update), (lr, rho, self.epsilon), grad, (), indices)
+
+
+class FusedSparseAdam(_SparseUpdate):
+    """``(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices)``: MindSpore's
+    Adam (ApplyAdam's formula) over every row, the gradient zero outside the indexed rows; the m and v
+    outputs are placeholders (zeros)."""
+    kernel, lazy, dummy_states = "Adam", False, True
+    operands = ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad", "indices")
+
+    def __init__(self, use_locking: bool = False, use_nesterov: bool = False):
+        super().__init__()
+        self.use_locking = _check_bool_attr(self.name, "use_locking", use_locking)
+        self.use_nesterov = _check_bool_attr(self.name, "use_nesterov", use_nesterov)
+
+    def update_attrs(self) -> dict:
+        return {"use_nesterov": self.use_nesterov}
+
+    def _untouched_rows(self, inputs: list, outs: tuple) -> Sequence[Tensor]:
+        """With use_nesterov MindSpore's CPU kernel moves only the indexed rows of var (the others keep their
+        values; their moments still decay)."""
+        return (inputs[0],) + tuple(outs[1:]) if self.use_nesterov else outs
+
+    def __call__(self, *args: Any) -> tuple[Tensor, ...]:
+        var, m, v, *rates, grad, indices = _arity(self.name, args, self.operands)
+        return self._update((var, m, v), rates, grad, (), indices)
+
+
+class FusedSparseLazyAdam(FusedSparseAdam):
+    """FusedSparseAdam updating only the indexed rows of var, m and v."""
+    lazy = True
+
+
+class LARSUpdate(_Op):
+    """``(weight, gradient, norm_weight, norm_gradient, weight_decay, learning_rate)``: the LARS gradient
+    ``(gradient + weight_decay weight) ratio`` with the trust ratio ``hyperpara sqrt(norm_weight) /
+    (sqrt(norm_gradient) + weight_decay sqrt(norm_weight) + epsilon)`` (1 where either sum of squares is 0),
+    ``min(ratio / learning_rate, 1)`` with use_clip (nn.LARS's formula, which composes it)."""
+    operands = ("weight", "gradient", "norm_weight", "norm_gradient", "weight_decay", "learning_rate")
+
+    def __init__(self, epsilon: float = 1e-05, hyperpara: float = 0.001, use_clip: bool = False):
+        super().__init__()
+        self.epsilon = _check_float_attr(self.name, "epsilon", epsilon)
+        self.hyperpara = _check_float_attr(self.name, "hyperpara", hyperpara)
+        self.use_clip = _check_bool_attr(self.name, "use_clip", use_clip)
+
+    def __call__(self, *args: Any) -> Tensor:
+        weight, gradient, norm_weight, norm_gradient, weight_decay, learning_rate = _arity(self.name, args,
+                                                                                           self.operands)
+        w, g = _tensor(weight), _tensor(gradient)
+        if w.shape != g.shape:
+            raise ValueError(f"For '{self.name}', the shape of 'gradient' must be the same as 'weight', but got "
+                             f"{list(g.shape)} and {list(w.shape)}.")
+        nw, ng = _float_input("norm_weight", norm_weight, w.dtype), _float_input("norm_gradient", norm_gradient, w.dtype)
+        wd, lr = _float_input("weight_decay", weight_decay, w.dtype), _float_input("learning_rate", learning_rate, w.dtype)
+        w_norm, g_norm = Sqrt()(nw), Sqrt()(ng)
+        ratio = w_norm * self.hyperpara / (g_norm + wd * w_norm + self.epsilon)
+        ratio = Select()(Greater()(Minimum()(nw, ng), 0.0), ratio, OnesLike()(ratio))
+        if self.use_clip:
+            ratio = Minimum()(ratio / lr, 1.0)
+        return (g + w * wd) * ratio
+
+
+PAGED_ATTENTION_MASKED = -1e30     # the score of a cached position past a token's context length (float32)
+
+
+class PagedAttention(_Op):
+    """``(query, key_cache, value_cache, block_tables, context_lens)``: decode attention over a block-wise
+    KV cache. Token t's keys and values are the first ``context_lens[t]`` positions of its blocks
+    ``block_tables[t]`` (each ``block_size`` positions of the (num_blocks, block_size, kv_head_num,
+    head_dim) caches); ``softmax(scale_value q k^T) v`` per head, head n reading kv head ``n // (head_num /
+    kv_head_num)``, computed in float32. Quantised caches, masks and MLA are not served (InvalidParamError)."""
+
+    def __init__(self, head_num: int, scale_value: float, kv_head_num: int, kv_cache_quant_mode: str = "DEFAULT",
+                 mask_mode: str = "MASK_DEFAULT", mla_v_dim: int = 0):
+        super().__init__()
+        for name, value, types in (("head_num", head_num, (int,)), ("kv_head_num", kv_head_num, (int,)),
+                                   ("scale_value", scale_value, (float, int))):
+            check_value_type(self.name, name, value, types)
+        self.head_num, self.kv_head_num = head_num, kv_head_num
+        self.scale_value = float(scale_value)
+        for name, value, served in (("kv_cache_quant_mode", kv_cache_quant_mode, "DEFAULT"),
+                                    ("mask_mode", mask_mode, "MASK_DEFAULT"), ("mla_v_dim", mla_v_dim, 0)):
+            if value != served:
+                raise InvalidParamError(f"PagedAttention: {name}={value!r} is not supported here; use {served!r}")
+        if self.kv_head_num <= 0 or self.head_num % self.kv_head_num:
+            raise ValueError(f"For 'PagedAttention', 'head_num' ({head_num}) must be a multiple of 'kv_head_num' "
+                             f"({kv_head_num}).")
+
+    def __call__(self, query: Any, key_cache: Any, value_cache: Any = None, block_tables: Any = None,
+                 context_lens: Any = None, antiquant_scale: Any = None, antiquant_offset: Any = None,
+                 attn_mask: Any = None, q_seq_lens: Any = None, alibi_mask: Any = None) -> Tensor:
+        for name, value in (("value_cache", value_cache), ("block_tables", block_tables),
+                            ("context_lens", context_lens)):
+            if value is None:
+                raise InvalidParamError(f"PagedAttention: {name} is required here (MLA's shared cache is not served)")
+        for name, value in (("antiquant_scale", antiquant_scale), ("antiquant_offset", antiquant_offset),
+                            ("attn_mask", attn_mask), ("q_seq_lens", q_seq_lens), ("alibi_mask", alibi_mask)):
+            if value is not None:
+                raise InvalidParamError(f"PagedAttention: {name} is not supported here; pass None")
+        return self._attend(query, key_cache, value_cache, block_tables, context_lens)
+
+    def _attend(self, query: Any, key_cache: Any, value_cache: Any, block_tables: Any, context_lens: Any,
+                bias: Any = None) -> Tensor:
+        """The attention itself; ``bias`` (tokens, heads, length) is added to the scaled scores."""
+        q, kc, vc = _tensor(query), _tensor(key_cache), _tensor(value_cache)
+        tokens, heads, kv_heads = q.shape[0], self.head_num, self.kv_head_num
+        dim = q.size // (tokens * heads) if tokens * heads else 0
+        blocks, block_size = kc.shape[0], kc.shape[1]
+        tables = _tensor(block_tables)
+        length = tables.shape[1] * block_size
+        f32 = mstype.float32
+
+        def cached(cache: Tensor) -> Tensor:
+            """(tokens, length, heads, dim): each token's blocks in order, kv heads repeated per group."""
+            rows = _GatherRows()(Reshape()(Cast()(cache, f32), (blocks, block_size, kv_heads, dim)), tables, 0)
+            rows = Reshape()(rows, (tokens, length, kv_heads, dim))
+            group = Tensor(np.arange(heads, dtype=np.int32) // (heads // kv_heads))
+            return _GatherRows()(rows, group, 2)
+
+        keys, values = cached(kc), cached(vc)
+        q4 = Reshape()(Cast()(q, f32), (tokens, 1, heads, dim))
+        scores = ReduceSum()(q4 * keys, -1) * self.scale_value                     # (tokens, length, heads)
+        if bias is not None:
+            bias = _tensor(bias)
+            if bias.size != tokens * heads * length:
+                raise ValueError(f"For '{self.name}', 'alibi_mask' must hold (num_tokens, num_head, 1, "
+                                 f"{length}) values, but got shape {list(bias.shape)}.")
+            scores = scores + Transpose()(Reshape()(Cast()(bias, f32), (tokens, heads, length)), (0, 2, 1))
+        positions = Tensor(np.arange(length, dtype=np.int32).reshape(1, length, 1))
+        lens = Reshape()(Cast()(_tensor(context_lens), mstype.int32), (tokens, 1, 1))
+        scores = Select()(Less()(positions, lens), scores, _Fill()(f32, (tokens, length, heads), PAGED_ATTENTION_MASKED))
+        probs = Softmax(axis=1)(scores)
+        out = ReduceSum()(_ExpandDims()(probs, -1) * values, 1)                      # (tokens, heads, dim)
+        return Cast()(Reshape()(out, q.shape), q.dtype)
+
+
+class PagedAttentionMask(PagedAttention):
+    """PagedAttention with an ALiBi bias: ``alibi_mask`` (num_tokens, num_head, 1, kv_len), kv_len the
+    blocks' positions, is added to the scaled scores before the softmax."""
+
+    def __init__(self, head_num: int, scale_value: float, kv_head_num: int, kv_cache_quant_mode: str = "DEFAULT"):
+        super().__init__(head_num, scale_value, kv_head_num, kv_cache_quant_mode)
+
+    def __call__(self, query: Any, key_cache: Any, value_cache: Any, block_tables: Any, context_lens: Any,
+                 antiquant_scale: Any = None, antiquant_offset: Any = None, alibi_mask: Any = None) -> Tensor:
+        for name, value in (("antiquant_scale", antiquant_scale), ("antiquant_offset", antiquant_offset)):
+            if value is not None:
+                raise InvalidParamError(f"PagedAttentionMask: {name} is not supported here; pass None")
+        return self._attend(query, key_cache, value_cache, block_tables, context_lens, alibi_mask)
+
+
+__all__ += ["SparseApplyAdagrad", "SparseApplyAdagradV2", "SparseApplyProximalAdagrad", "FusedSparseProximalAdagrad",
+            "SparseApplyFtrl", "FusedSparseFtrl", "SparseApplyFtrlV2", "SparseApplyRMSProp", "SparseApplyAdadelta",
+            "FusedSparseAdam", "FusedSparseLazyAdam", "LARSUpdate", "PagedAttention", "PagedAttentionMask"]

@@ -240,3 +240,39 @@ __all__ = defined_here(globals(), __name__)
 
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.operations.other_ops", name, __all__)
+
+
+
+
+
+
+
+
+# ---- round 3: comm3 ----
+# MoveTo copies a tensor between the host and the device; the emulated device's memory is this host's,
+# so the copy is an Identity (a graph node in a capture). MindSpore's targets on an Ascend build:
+MOVE_TO_TARGETS = ("Ascend", "CPU")
+
+
+def check_move_to(to: Any, blocking: Any) -> None:
+    """MindSpore's checks of MoveTo's ``to`` and ``blocking``."""
+    if not isinstance(to, str):
+        raise TypeError(f"For 'MoveTo', the type of 'to' must be str, but got {type(to).__name__}.")
+    if to not in MOVE_TO_TARGETS:     # MindSpore's RuntimeError (its device check)
+        raise RuntimeError(f"The value of arg 'to' of method 'move_to' should be one of {list(MOVE_TO_TARGETS)}, "
+                           f"but got to:{to}")
+    if not isinstance(blocking, bool):
+        raise TypeError(f"For 'MoveTo', the type of 'blocking' must be bool, but got {type(blocking).__name__}.")
+
+
+class MoveTo(_Op):
+    """``MoveTo()(input, to, blocking)``: ``input`` (a Tensor, or a list/tuple converted to one) copied to
+    ``to`` ("Ascend" or "CPU")."""
+
+    def __call__(self, input: Any, to: str = "CPU", blocking: bool = True) -> Tensor:  # noqa: A002
+        check_move_to(to, blocking)
+        x = input if isinstance(input, Tensor) else _tensor(input)
+        return Identity()(x)
+
+
+__all__ += ["MoveTo"]

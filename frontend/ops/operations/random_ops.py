@@ -10,14 +10,15 @@ from typing import Any
 import numpy as np
 
 from ascendemu.errors import InvalidParamError
-from ascendemu.kernels.ops.random import engine_state
+from ascendemu.kernels.ops.random import MINSTD_M, engine_state, op_seed
 
+from ...common import dtype as mstype
 from ...common.parameter import Parameter
 from ...common.seed import graph_seed
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import defined_here
-from ..primitive import _Op, apply_op
+from ..primitive import _cast, _Op, apply_op
 from .other_ops import Assign
 
 
@@ -104,7 +105,7 @@ class _Sampler(_Op):
 
 
 # ops whose kernel takes the data first and the engine state second
-_STATE_SECOND = ("RandomChoiceWithMask", "RandomShuffle")
+_STATE_SECOND = ("RandomChoiceWithMask", "RandomShuffle", "Multinomial")
 
 
 class StandardNormal(_Sampler):
@@ -196,6 +197,168 @@ class RandomShuffle(_Sampler):
             raise _RandomTypeError(f"For 'RandomShuffle', the 'input_x' must be a Tensor, but got "
                                    f"{type(x).__name__}.")
         return self._run([x], {}, (x.shape, x.dtype.name))[0]
+
+
+class StandardLaplace(_Sampler):
+    """``StandardLaplace(seed=0, seed2=0)(shape)``: float32 Laplace(0, 1) values of ``shape``, MindSpore
+    2.10 CPU's numbers (minstd_rand0 over GetSeed: a uniform v in (-1, 1), then -sign(v) log(1 - |v|))."""
+
+    def __call__(self, *args: Any) -> Tensor:
+        _one_arg("StandardLaplace", args, 1)
+        return self._draw(_sample_shape("StandardLaplace", args[0]), [])
+
+
+def _dtype_text(dtype: Any, default: str) -> str:
+    """A dtype argument's name (``int64``): a MindSpore dtype, None (``default``), or a dtype's text
+    (``mindspore.int64``, as a Tensor method's recorded default arrives)."""
+    if dtype is None:
+        return default
+    return getattr(dtype, "name", None) or str(dtype).rsplit(".", 1)[-1]
+
+
+# Multinomial's probabilities: the kernel's dtypes; the others MindSpore takes (float16, ints) are cast to
+# float32 first (its float16/int cumulative sums round differently: a known difference)
+MULTINOMIAL_KERNEL_DTYPES = ("float32", "float64")
+MULTINOMIAL_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                      "uint32", "uint64")
+
+
+class Multinomial(_Sampler):
+    """``Multinomial(seed=0, seed2=0, dtype=mstype.int32)(x, num_samples)``: ``num_samples`` indices per
+    row of ``x`` (1-d or 2-d, unnormalised non-negative weights), drawn with replacement as MindSpore's
+    CPU kernel draws them (kernels/ops/random.py: minstd_rand0 over GetSeed, a binary search of the
+    normalised cumulative sums)."""
+
+    def __init__(self, seed: int = 0, seed2: int = 0, dtype: Any = mstype.int32):
+        super().__init__(seed, seed2)
+        name = _dtype_text(dtype, "int32")
+        if name not in ("int32", "int64"):
+            raise _RandomTypeError(f"For 'Multinomial', the 'dtype' must be int32 or int64, but got {dtype}.")
+        self.dtype = name
+
+    def __call__(self, *args: Any) -> Tensor:
+        _one_arg("Multinomial", args, 2)
+        x, count = args
+        if not isinstance(x, Tensor) or x.dtype.name not in MULTINOMIAL_DTYPES:
+            got = f"Tensor[{x.dtype}]" if isinstance(x, Tensor) else type(x).__name__
+            raise _RandomTypeError(f"For primitive[Multinomial], the input argument[x] must be a type of a number "
+                                   f"Tensor, but got {got}.")
+        if isinstance(count, Tensor) and count.dtype.name in ("int32", "int64") and count.size == 1:
+            count = int(count.item())
+        if isinstance(count, bool) or not isinstance(count, int):
+            got = count.dtype if isinstance(count, Tensor) else type(count).__name__
+            raise _RandomTypeError(f"For primitive[Multinomial], the input argument[num_samples] must be a type of "
+                                   f"{{Int32, Int64}}, but got {got}.")
+        if len(x.shape) not in (1, 2):
+            raise _RandomValueError(f"For 'Multinomial', input[x] dimension must be 1 or 2, but got rank "
+                                    f"{len(x.shape)}.")
+        if count < 0:
+            raise _RandomValueError(f"For 'Multinomial', num_samples should be a nonnegative number, but got "
+                                    f"{count}.")
+        if x.dtype.name not in MULTINOMIAL_KERNEL_DTYPES:
+            x = _cast(x, "float32")
+        return self._run([x], {"num_samples": count, "dtype": self.dtype}, (x.shape, x.dtype.name, count))[0]
+
+
+CATEGORICAL_DTYPES = ("int16", "int32", "int64")
+CATEGORICAL_KERNEL_DTYPES = ("float32", "float64")     # float16 logits are cast to float32 first
+
+
+class RandomCategorical(_Op):
+    """``RandomCategorical(dtype=mstype.int64)(logits, num_sample, seed)``: ``num_sample`` class indices per
+    row of the 2-d ``logits``, as MindSpore 2.10 CPU draws them (minstd_rand0 seeded by GetSeed(0, seed),
+    one uniform per sample shared by the rows, a linear search of the rows' exp cumulative sums). The
+    engine continues across calls with one seed, one per input signature, and restarts when the seed
+    changes, as MindSpore's kernel does; seed 0 (MindSpore: a random seed) takes a pair of ``set_seed``'s
+    graph seed."""
+
+    def __init__(self, dtype: Any = mstype.int64):
+        super().__init__()
+        name = _dtype_text(dtype, "int64")
+        if name not in CATEGORICAL_DTYPES:
+            raise _RandomTypeError(f"For 'RandomCategorical', the 'dtype' must be in {list(CATEGORICAL_DTYPES)}, "
+                                   f"but got {dtype}.")
+        self.dtype = name
+        self._states: dict[tuple, tuple[int, Parameter]] = {}
+
+    def _state(self, key: tuple, seed: int) -> Parameter:
+        if key not in self._states or self._states[key][0] != seed:
+            pair = (0, seed) if seed else graph_seed(0, "RandomCategorical")
+            state = np.array([op_seed(*pair) % MINSTD_M or 1], np.int64)
+            self._states[key] = (seed, Parameter(state, name="RandomCategorical_state", requires_grad=False))
+        return self._states[key][1]
+
+    def __call__(self, *args: Any) -> Tensor:
+        if len(args) != 3:
+            raise _RandomTypeError(f"For 'RandomCategorical', the number of inputs must be 3, but got {len(args)}.")
+        logits, count, seed = args
+        if not isinstance(logits, Tensor) or logits.dtype.name not in ("float16", "float32", "float64"):
+            got = f"Tensor[{logits.dtype}]" if isinstance(logits, Tensor) else type(logits).__name__
+            raise _RandomTypeError(f"For primitive[RandomCategorical], the input argument[logits] must be a type of "
+                                   f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got {got}.")
+        for name, value in (("num_sample", count), ("seed", seed)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise _RandomTypeError(f"For 'RandomCategorical', the '{name}' must be int, but got "
+                                       f"{type(value).__name__}.")
+        if len(logits.shape) != 2:
+            raise _RandomValueError(f"For 'RandomCategorical', the rank of 'logits' must be 2, but got "
+                                    f"{len(logits.shape)}.")
+        if count <= 0:
+            raise _RandomValueError(f"For 'RandomCategorical', the 'num_sample' must be greater than 0, but got "
+                                    f"{count}.")
+        if logits.dtype.name not in CATEGORICAL_KERNEL_DTYPES:
+            logits = _cast(logits, "float32")
+        state = self._state((logits.shape, logits.dtype.name, count), seed)
+        out, new_state = apply_op("RandomCategorical", [logits, state], {"num_sample": count, "dtype": self.dtype})
+        Assign()(state, new_state)
+        return out
+
+
+RANDPERM_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64")
+RANDPERM_RANDOM_SEED = -1       # MindSpore: a random seed per launch
+
+
+class RandpermV2(_Op):
+    """``RandpermV2(seed=0, offset=0, dtype=mstype.int64)(n)``: a random permutation of 0 .. n-1, as
+    MindSpore 2.10 CPU draws it (``std::shuffle`` over ``std::mt19937(offset or seed)``): the same
+    seed gives the same permutation every call. seed=-1 with offset 0 (MindSpore: a random seed) takes
+    a seed from ``set_seed``'s graph seed per call, so a seeded run repeats."""
+
+    def __init__(self, seed: int = 0, offset: int = 0, dtype: Any = mstype.int64):
+        super().__init__()
+        for name, value in (("seed", seed), ("offset", offset)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise _RandomTypeError(f"For 'RandpermV2', the type of '{name}' must be int, but got "
+                                       f"{type(value).__name__}.")
+        if seed < RANDPERM_RANDOM_SEED:
+            raise _RandomValueError(f"For 'RandpermV2', the 'seed' must be greater than or equal to -1, but got "
+                                    f"{seed}.")
+        if offset < 0:
+            raise _RandomValueError(f"For 'RandpermV2', the 'offset' must be greater than or equal to 0, but got "
+                                    f"{offset}.")
+        name = _dtype_text(dtype, "int64")
+        if name not in RANDPERM_DTYPES:
+            raise _RandomTypeError(f"For 'RandpermV2', the 'dtype' must be in {list(RANDPERM_DTYPES)}, but got "
+                                   f"{dtype}.")
+        self.seed, self.offset, self.dtype = seed, offset, name
+
+    def __call__(self, n: Any) -> Tensor:
+        if isinstance(n, Tensor) and n.dtype.name in ("int32", "int64") and n.size == 1:
+            n = int(n.item())
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise _RandomTypeError(f"For 'RandpermV2', the type of 'n' must be int, but got {type(n).__name__}.")
+        if n <= 0:
+            raise _RandomValueError(f"For 'RandpermV2', the input 'n' must be greater than 0, but got data: {n}.")
+        seed = self.offset or self.seed
+        if seed == RANDPERM_RANDOM_SEED:
+            seed = _random_seed64("RandpermV2")
+        return apply_op("RandpermV2", [Tensor(np.array([seed], np.int64))], {"n": n, "dtype": self.dtype})[0]
+
+
+def _random_seed64(kernel: str) -> int:
+    """A non-negative 64-bit seed from ``set_seed``'s graph seed, where MindSpore's kernel would read
+    ``std::random_device``: the next pair of ``graph_seed``, mixed as GetSeed mixes it."""
+    return op_seed(*graph_seed(0, kernel)) & 0x7FFFFFFFFFFFFFFF
 
 
 __all__ = defined_here(globals(), __name__)

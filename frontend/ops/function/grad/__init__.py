@@ -1,4 +1,5 @@
-"""``mindspore.ops.function.grad``: ``grad``, ``value_and_grad`` and ``stop_gradient``."""
-from .grad_func import grad, stop_gradient, value_and_grad
+"""``mindspore.ops.function.grad``: ``grad``, ``value_and_grad``, ``stop_gradient``, ``get_grad``, ``vjp``, ``jvp``,
+``linearize``, ``jacfwd`` and ``jacrev``."""
+from .grad_func import get_grad, grad, jacfwd, jacrev, jvp, linearize, stop_gradient, value_and_grad, vjp
 
-__all__ = ["grad", "value_and_grad", "stop_gradient"]
+__all__ = ["grad", "value_and_grad", "stop_gradient", "get_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev"]

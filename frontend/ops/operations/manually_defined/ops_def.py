@@ -16,6 +16,7 @@ from ..array_ops import Cast, Rank, ScalarToTensor, Shape, Tile  # noqa: F401  (
 from ..nn_ops import BatchNorm  # noqa: F401
 from ..other_ops import prim_arg_register  # noqa: F401
 from ._inner import ScalarCast, _scalar_cast  # noqa: F401  (MindSpore re-exports it here)
+from .._control_flow import ForiLoop, Scan, WhileLoop  # noqa: F401  (MindSpore defines them here)
 
 # MindSpore's TypeId of each dtype (mindspore/core/ir/dtype/type_id.h): what DtypeToEnum returns
 TYPE_IDS = {"bool": 30, "int8": 32, "int16": 33, "int32": 34, "int64": 35, "uint8": 37, "uint16": 38,
@@ -108,6 +109,7 @@ SCALAR_FUNCTIONS = ("scalar_add", "scalar_sub", "scalar_mul", "scalar_div", "sca
 # the primitives of mindspore.ops served from here (the Scalar* classes are not public names of ops)
 __all__ = ["ScalarCast", "DtypeToEnum", "BatchNorm", "Cast", "Rank", "ScalarToTensor", "Shape", "Tile",
            *SCALAR_FUNCTIONS]
+__all__ += ["ForiLoop", "WhileLoop", "Scan"]
 
 
 def __getattr__(name: str) -> Any:
