@@ -402,20 +402,29 @@ def emit_sampler(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
     return src.finish(lines)
 
 
+# the engine state a host-seeded sampler reads and advances: one int64 (the Parameter behind the op)
+ENGINE_STATE = TensorDesc((1,), "int64")
+
+
+def check_engine_state(sig: OpSignature, names: tuple[str, str]) -> None:
+    """Arity 2, named ``names``, input 1 the int64 (1,) engine state."""
+    check_arity(sig, 2, names)
+    check_dtype(sig, 1, ("int64",), "state")
+    if sig.inputs[1].shape != (1,):
+        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
+
+
 def infer_choice(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """(x bool of rank 1..5, state) -> (index int32 (count, rank), mask bool (count,), new state)."""
-    check_arity(sig, 2, ("input_x", "state"))
+    check_engine_state(sig, ("input_x", "state"))
     check_dtype(sig, 0, ("bool",), "input_x")
-    check_dtype(sig, 1, ("int64",), "state")
     rank = len(sig.inputs[0].shape)
     if not 1 <= rank <= 5:
         raise fail(sig, f"input 0 (input_x) must have rank 1 to 5, got {rank}")
-    if sig.inputs[1].shape != (1,):
-        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
     count = sig.attr("count")
     if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
         raise fail(sig, f"attr count={count!r} must be an int > 0")
-    return (TensorDesc((count, rank), "int32"), TensorDesc((count,), "bool"), TensorDesc((1,), "int64"))
+    return (TensorDesc((count, rank), "int32"), TensorDesc((count,), "bool"), ENGINE_STATE)
 
 
 def plan_choice(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -494,11 +503,8 @@ def emit_choice(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
 
 def infer_shuffle(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """(x, state) -> (x's rows in random order along axis 0, new state)."""
-    check_arity(sig, 2, ("x", "state"))
-    check_dtype(sig, 1, ("int64",), "state")
-    if sig.inputs[1].shape != (1,):
-        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
-    return (sig.inputs[0], TensorDesc((1,), "int64"))
+    check_engine_state(sig, ("x", "state"))
+    return (sig.inputs[0], ENGINE_STATE)
 
 
 def plan_shuffle(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -543,11 +549,8 @@ PHILOX_WORDS = 4
 def infer_multinomial(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """(x float (cols,) or (rows, cols), state) -> (int samples (num_samples,) or (rows, num_samples),
     new state)."""
-    check_arity(sig, 2, ("x", "state"))
+    check_engine_state(sig, ("x", "state"))
     check_dtype(sig, 0, MULTINOMIAL_INPUTS, "x")
-    check_dtype(sig, 1, ("int64",), "state")
-    if sig.inputs[1].shape != (1,):
-        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
     shape = sig.inputs[0].shape
     if len(shape) not in (1, 2) or shape[-1] < 1:
         raise fail(sig, f"input 0 (x) must be 1-d or 2-d with at least one column, got shape {shape}")
@@ -557,7 +560,7 @@ def infer_multinomial(sig: OpSignature) -> tuple[TensorDesc, ...]:
     out = sig.attr("dtype", "int32")
     if out not in MULTINOMIAL_OUTPUTS:
         raise fail(sig, f"attr dtype={out!r} must be one of {MULTINOMIAL_OUTPUTS}")
-    return (TensorDesc(shape[:-1] + (count,), out), TensorDesc((1,), "int64"))
+    return (TensorDesc(shape[:-1] + (count,), out), ENGINE_STATE)
 
 
 def plan_multinomial(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -728,11 +731,8 @@ MINSTD_SPAN = float(MINSTD_M - 1)
 
 def infer_categorical(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """(logits float (batch, classes), state) -> (class indices (batch, num_sample), new state)."""
-    check_arity(sig, 2, ("logits", "state"))
+    check_engine_state(sig, ("logits", "state"))
     check_dtype(sig, 0, MULTINOMIAL_INPUTS, "logits")
-    check_dtype(sig, 1, ("int64",), "state")
-    if sig.inputs[1].shape != (1,):
-        raise fail(sig, f"input 1 (state) must have shape (1,), got {sig.inputs[1].shape}")
     shape = sig.inputs[0].shape
     if len(shape) != 2 or shape[1] < 1:
         raise fail(sig, f"input 0 (logits) must be 2-d with at least one class, got shape {shape}")
@@ -741,7 +741,7 @@ def infer_categorical(sig: OpSignature) -> tuple[TensorDesc, ...]:
         raise fail(sig, f"attr num_sample={count!r} must be an int >= 0")
     if out not in CATEGORICAL_OUTPUTS:
         raise fail(sig, f"attr dtype={out!r} must be one of {CATEGORICAL_OUTPUTS}")
-    return (TensorDesc((shape[0], count), out), TensorDesc((1,), "int64"))
+    return (TensorDesc((shape[0], count), out), ENGINE_STATE)
 
 
 def plan_categorical(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:

@@ -429,6 +429,12 @@ class Barrier(_Op):
         return _placeholder(mstype.float32)
 
 
+def _check_block_size(name: str, block_size: Any) -> None:
+    """The uneven exchanges' ``block_size``: an int (MindSpore's TypeError otherwise)."""
+    if not isinstance(block_size, int) or isinstance(block_size, bool):
+        raise TypeError(f"For '{name}', the type of 'block_size' should be int, but got {type(block_size).__name__}.")
+
+
 class AlltoAllV(_Op):
     """``AlltoAllV(group, block_size)(input_x, send_numel_list, recv_numel_list)``: the flat ``input_x``
     split in order into ``send_numel_list[j] * block_size`` elements for rank j; returns the blocks
@@ -437,9 +443,7 @@ class AlltoAllV(_Op):
     def __init__(self, group: str = HCCL_WORLD_COMM_GROUP, block_size: int = 1) -> None:
         super().__init__()
         self.group = HCCL_WORLD_COMM_GROUP if group is None else _check_group(self.name, group)
-        if not isinstance(block_size, int) or isinstance(block_size, bool):
-            raise TypeError(f"For '{self.name}', the type of 'block_size' should be int, but got "
-                            f"{type(block_size).__name__}.")
+        _check_block_size(self.name, block_size)
         self.rank_size = get_group_size(self.group)
         self.block_size = block_size
         self.add_prim_attr("group", self.group)
@@ -464,9 +468,7 @@ class AlltoAllVC(_Op):
     def __init__(self, group: str = HCCL_WORLD_COMM_GROUP, block_size: int = 1, transpose: bool = False) -> None:
         super().__init__()
         self.group = HCCL_WORLD_COMM_GROUP if group is None else _check_group(self.name, group)
-        if not isinstance(block_size, int) or isinstance(block_size, bool):
-            raise TypeError(f"For '{self.name}', the type of 'block_size' should be int, but got "
-                            f"{type(block_size).__name__}.")
+        _check_block_size(self.name, block_size)
         self.rank_size = get_group_size(self.group)
         self.rank_id = get_rank(self.group)
         self.block_size, self.transpose = block_size, bool(transpose)
