@@ -66,3 +66,6 @@ __all__ += ["vmap", "vjp", "jvp", "jacfwd", "jacrev", "get_grad"]
 
 def __getattr__(name: str) -> Any:
     raise unsupported("mindspore", name, __all__)
+
+# MindSpore's ``mindspore.bool``, its alias of ``bool_`` (not in ``__all__``: a star import would shadow Python's)
+bool = bool_  # noqa: A001

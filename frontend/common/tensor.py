@@ -356,8 +356,8 @@ class Tensor(_StorageFacts):
 
     view = reshape
 
-    def flatten(self) -> "Tensor":
-        return _ops("reshape")(self, (-1,))
+    def flatten(self, order: str = "C", *, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        return _ops("flatten")(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def transpose(self, *perm) -> "Tensor":
         if len(perm) == 1 and isinstance(perm[0], (tuple, list)):

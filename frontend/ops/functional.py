@@ -20,9 +20,9 @@ from ..unsupported import unsupported
 from . import function
 from .composite.base import add_flags, partial
 from .op_info_register import custom_info_register, op_info_register
-from .function import (abs, add, argmax, argmin, cast, div, equal, exp, expand_dims, greater, greater_equal, less,
-                       less_equal, log, matmul, max, min, mul, neg, not_equal, pow, reshape, sqrt, square, squeeze, sub,
-                       transpose)
+from .function import (abs, add, argmax, argmin, cast, div, equal, exp, expand_dims, flatten, greater,
+                       greater_equal, less, less_equal, log, matmul, max, min, mul, neg, not_equal, pow, reshape,
+                       sqrt, square, squeeze, sub, transpose)
 from .operations import DType, ReduceMax, ReduceMean, ReduceMin, ReduceSum
 from .operations import LogicalNot, Range
 from .operations import identity as _identity
@@ -338,7 +338,8 @@ for _name, _fn in {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "
                    "transpose": transpose, "cast": cast, "expand_dims": expand_dims, "squeeze": squeeze,
                    "max": max, "min": min, "argmax": argmax, "argmin": argmin, "exp": exp, "log": log,
                    "sqrt": sqrt, "square": square, "reduce_sum": ReduceSum, "reduce_mean": ReduceMean,
-                   "reduce_max": ReduceMax, "reduce_min": ReduceMin, "assign": function.assign}.items():
+                   "reduce_max": ReduceMax, "reduce_min": ReduceMin, "assign": function.assign,
+                   "flatten": flatten}.items():
     tensor_operator_registry.register(_name, _fn)
 # the Tensor's methods that are ops with the tensor first (x.split, x.clip, x.add_ ...): ops/tensor_method.py
 install_tensor_methods(tensor_operator_registry.register_method)

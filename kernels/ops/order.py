@@ -70,8 +70,23 @@ def infer_arg(sig: OpSignature) -> tuple[TensorDesc, ...]:
         raise fail(sig, f"input 0 (x) shape {x} has an empty axis {axis}, which has no extremum")
     keep = check_bool(sig, "keep_dims")
     out = x[:axis] + ((1,) if keep else ()) + x[axis + 1:]
-    index = TensorDesc(out, "int32")
+    index = TensorDesc(out, arg_index_dtype(sig))
     return (index, TensorDesc(out, dtype)) if sig.op in WITH_VALUE else (index,)
+
+
+# The index dtype of the arg reductions, as MindSpore 2.10's: Argmax/Argmin take attr output_type (int32,
+# its default, or int64); ArgMaxWithValue/ArgMinWithValue always give int64 indices.
+ARG_INDEX_DTYPES = ("int32", "int64")
+WITH_VALUE_INDEX_DTYPE = "int64"
+
+
+def arg_index_dtype(sig: OpSignature) -> str:
+    if sig.op in WITH_VALUE:
+        return WITH_VALUE_INDEX_DTYPE
+    dtype = sig.attr("output_type", "int32")
+    if dtype not in ARG_INDEX_DTYPES:
+        raise fail(sig, f"attr output_type={dtype!r} must be one of {ARG_INDEX_DTYPES}")
+    return dtype
 
 
 def _layout(sig: OpSignature) -> tuple[int, int, int]:
@@ -106,7 +121,8 @@ def emit_arg(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
     x = sig.inputs[0]
     t = plan.tiling
     outer, n, inner = t["outer"], t["n"], t["inner"]
-    views = [("x", 0, x.dtype), ("yi", 1, "int32")] + ([("yv", 2, x.dtype)] if sig.op in WITH_VALUE else [])
+    index = outputs[0].dtype
+    views = [("x", 0, x.dtype), ("yi", 1, index)] + ([("yv", 2, x.dtype)] if sig.op in WITH_VALUE else [])
     better = _better(sig.op in LARGEST, True, "v", "t", "best", "bi")
     decode, advance = odometer((outer, inner))
     body = [f"base = q0 * {n * inner} + q1",
@@ -115,7 +131,7 @@ def emit_arg(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
             f"    v = {src.load(x.dtype, f'x[base + t * {inner}]')}",
             f"    if {better}:",
             "        best = v", "        bi = t",
-            "yi[u] = np.int32(bi)"]
+            f"yi[u] = np.{index}(bi)"]
     if sig.op in WITH_VALUE:
         body.append(f"yv[u] = x[base + bi * {inner}]")
     body += advance

@@ -156,23 +156,26 @@ def scatter_nd(indices: Any, updates: Any, shape: Sequence[int]) -> Tensor:
     return ScatterNd()(indices, updates, shape)
 
 
-def _arg_reduce(op: str, input: Any, axis: Any, keepdims: Any) -> tuple[Tensor, ...]:
+def _arg_reduce(op: str, input: Any, axis: Any, keepdims: Any, **attrs: Any) -> tuple[Tensor, ...]:
     """An arg reduction along ``axis``; None: over every element (the flattened tensor, index into it)."""
     x = _tensor(input)
     keep = _flag(f"{op}: keepdims", keepdims)
     if axis is None:
-        return apply_op(op, [reshape(x, (-1,))], {"axis": 0, "keep_dims": False})
-    return apply_op(op, [x], {"axis": check_int(axis, f"{op}: axis"), "keep_dims": keep})
+        return apply_op(op, [reshape(x, (-1,))], {"axis": 0, "keep_dims": False, **attrs})
+    return apply_op(op, [x], {"axis": check_int(axis, f"{op}: axis"), "keep_dims": keep, **attrs})
 
 
 def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return _arg_reduce("Argmax", input, dim, keepdim)[0]
+    """The index of the first maximum along ``dim`` (None: of all elements), int64 as MindSpore's."""
+    return _arg_reduce("Argmax", input, dim, keepdim, output_type="int64")[0]
 
 
 def _extremum(op: str, input: Any, axis: Any, keepdims: Any, initial: Any, where: Any) -> tuple[Tensor, Tensor]:
     if initial is not None or where is not None:
         raise FeatureNotSupportedError(f"{op}: initial= and where= are not supported; mask the input first")
     index, values = _arg_reduce(op, input, axis, keepdims)
+    if axis is None:        # over every element MindSpore's index is a constant 0 (ops.max/min's own rule)
+        index = Tensor(np.int64(0))
     return values, index
 
 

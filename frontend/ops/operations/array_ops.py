@@ -212,12 +212,16 @@ class _ArgReduce(_Op):
     def __init__(self, axis: int = -1, output_type: Any = mstype.int32):
         super().__init__()
         self.axis = check_int(axis, f"{self.op}: axis")
-        if mstype.to_type(output_type) != mstype.int32:
-            raise InvalidParamError(f"{self.op}: output_type={output_type} is not supported; the device's "
-                                    f"indices are mstype.int32")
+        self.output_type = mstype.to_type(output_type)
+        if self.output_type not in (mstype.int32, mstype.int64):
+            raise TypeError(f"For '{self.op}', the 'output_type' must be one of [Int32, Int64], but got "
+                            f"{output_type}.")
 
     def __call__(self, input_x: Any) -> Tensor:
-        return apply_op(self.op, [input_x], {"axis": self.axis, "keep_dims": False})[0]
+        attrs = {"axis": self.axis, "keep_dims": False}
+        if self.output_type == mstype.int64:
+            attrs["output_type"] = "int64"
+        return apply_op(self.op, [input_x], attrs)[0]
 
 
 class Argmax(_ArgReduce):
