@@ -280,8 +280,6 @@ def _t(op: Callable, x: Tensor) -> Tensor:
 
 def _last_two_swapped(op: Callable, x: Tensor) -> Tensor:
     """``x.mT``: ``x.swapaxes(-2, -1)``, as MindSpore defines it (a tensor under 2-D gets swapaxes' error)."""
-    if x.ndim < 2:
-        raise ValueError(f"The 'axis' must be in the range of [-{x.ndim}, {x.ndim}), but got -2.")
     return op(x, -2, -1)
 
 

@@ -429,8 +429,11 @@ def expand_as(input: Any, other: Any) -> Tensor:
 def swapaxes(input: Any, axis0: int, axis1: int) -> Tensor:
     x = _tensor(input)
     perm = list(builtins.range(x.ndim))
-    a = check_int(axis0, "swapaxes: axis0", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
-    b = check_int(axis1, "swapaxes: axis1", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    a, b = (check_int(axis, f"swapaxes: {name}") for name, axis in (("axis0", axis0), ("axis1", axis1)))
+    for axis in (a, b):
+        if not -x.ndim <= axis < x.ndim:
+            raise ValueError(f"The 'axis' must be in the range of [-{x.ndim}, {x.ndim}), but got {axis}.")
+    a, b = a % x.ndim, b % x.ndim
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(x, tuple(perm))
 
