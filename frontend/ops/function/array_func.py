@@ -173,9 +173,11 @@ def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
 def _extremum(op: str, input: Any, axis: Any, keepdims: Any, initial: Any, where: Any) -> tuple[Tensor, Tensor]:
     if initial is not None or where is not None:
         raise FeatureNotSupportedError(f"{op}: initial= and where= are not supported; mask the input first")
-    index, values = _arg_reduce(op, input, axis, keepdims)
     if axis is None:        # over every element MindSpore's index is a constant 0 (ops.max/min's own rule)
-        index = Tensor(np.int64(0))
+        _flag(f"{op}: keepdims", keepdims)
+        reduce = "ReduceMax" if op == "ArgMaxWithValue" else "ReduceMin"
+        return apply_op(reduce, [_tensor(input)], {"axis": (), "keep_dims": False})[0], Tensor(np.int64(0))
+    index, values = _arg_reduce(op, input, axis, keepdims)
     return values, index
 
 
@@ -952,12 +954,6 @@ def _index_put_method(op: Any, x: Any, indices: Any, values: Any, accumulate: bo
 
 install_composite_functions(globals(), "mindspore.ops.function.array_func")
 
-__all__ = defined_here(globals(), __name__)
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("ops.function.array_func", name, __all__)
-
 
 # ---- statistics, search, segments, bits (round 2) ----
 from ..operations.array_ops import SearchSorted, TopK  # noqa: E402
@@ -1005,9 +1001,6 @@ def is_nonzero(input: Any) -> bool:
     return bool(x.asnumpy().reshape(-1)[0] != 0)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- internals round 2: padding, dyn_shape, deepcopy ----
 from ..operations.array_ops import Identity, Padding  # noqa: E402
 
@@ -1030,11 +1023,6 @@ def deepcopy(input_x: Any) -> Tensor:
     if not isinstance(input_x, Tensor):
         raise TypeError(f'Failed calling Identity with "Identity()(input_x={type(input_x)})".')
     return Identity()(input_x)
-
-
-__all__ = defined_here(globals(), __name__)
-
-
 
 
 # ---- round 3: linalg3 ----
@@ -1062,11 +1050,6 @@ def matrix_set_diag(x: Any, diagonal: Any, k: Any = 0, align: str = "RIGHT_LEFT"
     if isinstance(k, (tuple, list)):
         raise TypeError("For primitive[MatrixSetDiagV3], the input[2] should be a Tensor, but got a tuple.")
     return MatrixSetDiagV3(align=align)(x, diagonal, k)
-
-
-__all__ = defined_here(globals(), __name__)
-
-
 
 
 # ---- round 3: nn3 ----
@@ -1219,9 +1202,6 @@ def _new_empty_method(op: Any, x: Any, size: Any, *, dtype: Any = None, device: 
     return op((size,) if isinstance(size, int) else tuple(size), dtype or x.dtype)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: image3 ----
 from ..operations.array_ops import HammingWindow, UniqueWithPad  # noqa: E402
 
@@ -1254,3 +1234,7 @@ def unique_with_pad(x: Any, pad_num: Any) -> tuple[Tensor, Tensor]:
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.function.array_func", name, __all__)

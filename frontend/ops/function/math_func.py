@@ -675,12 +675,6 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None)
 
 install_composite_functions(globals(), "mindspore.ops.function.math_func")
 
-__all__ = defined_here(globals(), __name__)
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("ops.function.math_func", name, __all__)
-
 
 # ---- statistics, search, segments, bits (round 2) ----
 from ..operations.array_ops import LeftShift, RightShift, UnsortedSegmentSum, _host  # noqa: E402
@@ -769,16 +763,10 @@ def i0(input: Any) -> Tensor:
     return operations.BesselI0()(input)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- internals round 2: eps ----
 def eps(x: Any) -> Tensor:
     """``ops.eps(x)``: ``Eps()(x)``, a tensor like ``x`` holding its dtype's machine epsilon."""
     return operations.Eps()(x)
-
-
-__all__ = defined_here(globals(), __name__)
 
 
 # ---- round 3: complex ----
@@ -821,9 +809,6 @@ def stft(x: Any, n_fft: int, hop_length: Any = None, win_length: Any = None, win
         mode = pad_mode.upper()
         x = _Pad(paddings)(x) if mode == "CONSTANT" else _MirrorPad(mode)(x, paddings)
     return _STFT(n_fft, hop_length, win_length, normalized, onesided, return_complex)(x, window)
-
-
-__all__ = defined_here(globals(), __name__)
 
 
 # ---- round 3: random3 ----
@@ -878,9 +863,6 @@ def bernoulli_(input: Any, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     return hold_value(input, _bernoulli_draw("bernoulli_", input, p, generator))
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: linalg3 ----
 from ..operations.math_ops import Median as _Median, Quantile as _Quantile  # noqa: E402
 
@@ -922,7 +904,6 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-08) -> Ten
     return dot / denominator
 
 
-
 def _triangular_solve_method(op: Any, b: Any, A: Any, upper: bool = True, transpose: bool = False,
                              unitriangular: bool = False) -> tuple[Tensor, Tensor]:
     """``b.triangular_solve(A, upper, transpose, unitriangular)``: (X, A) with op(T) X = b, T the upper
@@ -937,11 +918,6 @@ def _triangular_solve_method(op: Any, b: Any, A: Any, upper: bool = True, transp
         matrix = matrix * (1 - eye) + eye
     solution = operations.MatrixTriangularSolve(lower=not upper, adjoint=transpose)(matrix, b)
     return solution, _tensor(A)
-
-
-__all__ = defined_here(globals(), __name__)
-
-
 
 
 # ---- round 3: nn3 ----
@@ -1046,9 +1022,6 @@ def erfinv_(input: Any) -> Tensor:
     return _hold_value(input, erfinv(input))
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: image3 ----
 from ..operations.spectral_ops import WINDOW_DTYPES as _WINDOW_DTYPES  # noqa: E402
 from ..primitive import _cast  # noqa: E402
@@ -1110,3 +1083,7 @@ def sparse_segment_mean(x: Any, indices: Any, segment_ids: Any) -> Tensor:
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.function.math_func", name, __all__)

@@ -39,10 +39,25 @@ from .math_func import sum as tensor_sum
 globals().update(generated_functions("nn_func", vars(operations)))
 
 
-def gelu(input: Any, approximate: str = "tanh") -> Tensor:
-    if approximate != "tanh":
-        raise InvalidParamError(f"gelu: approximate={approximate!r} is not supported; GeLU uses 'tanh'")
-    return GeLU()(input)
+GELU_FLOAT_DTYPES = ("float16", "float32", "float64", "bfloat16")
+
+
+def gelu(input: Any, approximate: str = "none") -> Tensor:
+    """GELU. 'tanh': the GeLU primitive; 'none' (MindSpore's default): the exact erf form composed as
+    MindSpore composes it, ``x * (erf(x / sqrt(2)) + 1) * 0.5`` with tensor constants of x's dtype, so
+    a graph (and its MINDIR export) holds MindSpore's Div, Erf, Add and Mul nodes."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError("For ops.gelu, approximate value should be either 'none' or 'tanh'.")
+    x = _tensor(input)
+    if x.dtype.name not in GELU_FLOAT_DTYPES:
+        raise TypeError(f"For gelu, the input dtype must be bfloat16, float16, float32 or float64, but got "
+                        f"{x.dtype}.")
+    if approximate == "tanh":
+        return GeLU()(x)
+    np_dtype = np.float32 if x.dtype.name == "bfloat16" else x.dtype.name
+    const = lambda v: Tensor(np.asarray(v, np_dtype), x.dtype)  # noqa: E731
+    output = operations.Erf()(operations.Div()(x, const(np.sqrt(np.asarray(2.0, np_dtype))))) + const(1.0)
+    return x * output * const(0.5)
 
 
 def softmax(input: Any, axis: int = -1, *, dtype: Any = None) -> Tensor:
@@ -388,7 +403,6 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True) -> Tensor:
 def dropout3d(input: Any, p: float = 0.5, training: bool = True) -> Tensor:
     """Channel dropout of (N, C, D, H, W)."""
     return _channel_dropout("dropout3d", input, p, training, (5,))
-
 
 
 def _adaptive_max_pool(owner: str, x: Tensor, sizes: tuple[int, ...]) -> Tensor:
@@ -1336,14 +1350,6 @@ def _interpolate_modes(x: Tensor, size: Any, scale_factor: Any, mode: str, align
 
 install_composite_functions(globals(), "mindspore.ops.function.nn_func")
 
-__all__ = [name for name in defined_here(globals(), __name__) if name not in INTERNAL]
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("ops.function.nn_func", name, __all__)
-
-
-
 
 # ---- round 3: linalg3 ----
 def msort(input: Any) -> Tensor:
@@ -1352,11 +1358,6 @@ def msort(input: Any) -> Tensor:
     if not isinstance(input, Tensor):
         raise TypeError(f"For 'msort', the type of 'input' must be Tensor, but got {type(input).__name__}.")
     return apply_op("Sort", [x], {"axis": 0, "descending": False})[0]
-
-
-__all__ = defined_here(globals(), __name__)
-
-
 
 
 # ---- round 3: nn3 ----
@@ -1494,9 +1495,6 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     return out if batched else operations.Squeeze(0)(out)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: image3 ----
 from ..operations.nn_ops import CTCGreedyDecoder  # noqa: E402
 
@@ -1504,11 +1502,6 @@ from ..operations.nn_ops import CTCGreedyDecoder  # noqa: E402
 def ctc_greedy_decoder(inputs: Any, sequence_length: Any, merge_repeated: bool = True) -> tuple:
     """``CTCGreedyDecoder(merge_repeated)(inputs, sequence_length)``: greedy CTC decoding of (T, B, C) logits."""
     return CTCGreedyDecoder(merge_repeated)(inputs, sequence_length)
-
-
-__all__ = [name for name in defined_here(globals(), __name__) if name not in INTERNAL]
-
-
 
 
 # ---- round 3: fused3 ----
@@ -1553,3 +1546,7 @@ def ring_attention_update(prev_attn_out: Any, prev_softmax_max: Any, prev_softma
 
 
 __all__ = [name for name in defined_here(globals(), __name__) if name not in INTERNAL]
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.function.nn_func", name, __all__)

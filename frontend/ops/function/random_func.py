@@ -243,30 +243,34 @@ def uniform(shape: Any, minval: Any, maxval: Any, seed: Any = None, dtype: Any =
     return _sampler(UniformReal, seed, "uniform")(shape) * (maxval - minval) + minval
 
 
+def _float_draw(name: str, sampler: type, seed: Any, shape: tuple, dtype: Any) -> Tensor:
+    """One draw of ``sampler`` of ``shape``, cast to the float ``dtype``: the body of rand/randn and their _like
+    forms, which differ only in their default dtype."""
+    dtype = _check_dtype(name, dtype, FLOAT_TYPES, "a float")
+    return cast(_sampler(sampler, seed, name)(shape), dtype)
+
+
 def rand(*size: Any, dtype: Any = None, seed: Any = None) -> Tensor:
     """Values uniform in [0, 1) of ``size`` (UniformReal), cast to a float ``dtype`` (float32)."""
-    dtype = mstype.float32 if dtype is None else _check_dtype("rand", dtype, FLOAT_TYPES, "a float")
-    return cast(_sampler(UniformReal, seed, "rand")(_generate_shapes(size)), dtype)
+    return _float_draw("rand", UniformReal, seed, _generate_shapes(size), mstype.float32 if dtype is None else dtype)
 
 
 def rand_like(input: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:
     """``rand`` of input's shape, in a float ``dtype`` (input's)."""
     input = _input_tensor("rand_like", input)
-    dtype = _check_dtype("rand_like", input.dtype if dtype is None else dtype, FLOAT_TYPES, "a float")
-    return cast(_sampler(UniformReal, seed, "rand_like")(input.shape), dtype)
+    return _float_draw("rand_like", UniformReal, seed, input.shape, input.dtype if dtype is None else dtype)
 
 
 def randn(*size: Any, dtype: Any = None, seed: Any = None) -> Tensor:
     """N(0, 1) values of ``size`` (StandardNormal), cast to a float ``dtype`` (float32)."""
-    dtype = mstype.float32 if dtype is None else _check_dtype("randn", dtype, FLOAT_TYPES, "a float")
-    return cast(_sampler(StandardNormal, seed, "randn")(_generate_shapes(size)), dtype)
+    return _float_draw("randn", StandardNormal, seed, _generate_shapes(size),
+                       mstype.float32 if dtype is None else dtype)
 
 
 def randn_like(input: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:
     """``randn`` of input's shape, in a float ``dtype`` (float32, whatever input's dtype)."""
     input = _input_tensor("randn_like", input)
-    dtype = _check_dtype("randn_like", mstype.float32 if dtype is None else dtype, FLOAT_TYPES, "a float")
-    return cast(_sampler(StandardNormal, seed, "randn_like")(input.shape), dtype)
+    return _float_draw("randn_like", StandardNormal, seed, input.shape, mstype.float32 if dtype is None else dtype)
 
 
 def randint(low: Any, high: Any, size: Any, seed: Any = None, *, dtype: Any = None) -> Tensor:

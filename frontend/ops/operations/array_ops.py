@@ -1476,13 +1476,6 @@ class BatchToSpaceND(_Op):
         return _batch_to_space(input_x, self.block_shape, self.crops, "BatchToSpaceND")
 
 
-__all__ = defined_here(globals(), __name__)
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("ops.operations.array_ops", name, __all__)
-
-
 # ---- statistics, search, segments, bits (round 2) ----
 def _search(sorted_sequence: Any, values: Any, right: bool, out_type: Any) -> Tensor:
     """The SearchSorted kernel: for each value, its insertion index in the sorted rows (the last
@@ -1660,9 +1653,6 @@ def SegmentProd(input_x, segment_ids):
     return _segment("Prod", input_x, segment_ids)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- internals round 2: IdentityN, CheckNumerics, Padding ----
 # CheckNumerics' and Eps' input dtypes (MindSpore's: no bfloat16)
 CHECKED_FLOATS = ("float16", "float32", "float64")
@@ -1751,9 +1741,6 @@ class TransposeExtView(_Op):
         return Transpose()(x, perm)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- resampling and patches (round 2) ----
 class ResizeNearestNeighborV2(_Op):
     """``ResizeNearestNeighborV2(align_corners=False, half_pixel_centers=False)(image, size)``: NCHW ``image``
@@ -1825,19 +1812,12 @@ def AffineGrid(theta: Any, output_size: Any, align_corners: bool = False) -> Ten
     return _cast(Reshape()(grid, (t.shape[0],) + spatial + (dims,)), t.dtype)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: complex ----
 @composite("ConjugateTranspose")
 def ConjugateTranspose(x, perm):
     """x transposed by ``perm`` and conjugated (a real x only transposed)."""
     x = Transpose()(x, perm)
     return apply_op("Conj", [x])[0] if x.dtype.name in ("complex64", "complex128") else x
-
-
-__all__ = defined_here(globals(), __name__)
-
 
 
 # ---- round 3: linalg3 ----
@@ -2056,11 +2036,6 @@ def Lstsq(x, a, fast=True, l2_regularizer=0.0):
     return _cast(_least_squares_qr(_cast(matrix, work), _cast(column, work)), matrix.dtype)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
-
-
 # ---- round 3: nn3 ----
 # LogSpace's output dtypes, and the dtypes FillV2's and BatchToSpaceNDV2's shape operands may have
 LOG_SPACE_DTYPES = ("float16", "float32")
@@ -2168,9 +2143,6 @@ class ScatterNonAliasingAdd(_Op):
 
     def __call__(self, input_x: Any, indices: Any, updates: Any) -> Tensor:
         return ScatterNdAdd()(input_x, indices, updates)
-
-
-__all__ = defined_here(globals(), __name__)
 
 
 # ---- round 3: image3 ----
@@ -2390,3 +2362,7 @@ class ExtractVolumePatches(_Op):
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.operations.array_ops", name, __all__)

@@ -336,17 +336,6 @@ def CropAndResize(x: Any, boxes: Any, box_index: Any, crop_size: Any, method: st
     return Select()(BroadcastTo(out.shape)(inside), out, BroadcastTo(out.shape)(fill))
 
 
-__all__ = defined_here(globals(), __name__)
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("ops.operations.image_ops", name, __all__)
-
-
-
-
-
-
 # ---- round 3: image3 ----
 from .array_ops import Concat, Split, _host as _host_values  # noqa: E402
 from .math_ops import Abs, Equal, Greater, Less  # noqa: E402
@@ -565,3 +554,7 @@ class CombinedNonMaxSuppression(_Op):
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.operations.image_ops", name, __all__)

@@ -439,7 +439,6 @@ class Einsum(_Op):
         return einsum_of(self.equation, operands)
 
 
-
 @composite("Fmax", functions=("fmax",))
 def Fmax(input, other):
     """The larger of x and y, ignoring a NaN (NaN only where both are)."""
@@ -475,7 +474,6 @@ class CumulativeLogsumexp(_Op):
 
     def __call__(self, x: Any, axis: Any) -> Tensor:
         return log_cum_sum_exp(x, axis, self.exclusive, self.reverse)
-
 
 
 # ---- detection and Ascend's overflow status (issue 21) ----
@@ -622,7 +620,6 @@ class NPUGetFloatStatus(_Op):
         return status
 
 
-
 @composite("Invert", functions=("invert",))
 def Invert(x):
     """Bitwise NOT of an integer tensor (-x - 1 in two's complement); a float tensor is refused."""
@@ -686,13 +683,6 @@ def Cross(input, other, dim=CROSS_FIRST_DIM_OF_3):
     lead = (slice(None),) * d
     (x0, x1, x2), (y0, y1, y2) = ([t[lead + (slice(i, i + 1),)] for i in range(3)] for t in (x, y))
     return Concat(d)([x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0])
-
-
-__all__ = defined_here(globals(), __name__)
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("ops.operations.math_ops", name, __all__)
 
 
 # ---- statistics, search, segments, bits (round 2) ----
@@ -1114,9 +1104,6 @@ BesselY0 = _bessel("BesselY0")
 BesselY1 = _bessel("BesselY1")
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- internals round 2: Eps ----
 class Eps(_Op):
     """``Eps()(x)``: a tensor like ``x`` filled with its float dtype's machine epsilon (numpy's
@@ -1134,9 +1121,6 @@ class Eps(_Op):
                             f"Tensor[Float32], Tensor[Float64]}}, but got {x.dtype!r}.")
         dtype = np.dtype(x.dtype.name)
         return Tensor(np.full(x.shape, np.finfo(dtype).eps, dtype))
-
-
-__all__ = defined_here(globals(), __name__)
 
 
 # ---- round 3: complex ----
@@ -1296,9 +1280,6 @@ def STFT(x, window, n_fft=None, hop_length=None, win_length=None, normalized=Fal
     return _Stack(-1)([apply_op("Real", [out])[0], apply_op("Imag", [out])[0]])
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: random3 ----
 from ascendemu.kernels.ops.random import op_seed as _op_seed  # noqa: E402
 
@@ -1369,9 +1350,6 @@ class Bernoulli(_Primitive):
         y, new_state = _apply_op("Bernoulli", [x, p, state], {"advance": advance})
         _hold_value(state, new_state)      # the Parameter's assign (a graph state update)
         return y
-
-
-__all__ = defined_here(globals(), __name__)
 
 
 # ---- round 3: linalg3 ----
@@ -1660,11 +1638,6 @@ def HistogramFixedWidth(x, range, nbins=None, dtype="int32"):
     return _cast(counts, mstype.int32)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
-
-
 # ---- round 3: nn3 ----
 @composite("LerpScalar")
 def LerpScalar(input: Any, end: Any, weight: Any = None) -> Tensor:
@@ -1673,9 +1646,6 @@ def LerpScalar(input: Any, end: Any, weight: Any = None) -> Tensor:
         raise TypeError(f"For 'LerpScalar', the 'weight' must be a number, but got {type(weight).__name__}.")
     start = _tensor(input)
     return start + (_tensor(end) - start) * weight
-
-
-__all__ = defined_here(globals(), __name__)
 
 
 # ---- round 3: image3 ----
@@ -1750,12 +1720,13 @@ class RaggedRange(_Op):
         return Tensor(splits, self.Tsplits), Tensor(values.astype(start.dtype), dtype)
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: transforms ----
 class TensorAdd(Add):
     """``ops.TensorAdd()``: MindSpore's deprecated name of :class:`Add` (``mindspore.ops.deprecated``)."""
 
 
 __all__ = defined_here(globals(), __name__)
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.operations.math_ops", name, __all__)

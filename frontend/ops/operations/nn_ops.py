@@ -627,7 +627,6 @@ def Conv3DTranspose(x: Any, weight: Any, in_channel: int = None, out_channel: in
                           (1, 1, 1, 1, 1))
 
 
-
 @composite("LRN", functions=("lrn",))
 def LRN(x: Any, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5,
         norm_region: str = "ACROSS_CHANNELS") -> Tensor:
@@ -1290,8 +1289,6 @@ class AdamNoUpdateParam(_Op):
             if getattr(target, "is_parameter", False):
                 Assign()(target, new)
         return delta
-
-
 
 
 # ---- pooling and resampling (round 2) ----
@@ -2386,12 +2383,6 @@ def DepthwiseConv2dNative(x: Any, w: Any, channel_multiplier: int = 1, kernel_si
     return Conv2D(c, wt.shape[2:], pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation,
                   group=c)(xt, Reshape()(wt, (c, 1) + tuple(wt.shape[2:])))
 
-__all__ = defined_here(globals(), __name__)
-
-
-def __getattr__(name: str) -> Any:
-    raise unsupported("ops.operations.nn_ops", name, __all__)
-
 
 # ---- internals round 2: DataFormatDimMap, DataFormatVecPermute (one Gather of a constant table) ----
 # the data formats the two ops convert between
@@ -2447,11 +2438,6 @@ class DataFormatVecPermute(_DataFormatOp):
         if x.shape not in ((4,), (4, 2)):
             raise ValueError(f"For {self.name}, input shape must be (4, ) or (4, 2), but got {list(x.shape)}.")
         return apply_op("Gather", [x, Tensor(np.asarray(self.position, np.int32))], {"axis": 0})[0]
-
-
-__all__ = defined_here(globals(), __name__)
-
-
 
 
 # ---- round 3: linalg3 ----
@@ -2517,11 +2503,6 @@ def NuclearNorm(input, dim=None, keepdim=False):
         for axis in sorted((rows, cols)):
             total = apply_op("ExpandDims", [total], {"axis": axis})[0]
     return total
-
-
-__all__ = defined_here(globals(), __name__)
-
-
 
 
 # ---- round 3: nn3 ----
@@ -2666,9 +2647,6 @@ class PadV3(_Op):
         return x
 
 
-__all__ = defined_here(globals(), __name__)
-
-
 # ---- round 3: image3 ----
 from ...common import dtype as _mstype  # noqa: E402
 from .array_ops import _host as _host_data  # noqa: E402
@@ -2729,7 +2707,6 @@ class CTCGreedyDecoder(_Op):
 
 
 __all__ = defined_here(globals(), __name__)
-
 
 
 # ---- round 3: comm3 ----
@@ -3137,3 +3114,7 @@ class PagedAttentionMask(PagedAttention):
 __all__ += ["SparseApplyAdagrad", "SparseApplyAdagradV2", "SparseApplyProximalAdagrad", "FusedSparseProximalAdagrad",
             "SparseApplyFtrl", "FusedSparseFtrl", "SparseApplyFtrlV2", "SparseApplyRMSProp", "SparseApplyAdadelta",
             "FusedSparseAdam", "FusedSparseLazyAdam", "LARSUpdate", "PagedAttention", "PagedAttentionMask"]
+
+
+def __getattr__(name: str) -> Any:
+    raise unsupported("ops.operations.nn_ops", name, __all__)
