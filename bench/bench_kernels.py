@@ -99,6 +99,43 @@ print(dt / n)
     return float(out.stdout.strip())
 
 
+def family_rows(rng: np.random.Generator) -> list[tuple[str, float, float, float]]:
+    """The kernel families of the breadth rounds (scan, sort/search, special functions, linear algebra,
+    FFT, samplers), each against the numpy/scipy call a user would write instead."""
+    from scipy import special
+
+    f32 = lambda *s: TensorDesc(s, "float32")  # noqa: E731
+    rows_x = rng.standard_normal((4096, 1000), dtype=np.float32)
+    pos = np.abs(rng.standard_normal(1 << 20, dtype=np.float32)) + 0.5
+    spd = rng.standard_normal((256, 32, 32), dtype=np.float32)
+    spd = spd @ spd.transpose(0, 2, 1) + 32 * np.eye(32, dtype=np.float32)
+    table = np.sort(rng.standard_normal(1 << 16, dtype=np.float32))
+    probes = rng.standard_normal(1 << 20, dtype=np.float32)
+    lines = rng.standard_normal((256, 1024)) + 1j * rng.standard_normal((256, 1024))
+    lines = lines.astype(np.complex64)
+    return [
+        case("CumSum fp32 4096x1000, axis 1", OpSignature.make("CumSum", [f32(4096, 1000)], axis=1), [rows_x],
+             lambda: np.cumsum(rows_x, 1)),
+        case("Sort fp32 4096x1000, axis -1", OpSignature.make("Sort", [f32(4096, 1000)]), [rows_x],
+             lambda: np.take_along_axis(rows_x, np.argsort(rows_x, -1, kind="stable"), -1)),  # values + indices
+        case("TopK fp32 4096x1000, k 5", OpSignature.make("TopK", [f32(4096, 1000)], k=5), [rows_x],
+             lambda: -np.sort(-np.take_along_axis(rows_x, np.argpartition(-rows_x, 5, -1)[:, :5], -1), -1)),
+        case("SearchSorted fp32 64K table, 1M values", OpSignature.make(
+            "SearchSorted", [f32(1 << 16), f32(1 << 20)]), [table, probes], lambda: np.searchsorted(table, probes)),
+        case("Lgamma fp32 1M (scipy gammaln)", OpSignature.make("Lgamma", [f32(1 << 20)]), [pos],
+             lambda: special.gammaln(pos)),
+        case("Digamma fp32 1M (scipy psi)", OpSignature.make("Digamma", [f32(1 << 20)]), [pos],
+             lambda: special.psi(pos)),
+        case("Cholesky fp32 256x32x32", OpSignature.make("Cholesky", [f32(256, 32, 32)]), [spd],
+             lambda: np.linalg.cholesky(spd)),
+        case("MatrixInverse fp32 256x32x32", OpSignature.make("MatrixInverse", [f32(256, 32, 32)]), [spd],
+             lambda: np.linalg.inv(spd)),
+        case("DFT c2c complex64 256x1024", OpSignature.make(
+            "DFT", [TensorDesc((256, 1024), "complex64")], mode="c2c", n=1024, axis=-1), [lines],
+             lambda: np.fft.fft(lines, axis=-1)),
+    ]
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     n = 16 * 1024 * 1024
@@ -142,7 +179,7 @@ def main() -> None:
         case("ReduceSum fp32 4096x1000, axis 1", OpSignature.make("ReduceSum", [f32(4096, 1000)], axis=(1,)),
              [logits], lambda: logits.sum(1)),
         case("Softmax fp32 4096x1000", OpSignature.make("Softmax", [f32(4096, 1000)]), [logits], softmax_ref),
-    ]
+    ] + family_rows(rng)
     if CPU_MODE:
         print("CPU time on one thread (numpy's OpenBLAS pinned to 1 thread); ours/numpy = ours 1 thread / numpy")
         rows = [(name, serial, serial, t_np) for name, serial, _, t_np in rows]
