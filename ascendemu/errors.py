@@ -114,6 +114,18 @@ class AicoreExceptionError(AclError):
     code = ACL_ERROR_RT_AICORE_EXCEPTION
 
 
+class KernelFaultError(AicoreExceptionError, RuntimeError):
+    """A kernel reported a fault in its status word (``device.kernel_status``: an out-of-range index):
+    the chip's AI Core exception (507015), raised at the host's next synchronisation, and the
+    RuntimeError MindSpore raises then. ``fault`` is the fault's kind (a ``KernelFault`` class),
+    ``op`` MindSpore's op name, ``kernel`` the kernel's name, ``value`` the offending value."""
+
+    def __init__(self, message: str, code: int | None = None, *, fault: type | None = None, op: str = "",
+                 kernel: str = "", value: int = 0):
+        super().__init__(message, code)
+        self.fault, self.op, self.kernel, self.value = fault, op, kernel, value
+
+
 class KernelLookupError(AclError):
     code = ACL_ERROR_RT_KERNEL_LOOKUP
 

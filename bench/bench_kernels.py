@@ -130,10 +130,23 @@ def family_rows(rng: np.random.Generator) -> list[tuple[str, float, float, float
              lambda: np.linalg.cholesky(spd)),
         case("MatrixInverse fp32 256x32x32", OpSignature.make("MatrixInverse", [f32(256, 32, 32)]), [spd],
              lambda: np.linalg.inv(spd)),
+        *gather_rows(rng),
         case("DFT c2c complex64 256x1024", OpSignature.make(
             "DFT", [TensorDesc((256, 1024), "complex64")], mode="c2c", n=1024, axis=-1), [lines],
              lambda: np.fft.fft(lines, axis=-1)),
     ]
+
+
+def gather_rows(rng: np.random.Generator) -> list[tuple[str, float, float, float]]:
+    """Gather as the backward rules run it (out-of-range rows read zeros) and as MindSpore's Gather runs
+    it (``check_indices``: a fault report in the status word), on embedding-table-sized rows: the
+    check must cost nothing measurable on valid indices."""
+    table = rng.standard_normal((65536, 256), dtype=np.float32)
+    idx = rng.integers(0, 65536, 16384).astype(np.int32)
+    descs = [TensorDesc(table.shape, "float32"), TensorDesc(idx.shape, "int32")]
+    return [case(f"Gather fp32 64Kx256 by 16K rows{label}", OpSignature.make("Gather", descs, axis=0, **attrs),
+                 [table, idx], lambda: table[idx])
+            for label, attrs in (("", {}), (", checked", {"check_indices": True}))]
 
 
 def main() -> None:

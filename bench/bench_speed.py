@@ -6,28 +6,40 @@
 2. A LeNet-5 training step, batch 32 (Momentum; tests/fixtures/oracles/training/train_oracle.py, which
    runs unchanged on both): the steady-state step, as the difference of two whole runs of N1 and N2
    steps divided by N2 - N1, so start-up, graph compile and kernel builds cancel out.
+3. A new user's first run over nine tutorial and zoo-style scripts (issue 21), each run unchanged on both:
+   the three beginner tutorials (tests/fixtures/tutorials: quick_start, autograd, train; MNIST replaced by
+   the tests' learnable MNIST-format stand-in, 1,024 + 256 images), LeNet-5 training (train_oracle.py,
+   5 steps), ResNet-18 and MobileNetV2 forward (zoo_forward.py), a Transformer encoder layer, an LSTM and
+   a GRAPH_MODE MLP under amp O2 (zoo_train.py, 3 training steps each). Per script, the whole process's
+   CPU time (user + sys of the child and the build workers it waits for: getrusage(RUSAGE_CHILDREN)
+   deltas) and wall time, ours from an empty kernel cache (cold), ours again (warm) and MindSpore's;
+   the sums and their ratio.
 
 The peer is a Python with real MindSpore: ``--peer-python`` (or $ASCENDEMU_PEER_PYTHON; it needs
-numpy<2 beside mindspore), else this interpreter when it can import real MindSpore. Without one the
-recorded peer figures below are printed and named so.
+numpy<2 beside mindspore, and pyyaml: the zoo's ResNet reads its config with it), else this interpreter
+when it can import real MindSpore. Without one the recorded peer figures below are printed and named so.
 Every figure is the best of ``--repeats`` runs (wall clock: a shared machine only adds time).
 
-    python bench/bench_speed.py [--peer-python /path/to/python] [--repeats 2]
+    python bench/bench_speed.py [--peer-python /path/to/python] [--repeats 2] [--only first-run|zoo|step]
+                                [--scripts SUBSTRING ...]   (first-run rows whose name contains one)
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 BENCH = Path(__file__).resolve().parent
-TRAINING = BENCH.parent / "tests" / "fixtures" / "oracles" / "training"
+TESTS = BENCH.parent / "tests"
+TRAINING = TESTS / "fixtures" / "oracles" / "training"
 NETS = ("resnet18", "mobilenetv2")
 STEPS = (5, 45)                      # LeNet-5 runs whose difference is the steady-state step
 # real MindSpore 2.10 CPU on this 2-core machine (2026-11-22), used when no peer Python is given
@@ -42,6 +54,15 @@ def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> float:
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
     return wall
+
+
+def cpu_and_wall(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """CPU seconds (user + sys of the child and every process it waited for, e.g. the kernel build
+    workers) and wall seconds of one whole process; fails loudly with its stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed(cmd, cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
 
 
 def ours(script: str, *args: str) -> list[str]:
@@ -90,23 +111,102 @@ def training_step(work: Path, peer: str | None, repeats: int) -> None:
     print(f"| {mine:.1f} | {label} | {mine / theirs:.2f}x |")
 
 
+class FirstRun(NamedTuple):
+    """One script of the first-run table: its name, the script and arguments (ours add the device
+    target where the script takes one) and what it needs in the work directory first."""
+    name: str
+    script: str
+    args: tuple[str, ...]
+    peer_args: tuple[str, ...]
+    setup: Callable[[Path], None]
+
+
+TUTORIAL_IMAGES = (1024, 256)          # learnable MNIST stand-in (train, test), as tests/test_tutorials.py
+LENET_STEPS = "5"
+
+
+def tutorial_setup(name: str) -> Callable[[Path], None]:
+    def setup(work: Path) -> None:
+        sys.path.insert(0, str(TESTS))
+        from datafiles import learnable_mnist
+        from test_tutorials import script
+        (work / f"{name}.py").write_text(script(name))
+        if not (work / "MNIST_Data").exists():
+            learnable_mnist(work / "MNIST_Data", *TUTORIAL_IMAGES)
+    return setup
+
+
+def training_setup(work: Path) -> None:
+    for name in ("train_oracle.py", "lenet_momentum.npz"):
+        shutil.copyfile(TRAINING / name, work / name)
+
+
+def nothing(work: Path) -> None:
+    pass
+
+
+FIRST_RUNS = (
+    *(FirstRun(f"tutorial {t}", f"{t}.py", (), (), tutorial_setup(t)) for t in ("quick_start", "autograd", "train")),
+    FirstRun("LeNet-5 training, 5 steps", "train_oracle.py", ("lenet_momentum", "Ascend", LENET_STEPS),
+             ("lenet_momentum", "CPU", LENET_STEPS), training_setup),
+    *(FirstRun(f"{n} forward", str(BENCH / "zoo_forward.py"), (n,), (n,), nothing) for n in NETS),
+    *(FirstRun(f"{n} training", str(BENCH / "zoo_train.py"), (n,), (n,), nothing)
+      for n in ("transformer", "lstm", "amp_mlp")),
+)
+
+
+def first_run_table(work: Path, peer: str | None, repeats: int, only: list[str] | None = None) -> None:
+    print("First run of nine tutorial and zoo-style scripts (whole process; CPU s = user + sys incl. build "
+          f"workers; best of {repeats}; load {os.getloadavg()[0]:.1f})")
+    print("| script | ours cold CPU / wall | ours warm CPU / wall | MindSpore CPU / wall | cold / MindSpore (CPU) |")
+    print("|---|---|---|---|---|")
+    total = {"cold": [0.0, 0.0], "warm": [0.0, 0.0], "peer": [0.0, 0.0]}
+    for case in FIRST_RUNS:
+        if only and not any(part in case.name for part in only):
+            continue
+        case.setup(work)
+        best = {key: (float("inf"), float("inf")) for key in total}
+        for _ in range(repeats):
+            shutil.rmtree(work / "rank_0", ignore_errors=True)      # an empty kernel and graph cache
+            for key, cmd in (("cold", ours(case.script, *case.args)), ("warm", ours(case.script, *case.args)),
+                             ("peer", [peer, case.script, *case.peer_args] if peer else None)):
+                if cmd is not None:
+                    best[key] = min(best[key], cpu_and_wall(cmd, work))
+        for key, (cpu, wall) in best.items():
+            total[key] = [total[key][0] + cpu, total[key][1] + wall]
+        row = " | ".join(f"{c:.2f} / {w:.2f}" if c != float("inf") else "-" for c, w in best.values())
+        ratio = f"{best['cold'][0] / best['peer'][0]:.2f}x" if peer else "-"
+        print(f"| {case.name} | {row} | {ratio} |", flush=True)
+    sums = " | ".join(f"**{c:.1f} / {w:.1f}**" if c != float("inf") else "-" for c, w in total.values())
+    ratio = (f"**{total['cold'][0] / total['peer'][0]:.2f}x** (warm {total['warm'][0] / total['peer'][0]:.2f}x)"
+             if peer else "-")
+    print(f"| sum | {sums} | {ratio} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peer-python", default=os.environ.get("ASCENDEMU_PEER_PYTHON"),
                         help="a Python with real MindSpore (default: $ASCENDEMU_PEER_PYTHON)")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--only", choices=("first-run", "zoo", "step"), help="one table only")
+    parser.add_argument("--scripts", nargs="+", help="first-run rows whose name contains one of these")
     args = parser.parse_args()
     peer = args.peer_python
     if peer is None and importlib.util.find_spec("mindspore") is not None:
         peer = sys.executable                # real MindSpore here (ascendemu serves `mindspore` only under `run`)
-    if peer and subprocess.run([peer, "-c", "import mindspore"], capture_output=True).returncode:
-        raise SystemExit(f"{peer} cannot import mindspore; give a Python with real MindSpore (and numpy<2)")
+    if peer and subprocess.run([peer, "-c", "import mindspore, yaml"], capture_output=True).returncode:
+        raise SystemExit(f"{peer} cannot import mindspore and yaml; give a Python with real MindSpore (numpy<2, "
+                         f"pyyaml)")
     print(f"peer: {'real MindSpore via ' + peer if peer else 'recorded figures (no --peer-python)'}; "
           f"best of {args.repeats} runs each\n")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        first_runs(work, peer, args.repeats)
-        training_step(work, peer, args.repeats)
+        if args.only in (None, "zoo"):
+            first_runs(work, peer, args.repeats)
+        if args.only in (None, "step"):
+            training_step(work, peer, args.repeats)
+        if args.only in (None, "first-run"):
+            first_run_table(work, peer, args.repeats, args.scripts)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,8 @@ class Gemm:
     ``a_bytes``/``b_bytes`` are the operands as they sit in HBM (a convolution's A is its input
     feature map, not the im2col matrix, which is expanded on chip from L1). ``split_k``: the op may
     split the contraction over cores and add the partial tiles atomically (Conv2DBackpropFilter
-    splits the batch this way)."""
+    splits the batch this way). ``conv``: a convolution (any of Conv2D and its two backprops), whose
+    cube is fed through the img2col expansion (:func:`cube_efficiency`)."""
 
     batch: int
     m: int
@@ -68,14 +69,18 @@ class Gemm:
     a_bytes: int
     b_bytes: int
     split_k: bool = False
+    conv: bool = False
 
     def to_json(self) -> list:
-        return [self.batch, self.m, self.n, self.k, self.a_bytes, self.b_bytes, int(self.split_k)]
+        """[batch, m, n, k, a_bytes, b_bytes, split_k], with ``conv`` appended only when set, so a
+        MatMul's form is the one older traces hold."""
+        head = [self.batch, self.m, self.n, self.k, self.a_bytes, self.b_bytes, int(self.split_k)]
+        return head + [1] if self.conv else head
 
     @classmethod
     def from_json(cls, d: list) -> "Gemm":
-        b, m, n, k, a, bb, s = (int(v) for v in d)
-        return cls(b, m, n, k, a, bb, bool(s))
+        b, m, n, k, a, bb, s, *rest = (int(v) for v in d)
+        return cls(b, m, n, k, a, bb, bool(s), bool(rest[0]) if rest else False)
 
 
 @dataclass(frozen=True)
@@ -210,6 +215,15 @@ class Breakdown:
         return max(self.cube, self.vector, self.port, self.hbm)
 
 
+def cube_efficiency(spec: DeviceSpec, g: Gemm) -> float:
+    """Share of the cube's peak a GEMM's tiles sustain: ``spec.cube_efficiency`` for a MatMul, whose
+    operands reach L0A/L0B as fractals straight from L1; ``spec.conv_cube_efficiency`` for a
+    convolution, whose A fractals the MTE1 builds from the NC1HWC0 feature map in L1 by img2col
+    (load3d: one 16x16 fractal per instruction, each input element fetched once per kernel tap),
+    so the cube waits on that expansion (docs/FIDELITY.md, "Convolutions")."""
+    return spec.conv_cube_efficiency if g.conv else spec.cube_efficiency
+
+
 def vector_cores(spec: DeviceSpec, cost: KernelCost) -> int:
     """Cores a vector kernel's data spreads to: one per 32-byte block, at most all of them."""
     return max(1, min(spec.ai_cores, -(-cost.bytes // CORE_BLOCK_BYTES)))
@@ -232,7 +246,7 @@ def breakdown(spec: DeviceSpec, cost: KernelCost) -> Breakdown:
             cores=cores)
     g, t = cost.gemm, gemm_tiling(spec, cost.gemm)
     macs = t.tm * t.tn * t.tk * DTYPE_CUBE_SLOWDOWN.get(cost.dtype, 1.0)
-    cube = t.waves * macs / spec.cube_macs_per_cycle * cycle / spec.cube_efficiency
+    cube = t.waves * macs / spec.cube_macs_per_cycle * cycle / cube_efficiency(spec, g)
     a_again, b_again = operand_rereads(spec, g, t, DTYPE_BYTES.get(cost.dtype, 2))
     misses = (a_again if g.a_bytes > spec.l2_bytes else 0) + (b_again if g.b_bytes > spec.l2_bytes else 0)
     partials = 2 * ACC_BYTES * g.batch * g.m * g.n * (t.splits - 1) if t.splits > 1 else 0   # atomic adds

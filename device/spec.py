@@ -40,6 +40,11 @@ class DeviceSpec:
     # sustains when fed (the two networks constrain it weakly: +-1% over 0.8-0.95).
     core_port_bytes_per_cycle: float = 31.5
     cube_efficiency: float = 0.85
+    # The share of the cube's peak a convolution sustains, its A operand expanded by img2col (load3d)
+    # from L1 on the way to the cube. Not fitted separately yet: VGG16 ImageNet (the zoo's cube-bound
+    # check) wants about 0.35, but ResNet-50's calibration holds only near 0.85 until the Conv+BN+ReLU
+    # fusions remove its unfused passes (docs/FIDELITY.md, "Convolutions"); so equal to cube_efficiency.
+    conv_cube_efficiency: float = 0.85
     host_link_bandwidth: float = 32e9            # PCIe 4.0 x16, bytes/s per direction
     host_link_latency_s: float = 2e-6
     dma_engines: int = 2

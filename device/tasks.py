@@ -34,6 +34,7 @@ from ascendemu.errors import HcclParamError
 
 from .collectives import Collective, CollectiveChain, Communicator, Exchange
 from .cost import LABEL_GOTO_S, LABEL_SWITCH_S, KernelCost, block_time, copy_time
+from .kernel_status import STATUS_BYTES, check_status
 from .model import Task
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class LaunchedKernel(Protocol):
     op_info: dict | None           # what it computes, for traces and profilers (op type, tensors); None: unknown
     args: Sequence[Any]            # argument specs: ``nbytes``, ``zero_init``
     zero_init_args: Sequence[int]  # indices of the arguments zeroed before the blocks run
+    status_args: Sequence[int]     # indices of its status words (``kernel_status``), read when it ends
     host_blocks: bool              # its work split comes from the run-time block_dim: any count computes it
 
     def call_block(self, host_args: ctypes.Array, block_idx: int, block_dim: int | None = None) -> None: ...
@@ -182,6 +184,9 @@ class KernelTask(Task):
         else:
             for b in range(blocks):
                 func.call_block(argv, b, blocks)
+        for i in func.status_args:       # a fault the kernel reported: the AI Core exception
+            words = device.memory.view(self.args[i], STATUS_BYTES).view(np.int64)
+            check_status(words, func.name, func.op_info["type"] if func.op_info else func.name, func.args[i].fault)
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from . import (amp, communication, context, dataset, indexing, log, mindrecord, 
 from . import mint  # noqa: F401  (mindspore.mint: after ops and nn, whose names it serves)
 from .backend import get_backend, set_backend
 from .common import dtype
-from .common.api import capture, jit
+from .common.api import capture, jit, jit_class
 from .common.dtype import (bfloat16, bool_, byte, cdouble, cfloat, complex64, complex128, double, dtype_to_nptype,
                            float16, float32, float64, half, int8, int16, int32, int64, intc, intp, long,
                            pytype_to_dtype, short, single, ubyte, uint8, uint16, uint32, uint64, uintc, uintp, ushort)
@@ -27,7 +27,7 @@ from .common.initializer import initializer
 from .common.jit_config import JitConfig
 from .common.parameter import Parameter
 from .common.seed import get_seed, set_seed
-from .common.tensor import Tensor
+from .common.tensor import Tensor, tensor
 from .common.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor
 from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel_context, get_context,
                       reset_auto_parallel_context, set_auto_parallel_context, set_context, set_device)
@@ -62,6 +62,7 @@ __all__ += [n for n in train.__all__ if n not in __all__]
 __all__ += ["mint"]
 __all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
 __all__ += ["vmap", "vjp", "jvp", "jacfwd", "jacrev", "get_grad"]
+__all__ += ["tensor", "jit_class"]
 
 
 def __getattr__(name: str) -> Any:

@@ -43,6 +43,12 @@ def set_backend(backend: Backend | None) -> Backend | None:
     return previous
 
 
+def is_dry_run() -> bool:
+    """Whether the installed backend is a DryRun (computes nothing); False while none is installed (the
+    one :func:`get_backend` makes computes)."""
+    return bool(getattr(_backend, "dry_run", False))
+
+
 def get_backend() -> Backend:
     """The installed backend; on first use without one, the emulated device's executor (device 0)."""
     global _backend

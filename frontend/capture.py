@@ -6,23 +6,42 @@ into their values, so the graph package never reaches into front-end internals.
 """
 from __future__ import annotations
 
+import types
 from typing import Any, Callable
 
-from ascendemu.graph.capture import GraphCaptureError, Tracer, rebuild_outputs
-from ascendemu.graph.ir import Graph
+import numpy as np
 
+from ascendemu.graph.capture import GraphCaptureError, Tracer, rebuild_outputs
+from ascendemu.graph.ir import Graph, IfNode
+
+from .backend import is_dry_run
 from .common.tensor import Tensor
 
 __all__ = ["trace", "tracer_value", "rebuild"]
 
 
-def trace(fn: Callable[..., Any], args: tuple, name: str) -> tuple[Graph, Any]:
+def trace(fn: Callable[..., Any], args: tuple, name: str, if_convert: bool = False) -> tuple[Graph, Any]:
     """Capture ``fn(*args)``: Tensor arguments become graph inputs, other arguments stay static.
 
     Returns the graph and the output structure (see :func:`rebuild`). Values that ``ops.Print``
     printed are extra graph outputs after construct's own, and the structure says how to print them.
+
+    A tensor ``if`` becomes an If node (one branch runs on the device), except where it must be
+    if-converted (``Tracer.if_converts``): a DryRun computes no predicate, so it prices both branches;
+    and a graph that assigns Parameters is captured again with every ``if`` if-converted, since the
+    program runner that runs If nodes applies no Parameter updates. ``if_convert``: every ``if`` is
+    if-converted (an exported graph, whose formats' writers know no If node).
     """
+    select = if_convert or is_dry_run()
+    graph, structure = _trace(fn, args, name, select)
+    if not select and graph.updates and any(isinstance(n, IfNode) for n in graph.nodes):
+        graph, structure = _trace(fn, args, name, True)
+    return graph, structure
+
+
+def _trace(fn: Callable[..., Any], args: tuple, name: str, select_branches: bool) -> tuple[Graph, Any]:
     tracer = Tracer(name)
+    tracer.select_branches = select_branches
     sym_args = [Tensor._symbolic(tracer, tracer.input(a.desc)) if isinstance(a, Tensor) else a for a in args]
     with tracer.active():
         result = fn(*sym_args)
@@ -75,6 +94,10 @@ def _flatten(obj: Any, tracer: Tracer, outputs: list[int]) -> Any:
         return ("dict", [(k, _flatten(v, tracer, outputs)) for k, v in obj.items()])
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return ("static", obj)
+    if isinstance(obj, (np.ndarray, np.generic)):    # JIT Fallback: a NumPy object is returned as it is
+        return ("static", obj)
+    if isinstance(obj, types.GeneratorType):    # a generator expression is a list in a graph (MindSpore's)
+        return _flatten(list(obj), tracer, outputs)
     raise GraphCaptureError(f"construct returned a {type(obj).__name__}; GRAPH_MODE outputs must be "
                             f"Tensors, tuples/lists/dicts of them, or Python scalars")
 

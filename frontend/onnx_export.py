@@ -19,15 +19,13 @@ so a failed export leaves the previous file (or none), never a torn one.
 """
 from __future__ import annotations
 
-import inspect
-import os
 import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError
 from ascendemu.graph.ir import Graph
 from ascendemu.kernels.ops.common import check_format, norm_axis
 from ascendemu.kernels.ops.conv import geometry as conv_geometry
@@ -38,10 +36,8 @@ from ascendemu.kernels.ops.reduce import reduce_axes
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import log
-from .common.api import capture
-from .dataset import Dataset
-from .nn import Cell
-from .common.tensor import Tensor
+from .export_graph import (KWARGS, ExportTypeError, ExportValueError, capture_for_inference, check_target,
+                           input_names_of, live)
 from .unsupported import UnsupportedOpError
 
 __all__ = ["export", "write_onnx", "onnx_model", "check_target", "ExportTypeError", "ExportValueError", "OnnxCall", "LOWERINGS", "ONNX_OPSET"]
@@ -51,21 +47,9 @@ ONNX_SUFFIX = ".onnx"
 ONNX_OPSET = 18
 ONNX_IR_VERSION = 8           # the IR version of opset 18 (onnx 1.13): runtimes from then on load it
 PRODUCER = "ascendemu"
-# MindSpore's export keywords. For ONNX only enc_key/enc_mode change the file; quant_mode, mean and
-# std_dev concern quantisation-aware networks, dataset/custom_func/incremental MINDIR files.
-KWARGS = ("quant_mode", "mean", "std_dev", "enc_key", "enc_mode", "dataset", "obf_config", "custom_func",
-          "incremental")
 MINDSPORE_ENC_MODES = ("AES-GCM", "AES-CBC", "SM4-CBC")
 GELU_SQRT_2_OVER_PI = 0.7978845608028654
 GELU_CUBIC = 0.044715
-
-
-class ExportTypeError(InvalidParamError, TypeError):
-    """An export argument of the wrong type (a TypeError, as MindSpore raises)."""
-
-
-class ExportValueError(InvalidParamError, ValueError):
-    """An export argument with a bad value (a ValueError, as MindSpore raises)."""
 
 
 # ------------------------------------------------------------------------------------------ export
@@ -110,33 +94,13 @@ def write_onnx(net: Any, inputs: tuple, file_name: str, encrypt: Callable[[bytes
     publish_atomic(path, write, stat.S_IRUSR)
 
 
-def check_target(net: Any, inputs: tuple, file_name: str, suffix: str) -> str:
-    """The checked arguments of an export (ONNX or MINDIR): the real path of ``file_name`` with
-    ``suffix`` appended when missing, in an existing directory."""
-    if not isinstance(file_name, str):
-        raise ExportTypeError(f"For 'export', 'file_name' must be a str, but got {type(file_name).__name__}.")
-    if not file_name:
-        raise ExportValueError("For 'export', 'file_name' must be a non-empty file name, but got ''.")
-    if not callable(net):
-        raise ExportTypeError(f"For 'export', 'net' must be a Cell or a function, but got {type(net).__name__}.")
-    _check_inputs(inputs)
-    path = os.path.realpath(file_name)
-    if not path.endswith(suffix):
-        path += suffix
-    if os.path.isdir(path):
-        raise ExportValueError(f"For 'export', 'file_name' {path} is a directory; give a file name.")
-    if not os.path.isdir(os.path.dirname(path)):
-        raise ExportValueError(f"For 'export', the directory of 'file_name' {path} does not exist; create it first.")
-    return path
-
-
 def onnx_model(net: Any, *inputs: Any, input_names: Sequence[str] = ()) -> Any:
     """The ``onnx.ModelProto`` that :func:`export` writes (checked with ``onnx.checker``); ``input_names``
     name the Tensor inputs (default: ``construct``'s argument names)."""
     import onnx
 
-    graph = _capture_for_inference(net, inputs)
-    names = _input_names(net, inputs)
+    graph = capture_for_inference(net, inputs)
+    names = input_names_of(net, inputs)
     if input_names:
         if len(input_names) != len(names) or len(set(input_names)) != len(input_names):
             raise ExportValueError(f"For 'export', 'input_names' must name each of the {len(names)} Tensor input(s) "
@@ -175,47 +139,6 @@ def _check_kwargs(kwargs: dict[str, Any]) -> Callable[[bytes], bytes] | None:
         return out
 
     return encrypt
-
-
-def _check_inputs(inputs: tuple) -> None:
-    if not inputs:
-        raise ExportValueError("For 'export', 'inputs' can not be empty: pass the network's inputs (Tensors of the "
-                               "shapes and dtypes to export) after 'net'.")
-    for i, a in enumerate(inputs):
-        if isinstance(a, Dataset):
-            raise FeatureNotSupportedError(
-                f"export: input {i} is a Dataset; MindSpore serialises a dataset's preprocessing into MINDIR only. "
-                f"Pass Tensors of the network's input shapes")
-        if not isinstance(a, (Tensor, bool, int, float, tuple, list)):
-            raise ExportTypeError(f"For 'export', each input must be a Tensor, Number, bool, tuple or list, but "
-                                  f"input {i} is a {type(a).__name__}.")
-
-
-def _capture_for_inference(net: Any, inputs: tuple) -> Graph:
-    """The graph of ``net(*inputs)`` captured with every cell in eval mode, each cell's mode restored."""
-    if not isinstance(net, Cell):
-        return capture(net, *inputs)[0]
-    modes = [(cell, cell.training) for _, cell in net.cells_and_names()]
-    net.set_train(False)
-    try:
-        return capture(net, *inputs)[0]
-    finally:
-        for cell, mode in modes:
-            object.__setattr__(cell, "training", mode)     # set_train's own store, for this cell only
-
-
-def _input_names(net: Any, inputs: tuple) -> list[str]:
-    """Names of the Tensor inputs: ``construct``'s (or the function's) argument names, as MindSpore's
-    exporter names graph inputs; ``<varargs><i>`` for a ``*args`` argument."""
-    fn = net.construct if isinstance(net, Cell) else net
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), "input")
-    return [positional[i] if i < len(positional) else f"{varargs}{i}"
-            for i, a in enumerate(inputs) if isinstance(a, Tensor)]
 
 
 # ---------------------------------------------------------------------------------------- building
@@ -288,7 +211,7 @@ class _Builder:
         parameter, a value returned twice) go through an Identity, since ONNX names are unique."""
         g, helper = self.graph, self.onnx.helper
         names = {v: self.claim(n) for v, n in zip(g.inputs, input_names)}
-        live_values, live_nodes = _live(g)
+        live_values, live_nodes = live(g)
         for v, c in g.constants.items():
             if v in live_values:
                 d = g.values[v]
@@ -327,16 +250,6 @@ class _Builder:
 
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", ONNX_OPSET)],
                                  ir_version=ONNX_IR_VERSION, producer_name=PRODUCER, producer_version=__version__)
-
-
-def _live(graph: Graph) -> tuple[set[int], set[int]]:
-    """(values, node ids) the graph's outputs depend on."""
-    values, nodes = set(graph.outputs), set()
-    for n in reversed(graph.nodes):
-        if any(v in values for v in n.outputs):
-            nodes.add(n.id)
-            values.update(n.inputs)
-    return values, nodes
 
 
 # --------------------------------------------------------------------------------------- lowerings

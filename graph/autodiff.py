@@ -12,7 +12,8 @@ Gradients of one value from several consumers are summed (Add); a value the outp
 on gets zeros; integer and bool values carry no gradient. The no-task ops (Reshape, ExpandDims,
 Squeeze, Flatten) differentiate to a Reshape back to their input's shape; StopGradient blocks.
 A :class:`GradientHook` (the front end's HookBackward, InsertGradientOf, Morph's bprop) runs a user
-function on gradients while the backward graph is built; its ops become backward nodes too.
+function on gradients while the backward graph is built; its ops become backward nodes too. A device
+loop (While node) differentiates to a backward loop (``graph.while_grad``).
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .capture import Tracer
 from .ir import NO_TASK_OPS, OpNode, WhileNode
+from .while_grad import while_backward
 
 __all__ = ["Builder", "differentiate", "DIFFERENTIABLE_DTYPES", "GRADIENTS_SCOPE", "GradientHook", "add_gradient_hook"]
 
@@ -187,21 +189,18 @@ def differentiate(tracer: Tracer, outputs: int | Sequence[int], wrt: Sequence[in
             if v in hooks and any(u in grads for u in hooks[v].outputs):
                 _run_hook(b, hooks[v], grads)
         douts = tuple(grads.get(v) for v in n.outputs)
-        if isinstance(n, WhileNode) and any(d is not None for d in douts):
-            raise FeatureNotSupportedError(
-                f"cannot differentiate through the `while` loop on a tensor condition at {n.where}: ascendemu "
-                f"runs it as a device loop and has no backward rule for it yet (MindSpore differentiates it). "
-                f"Bound the loop with a Python number (`for _ in range(n)` with a tensor `if` inside), which "
-                f"unrolls and differentiates, or take the gradient in PYNATIVE_MODE")
         if all(d is None for d in douts) or not any(v in live for v in n.inputs):
             continue
         if n.op == "StopGradient":
             continue
-        rule = _rule(n)
-        call = GradCall(OpSignature.make(n.op, [graph.values[v] for v in n.inputs], **n.attrs),
-                        n.inputs, n.outputs, douts, tuple(v in live for v in n.inputs))
         with b.scope_of(n):
-            din = rule(b, call)
+            if isinstance(n, WhileNode):        # a device loop: its backward is a loop too (graph.while_grad)
+                din = while_backward(tracer, n, douts, tuple(v in live for v in n.inputs), differentiate,
+                                     DIFFERENTIABLE_DTYPES)
+            else:
+                call = GradCall(OpSignature.make(n.op, [graph.values[v] for v in n.inputs], **n.attrs),
+                                n.inputs, n.outputs, douts, tuple(v in live for v in n.inputs))
+                din = _rule(n)(b, call)
             if len(din) != len(n.inputs):
                 raise InvalidParamError(f"backward rule of {n.op} returned {len(din)} gradients for "
                                         f"{len(n.inputs)} inputs")

@@ -40,6 +40,10 @@ def data_dependent_error(what: str, tensor: str) -> GraphCaptureError:
 
 
 _local = threading.local()
+# A Parameter assigned inside a device loop's cond or body (Tracer.assign in a nested capture)
+_LOOP_ASSIGN = ("a Parameter assigned inside the `while` loop on a tensor condition at {where}: ascendemu's device "
+                "loops carry tensors, not Parameter updates; carry the new value in a variable and assign it "
+                "after the loop")
 
 
 def current_tracer() -> "Tracer | None":
@@ -57,6 +61,7 @@ class Tracer:
         # (``parent``); the values it reads from there become its inputs after the leading ones
         # (``free``: the parent's value ids, in input order)
         self.parent = parent
+        self.where = ""                                     # a nested capture's loop: its file:line
         self.free: list[int] = []
         self._free_of: dict[tuple[int, int], int] = {}
         self.op_count = 0
@@ -68,6 +73,8 @@ class Tracer:
         self._literal_count = 0
         self._replaying = 0
         self._prints: list[tuple[bool, tuple]] = []         # (made in a replay, items) per ops.Print
+        # a tensor `if` becomes Select of both branches, not an If node (see if_converts); inherited
+        self.select_branches = parent.select_branches if parent is not None else False
 
     @contextmanager
     def active(self) -> Iterator["Tracer"]:
@@ -119,6 +126,10 @@ class Tracer:
         known = self._objects.get(id(obj))
         if known is not None:
             return known[1]
+        if self.parent is not None:     # a loop's graph reads the parameter as a free value: what it holds
+            vid = self.import_value(self.parent, self.parent.state(obj, name, desc))   # where the loop runs,
+            self._objects[id(obj)] = (obj, vid)             # and its gradient is the loop's (graph.while_grad)
+            return vid
         vid = self.graph.add_state(name, desc, obj)
         self._objects[id(obj)] = (obj, vid)
         self._states[id(obj)] = vid
@@ -127,6 +138,8 @@ class Tracer:
     def assign(self, obj: Any, name: str, desc: TensorDesc, value: int) -> None:
         """Parameter ``obj`` holds ``value`` from here on: later reads in this graph see it, and the
         parameter's own memory receives it when the graph has run."""
+        if self.parent is not None:
+            raise GraphCaptureError(_LOOP_ASSIGN.format(where=self.where))
         self._current(obj, name, desc)
         self.graph.add_update(self._states[id(obj)], value)
         self._objects[id(obj)] = (obj, value)
@@ -163,6 +176,17 @@ class Tracer:
                     self.graph.updates[param] = value
                     obj = self._objects[owner[param]][0]
                     self._objects[owner[param]] = (obj, value)
+
+    def if_converts(self) -> bool:
+        """Whether a tensor ``if`` captured here is if-converted (both branches, joined by Select) rather
+        than an If node: inside a gradient's forward (:meth:`replay`; autodiff differentiates a Select,
+        not an If), in a capture made with ``select_branches``, or nested in either."""
+        t: Tracer | None = self
+        while t is not None:
+            if t._replaying or t.select_branches:
+                return True
+            t = t.parent
+        return False
 
     def draw(self) -> int:
         """The index of this functional random call among the graph's (``ops.dropout``): with the
@@ -239,10 +263,12 @@ class Tracer:
             raise type(exc)(f"while capturing {full_name}: {exc.message}") from None
         return node.outputs
 
-    def nested(self, label: str) -> "Tracer":
-        """A capture nested in this one, for a loop's cond or body: its nodes are named under ``label``."""
+    def nested(self, label: str, where: str = "") -> "Tracer":
+        """A capture nested in this one, for a loop's cond or body: its nodes are named under ``label``;
+        ``where`` is the loop's file:line (errors name it)."""
         sub = Tracer(f"{self.graph.name}/{label}", parent=self)
         sub.scopes.append(label)
+        sub.where = where or label
         return sub
 
     def import_value(self, owner: "Tracer", vid: int) -> int:
@@ -266,9 +292,7 @@ class Tracer:
         """The nested graph of a loop's cond or body, with ``outputs``: a Parameter it assigns or a value
         it prints would need the loop's every iteration to reach the host, which is refused."""
         if self.graph.updates:
-            raise GraphCaptureError(f"a Parameter assigned inside the `while` loop on a tensor condition at "
-                                    f"{where}: ascendemu's device loops carry tensors, not Parameter updates; "
-                                    f"carry the new value in a variable and assign it after the loop")
+            raise GraphCaptureError(_LOOP_ASSIGN.format(where=where))
         if self._prints:
             raise GraphCaptureError(f"ops.Print inside the `while` loop on a tensor condition at {where} is not "
                                     f"supported; print the carried values after the loop")

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.signature import TensorDesc
 
-from .ir import Graph, WhileNode, infer_node_outputs
+from .ir import CONTROL_NODES, Graph, infer_node_outputs
 
 __all__ = ["FamilyStats", "ShapeFamily", "ShapeMismatch", "family_stats", "reinfer"]
 
@@ -54,8 +54,9 @@ def reinfer(template: Graph, inputs: list[TensorDesc]) -> Graph:
                                 f"{desc.dtype}")
         graph.values[vid] = desc
     for node in graph.nodes:
-        if isinstance(node, WhileNode):
-            raise ShapeMismatch(f"{node.full_name}: a device loop's carried shapes are captured, not inferred")
+        if isinstance(node, CONTROL_NODES):
+            raise ShapeMismatch(f"{node.full_name}: a device loop's or conditional's graphs are captured for "
+                                f"their shapes, not inferred")
         try:
             descs = infer_node_outputs(node.op, [graph.values[v] for v in node.inputs], node.attrs)
         except InvalidParamError as exc:

@@ -75,6 +75,35 @@ class WhileNode(OpNode):
                 "cond": self.cond.structure_hash(), "body": self.body.structure_hash()}
 
 
+@dataclass
+class IfNode(OpNode):
+    """A conditional on the device: ``then`` runs when the bool scalar ``inputs[0]`` is true, ``other``
+    when it is false (MindSpore's ``if`` on a tensor condition, which Ascend runs as a LabelSwitch to the
+    taken branch's tasks and a LabelGoto to the join; both branches are compiled, one runs).
+
+    ``inputs`` are the outer graph's values: the predicate, then the values ``then`` reads from outside
+    (``then_free`` of them), then those ``other`` reads. Each branch takes its free values and outputs
+    the joined variables in order, of one shape and dtype in both; ``outputs`` are the taken branch's.
+    ``where`` is the statement's file:line. Passes never see one: the compiler splits a graph at its
+    control flow first (``graph.program``)."""
+
+    then: Graph | None = None
+    other: Graph | None = None
+    then_free: int = 0
+    where: str = ""
+
+    def signature(self, graph: "Graph") -> OpSignature:
+        raise InvalidParamError(f"{self.full_name} is an If (at {self.where}), not a kernel op: compile its graph "
+                                f"with graph.program.split, which runs its branches as ordinary graphs")
+
+    def to_json(self) -> dict:
+        return {**super().to_json(), "then_free": self.then_free, "where": self.where,
+                "then": self.then.structure_hash(), "other": self.other.structure_hash()}
+
+
+CONTROL_NODES = (WhileNode, IfNode)     # nodes that hold graphs of their own: run as a program's parts
+
+
 class StateSource(Protocol):
     """A model Parameter as graphs see it: mutable state whose newest copy may live on the device.
 
@@ -200,8 +229,25 @@ class Graph:
         self._hash = None
         return node
 
+    def add_if(self, pred: int, then: "Graph", other: "Graph", then_free: list[int], other_free: list[int],
+               full_name: str, where: str) -> IfNode:
+        """Append a conditional (:class:`IfNode`) on the bool scalar ``pred``; its outputs are the taken
+        branch's (``then``'s and ``other``'s outputs agree in shape and dtype)."""
+        inputs = (pred,) + tuple(then_free) + tuple(other_free)
+        for v in inputs:
+            if v not in self.values:
+                raise InvalidParamError(f"If: input value {v} is not defined in graph {self.name!r}")
+        nid = self.new_node_id()
+        outs = tuple(self.new_value(then.values[v]) for v in then.outputs)
+        node = IfNode(nid, "If", {}, inputs, outs, full_name, (full_name,), then=then, other=other,
+                      then_free=len(then_free), where=where)
+        self.nodes.append(node)
+        self._hash = None
+        return node
+
     def has_loops(self) -> bool:
-        return any(isinstance(n, WhileNode) for n in self.nodes)
+        """Whether the graph holds control flow on the device (While or If nodes): it runs as a program."""
+        return any(isinstance(n, CONTROL_NODES) for n in self.nodes)
 
     # ------------------------------------------------------------------ queries
     def producers(self) -> dict[int, OpNode]:
@@ -289,6 +335,8 @@ class Graph:
                          [[ren(v), self.values[v].to_json()] for v in n.outputs], n.full_name]
                         + ([n.cond.structure_hash(), n.body.structure_hash(), n.carried, n.cond_free]
                            if isinstance(n, WhileNode) else [])
+                        + ([n.then.structure_hash(), n.other.structure_hash(), n.then_free]
+                           if isinstance(n, IfNode) else [])
                         for n in self.nodes]
         doc["aliases"] = sorted([ren(a), ren(r), self.values[a].to_json()] for a, r in self.aliases.items())
         doc["outputs"] = [ren(v) for v in self.outputs]

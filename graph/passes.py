@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.ops.common import FLOAT
 from ascendemu.kernels.registry import communication, lowerings
-from ascendemu.kernels.signature import TensorDesc, jsonable
+from ascendemu.kernels.signature import ITEMSIZE, TensorDesc, jsonable
 
 from .ir import NO_TASK_OPS, Graph, OpNode
 from .memory_plan import peak_memory  # noqa: F401  (part of this module's API: order + peak)
@@ -108,6 +108,19 @@ def _joins(graph: Graph, node: OpNode, producers: dict, consumers: dict, pinned:
     return graph.values[node.outputs[0]].dtype in FLOAT + ("bool",)
 
 
+def _rounds_inside(graph: Graph, node: OpNode, root: OpNode) -> bool:
+    """A Cast to a narrower float (float32 -> float16) feeding a tree that stores a wider result: the
+    Cast must round, but in a fused program it is a no-op on the float32 registers and no narrow
+    store rounds after it, so it stays out (``Cast(Cast(x, float16), float32)`` is x rounded to
+    float16 in every mode). Under a tree storing the narrow type (amp's Cast of a float32 bias into a
+    float16 BiasAdd) it joins: the store rounds, as the design of fused float16 arithmetic accepts."""
+    if node.op != "Cast":
+        return False
+    narrow = ITEMSIZE[graph.values[node.outputs[0]].dtype]
+    return narrow < ITEMSIZE[graph.values[node.inputs[0]].dtype] and \
+        narrow < ITEMSIZE[graph.values[root.outputs[0]].dtype]
+
+
 def _is_literal_scalar(graph: Graph, vid: int) -> bool:
     c = graph.constants.get(vid)
     return c is not None and not c.is_parameter and c.data.ndim == 0
@@ -135,7 +148,7 @@ def _groups(graph: Graph) -> list[list[OpNode]]:
             for v in stack.pop().inputs:
                 p = producers.get(v)
                 if (p is not None and p.id not in taken and _joins(graph, p, producers, consumers, pinned)
-                        and len(consumers[v]) == 1 and v not in pinned):
+                        and len(consumers[v]) == 1 and v not in pinned and not _rounds_inside(graph, p, root)):
                     taken.add(p.id)
                     group.append(p)
                     stack.append(p)

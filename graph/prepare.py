@@ -117,7 +117,7 @@ class GraphPreparer:
             if v not in compiled.constants:
                 continue
             if const.source is not None:
-                ptr = self._state_buffer(const.source, compiled.values[root])
+                ptr = self.state_buffer(const.source, compiled.values[root])
             elif prepared.constant_data.get(root) == id(const.value):
                 continue
             else:
@@ -129,7 +129,7 @@ class GraphPreparer:
                 prepared.constants[root] = ptr
                 prepared.sunk = []
 
-    def _state_buffer(self, source: StateSource, desc: TensorDesc) -> int:
+    def state_buffer(self, source: StateSource, desc: TensorDesc) -> int:
         """The device buffer of a parameter, uploaded from the host when its version changed."""
         slot = self._states.get(id(source))
         if slot is None or slot.source() is not source:

@@ -6,7 +6,9 @@ A captured graph holding :class:`~.ir.WhileNode` s is split at its loops, in nod
   are the outer values it reads (graph inputs, earlier parts' results) and whose outputs are the values
   it defines that a later part or the graph's outputs read (a segment nobody reads is dropped);
 - a :class:`Loop` is one While node: its cond and body graphs run as parts of their own, again and
-  again, by the program runner (``graph.program_runner``), a body holding loops recursively.
+  again, by the program runner (``graph.program_runner``), a body holding loops recursively;
+- a :class:`Branch` is one If node (a tensor ``if``): both its branch graphs are parts, one runs per
+  step, picked on the device (``graph.if_node``).
 
 So every pass, both caches, the memory plans and O0/O1/O2 apply to each part unchanged: the passes never
 see a While node (the split treats it as opaque and keeps it, whatever it reads), and a part's graph
@@ -17,11 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ascendemu.errors import FeatureNotSupportedError
+from .ir import CONTROL_NODES, Graph, IfNode, OpNode, WhileNode
 
-from .ir import Graph, OpNode, WhileNode
-
-__all__ = ["Loop", "Program", "Segment", "split"]
+__all__ = ["Branch", "Loop", "Program", "Segment", "split"]
 
 
 @dataclass
@@ -35,9 +35,17 @@ class Segment:
 
 @dataclass
 class Loop:
-    """One device loop of the outer graph."""
+    """One device loop of the outer graph (or a loop's backward, a ``graph.while_grad.WhileGradNode``)."""
 
     node: WhileNode
+
+
+@dataclass
+class Branch:
+    """One tensor ``if`` of the outer graph (:class:`~.ir.IfNode`): its branches run as parts of their own,
+    one of them per run, picked on the device (``graph.if_node``)."""
+
+    node: IfNode
 
 
 @dataclass
@@ -45,19 +53,14 @@ class Program:
     """The parts of ``graph`` in run order (values named by ``graph``'s ids)."""
 
     graph: Graph
-    parts: list[Segment | Loop]
+    parts: list[Segment | Loop | Branch]
 
 
 def split(graph: Graph) -> Program:
     """Split ``graph`` at its While nodes (see the module docstring)."""
-    if graph.updates:
-        raise FeatureNotSupportedError(
-            f"graph {graph.name!r} assigns Parameters and runs a `while` loop on a tensor condition: ascendemu's "
-            f"device loops do not run in a graph with Parameter updates yet; run the loop in a graph of its own "
-            f"(a separate Cell or jit function) or use PYNATIVE_MODE")
-    groups: list[list[OpNode] | WhileNode] = []
+    groups: list[list[OpNode] | WhileNode | IfNode] = []
     for n in graph.nodes:
-        if isinstance(n, WhileNode):
+        if isinstance(n, CONTROL_NODES):
             groups.append(n)
         elif groups and isinstance(groups[-1], list):
             groups[-1].append(n)
@@ -65,16 +68,18 @@ def split(graph: Graph) -> Program:
             groups.append([n])
     # values each group's successors (and the graph's outputs) read
     read_later: list[set[int]] = [set() for _ in groups]
-    reads = set(graph.outputs)
+    # Parameter updates are outside every loop (a loop's graphs cannot assign): the runner copies their
+    # values into the parameters after the last part, so they are read last
+    reads = set(graph.outputs) | set(graph.updates.values())
     for k in range(len(groups) - 1, -1, -1):
         read_later[k] = set(reads)
         group = groups[k]
-        for n in ([group] if isinstance(group, WhileNode) else group):
+        for n in ([group] if isinstance(group, CONTROL_NODES) else group):
             reads.update(n.inputs)
-    parts: list[Segment | Loop] = []
+    parts: list[Segment | Loop | Branch] = []
     for k, group in enumerate(groups):
-        if isinstance(group, WhileNode):
-            parts.append(Loop(group))
+        if isinstance(group, CONTROL_NODES):
+            parts.append(Loop(group) if isinstance(group, WhileNode) else Branch(group))
             continue
         segment = _segment(graph, group, read_later[k], f"{graph.name}/segment{len(parts)}")
         if segment.outputs:

@@ -92,6 +92,10 @@ class StepRunner(_GraphRunner):
             self.log.begin(graph.name, jit_level)
             results = self.programs.run(graph, inputs, jit_level)
             kernels = self.programs.kernels
+            stacks = self.programs.stacks
+            if stacks:
+                self.log.record_loop_stacks(graph.name, sum(st.trips for st in stacks),
+                                            sum(st.reserved for st in stacks))
         else:
             prepared = self.preparer.prepare(graph, jit_level)
             self.preparer.bind_constants(prepared, graph)

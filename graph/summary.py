@@ -95,6 +95,14 @@ class RunLog:
         self.steps: deque[StepRecord] = deque(maxlen=STEP_HISTORY)
         self.totals: dict[tuple[str, str], _Totals] = {}
         self.sinks: dict[tuple[str, str], _SinkTotals] = {}
+        # graph -> (most trips saved, most bytes reserved) by its device loops' stacks in one step
+        self.loop_stacks: dict[str, tuple[int, int]] = {}
+
+    def record_loop_stacks(self, name: str, trips: int, reserved: int) -> None:
+        """One step of ``name`` saved ``trips`` loop trips for its backward in stacks of ``reserved`` bytes
+        (graph.while_grad): device memory no compile-time plan sees, since the trip count is the data's."""
+        old = self.loop_stacks.get(name, (0, 0))
+        self.loop_stacks[name] = (max(old[0], trips), max(old[1], reserved))
 
     def begin(self, name: str, level: str) -> None:
         """Mark a step's start for the runtime's recorders, if any listen."""
@@ -151,6 +159,10 @@ class RunLog:
                          + (" (steady state, first run excluded)" if t.runs > 1 else ""))
         for (name, level), t in self.sinks.items():
             lines.append(_sink_line(name, level, t, self.totals.get((name, level))))
+        for name, (trips, reserved) in self.loop_stacks.items():
+            lines.append(f"{name}: gradients through `while` loops saved up to {trips} trip(s) per step on device "
+                         f"stacks that reserved up to {format_bytes(reserved)} (summed over the step's stacks; "
+                         f"graph.while_grad)")
         return lines
 
 

@@ -36,6 +36,9 @@ class ArgSpec:
     nbytes: int
     role: str = "in"            # "in", "out" or "workspace"
     zero_init: bool = False     # the .json "parameters" flag: must be zeroed before launch
+    # A workspace that is the kernel's status word (``device.kernel_status``): words a fault the kernel
+    # reports in it as MindSpore does for the op (None: an ordinary argument). Launch facts, not data.
+    fault: Callable[[Sequence[int]], str] | None = field(default=None, compare=False, repr=False)
 
     @property
     def writes(self) -> bool:
@@ -72,6 +75,8 @@ class KernelFunction:
         self._cfunc = KernelEntry(self.entry) if self.entry else None
         # computed once: the device reads it on every launch
         self.zero_init_args = tuple(i for i, a in enumerate(self.args) if a.zero_init)
+        # the status words the device reads when a launch ends (zeroed before it: zero_init)
+        self.status_args = tuple(i for i, a in enumerate(self.args) if a.fault is not None)
         self._tiling_data = (ctypes.c_int64 * len(self.tiling))(*self.tiling) if self.tiling else None
         # host addresses appended to the arguments' at every launch
         self.tiling_args = (ctypes.addressof(self._tiling_data),) if self.tiling else ()

@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 
 import llvmlite.binding as llvm
-import numba
+from numba.core import sigutils
+from numba.core.ccallback import CFunc
+from numba.core.compiler_lock import global_compiler_lock
 
 from ascendemu.hal.elf import read_elf
 from ascendemu.hal.meta import META_SECTION
@@ -94,14 +96,31 @@ def _reshape(ir: str, wrapper: str, symbol: str, meta: bytes, tm: llvm.TargetMac
     return _DEFINE_LINE.sub(f'\\1\\2 section "{CODE_SECTION}" {{', text)
 
 
+@global_compiler_lock
+def _numba_ir(pyfunc) -> tuple[str, str]:
+    """The cfunc wrapper's name and numba's optimised LLVM IR of ``pyfunc``, never compiled to machine code.
+
+    ``numba.cfunc`` would also finalise its library into numba's JIT engine (machine code for an address
+    nothing here calls, ~10% of a build) and keep that module alive for the whole process. This runs the
+    same compilation (numba's CFunc pipeline: type inference, lowering, the cfunc wrapper), then what
+    ``CodeLibrary.finalize`` does before the JIT step: link the helper libraries in and optimise."""
+    sig = sigutils.normalize_signature(kernel_signature())
+    cres = CFunc(pyfunc, sig, locals={}, options={"error_model": KERNEL_ERROR_MODEL})._compile_uncached()
+    library = cres.library
+    for linked in dict.fromkeys(library._linking_libraries):      # numba helpers (njit) the kernel calls
+        library._final_module.link_in(linked._get_module_for_linking(), preserve=True)
+    library._optimize_final_module()
+    return cres.fndesc.llvm_cfunc_wrapper_name, str(library._final_module)
+
+
 def compile_object(pyfunc, symbol: str, meta: bytes) -> tuple[bytes, list[str]]:
     """Compile ``pyfunc`` (uniform kernel ABI) to object bytes exporting only ``symbol``.
 
     Returns the object and the sorted names of the symbols it leaves undefined.
     """
-    cfunc = numba.cfunc(kernel_signature(), error_model=KERNEL_ERROR_MODEL)(pyfunc)
+    wrapper, optimised = _numba_ir(pyfunc)
     tm = host_target_machine()
-    ir = _reshape(cfunc._library.get_llvm_str(), cfunc.native_name, symbol, meta, tm)
+    ir = _reshape(optimised, wrapper, symbol, meta, tm)
     module = llvm.parse_assembly(ir)
     module.verify()
     obj = bytes(tm.emit_object(module))

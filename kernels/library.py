@@ -141,10 +141,14 @@ class KernelPlan:
     @property
     def args(self) -> tuple[ArgSpec, ...]:
         """Inputs, outputs, workspaces. Every kernel initialises its own accumulators, so no argument
-        needs zeroing before launch."""
+        needs zeroing before launch, except a status word (a checking kernel's last workspace), which
+        the kernel writes only on a fault."""
+        sizes = self.plan.workspace_sizes
+        status = len(sizes) - 1 if self.plan.fault is not None else -1
         return (tuple(ArgSpec(d.nbytes, "in") for d in self.sig.inputs)
                 + tuple(ArgSpec(d.nbytes, "out") for d in self.outputs)
-                + tuple(ArgSpec(size, "workspace") for size in self.plan.workspace_sizes))
+                + tuple(ArgSpec(size, "workspace", True, self.plan.fault) if i == status else ArgSpec(size, "workspace")
+                        for i, size in enumerate(sizes)))
 
     @property
     def empty(self) -> bool:

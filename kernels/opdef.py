@@ -12,7 +12,7 @@ alone, and a warm start needs nothing but ``infer`` and ``plan``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ascendemu.device.collectives import Collective
 from ascendemu.device.cost import KernelCost
@@ -35,6 +35,9 @@ class Plan:
     # the kernel's outputs do not depend on its block count (it splits its work by the run-time block_dim,
     # each block using its own workspace share): the host may compute it as fewer, larger blocks
     host_blocks: bool = False
+    # A kernel that checks its inputs: its last workspace is its status word (``device.kernel_status``,
+    # STATUS_BYTES, zeroed before each launch) and this words a fault it reports, as MindSpore does
+    fault: Callable[[Sequence[int]], str] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

@@ -567,8 +567,9 @@ def _launch_facts(rec: fmt.Kernel) -> KernelFunction:
     work = [_count(v, name) for v, name in zip(cost[:3], ("cube_flops", "vector_ops", "bytes"))]
     gemm = cost[4] if len(cost) > 4 else None
     if gemm is not None:
-        if type(gemm) is not list or len(gemm) != 7:
-            raise InvalidFileError(f"gemm {short_repr(gemm)} is not [batch, m, n, k, a_bytes, b_bytes, split_k]")
+        if type(gemm) is not list or len(gemm) not in (7, 8):
+            raise InvalidFileError(f"gemm {short_repr(gemm)} is not [batch, m, n, k, a_bytes, b_bytes, split_k, "
+                                   f"(conv)]")
         gemm = Gemm.from_json([_count(v, f"gemm[{i}]", 1 if i == 0 else 0) for i, v in enumerate(gemm)])
     reread = _count(cost[5], "reread") if len(cost) > 5 else 0
     return KernelFunction(rec.name, 0, block_dim, tuple(args), KernelCost(*work, cost[3], gemm, reread))

@@ -30,6 +30,19 @@ os.environ.setdefault("TE_PARALLEL_COMPILER", "1")
 
 from ascendemu.cli.pytest_plugin import emulated_device, fresh_runtime
 
+# The test files with the longest single tests (ranks under mpiexec, SIGKILL trials that wait on their
+# children), run first: a long test started last keeps one core busy alone while the other xdist worker
+# has nothing left (the suite's tail). pyproject's ``--dist worksteal`` lets the worker that ran out take
+# half of the other's remaining tests, and gives each worker a contiguous run of tests, so the two seldom
+# wait on each other's build lock for the same kernel. Everything else keeps its collection order.
+SLOW_FIRST = ("test_data_parallel.py", "test_cache_faults.py", "test_first_contact.py", "test_detection_ops.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the tests of SLOW_FIRST's files to the front (a stable sort: the same order on every worker)."""
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
+
 
 @pytest.fixture(scope="session")
 def ascendemu_kernel_cache(tmp_path_factory) -> Path:

@@ -135,7 +135,9 @@ def test_a_tensor_while_runs_as_a_device_loop():
     np.testing.assert_array_equal(Loop()(Tensor(np.ones(2, np.float32))).asnumpy(), np.full(2, 8, np.float32))
 
 
-def test_branches_that_disagree_on_a_python_value_are_refused_as_mindspore_does():
+def test_branches_that_disagree_on_a_python_scalar_join_it_on_the_device_as_mindspore_does():
+    """Real MindSpore 2.10 prints [1. 1.] and [-2. -2.] for these two calls (it joins the two ints into
+    one scalar the device selects; the statements tutorial's `out = m` / `out = n` case)."""
     class Disagree(nn.Cell):
         def construct(self, x):
             if x.sum() > 0:
@@ -143,6 +145,19 @@ def test_branches_that_disagree_on_a_python_value_are_refused_as_mindspore_does(
             else:
                 k = 2
             return x * k
+
+    np.testing.assert_array_equal(Disagree()(Tensor(np.ones(2, np.float32))).asnumpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(Disagree()(Tensor(-np.ones(2, np.float32))).asnumpy(), [-2.0, -2.0])
+
+
+def test_branches_that_disagree_on_a_python_value_of_two_kinds_are_refused():
+    class Disagree(nn.Cell):
+        def construct(self, x):
+            if x.sum() > 0:
+                k = 1
+            else:
+                k = "two"
+            return x, k
 
     with pytest.raises(TypeError, match="Cannot join the return values of different branches"):
         Disagree()(Tensor(np.ones(2, np.float32)))

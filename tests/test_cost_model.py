@@ -42,6 +42,28 @@ def test_cube_time_pads_to_the_fractal_and_counts_waves():
                                                                      SPEC.cube_efficiency)
 
 
+def test_convolutions_run_at_their_own_cube_efficiency():
+    # the 64-tile product above as a convolution, on a spec whose img2col-fed cube sustains 0.4 of peak:
+    # 2 waves x 256 x 256 x 64 MACs / 4096 per cycle / 0.4; a MatMul of the same shape keeps cube_efficiency
+    spec = get_spec(conv_cube_efficiency=0.4)
+    conv, matmul = Gemm(1, 256 * 64, 256, 64, 1, 1, conv=True), Gemm(1, 256 * 64, 256, 64, 1, 1)
+    assert breakdown(spec, KernelCost(gemm=conv)).cube == pytest.approx(2 * 256 * 256 * 64 / 4096 * NS / 0.4)
+    assert breakdown(spec, KernelCost(gemm=matmul)).cube == pytest.approx(2 * 256 * 256 * 64 / 4096 * NS /
+                                                                          spec.cube_efficiency)
+    # the trace form: a MatMul's gemm is the 7 numbers older traces hold; a convolution's appends its flag
+    assert matmul.to_json() == [1, 16384, 256, 64, 1, 1, 0] and conv.to_json() == [1, 16384, 256, 64, 1, 1, 0, 1]
+    assert Gemm.from_json(conv.to_json()) == conv and Gemm.from_json(matmul.to_json()) == matmul
+
+
+def test_conv_kernels_declare_a_conv_gemm():
+    from ascendemu.kernels.ops.conv import implicit_gemm
+    from ascendemu.kernels.signature import TensorDesc
+    g = dict(group=1, n=2, c=8, h=8, w=8, oc=16, oh=8, ow=8, kh=3, kw=3)
+    inputs = (TensorDesc((2, 8, 8, 8), "float16"), TensorDesc((16, 8, 3, 3), "float16"))
+    for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
+        assert implicit_gemm(op, g, inputs).conv
+
+
 def test_split_k_spreads_a_few_tiles_over_the_idle_cores():
     # Conv2DBackpropFilter-like: a 64 x 576 filter over K = 50176 positions: 1 x 3 tiles, K split 10 ways
     g = Gemm(1, 64, 576, 50176, 1, 1, split_k=True)

@@ -182,8 +182,20 @@ def test_products_of_any_size_share_one_kernel_and_any_block_count_computes_them
             for block in range(blocks):
                 k.call_block(argv, block, blocks)
             np.testing.assert_array_equal(out, y)
-    transposed = OpSignature.make("MatMul", [((19, 37), "float32"), ((19, 23), "float32")], transpose_a=True)
-    assert cache.get(transposed).name != kernels[0].name
+    # the BLAS route reads its transposes at run time: a layer's forward and gradient products share it
+    for ta, tb in ((True, False), (False, True), (True, True)):
+        a = rng.standard_normal((19, 37) if ta else (37, 19)).astype(np.float32)
+        b = rng.standard_normal((23, 19) if tb else (19, 23)).astype(np.float32)
+        s = OpSignature.make("MatMul", [(a.shape, "float32"), (b.shape, "float32")], transpose_a=ta, transpose_b=tb)
+        k = cache.get(s)
+        assert k.name == kernels[0].name
+        (y,) = run(k, s, [a, b])
+        want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+    # the blocked route (float16) compiles them in: its loads' strides and B's packing order differ
+    plain = OpSignature.make("MatMul", [((8, 4), "float16"), ((4, 6), "float16")])
+    transposed = OpSignature.make("MatMul", [((4, 8), "float16"), ((4, 6), "float16")], transpose_a=True)
+    assert cache.get(plain).name != cache.get(transposed).name
 
 
 def test_batch_products_of_one_batch_rank_share_a_kernel_broadcast_or_not(cache):

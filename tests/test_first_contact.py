@@ -148,9 +148,10 @@ print("OUT", prof.saved[0])
 '''
 
 
-def test_profiler_trace_and_csv_name_kernels_by_mindsporess_full_op_names(tmp_path):
+def test_profiler_trace_and_csv_name_kernels_by_mindsporess_full_op_names(tmp_path, ascendemu_kernel_cache):
     (tmp_path / "p.py").write_text(PROFILED)
-    proc = run_cli(tmp_path, "--jit-level", "O0", "--trace", "t.json", "p.py")
+    proc = run_cli(tmp_path, "--jit-level", "O0", "--trace", "t.json", "p.py",
+                   MS_COMPILER_CACHE_PATH=str(ascendemu_kernel_cache))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = tmp_path / re.search(r"OUT (.*)", proc.stdout).group(1)
     with open(out / "kernel_details.csv") as f:
@@ -174,12 +175,13 @@ def test_tolerance_takes_percent_or_fraction_and_refuses_ambiguous_numbers():
         parse_tolerance("5")
 
 
-def test_check_against_a_baseline_of_another_preset_warns_naming_both(tmp_path):
+def test_check_against_a_baseline_of_another_preset_warns_naming_both(tmp_path, ascendemu_kernel_cache):
     (tmp_path / "s.py").write_text("import numpy as np\nimport mindspore as ms\n"
                                    "ms.ops.add(ms.Tensor(np.ones(4, np.float32)), 1.0).asnumpy()\n")
-    saved = run_cli(tmp_path, "--quiet", "--device", "Ascend910B1", "--save-baseline", "b.json", "s.py")
+    cache = {"MS_COMPILER_CACHE_PATH": str(ascendemu_kernel_cache)}
+    saved = run_cli(tmp_path, "--quiet", "--device", "Ascend910B1", "--save-baseline", "b.json", "s.py", **cache)
     assert saved.returncode == 0, saved.stderr[-2000:]
-    proc = run_cli(tmp_path, "--quiet", "--check", "b.json", "s.py")
+    proc = run_cli(tmp_path, "--quiet", "--check", "b.json", "s.py", **cache)
     assert re.search(r"warning: baseline b\.json was recorded on Ascend910B1, this run emulates Ascend910A",
                      proc.stdout), proc.stdout
 

@@ -329,13 +329,16 @@ def test_pad_front_ends(ex):
 # -------------------------------------------------------------------------------------- Embedding
 
 def test_embedding_lookup_padding_row_and_gradient(ex, graph_mode):
-    """Rows of the table by id (an id outside the vocabulary reads zeros and gets no gradient); the
-    padding_idx row starts at zero and, as in MindSpore, still receives its gradient."""
+    """Rows of the table by id; the padding_idx row starts at zero and, as in MindSpore, still receives
+    its gradient. An id outside the vocabulary is MindSpore's RuntimeError (For 'Gather', ... [0, 6),
+    but got 7), raised at synchronisation (tests/test_kernel_faults.py)."""
     net = nn.Embedding(6, 3, padding_idx=2)
     table = net.embedding_table.asnumpy()
     assert net.embedding_table.name == "embedding_table" and table.shape == (6, 3)
     assert not table[2].any() and table[[0, 1, 3, 4, 5]].all()
-    ids = np.array([[2, 5, 7], [0, 2, 5]], np.int32)
+    with pytest.raises(RuntimeError, match=r"range \[0, 6\), but got 7"):
+        net(Tensor(np.array([[2, 5, 7]], np.int32))).asnumpy()
+    ids = np.array([[2, 5, 1], [0, 2, 5]], np.int32)
     ct = rand(2, 3, 3)
 
     def objective(i):

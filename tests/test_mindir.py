@@ -39,7 +39,9 @@ def read(path: Path):
 
 def skeleton(m) -> list[tuple]:
     """The computation of a model: per node, MindSpore's primitive, its attributes and the values of
-    its Constant inputs, sorted (MindSpore may order independent nodes differently)."""
+    its Constant inputs, sorted (MindSpore may order independent nodes differently). A product by a
+    number is one form, ``Mul`` by that number: MindSpore writes ``x * 0.5`` as Muls and
+    ``x * Tensor(0.5)`` as Mul of a 0-d tensor, which capture cannot tell apart (the same computation)."""
     prims = {p.name: p for p in m.primitives}
     consts = {n.output[0]: n.attribute[0] for n in m.graph.node if n.op_type == "Constant"}
     out = []
@@ -51,8 +53,20 @@ def skeleton(m) -> list[tuple]:
             continue
         attrs = sorted((a.name, str(a)) for a in p.attribute)
         args = [str(consts[i]).replace('name: "value"', "") for i in n.input if i in consts]
-        out.append((p.op_type, p.prim_type, attrs, args))
+        number = _multiplier(p.op_type, [consts[i] for i in n.input if i in consts])
+        out.append(("Mul", p.prim_type, attrs, [number]) if number is not None else
+                   (p.op_type, p.prim_type, attrs, args))
     return sorted(out)
+
+
+def _multiplier(op_type: str, consts: list) -> str | None:
+    """The number a Muls, or a Mul by a 0-d float32 constant, multiplies by (as float32 text)."""
+    if op_type == "Muls" and len(consts) == 1:
+        return str(np.float32(consts[0].f))
+    if op_type == "Mul" and len(consts) == 1 and consts[0].tensors and not consts[0].tensors[0].dims \
+            and consts[0].tensors[0].data_type == pb.TensorProto.FLOAT:
+        return str(np.frombuffer(consts[0].tensors[0].raw_data, "<f4")[0])
+    return None
 
 
 @pytest.fixture(scope="module")

@@ -615,7 +615,7 @@ if __name__ == "__main__":
 '''
 
 
-def test_zoo_lenet_script_trains_checkpoints_and_evaluates_unchanged(tmp_path):
+def test_zoo_lenet_script_trains_checkpoints_and_evaluates_unchanged(tmp_path, ascendemu_kernel_cache):
     """Five steps of LeNet-5 on 20 MNIST images (IDX files), checkpoints every 2 steps keeping 2, then
     the final checkpoint evaluated on 8 test images: the printed accuracy is numpy's, computed from
     that checkpoint's weights on the same preprocessed images."""
@@ -624,7 +624,7 @@ def test_zoo_lenet_script_trains_checkpoints_and_evaluates_unchanged(tmp_path):
     test_images, test_labels = rng.integers(0, 256, (8, 28, 28)), rng.integers(0, 10, 8)
     write_idx(tmp_path / "MNIST_Data" / "test", "t10k", test_images, test_labels)
     (tmp_path / "train.py").write_text(LENET_SCRIPT)
-    proc = run_cli(tmp_path, "train.py", MS_COMPILER_CACHE_PATH=str(tmp_path))
+    proc = run_cli(tmp_path, "train.py", MS_COMPILER_CACHE_PATH=str(ascendemu_kernel_cache))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout.splitlines()
     assert [re.sub(r"loss is \S+", "loss is L", line) for line in out if line.startswith("epoch:")] == [

@@ -297,7 +297,7 @@ def test_indexing_lowers_to_strided_slice_and_gather():
     assert [n.op for n in graph.nodes] == ["StridedSlice", "Gather"]      # whole slices are no op
     assert graph.nodes[0].attrs == {"begin": (1, 0, 0), "end": (0, 0, 0), "strides": (1, 1, -1), "begin_mask": 4,
                                     "end_mask": 5, "ellipsis_mask": 0, "new_axis_mask": 2, "shrink_axis_mask": 0}
-    assert graph.nodes[1].attrs == {"axis": 1}
+    assert graph.nodes[1].attrs == {"axis": 1, "check_indices": True}     # an index out of range raises
 
 
 def test_indexing_gradient_in_graph_mode(ex, restore_context):

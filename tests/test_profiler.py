@@ -28,9 +28,10 @@ print("OUT", out)
 '''
 
 
-def test_profiler_writes_mindsporess_ascend_files_from_the_device_trace(tmp_path: Path):
+def test_profiler_writes_mindsporess_ascend_files_from_the_device_trace(tmp_path: Path, ascendemu_kernel_cache: Path):
     (tmp_path / "prof_script.py").write_text(SCRIPT)
-    proc = run_cli(tmp_path, "--trace", "full.json", "prof_script.py")
+    proc = run_cli(tmp_path, "--trace", "full.json", "prof_script.py",
+                   MS_COMPILER_CACHE_PATH=str(ascendemu_kernel_cache))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = tmp_path / re.search(r"OUT (.*)", proc.stdout).group(1)
     (run_dir,) = list((tmp_path / "prof").iterdir())

@@ -157,3 +157,29 @@ def test_inplace_on_a_parameter_assigns_it_in_both_modes():
     net = Net()
     np.testing.assert_array_equal(net(Tensor(np.ones(3, np.float32))).asnumpy(), np.full(3, 4.0))
     np.testing.assert_array_equal(net.w.asnumpy(), np.full(3, 3.0))      # the graph's update reached it
+
+
+# What MindSpore 2.10 CPU did with a list or tuple operand (measured: Tensor([1., 2.]) op [1., 2.] and the reverse):
+# +, - and the base of ** convert it to a Tensor, == / != compare as Python (False / True); every other
+# operator, the ops functions and the primitives raise TypeError ("Failed calling Mul with ...").
+SEQUENCE_OPERANDS = [
+    (lambda t, v: t + v, [2.0, 4.0]), (lambda t, v: v + t, [2.0, 4.0]), (lambda t, v: t - v, [0.0, 0.0]),
+    (lambda t, v: v - t, [0.0, 0.0]), (lambda t, v: v ** t, [1.0, 4.0]), (lambda t, v: t.add(v), [2.0, 4.0]),
+    (lambda t, v: t.sub(v), [0.0, 0.0]), (lambda t, v: t == v, False), (lambda t, v: t != v, True),
+    (lambda t, v: t * v, TypeError), (lambda t, v: v / t, TypeError), (lambda t, v: t ** v, TypeError),
+    (lambda t, v: t > v, TypeError), (lambda t, v: t.mul(v), TypeError), (lambda t, v: ms.ops.add(t, v), TypeError),
+    (lambda t, v: ms.ops.Add()(t, v), TypeError), (lambda t, v: ms.ops.abs(v), TypeError),
+]
+
+
+@pytest.mark.parametrize("sequence", [list, tuple])
+@pytest.mark.parametrize("call,expected", SEQUENCE_OPERANDS)
+def test_list_and_tuple_operands_as_mindspore_takes_them(call, expected, sequence):
+    t, v = Tensor(np.array([1.0, 2.0], np.float32)), sequence([1.0, 2.0])
+    if expected is TypeError:
+        with pytest.raises(TypeError, match="Failed calling"):
+            call(t, v)
+    elif isinstance(expected, bool):
+        assert call(t, v) is expected
+    else:
+        np.testing.assert_array_equal(call(t, v).asnumpy(), np.array(expected, np.float32))

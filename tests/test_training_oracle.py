@@ -26,10 +26,11 @@ def expected(case: str) -> tuple[list[float], tuple[float, float]]:
     return losses, (float(s), float(m))
 
 
-def run_oracle(tmp_path: Path, case: str, *args: str) -> tuple[list[float], tuple[float, float], str]:
+def run_oracle(tmp_path: Path, cache: Path, case: str, *args: str) -> tuple[list[float], tuple[float, float], str]:
+    """The oracle script under ``ascendemu run`` on the session's kernel cache (``cache``)."""
     for name in ("train_oracle.py", f"{case}.npz"):
         shutil.copyfile(ORACLES / name, tmp_path / name)
-    proc = run_cli(tmp_path, *args, "train_oracle.py", case)
+    proc = run_cli(tmp_path, *args, "train_oracle.py", case, MS_COMPILER_CACHE_PATH=str(cache))
     assert proc.returncode == 0, proc.stderr[-3000:]
     losses = [float(v) for v in re.findall(r"^step \d+ loss (\S+)$", proc.stdout, re.M)]
     found = re.search(r"^eval sum (\S+) absmax (\S+)$", proc.stdout, re.M)
@@ -37,8 +38,8 @@ def run_oracle(tmp_path: Path, case: str, *args: str) -> tuple[list[float], tupl
 
 
 @pytest.mark.parametrize("case", ["cnn_bn_adam", "lenet_momentum"])
-def test_train_oracle_reproduces_mindspore_losses_eval_and_checkpoint(tmp_path, case):
-    losses, evaluation, _ = run_oracle(tmp_path, case)
+def test_train_oracle_reproduces_mindspore_losses_eval_and_checkpoint(tmp_path, ascendemu_kernel_cache, case):
+    losses, evaluation, _ = run_oracle(tmp_path, ascendemu_kernel_cache, case)
     want_losses, want_eval = expected(case)
     np.testing.assert_allclose(losses, want_losses, rtol=1e-5)
     np.testing.assert_allclose(evaluation, want_eval, rtol=1e-5)
@@ -50,10 +51,10 @@ def test_train_oracle_reproduces_mindspore_losses_eval_and_checkpoint(tmp_path, 
         np.testing.assert_allclose(ours[name].asnumpy(), p.asnumpy(), rtol=2e-4, atol=2e-5, err_msg=name)
 
 
-def test_o0_and_o1_steps_match_mindspore_too(tmp_path):
+def test_o0_and_o1_steps_match_mindspore_too(tmp_path, ascendemu_kernel_cache):
     """Three LeNet steps one kernel per op (O0) and with fused backward chains (O1)."""
     want, _ = expected("lenet_momentum")
     for level in ("O0", "O1"):
-        losses, _, out = run_oracle(tmp_path, "lenet_momentum", "--jit-level", level)
+        losses, _, out = run_oracle(tmp_path, ascendemu_kernel_cache, "lenet_momentum", "--jit-level", level)
         np.testing.assert_allclose(losses, want, rtol=1e-5, err_msg=level)
         assert f"TrainOneStepCell [{level}]" in out

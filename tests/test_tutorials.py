@@ -40,9 +40,11 @@ def script(name: str) -> str:
     return "\n".join(kept)
 
 
-def run_tutorial(tmp_path: Path, name: str):
+def run_tutorial(tmp_path: Path, name: str, cache: Path):
+    """The tutorial under ``ascendemu run`` on the session's kernel cache (``cache``): the kernels the
+    other tests built are reused, not compiled again in a fresh process."""
     (tmp_path / f"{name}.py").write_text(script(name))
-    proc = run_cli(tmp_path, "--quiet", f"{name}.py")
+    proc = run_cli(tmp_path, "--quiet", f"{name}.py", MS_COMPILER_CACHE_PATH=str(cache))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
@@ -54,11 +56,11 @@ def skeleton_and_numbers(text: str) -> tuple[str, list[float]]:
     return NUMBER.sub("#", text), [float(v) for v in NUMBER.findall(text)]
 
 
-def test_autograd_prints_what_mindspore_printed(tmp_path: Path):
+def test_autograd_prints_what_mindspore_printed(tmp_path: Path, ascendemu_kernel_cache: Path):
     """The whole output of the autograd tutorial (loss, the gradients of four grad/value_and_grad forms
     incl. has_aux and stop_gradient, z) against what real MindSpore 2.10 printed for the same cells:
     the same text, Tensor reprs included, and every number to float32 print precision."""
-    out = run_tutorial(tmp_path, "autograd")
+    out = run_tutorial(tmp_path, "autograd", ascendemu_kernel_cache)
     want_text, want = skeleton_and_numbers((ORACLES / "autograd.mindspore-2.10-cpu.txt").read_text())
     got_text, got = skeleton_and_numbers(out)
     assert got_text == want_text
@@ -66,10 +68,10 @@ def test_autograd_prints_what_mindspore_printed(tmp_path: Path):
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
 
 
-def test_tensor_printing_matches_mindspore(tmp_path: Path):
+def test_tensor_printing_matches_mindspore(tmp_path: Path, ascendemu_kernel_cache: Path):
     """repr() and str() of Tensors of each dtype, 0-d, 2-D and long, exactly as MindSpore 2.10 prints them."""
     (tmp_path / "reprs.py").write_text((ORACLES / "reprs.py").read_text())
-    proc = run_cli(tmp_path, "--quiet", "reprs.py")
+    proc = run_cli(tmp_path, "--quiet", "reprs.py", MS_COMPILER_CACHE_PATH=str(ascendemu_kernel_cache))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout == (ORACLES / "reprs.mindspore-2.10-cpu.txt").read_text()
 
@@ -82,12 +84,12 @@ def check_mnist_training(out: str, batches: int) -> None:
     assert "Done!" in out
 
 
-def test_quick_start_trains_saves_and_reloads(tmp_path: Path):
+def test_quick_start_trains_saves_and_reloads(tmp_path: Path, ascendemu_kernel_cache: Path):
     """Three epochs of the quick start's MLP on 1,024 learnable MNIST-format images: the tutorial's shapes
     and dtypes, the test accuracy far above chance, the checkpoint reloads with nothing left out, and
     the reloaded model predicts."""
     learnable_mnist(tmp_path / "MNIST_Data", train=1024, test=256)
-    out = run_tutorial(tmp_path, "quick_start")
+    out = run_tutorial(tmp_path, "quick_start", ascendemu_kernel_cache)
     assert "['image', 'label']" in out
     assert out.count("Shape of image [N, C, H, W]: (64, 1, 28, 28) Float32") == 2
     assert out.count("Shape of label: (64,) Int32") == 2
@@ -98,6 +100,6 @@ def test_quick_start_trains_saves_and_reloads(tmp_path: Path):
     assert re.search(r'Predicted: "\[[\d ]+\]", Actual: "\[[\d ]+\]"', out), out
 
 
-def test_train_tutorial_trains(tmp_path: Path):
+def test_train_tutorial_trains(tmp_path: Path, ascendemu_kernel_cache: Path):
     learnable_mnist(tmp_path / "MNIST_Data", train=1024, test=256)
-    check_mnist_training(run_tutorial(tmp_path, "train"), 16)
+    check_mnist_training(run_tutorial(tmp_path, "train", ascendemu_kernel_cache), 16)

@@ -2,7 +2,9 @@
 returned or raised for the same call (recorded by hand from /work/msvenv, quoted in each test): an
 ``Initializer`` subclass written for MindSpore (``_initialize(arr)``), ``Parameter.value()`` and
 ``Tensor.value()``, ``TupleToArray`` of a ``range``, ``TrainOneStepWithLossScaleCell.hyper_map``, and
-MatMul refusing float16 by float32 (MindSpore's TypeError, not a silent Cast)."""
+MatMul refusing float16 by float32 (MindSpore's TypeError, not a silent Cast), ReduceMax over an empty axis
+tuple, zero gradients through an integer output and Erfinv. Elsewhere: the Ascend overflow-status ops
+(tests/test_detection_ops.py: MindSpore CPU has none) and out-of-range Gather (tests/test_kernel_faults.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -81,3 +83,27 @@ def test_matmul_of_float16_by_float32_is_mindsporess_type_error(ex, op):
                                         r"Tensor\[Float16\] and 'x2' with type Tensor\[Float32\]"):
         op(a, b)
     np.testing.assert_array_equal(op(a, Tensor(np.ones((2, 2), np.float16))).asnumpy(), np.full((2, 2), 2.0))
+
+
+def test_reduce_max_over_an_empty_axis_tuple_reduces_every_axis(ex):
+    x = Tensor(np.array([[1.0, -2.0], [3.0, 0.5]], np.float32))
+    # MindSpore 2.10: ReduceMax()(x, ()) -> 3.0 (Float32, shape ()); keep_dims=True -> [[3.0]]
+    assert ops.ReduceMax()(x, ()).asnumpy().tolist() == 3.0 and ops.ReduceMax()(x, ()).shape == ()
+    assert ops.ReduceMax(keep_dims=True)(x, ()).asnumpy().tolist() == [[3.0]]
+
+
+def test_the_gradient_through_an_op_with_an_integer_output_is_zeros(ex):
+    x = Tensor(np.array([[1.0, -2.0], [3.0, 0.5]], np.float32))
+    # MindSpore 2.10: grad(lambda a: cast(argmax(a, 1), float32).sum())(x) -> [[0, 0], [0, 0]]
+    g = ms.grad(lambda a: ops.cast(ops.argmax(a, 1), ms.float32).sum())(x)
+    assert (g.dtype, g.asnumpy().tolist()) == (ms.float32, [[0.0, 0.0], [0.0, 0.0]])
+    # the float path beside it keeps its gradient: d/da sum(a * argmax) is argmax broadcast ([1, 0] -> rows)
+    y = Tensor(np.array([[1.0, 2.0], [3.0, 0.5]], np.float32))
+    g = ms.grad(lambda a: (a * ops.cast(ops.Argmax()(a), ms.float32)).sum())(y)
+    assert g.asnumpy().tolist() == [[1.0, 0.0], [1.0, 0.0]]
+
+
+def test_erfinv_is_mindsporess(ex):
+    # MindSpore 2.10: Erfinv()([0, 0.5, -0.9]) -> [0.0, 0.47693628, -1.1630871] (float32)
+    out = ops.Erfinv()(Tensor(np.array([0.0, 0.5, -0.9], np.float32)))
+    np.testing.assert_allclose(out.asnumpy(), [0.0, 0.4769362807273865, -1.1630871295928955], rtol=2e-7, atol=0)

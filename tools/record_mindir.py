@@ -2,9 +2,10 @@
 
 Three steps, two interpreters (real MindSpore is never a dependency of the project, never needed by CI)::
 
-    /path/to/venv-with-mindspore/bin/python tools/record_mindir.py record
+    /path/to/venv-with-mindspore/bin/python tools/record_mindir.py record [net ...]
         # real MindSpore exports each network of tests/fixtures/mindir/nets.py (mindspore_<net>.mindir),
-        # loads the file back with ms.load + nn.GraphCell and runs it: outputs.npz (x_<net>, y_<net>)
+        # loads the file back with ms.load + nn.GraphCell and runs it: outputs.npz (x_<net>, y_<net>);
+        # naming networks records only those (the other files and outputs are kept as they are)
     .venv/bin/python tools/record_mindir.py export-ours
         # ascendemu exports the same networks with the same weights: ascendemu_<net>.mindir
     /path/to/venv-with-mindspore/bin/python tools/record_mindir.py check
@@ -31,10 +32,11 @@ import nets  # noqa: E402
 RTOL, ATOL = 1e-5, 1e-6
 
 
-def record(ms) -> None:
+def record(ms, names: list[str]) -> None:
     ms.set_context(mode=ms.GRAPH_MODE)
-    arrays = {}
-    for name in nets.SHAPES:
+    old = FIXTURES / "outputs.npz"
+    arrays = dict(np.load(old)) if old.exists() else {}
+    for name in names:
         net, x = nets.build(ms, name)
         (FIXTURES / f"mindspore_{name}.mindir").unlink(missing_ok=True)   # MindSpore leaves it read-only
         ms.export(net, ms.Tensor(x), file_name=str(FIXTURES / f"mindspore_{name}"), file_format="MINDIR")
@@ -46,8 +48,8 @@ def record(ms) -> None:
     np.savez(FIXTURES / "outputs.npz", **arrays)
 
 
-def export_ours(ms) -> None:
-    for name in nets.SHAPES:
+def export_ours(ms, names: list[str]) -> None:
+    for name in names:
         net, x = nets.build(ms, name)
         path = FIXTURES / f"ascendemu_{name}.mindir"
         path.unlink(missing_ok=True)      # the export leaves its file read-only, as MindSpore does
@@ -55,11 +57,11 @@ def export_ours(ms) -> None:
         print(name, path.stat().st_size, "bytes")
 
 
-def check(ms) -> None:
+def check(ms, names: list[str]) -> None:
     ms.set_context(mode=ms.GRAPH_MODE)
     recorded = np.load(FIXTURES / "outputs.npz")
     result = {"mindspore_version": ms.__version__, "rtol": RTOL, "atol": ATOL, "networks": {}}
-    for name in nets.SHAPES:
+    for name in names:
         path = FIXTURES / f"ascendemu_{name}.mindir"
         entry: dict = {"file": path.name, "bytes": path.stat().st_size}
         try:
@@ -79,9 +81,14 @@ def check(ms) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("step", choices=("record", "export-ours", "check"))
-    step = parser.parse_args().step
-    ms = importlib.import_module("ascendemu.frontend" if step == "export-ours" else "mindspore")
-    {"record": record, "export-ours": export_ours, "check": check}[step](ms)
+    parser.add_argument("nets", nargs="*", help=f"record/export only these networks (of {list(nets.SHAPES)})")
+    args = parser.parse_args()
+    unknown = sorted(set(args.nets) - set(nets.SHAPES))
+    if unknown:
+        parser.error(f"unknown network(s) {unknown}; the fixtures have {list(nets.SHAPES)}")
+    ms = importlib.import_module("ascendemu.frontend" if args.step == "export-ours" else "mindspore")
+    names = args.nets or list(nets.SHAPES)
+    {"record": record, "export-ours": export_ours, "check": lambda m, _: check(m, list(nets.SHAPES))}[args.step](ms, names)
 
 
 if __name__ == "__main__":

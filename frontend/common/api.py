@@ -31,13 +31,14 @@ def _is_cell(obj: Any) -> bool:
     return not isinstance(obj, type) and callable(getattr(obj, "_run_construct", None))
 
 
-def capture(obj: Any, *args: Any) -> tuple[Graph, Any]:
-    """Capture a Cell's ``construct`` (or a function) on ``args`` into (Graph, output structure)."""
+def capture(obj: Any, *args: Any, if_convert: bool = False) -> tuple[Graph, Any]:
+    """Capture a Cell's ``construct`` (or a function) on ``args`` into (Graph, output structure);
+    ``if_convert``: tensor ``if``s as Select of both branches, not If nodes (``frontend.capture.trace``)."""
     from ..capture import trace
 
     if _is_cell(obj):
-        return trace(obj._run_construct, args, type(obj).__name__)
-    return trace(obj, args, getattr(obj, "__name__", "graph"))
+        return trace(obj._run_construct, args, type(obj).__name__, if_convert)
+    return trace(obj, args, getattr(obj, "__name__", "graph"), if_convert)
 
 
 def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None, owner: Any = None,
@@ -122,3 +123,17 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
         return wrapper
 
     return decorate(function) if function is not None else decorate
+
+
+def jit_class(cls: type) -> type:
+    """``@mindspore.jit_class``: marks a user class whose objects a graph may use. Tracing runs such
+    objects' methods as Python already, so the class is only checked (MindSpore's errors) and marked."""
+    import inspect
+
+    if not inspect.isclass(cls):
+        raise TypeError(f"Decorator jit_class can only be used for class type, but got {cls}.")
+    if callable(getattr(cls, "_run_construct", None)):       # an nn.Cell subclass (see _is_cell)
+        raise TypeError(f"Decorator jit_class is used for user-defined classes and cannot be used for nn.Cell: "
+                        f"{cls}.")
+    cls.__ms_class__ = True
+    return cls

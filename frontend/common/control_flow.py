@@ -7,8 +7,12 @@ that take and return the variables they assign. Each helper decides when it runs
 
 - a condition that is a Python value, or a concrete Tensor (a constant in the graph, PyNative data),
   runs plain Python: constant conditions fold and Python values stay Python (JIT Fallback);
-- a symbolic tensor condition (a value the graph computes) traces *both* branches into the graph and
-  joins each assigned variable, and each parameter the branches updated, with ``Select(cond, then,
+- a symbolic tensor condition (a value the graph computes) is one ``graph.ir.IfNode``
+  (:func:`_device_if`): both branches captured as graphs of their own, the device runs the taken one
+  (LabelSwitch/LabelGoto);
+- where it cannot be (``Tracer.if_converts``: a gradient's forward, a DryRun, a graph assigning
+  Parameters; or a branch assigning a Parameter or printing), it traces *both* branches into the graph
+  and joins each assigned variable, and each parameter the branches updated, with ``Select(cond, then,
   else)``: the device picks, no host round trip, and autodiff differentiates through the Select (a
   branch's gradient is masked by the condition). Both branches' kernels run (priced as such).
 
@@ -26,9 +30,14 @@ import numpy as np
 
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 
+from .graph_print import print_  # noqa: F401 - the parser's runtime: print(...) in a converted function
 from .tensor import Tensor
 
-__all__ = ["Undefined", "and_", "if_exp", "if_stmt", "load", "not_", "or_", "while_stmt"]
+__all__ = ["LOOP_FLAG", "Undefined", "and_", "if_exp", "if_stmt", "load", "not_", "or_", "print_", "while_stmt"]
+
+
+# the name prefix of the flags the parser adds for break/continue/return inside loops (parse._LoopExits)
+LOOP_FLAG = "ascf_flag_"
 
 
 class Undefined:
@@ -147,6 +156,10 @@ def if_stmt(cond: Any, then: Callable[..., tuple], other: Callable[..., tuple], 
     if tracer is None:
         raise GraphCaptureError(f"the condition at {where} is a tensor of another graph capture")
     pred = _predicate(tracer, cond, where)
+    if not tracer.if_converts():
+        joined = _device_if(tracer, pred, then, other, values, names, where)
+        if joined is not None:
+            return joined
     before = tracer.branch_state()
     then_out = then(*values)
     then_state = tracer.branch_state()
@@ -155,6 +168,67 @@ def if_stmt(cond: Any, then: Callable[..., tuple], other: Callable[..., tuple], 
     other_state = tracer.branch_state()
     tracer.join_branches(pred, then_state, other_state)
     return tuple(_join(tracer, pred, t, o, name, where) for t, o, name in zip(then_out, other_out, names))
+
+
+def _device_if(tracer: Any, pred: int, then: Callable[..., tuple], other: Callable[..., tuple], values: tuple,
+               names: tuple[str, ...], where: str) -> tuple | None:
+    """``if`` on the bool value ``pred`` as one If node (``graph.ir.IfNode``): each branch captured once,
+    into a graph of its own, by a nested Tracer (a tensor of the enclosing capture read inside becomes
+    an input), the Tensors the branches assign joined as the node's outputs. None, with the enclosing
+    capture untouched, where the branches must be if-converted instead: one cannot be captured on its
+    own (it assigns a Parameter: the Select join keeps every parameter bit for bit when the branch is
+    not taken; the Select path raises any other capture error again, in place), prints, or they leave
+    a variable holding something other than a Tensor, or equal Python values, in both."""
+    tracer.op_count += 1
+    label = f"If-op{tracer.op_count}"
+    subs, outs = [], []
+    for branch, part in ((then, "then"), (other, "else")):
+        sub = tracer.nested(f"{label}/{part}", where)
+        try:
+            with sub.active():
+                outs.append(branch(*values))
+        except GraphCaptureError:
+            return None
+        if sub.graph.updates or sub.prints():
+            return None
+        subs.append(sub)
+    joined: list[Any] = list(outs[0])           # one per variable (an `x if c else y` has no `values`)
+    then_vals, other_vals = [], []
+    for i, (t, o) in enumerate(zip(*outs)):
+        if t is o:
+            joined[i] = t
+        elif isinstance(t, Undefined) or isinstance(o, Undefined):
+            joined[i] = Undefined(names[i], where)
+        elif isinstance(t, Tensor) and isinstance(o, Tensor):
+            _join_check(t, o, names[i], where)
+            with subs[0].active():
+                then_vals.append(_value(subs[0], t))
+            with subs[1].active():
+                other_vals.append(_value(subs[1], o))
+            joined[i] = _JOINED
+        elif type(t) is type(o) and not isinstance(t, (Tensor, tuple, list)) and _same(t, o):
+            joined[i] = t
+        else:
+            return None
+    if not then_vals:
+        return tuple(joined)
+    then_graph = subs[0].finish(then_vals, where)
+    other_graph = subs[1].finish(other_vals, where)
+    node = tracer.graph.add_if(pred, then_graph, other_graph, subs[0].free, subs[1].free,
+                               "/".join(tracer.scopes) + f"/{label}", where)
+    results = iter(node.outputs)
+    return tuple(_sym(tracer, next(results)) if v is _JOINED else v for v in joined)
+
+
+_JOINED = object()         # a variable that is one of the If node's outputs
+
+
+def _join_check(t: Tensor, o: Tensor, name: str, where: str) -> None:
+    """Both branches of a tensor ``if`` leave ``name`` a Tensor of one shape and dtype (MindSpore's join)."""
+    if t.shape != o.shape or t.dtype != o.dtype:
+        raise TypeError(f"Cannot join the return values of different branches, perhaps you need to make "
+                        f"them equal. Shape Join Failed: {name!r} at {where} is {t.dtype}{list(t.shape)} in "
+                        f"the true branch and {o.dtype}{list(o.shape)} in the false branch")
 
 
 def if_exp(cond: Any, then: Callable[[], Any], other: Callable[[], Any], where: str) -> Any:
@@ -167,12 +241,11 @@ def _join(tracer: Any, pred: int, t: Any, o: Any, name: str, where: str) -> Any:
     if t is o:
         return t
     if isinstance(t, Undefined) or isinstance(o, Undefined):
+        if name.startswith(LOOP_FLAG):      # a loop's return value: read only where its flag says it is set
+            return o if isinstance(t, Undefined) else t
         return Undefined(name, where)
     if isinstance(t, Tensor) and isinstance(o, Tensor):
-        if t.shape != o.shape or t.dtype != o.dtype:
-            raise TypeError(f"Cannot join the return values of different branches, perhaps you need to make "
-                            f"them equal. Shape Join Failed: {name!r} at {where} is {t.dtype}{list(t.shape)} in "
-                            f"the true branch and {o.dtype}{list(o.shape)} in the false branch")
+        _join_check(t, o, name, where)
         return _sym(tracer, tracer.apply("Select", [pred, _value(tracer, t), _value(tracer, o)], {})[0])
     if isinstance(t, (tuple, list)) and isinstance(o, (tuple, list)) and type(t) is type(o) and len(t) == len(o):
         return type(t)(_join(tracer, pred, a, b, f"{name}[{i}]", where) for i, (a, b) in enumerate(zip(t, o)))
@@ -182,9 +255,38 @@ def _join(tracer: Any, pred: int, t: Any, o: Any, name: str, where: str) -> Any:
                 return t
         except Exception:      # noqa: BLE001 - an object without equality: treated as different
             pass
+    scalars = _scalar_join(tracer, pred, t, o)
+    if scalars is not None:
+        return scalars
     raise TypeError(f"Cannot join the return values of different branches, perhaps you need to make them "
                     f"equal. Type Join Failed: {name!r} at {where} is {t!r} in the true branch and {o!r} in "
                     f"the false branch of a tensor condition; make both Tensors of one shape and dtype")
+
+
+# MindSpore's dtype of a Python scalar that a tensor condition makes a graph value (its join of scalars)
+_SCALAR_DTYPES = ((bool, np.bool_), (int, np.int64), (float, np.float32))
+
+
+def _scalar_join(tracer: Any, pred: int, t: Any, o: Any) -> Tensor | None:
+    """Two Python scalars of one kind (or a Python scalar and a 0-d Tensor) that a tensor condition
+    chooses between: MindSpore joins them into one scalar the device selects (``out = 1 if c else 2``,
+    a loop's break flag), so here a 0-d Tensor of the scalars' dtype. None where they do not join."""
+    def kind(x: Any) -> Any:
+        if isinstance(x, Tensor):
+            return x.dtype.np_type if x.shape == () else None
+        for py, np_type in _SCALAR_DTYPES:
+            if type(x) is py:
+                return np_type
+        return None
+
+    kt, ko = kind(t), kind(o)
+    if kt is None or ko is None or (kt != ko and not (isinstance(t, Tensor) or isinstance(o, Tensor))):
+        return None
+    np_type = kt if isinstance(t, Tensor) else ko
+    a, b = (x if isinstance(x, Tensor) else Tensor(np.asarray(x, np_type)) for x in (t, o))
+    if a.dtype != b.dtype:
+        return None
+    return _sym(tracer, tracer.apply("Select", [pred, _value(tracer, a), _value(tracer, b)], {})[0])
 
 
 def while_stmt(cond: Callable[..., Any], body: Callable[..., tuple], values: tuple, names: tuple[str, ...],
@@ -209,6 +311,7 @@ def _device_loop(tracer: Any, cond: Callable[..., Any], body: Callable[..., tupl
     """Capture ``while cond: body`` as one While node: the Tensor variables the body assigns are carried
     (graph inputs of the cond and body graphs, the body's outputs their next values); every other
     variable must stay what it is (a Python value the loop changes has no device form)."""
+    values = tuple(_flag(v, name) for v, name in zip(values, names))
     carried = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
     for i, v in enumerate(values):
         if isinstance(v, (tuple, list, dict)) and not isinstance(v, Tensor):
@@ -226,17 +329,17 @@ def _device_loop(tracer: Any, cond: Callable[..., Any], body: Callable[..., tupl
             inner[i] = _sym(sub, sub.input(descs[k]))
         return inner
 
-    cond_tracer = tracer.nested(f"{label}/cond")
+    cond_tracer = tracer.nested(f"{label}/cond", where)
     with cond_tracer.active():
         c = cond(*entry(cond_tracer))
         pred = _predicate(cond_tracer, c if isinstance(c, Tensor) else Tensor(_truth(c, where)), where)
     cond_graph = cond_tracer.finish([pred], where)
-    body_tracer = tracer.nested(f"{label}/body")
+    body_tracer = tracer.nested(f"{label}/body", where)
     with body_tracer.active():
         out = body(*entry(body_tracer))
         nxt = []
         for k, i in enumerate(carried):
-            o = out[i]
+            o = _flag(out[i], names[i])
             if not isinstance(o, Tensor) or o.shape != descs[k].shape or o.dtype.name != descs[k].dtype:
                 got = f"{o.dtype}{list(o.shape)}" if isinstance(o, Tensor) else repr(o)
                 raise TypeError(f"Cannot join the return values of different branches, perhaps you need to make "
@@ -260,6 +363,14 @@ def _device_loop(tracer: Any, cond: Callable[..., Any], body: Callable[..., tupl
         if isinstance(v, Undefined) and not isinstance(out[i], Undefined):
             result[i] = Undefined(names[i], where)     # assigned only inside the loop: unbound after it
     return tuple(result)
+
+
+def _flag(value: Any, name: str) -> Any:
+    """A loop-exit flag of the parser (``break``/``continue``/``return`` in a loop) that is still a Python
+    bool, as a bool Tensor: a device loop carries it, since a tensor condition in the body may set it."""
+    if name.startswith(LOOP_FLAG) and type(value) is bool:
+        return Tensor(np.asarray(value))
+    return value
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -9,15 +9,19 @@ Python) or a tensor the graph computes:
   functions taking and returning the variables either branch assigns (found by AST analysis);
 - ``while`` -> ``while_stmt(cond, body, ...)`` the same way; ``for`` stays Python (it unrolls, as
   MindSpore unrolls for-loops; a symbolic tensor iterates its first dimension);
+- ``print(...)`` -> ``print_(print, ...)``: a graph print, every run (:mod:`.graph_print`);
 - ``a if c else b`` -> ``if_exp``; ``not``/``and``/``or`` inside conditions -> ``not_``/``and_``/``or_``;
 - an early ``return`` in a branch: the statements after the ``if`` move into the branches that do not
   return, each return becomes an assignment of one result variable, returned after the ``if``.
 
-Left as Python (a tensor condition there still raises GraphCaptureError at its line): an ``if`` or
-``while`` whose block holds ``break``/``continue`` for an enclosing loop, ``while``/``else``, and
-functions with a ``return`` inside a loop, ``global``/``nonlocal``, ``yield`` or zero-argument
-``super()``. Functions with no ``if``/``while``/conditional expression are never rewritten. The
-rewritten code keeps the user's file name and line numbers, so errors name them.
+- ``break``/``continue``/``return`` inside loops and ``while``/``for`` ... ``else`` first become flags
+  (:class:`_LoopExits`), so a tensor condition may decide them without unrolling a device loop.
+
+Left as Python (a tensor condition there still raises GraphCaptureError at its line): a loop exit
+inside ``try``/``with``/``match`` (a ``return`` there leaves the function unconverted),
+``global``/``nonlocal``, ``yield`` or zero-argument ``super()``. Functions with no ``if``/``while``,
+conditional expression or ``print`` are never rewritten. The rewritten code keeps the user's file name
+and line numbers, so errors name them.
 """
 from __future__ import annotations
 
@@ -89,6 +93,9 @@ def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
         return None
     if not _worth_converting(func):
         return None
+    func.body = _LoopExits().block(func.body, None)
+    if _return_in_loop(func):
+        return None
     ast.increment_lineno(tree, first_line - 1)
     func.decorator_list = []
     func.returns = None
@@ -124,12 +131,21 @@ def _worth_converting(func: ast.FunctionDef) -> bool:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
                 and not node.args:
             return False
-        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and any(
-                isinstance(n, ast.Return) for stmt in node.body + node.orelse for n in _own_nodes(stmt)):
-            return False
-        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)) or _is_print(node):
             has_flow = True
     return has_flow
+
+
+def _is_print(node: ast.AST) -> bool:
+    """A call of the name ``print`` (a graph print: :mod:`.graph_print`)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+
+
+def _return_in_loop(func: ast.FunctionDef) -> bool:
+    """A ``return`` left inside a loop (one :class:`_LoopExits` could not lower)."""
+    return any(isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and any(
+        isinstance(n, ast.Return) for stmt in node.body + node.orelse for n in _own_nodes(stmt))
+        for node in _own_nodes(func))
 
 
 def _own_nodes(node: ast.AST):
@@ -187,7 +203,7 @@ def _assigned(stmts: list[ast.stmt]) -> list[str]:
                 names.setdefault((n.asname or n.name).split(".")[0])
             elif isinstance(n, ast.ExceptHandler) and n.name:
                 names.setdefault(n.name)
-    return [n for n in names if not n.startswith("ascf_") or n == RET]
+    return [n for n in names if not n.startswith("ascf_") or n == RET or n.startswith(control_flow.LOOP_FLAG)]
 
 
 def _loop_exits(stmts: list[ast.stmt]) -> bool:
@@ -305,6 +321,13 @@ class _Converter(ast.NodeTransformer):
             return acc
         return self.visit(node)
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if _is_print(node):
+            node.args = [node.func] + node.args
+            node.func = _rt("print_")
+        return node
+
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         return ast.copy_location(_call("if_exp", self._test(node.test), _thunk(self.visit(node.body)),
                                        _thunk(self.visit(node.orelse)), self._where(node)), node)
@@ -377,3 +400,150 @@ def _returns_to_assignments(stmts: list[ast.stmt]) -> None:
     elif isinstance(last, ast.If):
         _returns_to_assignments(last.body)
         _returns_to_assignments(last.orelse)
+
+
+# ------------------------------------------------------------------------------------ loop exits
+
+class _CannotLower(Exception):
+    """An exit inside a statement the lowering does not rewrite (``try``, ``with``, ``match``)."""
+
+
+def _at(node: ast.AST, like: ast.AST) -> ast.AST:
+    """``node`` and its new children (those without a position) at ``like``'s source position, so
+    errors and ``where`` name the line."""
+    for n in ast.walk(node):
+        if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
+            ast.copy_location(n, like)
+    return node
+
+
+def _set(name: str, value: ast.expr, like: ast.AST) -> ast.Assign:
+    return _at(ast.Assign([ast.Name(name, ast.Store())], value), like)
+
+
+class _LoopExits:
+    """``break``, ``continue`` and ``return`` inside loops rewritten into flags, as MindSpore's parser
+    turns them into conditions of its loop subgraphs, so a tensor condition may decide them:
+
+    - ``break`` sets the loop's break flag; a ``while`` condition becomes ``not flag and (cond)`` (a
+      tensor ``break`` inside a device loop joins the loop condition); a ``for`` loop (unrolled) leaves
+      as Python once the flag is a Python True and otherwise guards each later trip by ``if not flag``;
+    - ``continue`` sets the loop's continue flag, cleared at the top of each trip;
+    - ``return v`` inside a loop: ``ascf_flag_value = v``, the return flag and the break flag set; after the
+      loop ``if flag: return ascf_ret`` (inside an enclosing loop: ``break`` from it, lowered in turn);
+    - the statements after an ``if`` that may exit run under ``if not (break or continue flag)``;
+    - ``while``/``for`` ... ``else``: the ``else`` block runs after the loop under ``if not break flag``.
+
+    The flags are Python bools while every condition deciding them is (so plain Python loops behave
+    as Python's), and become bool Tensors joined by the tensor ``if``s that set them. A loop whose exit
+    sits in a ``try``/``with``/``match`` is left as it is."""
+
+    RETURN_FLAG = control_flow.LOOP_FLAG + "return"
+    RETURN_VALUE = control_flow.LOOP_FLAG + "value"      # unbound until a return in a loop runs
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def block(self, stmts: list[ast.stmt], loop: ast.stmt | None) -> list[ast.stmt]:
+        """``stmts`` with every loop in them lowered (``loop``: the loop they are the body of, or None)."""
+        out: list[ast.stmt] = []
+        for s in stmts:
+            if isinstance(s, (ast.For, ast.While)):
+                out.extend(self._loop(s, inside_loop=loop is not None))
+                continue
+            if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for field in ("body", "orelse", "finalbody"):
+                    inner = getattr(s, field, None)
+                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                        setattr(s, field, self.block(inner, loop))
+                for handler in getattr(s, "handlers", ()):
+                    handler.body = self.block(handler.body, loop)
+            out.append(s)
+        return out
+
+    def _loop(self, node: ast.For | ast.While, inside_loop: bool) -> list[ast.stmt]:
+        node.body = self.block(node.body, node)
+        node.orelse = self.block(node.orelse, node if inside_loop else None)
+        kinds = _exit_kinds(node.body)
+        if kinds is None:                      # an exit in a try/with/match: left to Python
+            return [node]
+        if not kinds:
+            post, node.orelse = node.orelse, []
+            return [node, *post]
+        self.count += 1
+        brk = f"{control_flow.LOOP_FLAG}break_{self.count}"
+        cont = f"{control_flow.LOOP_FLAG}continue_{self.count}"
+        flags = ([brk] if kinds & {ast.Break, ast.Return} else []) + ([cont] if ast.Continue in kinds else [])
+        body = self._guard(node.body, brk, cont, flags)
+        pre: list[ast.stmt] = []
+        if brk in flags:
+            pre.append(_set(brk, ast.Constant(False), node))
+        if ast.Return in kinds:
+            pre.append(_set(self.RETURN_FLAG, ast.Constant(False), node))
+        if cont in flags:
+            body.insert(0, _set(cont, ast.Constant(False), node))
+        if brk in flags and isinstance(node, ast.While):
+            node.test = _at(ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), ast.Name(brk, ast.Load())), node.test]),
+                            node.test)
+        elif brk in flags:
+            body = [_at(ast.If(ast.Compare(ast.Name(brk, ast.Load()), [ast.Is()], [ast.Constant(True)]),
+                               [ast.Break()], []), node),
+                    _at(ast.If(ast.UnaryOp(ast.Not(), ast.Name(brk, ast.Load())), body, []), node)]
+        node.body = body
+        post: list[ast.stmt] = []
+        if node.orelse:
+            post = [_at(ast.If(ast.UnaryOp(ast.Not(), ast.Name(brk, ast.Load())), node.orelse, []), node)] \
+                if brk in flags else node.orelse
+            node.orelse = []
+        inner_return = any(isinstance(n, ast.Name) and n.id == self.RETURN_FLAG and isinstance(n.ctx, ast.Store)
+                           for stmt in node.body for n in ast.walk(stmt))       # a nested loop's return
+        if ast.Return in kinds or inner_return:
+            leave = [ast.Break()] if inside_loop else [ast.Return(ast.Name(self.RETURN_VALUE, ast.Load()))]
+            post.append(_at(ast.If(ast.Name(self.RETURN_FLAG, ast.Load()), leave, []), node))
+        return pre + [node] + post
+
+    def _guard(self, stmts: list[ast.stmt], brk: str, cont: str, flags: list[str]) -> list[ast.stmt]:
+        """The loop body's own statements with its exits as flag assignments and what follows an exit
+        under ``if not (flags)``."""
+        out: list[ast.stmt] = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, ast.Break):
+                return out + [_set(brk, ast.Constant(True), s)]
+            if isinstance(s, ast.Continue):
+                return out + [_set(cont, ast.Constant(True), s)]
+            if isinstance(s, ast.Return):
+                return out + [_set(self.RETURN_VALUE, s.value or ast.Constant(None), s),
+                              _set(self.RETURN_FLAG, ast.Constant(True), s), _set(brk, ast.Constant(True), s)]
+            if isinstance(s, ast.If) and _exit_kinds([s]):
+                s.body = self._guard(s.body, brk, cont, flags) or [ast.Pass()]
+                s.orelse = self._guard(s.orelse, brk, cont, flags)
+                out.append(s)
+                rest = self._guard(stmts[i + 1:], brk, cont, flags)
+                if rest:
+                    names = [ast.Name(f, ast.Load()) for f in flags]
+                    test = ast.UnaryOp(ast.Not(), names[0] if len(names) == 1 else ast.BoolOp(ast.Or(), names))
+                    out.append(_at(ast.If(test, rest, []), s))
+                return out
+            out.append(s)
+        return out
+
+
+def _exit_kinds(stmts: list[ast.stmt]) -> set[type] | None:
+    """The kinds of exit (Break, Continue, Return) these statements of a loop body make from it (not
+    from loops or functions nested in them); None if one sits where the lowering cannot reach it."""
+    kinds: set[type] = set()
+    stack = [(s, False) for s in stmts]
+    while stack:
+        n, hidden = stack.pop()
+        if isinstance(n, (ast.Break, ast.Continue, ast.Return)):
+            if hidden:
+                return None
+            kinds.add(type(n))
+        elif isinstance(n, ast.If):
+            stack.extend((c, hidden) for c in n.body + n.orelse)
+        elif isinstance(n, (ast.For, ast.While, ast.AsyncFor)):
+            stack.extend((c, True) for c in n.orelse)      # left there only by a loop not lowered
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
+            stack.extend((c, True) for c in ast.iter_child_nodes(n) if isinstance(c, (ast.stmt, ast.excepthandler,
+                                                                                     ast.match_case)))
+    return kinds

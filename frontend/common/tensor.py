@@ -60,6 +60,11 @@ def _ops(name: str) -> Callable:
     return tensor_operator_registry.get(name)
 
 
+def sequence_as_tensor(value: Any) -> Any:
+    """A list or tuple as the Tensor MindSpore's Tensor add/sub convert it to; anything else unchanged."""
+    return Tensor(value) if isinstance(value, (list, tuple)) else value
+
+
 # How MindSpore's Tensor repr writes floats (measured on MindSpore 2.10): every element in scientific
 # notation, 8 decimals (float16: 4) and a sign column; a 0-d tensor as %g; a long 1-D tensor with its
 # first and last three elements around " ... "; rows never wrapped.
@@ -285,17 +290,19 @@ class Tensor(_StorageFacts):
         return repr(self) if self._sym is not None else str(self._data)
 
     # ------------------------------------------------------------------ operators -> ops
+    # MindSpore 2.10's operators take a list or tuple as a Tensor for +, - and the base of ** only (its
+    # ops functions and the other operators raise TypeError; == and != compare as Python does)
     def __add__(self, other):
-        return _ops("add")(self, other)
+        return _ops("add")(self, sequence_as_tensor(other))
 
     def __radd__(self, other):
-        return _ops("add")(other, self)
+        return _ops("add")(sequence_as_tensor(other), self)
 
     def __sub__(self, other):
-        return _ops("sub")(self, other)
+        return _ops("sub")(self, sequence_as_tensor(other))
 
     def __rsub__(self, other):
-        return _ops("sub")(other, self)
+        return _ops("sub")(sequence_as_tensor(other), self)
 
     def __mul__(self, other):
         return _ops("mul")(self, other)
@@ -313,7 +320,7 @@ class Tensor(_StorageFacts):
         return _ops("pow")(self, other)
 
     def __rpow__(self, other):
-        return _ops("pow")(other, self)
+        return _ops("pow")(sequence_as_tensor(other), self)
 
     def __matmul__(self, other):
         return _ops("matmul")(self, other)
@@ -333,10 +340,10 @@ class Tensor(_StorageFacts):
     # comparisons are element-wise ops (Equal, Greater, ...) giving bool tensors, in both modes; in
     # GRAPH_MODE `if x > 0:` then fails on bool() of a symbolic tensor, as data-dependent control flow
     def __eq__(self, other):
-        return False if other is None else _ops("equal")(self, other)
+        return False if other is None or isinstance(other, (list, tuple)) else _ops("equal")(self, other)
 
     def __ne__(self, other):
-        return True if other is None else _ops("not_equal")(self, other)
+        return True if other is None or isinstance(other, (list, tuple)) else _ops("not_equal")(self, other)
 
     def __gt__(self, other):
         return _ops("greater")(self, other)
@@ -429,6 +436,13 @@ class Tensor(_StorageFacts):
 
     def matmul(self, other: "Tensor") -> "Tensor":
         return _ops("matmul")(self, other)
+
+
+def tensor(input_data: Any = None, dtype: Any = None, shape: Any = None, init: Any = None,
+           const_arg: bool = False, device: Any = None) -> Tensor:
+    """``mindspore.tensor(...)``: MindSpore 2.x's function form of ``Tensor(...)`` (the static-graph
+    tutorials' way to make a tensor; ``device`` places nothing here: there is one emulated device)."""
+    return Tensor(input_data, dtype, shape, init, const_arg)
 
 
 def hold_value(tensor: Tensor, value: Tensor) -> Tensor:

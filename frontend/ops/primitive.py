@@ -299,6 +299,8 @@ class _Generated(_Op):
     arity = 1
 
     def _run(self, operands: list[Any]) -> Tensor:
+        if builtins.any(isinstance(v, (list, tuple)) for v in operands):
+            raise _sequence_operand_error(type(self).__name__, self.arity, operands)
         if self.arity == 1:
             return apply_op(self.op, operands)[0]
         return apply_op(self.op, _binary_operands(*operands))[0]
@@ -306,6 +308,26 @@ class _Generated(_Op):
 
 # the operand names used where the table records none (a primitive whose __call__ is MindSpore's *args)
 DEFAULT_OPERANDS = {1: ("input",), 2: ("input", "other")}
+# what MindSpore 2.10's argument check lists as valid for a registry op's operands: a unary op takes a Tensor, a
+# binary one a Tensor or a Python number on either side (ops.add(x, 2)); neither a list nor a tuple
+VALID_OPERANDS = {1: "<Tensor>", 2: "<Number, Tensor>"}
+
+
+def _type_text(value: Any) -> str:
+    """A value as MindSpore's argument check names it: ``List<float, float>``, ``Tensor``, ``int``."""
+    if isinstance(value, (list, tuple)):
+        kind = "List" if isinstance(value, list) else "Tuple"
+        return f"{kind}<{', '.join(_type_text(v) for v in value)}>"
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+def _sequence_operand_error(name: str, arity: int, operands: list[Any]) -> TypeError:
+    """MindSpore's TypeError for a list or tuple where a registry op takes a Tensor (it converts none)."""
+    names = DEFAULT_OPERANDS[arity]
+    given = ", ".join(f"{n}={_type_text(v)}" for n, v in zip(names, operands))
+    valid = ", ".join(f"{n}={VALID_OPERANDS[arity]}" for n in names)
+    return TypeError(f'Failed calling {name} with "{name}()({given})".\nThe valid calling should be: \n'
+                     f'"{name}()({valid})". Wrap the values in a Tensor: mindspore.Tensor([...]).')
 
 
 def _operand_signature(qualified: str, part: str, arity: int) -> inspect.Signature:

@@ -30,7 +30,7 @@ from ascendemu.errors import ArgumentError, InvalidParamError
 
 from ..api_coverage import table_entry, table_signature
 from ..common import dtype as mstype
-from ..common.tensor import Tensor, hold_value
+from ..common.tensor import Tensor, hold_value, sequence_as_tensor
 from . import function
 from ._utils import bind_arguments, check_kept_default
 
@@ -257,6 +257,7 @@ def _assign_value(op: Callable, x: Tensor, value: Any) -> Tensor:
 
 def alpha_scaled(op: Callable, input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     """``x.add(other, alpha=a)`` / ``sub`` (and mint's): x with ``a * other`` added (subtracted)."""
+    other = sequence_as_tensor(other)       # x.add([1, 2]) converts, as MindSpore's add/sub methods do
     return op(input, other if alpha == 1 else function.mul(other, alpha))
 
 

@@ -41,8 +41,8 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from ascendemu.units import GiB
 
 from ..common.tensor import Tensor
-from ..onnx_export import (KWARGS, ExportTypeError, ExportValueError, _capture_for_inference, _check_inputs,
-                           _input_names, _live, check_target)
+from ..export_graph import (KWARGS, ExportTypeError, ExportValueError, capture_for_inference, check_inputs,
+                           check_target, input_names_of, live)
 from ..ops.primitive import apply_op
 from ..unsupported import UnsupportedOpError
 from ..version import MINDSPORE_VERSION
@@ -71,6 +71,10 @@ DATA_TYPES = {"float32": pb.TensorProto.FLOAT, "float16": pb.TensorProto.FLOAT16
               "int64": pb.TensorProto.INT64, "uint8": pb.TensorProto.UINT8, "bool": pb.TensorProto.BOOL}
 NP_OF_DATA_TYPE = {code: name for name, code in DATA_TYPES.items()} | {pb.TensorProto.FLOAT64: "float64"}
 MAX_RANK = 64
+# numpy dtype name <-> MindSpore's TypeId (include/utils/data_type.h): how Cast names its target dtype
+TYPE_IDS = {"bool": 30, "int8": 32, "int16": 33, "int32": 34, "int64": 35, "uint8": 37, "uint16": 38, "uint32": 39,
+            "uint64": 40, "float16": 42, "float32": 43, "float64": 44, "bfloat16": 45}
+DTYPE_OF_TYPE_ID = {code: name for name, code in TYPE_IDS.items()}
 A = pb.AttributeProto
 
 
@@ -153,7 +157,7 @@ def _value(attr: Any, where: str) -> Any:
 
 
 def _fill_tensor(t: Any, array: np.ndarray, name: str) -> None:
-    array = np.ascontiguousarray(array)
+    array = np.asarray(array, order="C")          # (ascontiguousarray would make a 0-d array 1-d)
     t.dims.extend(array.shape)
     t.data_type = DATA_TYPES[array.dtype.name]
     t.name = name
@@ -248,11 +252,13 @@ class FunctionOp:
     tuple when > 1) and ``kept`` how many of them our op computes (the first ones)."""
 
     prim_type = pb.PrimitiveProto.PRIMITIVE_FUNCTION
+    packed = False        # the tensors come as one tuple (TupleFunctionOp)
 
     def __init__(self, name: str, tensors: int, args: Sequence[Arg] = (), outputs: int = 1, kept: int | None = None,
-                 op: str | None = None):
+                 op: str | None = None, implied: dict[str, Any] | None = None):
         self.name, self.op, self.tensors, self.args = name, op or name, tensors, tuple(args)
         self.outputs, self.kept = outputs, outputs if kept is None else kept
+        self.implied = dict(implied or {})      # our op's attributes that MindSpore's primitive implies
 
     def export(self, sig: OpSignature) -> tuple[list[Any], dict[str, Any]]:
         """(the Constant inputs, the primitive's attributes) for a node of ours."""
@@ -264,10 +270,31 @@ class FunctionOp:
         if len(consts) != len(self.args):
             raise MindIRFileError(f"Load MindIR failed: {where}: {self.name} takes {len(self.args)} setting(s) "
                                   f"after its {self.tensors} tensor(s), the node has {len(consts)}.")
-        attrs: dict[str, Any] = {}
+        attrs: dict[str, Any] = dict(self.implied)
         for arg, value in zip(self.args, consts):
             arg.from_ms(value, attrs, where)
         return attrs
+
+
+class TupleFunctionOp(FunctionOp):
+    """A primitive function whose tensors come as one tuple (Concat): written as a MakeTuple node of
+    the tensors, then the primitive on it."""
+
+    packed = True
+
+
+class CastOp(FunctionOp):
+    """Cast: MindSpore's target dtype as its TypeId (a Constant input), with the input/output names
+    MindSpore's Cast primitive carries as attributes."""
+
+    def export(self, sig: OpSignature) -> tuple[list[Any], dict[str, Any]]:
+        return [TYPE_IDS[sig.attr("dst_type")]], {"output_names": ["output"], "input_names": ["x", "dst_type"]}
+
+    def load(self, prim_attrs: dict[str, Any], consts: list[Any], where: str) -> dict[str, Any]:
+        if len(consts) != 1 or consts[0] not in DTYPE_OF_TYPE_ID:
+            raise UnsupportedPrimitiveError(f"load: {where}: Cast to type id {consts[:1]!r} is not supported (only "
+                                            f"{sorted(DTYPE_OF_TYPE_ID)})")
+        return {"dst_type": DTYPE_OF_TYPE_ID[consts[0]]}
 
 
 class ScalarFunctionOp(FunctionOp):
@@ -342,7 +369,7 @@ def _binary(*names: str) -> list[FunctionOp]:
 # MindSpore primitive name -> how our op writes and reads it: the one fixed table both directions use.
 # Each entry is checked against a file real MindSpore 2.10 wrote (tests/fixtures/mindir).
 OPS: dict[str, FunctionOp] = {o.name: o for o in [
-    *_unary("ReLU", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Sqrt", "Flatten"),
+    *_unary("ReLU", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Sqrt", "Flatten", "Erf", "GeLU", "ReLU6"),
     *_binary("Add", "Sub", "Mul", "Div"),
     FunctionOp("MatMul", 2, [Arg("transpose_a"), Arg("transpose_b")]),
     FunctionOp("BatchMatMul", 2, [Arg("transpose_a"), Arg("transpose_b")]),
@@ -357,6 +384,10 @@ OPS: dict[str, FunctionOp] = {o.name: o for o in [
     FunctionOp("BatchNorm", 5, [FixedArg("is_training", False), Arg("epsilon"), FixedArg("momentum", 0.1, checked=False),
                                 FixedArg("data_format", FORMAT_NCHW)], outputs=5, kept=1),
     ScalarFunctionOp("Muls", 1, [Arg("scalar")], op="Mul"),
+    CastOp("Cast", 1),
+    TupleFunctionOp("Concat", 1, [Arg("axis")]),
+    # MindSpore's Gather refuses an out-of-range index (our kernel's status word reports it)
+    FunctionOp("Gather", 2, [Arg("axis"), FixedArg("batch_dims", 0)], implied={"check_indices": True}),
     Conv2DOp("Conv2D", 2),
     PoolOp("MaxPool", 1),
     PoolOp("AvgPool", 1),
@@ -401,9 +432,9 @@ def write_mindir(net: Any, inputs: tuple, file_name: str) -> None:
 
 def mindir_model(net: Any, *inputs: Any) -> Any:
     """The ``ModelProto`` that exporting ``net`` on ``inputs`` writes."""
-    _check_inputs(inputs)
-    graph = _capture_for_inference(net, inputs)
-    return _Writer(graph, f"{graph.name}_construct").model(_input_names(net, inputs))
+    check_inputs(inputs)
+    graph = capture_for_inference(net, inputs)
+    return _Writer(graph, f"{graph.name}_construct").model(input_names_of(net, inputs))
 
 
 class _Writer:
@@ -465,7 +496,7 @@ class _Writer:
             self.names[v] = f"{self.gname}:{name}"
             info = self.g.input.add(name=self.names[v])
             _desc_tensor(info.tensor.add(), g.values[v])
-        self.live, live_nodes = _live(g)
+        self.live, live_nodes = live(g)
         for v, c in g.constants.items():
             if not c.is_parameter or v not in self.live:   # literals: Constant nodes where first read
                 continue
@@ -510,7 +541,11 @@ class _Writer:
                 f"{', '.join(sorted(EXPORTS) + ['StopGradient'])}. Export the network without it, or as ONNX")
         sig = n.signature(g)
         consts, attrs = entry.export(sig)
-        inputs = [self.value_name(v) for v in n.inputs] + [self.constant(c) for c in consts]
+        inputs = [self.value_name(v) for v in n.inputs]
+        if entry.packed:                      # Concat: its tensors as one tuple
+            inputs = [self.node(MAKE_TUPLE, pb.PrimitiveProto.PRIMITIVE, {}, inputs, [g.values[v] for v in n.inputs],
+                                n.full_name)]
+        inputs += [self.constant(c) for c in consts]
         descs = [g.values[v] for v in n.outputs]
         if entry.outputs > len(descs):        # MindSpore's extra outputs (BatchNorm's training statistics)
             c = descs[0].shape[1]
@@ -556,9 +591,13 @@ class OpStep:
     output: str
     outputs: int
     scalar: float | None = None
+    packed: bool = False           # the one input is a tuple of the op's tensors (Concat)
 
     def run(self, env: dict[str, Any]) -> None:
-        args = [env[i] for i in self.inputs]
+        if self.packed and not isinstance(env[self.inputs[0]], tuple):
+            raise MindIRFileError(f"Load MindIR failed: {self.op} takes a tuple of tensors (a MakeTuple), the file "
+                                  f"gives {self.inputs[0]!r}.")
+        args = list(env[self.inputs[0]]) if self.packed else [env[i] for i in self.inputs]
         if self.scalar is not None:
             args.append(Tensor(np.asarray(self.scalar, dtype=args[0].dtype.np_type)))
         outs = apply_op(self.op, args, self.attrs)
@@ -777,4 +816,4 @@ def _step(prim: str, prim_attrs: dict[str, Any], node: Any, constants: dict[str,
                               f"constant settings.")
     attrs = entry.load(prim_attrs, [constants[s] for s in settings], where)
     scalar = attrs.pop("scalar", None) if isinstance(entry, ScalarFunctionOp) else None
-    return OpStep(entry.op, attrs, tensors, out, entry.outputs, scalar)
+    return OpStep(entry.op, attrs, tensors, out, entry.outputs, scalar, entry.packed)

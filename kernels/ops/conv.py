@@ -183,11 +183,11 @@ def implicit_gemm(op: str, g: dict, inputs: tuple[TensorDesc, ...]) -> Gemm:
     cg, ocg = g["c"] // group, g["oc"] // group
     a, b = inputs[0].nbytes, inputs[1].nbytes
     if op == "Conv2D":
-        return Gemm(group, g["n"] * g["oh"] * g["ow"], ocg, fractal_pad(cg) * taps, a, b)
+        return Gemm(group, g["n"] * g["oh"] * g["ow"], ocg, fractal_pad(cg) * taps, a, b, conv=True)
     if op == "Conv2DBackpropInput":
         rows = g["n"] * (g["h"] * g["w"] if taps > 1 else g["oh"] * g["ow"])
-        return Gemm(group, rows, cg, fractal_pad(ocg) * taps, a, b)
-    return Gemm(group, ocg, fractal_pad(cg) * taps, g["n"] * g["oh"] * g["ow"], a, b, split_k=True)
+        return Gemm(group, rows, cg, fractal_pad(ocg) * taps, a, b, conv=True)
+    return Gemm(group, ocg, fractal_pad(cg) * taps, g["n"] * g["oh"] * g["ow"], a, b, split_k=True, conv=True)
 
 
 def gemm_tiling(g: dict, block_dim: int) -> int:

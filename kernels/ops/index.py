@@ -16,7 +16,8 @@ scatter-add: blocks own whole lines of dx along ``dim`` and sum each line in a f
 adding the line's dout elements in index order.
 
 Out-of-range index rows read zeros (GatherNd, GatherD) or drop their row (ScatterNd, GatherDGrad), as
-Gather and UnsortedSegmentSum do (MindSpore raises at run time; a kernel cannot); OneHot writes
+Gather and UnsortedSegmentSum do; MindSpore raises at run time, and so does GatherD with
+``check_indices`` (the front end's GatherD): a fault report in its status word; OneHot writes
 off_value for an index outside [0, depth).
 
 Backward rules: Tile sums dout over the tiles (Reshape to (m0, s0, m1, s1, ...), ReduceSum over the
@@ -32,11 +33,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from ascendemu.device.cost import KernelCost
+from ascendemu.device.kernel_status import CODE, HIGH, LOW, STATUS_BYTES, VALUE, IndexOutOfRange
 from ascendemu.errors import check_int
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
@@ -522,12 +524,22 @@ def gather_d_tiling(x: tuple[int, ...], index: tuple[int, ...], dim: int, total:
 
 
 def plan_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
-    """Every output element reads its index and one element of x."""
+    """Every output element reads its index and one element of x. With ``check_indices`` (MindSpore's
+    GatherD: the front end sets it) an index outside [-n, n) is a fault report in the kernel's status
+    word (``device.kernel_status``), else it reads zero (GatherDGrad's adjoint gathers)."""
     out = outputs[0]
     cost = KernelCost(vector_ops=out.size, bytes=2 * out.nbytes + sig.inputs[1].nbytes, dtype=out.dtype)
     x, index = sig.inputs[0].shape, sig.inputs[1].shape
-    tiling = gather_d_tiling(x, index, gather_dim(sig, x, index), out.size)
+    check = bool(sig.attr("check_indices", False))
+    tiling = {**gather_d_tiling(x, index, gather_dim(sig, x, index), out.size), "check": check}
+    if check:
+        return Plan(src.elementwise_blocks(out.size), cost, (STATUS_BYTES,), tiling, fault=gather_d_fault)
     return Plan(src.elementwise_blocks(out.size), cost, tiling=tiling)
+
+
+def gather_d_fault(report: Sequence[int]) -> str:
+    """MindSpore's text for an out-of-range GatherD index (its CPU kernel's, gather_d_cpu_kernel.cc)."""
+    return f"For 'GatherD', the value of 'index' must be in [{report[LOW]}, {report[HIGH]}), but got: {report[VALUE]}"
 
 
 def emit_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
@@ -540,10 +552,14 @@ def emit_gather_d(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan)
     body = _decompose("f", list(t["isizes"])) + ["off = 0"]
     coords = [k for k in range(t["count"]) if k != at]      # loop dim k of x's other dims
     body += [f"off += c{k} * {st}" for k, st in zip(coords, t["xstrides"])]
+    report = [f"status[{VALUE}] = i64(ix[f])", f"status[{LOW}] = -{n}", f"status[{HIGH}] = {n}",
+              f"status[{CODE}] = {IndexOutOfRange.code}"] if t["check"] else []
     body += ["p = i64(ix[f])", "if p < 0:", f"    p += {n}",
              f"if p >= 0 and p < {n}:", f"    y[f] = x[off + p * {step}]",
-             "else:", f"    y[f] = {ZERO[out.dtype]}"]
+             "else:", *src.indent(report), f"    y[f] = {ZERO[out.dtype]}"]
     lines = src.HEADER + src.views(("x", 0, x.dtype), ("ix", 1, sig.inputs[1].dtype), ("y", 2, out.dtype))
+    if t["check"]:                  # the status word: GatherD's one workspace (argument 3)
+        lines += src.views(("status", 3, "int64"))
     lines += src.indent(src.split_lines(str(t["total"]))) + ["    for f in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
 

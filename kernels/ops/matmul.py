@@ -9,8 +9,11 @@ float16 (each unit copies only its own columns, so the copies cost 1/MATMUL_ROW_
 float16 outputs accumulate in a float32 workspace tile and are stored rounded.
 
 Both are dynamic-shape kernels (``RUNTIME_TILING``): sizes, tiles, grids and batch strides are read at
-run time; dtype, transposes, the route (BLAS, B packing, float32 accumulator), the batch rank and the
-fused epilogue's program are compiled in, so the products of a network share a handful of kernels.
+run time; dtype, the route (BLAS, B packing, float32 accumulator), the batch rank and the fused
+epilogue's program are compiled in, so the products of a network share a handful of kernels. The
+BLAS route reads its transposes at run time too (sgemm takes them as arguments, so the code is the
+same): a float32 layer's forward and its two gradient products (NT, NN, TN) are one kernel, not
+three. The blocked route keeps them compiled in: they decide its loads' strides and B's packing order.
 """
 from __future__ import annotations
 
@@ -34,10 +37,12 @@ MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller matmuls use fewe
 
 # What the kernels read at run time (dynamic-shape kernels): sizes, batch strides (0 where an operand
 # is broadcast), the tiles of the blocked route, the BLAS route's grids and leading dimensions, and the
-# block count the host runs a BLAS launch as. Dtype, transposes, route, batch rank and epilogue are literals.
+# block count the host runs a BLAS launch as, the BLAS route's transposes. Dtype, route, batch rank, epilogue
+# and the blocked route's transposes are literals.
 RUNTIME_TILING = ("out_batch", "batch", "a_strides", "b_strides", "e_strides", "m", "n", "k", "row_tile",
                   "col_tile", "tiles_m", "tiles_n", "units", "k_slice", "k_step", "pack_size", "per_block",
-                  "grid", "host_grid", "host_block_dim", "lda", "ldb", "ldc")
+                  "grid", "host_grid", "host_block_dim", "lda", "ldb", "ldc",
+                  "blas_ta", "blas_tb", "a_row_step", "b_col_step")
 
 
 def matmul_dims(sig: OpSignature) -> tuple[tuple[int, ...], int, int, int]:
@@ -137,7 +142,7 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     tiling = dict(out_batch=out_batch, batch=batch, m=m, n=n, k=k, row_tile=row_tile, col_tile=col_tile,
                   tiles_m=tiles_m, tiles_n=tiles_n, units=units, k_slice=k_slice, k_step=max(k_slice, 1),
                   pack_b=pack_b, acc_ws=acc_ws, pack_size=pack_size, per_block=per_block, blas=blas,
-                  transpose_a=ta, transpose_b=tb, epilogue=epilogue,
+                  epilogue=epilogue, **transpose_facts(blas, ta, tb, k),
                   a_strides=tuple(batch_strides(out_batch, a_desc.shape[:-2], m * k)),
                   b_strides=tuple(batch_strides(out_batch, b_desc.shape[:-2], k * n)),
                   e_strides=tuple(tuple(broadcast_strides(out_batch + (m, n), d.shape)) for d in extras),
@@ -146,6 +151,16 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     # the BLAS route picks its tile grid by the run-time block count, so the host may run it as fewer,
     # larger blocks (2 sgemms of 512x1024x1024 for a 1024^3 product instead of 32 small ones)
     return Plan(block_dim, cost, workspace, tiling, host_blocks=blas)
+
+
+def transpose_facts(blas: bool, ta: bool, tb: bool, k: int) -> dict:
+    """The transposes as tiling facts: run-time ints on the BLAS route (the flags sgemm takes and the
+    element steps of A per output row and of B per output column), compiled-in bools (None on the BLAS
+    route, so its kernels do not differ by them) on the blocked route."""
+    if blas:
+        return dict(transpose_a=None, transpose_b=None, blas_ta=int(ta), blas_tb=int(tb),
+                    a_row_step=1 if ta else k, b_col_step=k if tb else 1)
+    return dict(transpose_a=ta, transpose_b=tb, blas_ta=0, blas_tb=0, a_row_step=0, b_col_step=0)
 
 
 def epilogue_lines(sig: OpSignature, plan: Plan) -> list[str]:
@@ -195,7 +210,7 @@ def emit_blas(sig: OpSignature, plan: Plan) -> str:
     t = plan.tiling
     m, n, k = t["m"], t["n"], t["k"]
     (gm, gn), (hm, hn) = t["grid"], t["host_grid"]
-    ta, tb = int(t["transpose_a"]), int(t["transpose_b"])
+    ta, tb = t["blas_ta"], t["blas_tb"]
     extras = sig.inputs[2:]
     c_arg = 2 + len(extras)
     lines = src.HEADER + src.views(("a", 0, "float32"), ("b", 1, "float32"),
@@ -209,8 +224,8 @@ def emit_blas(sig: OpSignature, plan: Plan) -> str:
             "jc = (u % gn) * cols", f"nj = min({n}, jc + cols) - jc", f"coff = bi * {m * n}",
             *batch_offset_lines(t),
             "if i1 > i0 and nj > 0:",
-            f"    sgemm({ta}, {tb}, i1 - i0, nj, {k}, a, aoff + {'i0' if ta else f'i0 * {k}'}, {t['lda']}, "
-            f"b, boff + {f'jc * {k}' if tb else 'jc'}, {t['ldb']}, c, coff + i0 * {n} + jc, {t['ldc']})"]
+            f"    sgemm({ta}, {tb}, i1 - i0, nj, {k}, a, aoff + i0 * {t['a_row_step']}, {t['lda']}, "
+            f"b, boff + jc * {t['b_col_step']}, {t['ldb']}, c, coff + i0 * {n} + jc, {t['ldc']})"]
     if t["epilogue"] is not None:
         unit += epilogue_lines(sig, plan)
     lines += ["    for u in range(lo, hi):"] + src.indent(unit, 2)

@@ -24,7 +24,9 @@ pads dout back into zeros and Pad slices it back out; MirrorPad folds dout back 
 Gather scatters dout with UnsortedSegmentSum over the gathered axis (moved to the front and back with
 Transposes); UnsortedSegmentSum gathers dout by segment id. Ids and indices outside the valid range
 get and give no gradient, as the forward ops read zeros for them (Gather) or drop their rows
-(UnsortedSegmentSum).
+(UnsortedSegmentSum). MindSpore's Gather refuses such an index: with ``check_indices`` (set by the
+front end) the Gather kernel reports it through its status word, an AI Core fault raised at the
+host's next synchronisation (``device.kernel_status``).
 
 Transpose, Concat, Split, Slice, Pad, Gather and UnsortedSegmentSum are dynamic-shape kernels: their
 sizes, strides and offsets are tiling data read at run time; what shapes the loops (dtypes, the number
@@ -35,10 +37,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Sequence
 
 import numpy as np
 
 from ascendemu.device.cost import KernelCost
+from ascendemu.device.kernel_status import CODE, HIGH, LOW, STATUS_BYTES, VALUE, IndexOutOfRange
 from ascendemu.errors import check_int
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import ITEMSIZE, OpSignature, TensorDesc
@@ -313,11 +317,22 @@ def plan_pieces(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
 
 
 def plan_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
+    """With ``check_indices`` (what MindSpore's Gather is: the front end sets it) the kernel reports an
+    index outside [0, axis size) as a fault in its status word (``device.kernel_status``); without it
+    (the backward rules' own gathers) such an index reads zeros."""
     params, indices = sig.inputs
     axis = norm_axis(sig, sig.attr("axis", 0), len(params.shape))
+    check = bool(sig.attr("check_indices", False))
     tiling = dict(n=outputs[0].size, count=max(indices.size, 1), inner=max(math.prod(params.shape[axis + 1:]), 1),
-                  limit=params.shape[axis])
-    return replace(plan_copy(sig, outputs), tiling=tiling)
+                  limit=params.shape[axis], check=check)
+    plan = replace(plan_copy(sig, outputs), tiling=tiling)
+    return replace(plan, workspace_sizes=(STATUS_BYTES,), fault=gather_fault) if check else plan
+
+
+def gather_fault(report: Sequence[int]) -> str:
+    """MindSpore's text for an out-of-range Gather index (its CPU kernel's, gather_cpu_kernel.cc)."""
+    return (f"For 'Gather', the 'input_indices' should be in the range [{report[LOW]}, {report[HIGH]}), but got "
+            f"{report[VALUE]}")
 
 
 def plan_window(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
@@ -510,12 +525,17 @@ def emit_mirror_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pl
 
 
 def emit_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    """Out-of-range indices (negative or >= the axis size) produce zeros, never a wild read."""
+    """Out-of-range indices (negative or >= the axis size) never read outside params: they produce
+    zeros and, in a checking kernel, a fault report in the status word (argument 3)."""
     params, indices = sig.inputs
     out = outputs[0]
     t = plan.tiling
     inner, limit, count = t["inner"], t["limit"], t["count"]
     lines = src.HEADER + src.views(("p", 0, params.dtype), ("ix", 1, indices.dtype), ("y", 2, out.dtype))
+    if t["check"]:
+        lines += src.views(("status", 3, "int64"))
+    report = [f"status[{VALUE}] = t", f"status[{LOW}] = 0", f"status[{HIGH}] = {limit}",
+              f"status[{CODE}] = {IndexOutOfRange.code}"] if t["check"] else []
     lines += src.indent(src.split_lines(str(t["n"])))
     body = [f"o = row // {count}", f"t = i64(ix[row % {count}])",
             f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
@@ -523,6 +543,7 @@ def emit_gather(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
             f"    src = (o * {limit} + t) * {inner}",
             "    for j in range(j0, j1):", "        y[start + j] = p[src + j]",
             "else:",
+            *src.indent(report),
             "    for j in range(j0, j1):", f"        y[start + j] = {ZERO[out.dtype]}",
             "row += 1"]
     lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + src.indent(body, 2)

@@ -84,13 +84,19 @@ class LeakyReLU(Cell):
 
 
 
-class GELU(_Activation):
-    prim = ops.GeLU
+class GELU(Cell):
+    """``ops.gelu``: the GeLU primitive (tanh form) by default, the exact erf form with
+    ``approximate=False`` (MindSpore's composition, as its MINDIR files show)."""
 
     def __init__(self, approximate: bool = True):
-        if not approximate:
-            raise InvalidParamError("GELU: approximate=False (erf form) is not supported; GeLU uses tanh")
         super().__init__()
+        if not isinstance(approximate, bool):
+            raise TypeError(f"For 'GELU', the type of 'approximate' should be 'bool', but got "
+                            f"'{type(approximate).__name__}'.")
+        self.approximate = "tanh" if approximate else "none"
+
+    def construct(self, x: Tensor) -> Tensor:
+        return ops.gelu(x, approximate=self.approximate)
 
 
 class Softmax(Cell):

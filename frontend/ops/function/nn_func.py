@@ -48,7 +48,10 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
     a graph (and its MINDIR export) holds MindSpore's Div, Erf, Add and Mul nodes."""
     if approximate not in ("none", "tanh"):
         raise ValueError("For ops.gelu, approximate value should be either 'none' or 'tanh'.")
-    x = _tensor(input)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For Primitive[Dtype], the input argument[input_x] must be a Tensor, CSRTensor or "
+                        f"COOTensor, but got {type(input)}.")
+    x = input
     if x.dtype.name not in GELU_FLOAT_DTYPES:
         raise TypeError(f"For gelu, the input dtype must be bfloat16, float16, float32 or float64, but got "
                         f"{x.dtype}.")

@@ -97,7 +97,9 @@ class Gather(_Op):
             raise InvalidParamError(f"Gather: batch_dims={batch_dims} is not supported; use 0")
 
     def __call__(self, input_params: Any, input_indices: Any, axis: int) -> Tensor:
-        return apply_op("Gather", [input_params, input_indices], {"axis": int(axis)})[0]
+        # an index outside [0, shape[axis]) is MindSpore's RuntimeError, raised at synchronisation as on
+        # Ascend (the kernel's status word), not the zeros the backward rules' own gathers read
+        return apply_op("Gather", [input_params, input_indices], {"axis": int(axis), "check_indices": True})[0]
 
 
 class Reshape(_Op):
@@ -288,10 +290,11 @@ class Sort(_Op):
 class GatherD(_Op):
     """``GatherD()(x, dim, index)``: ``out[i][j][k] = x[index[i][j][k]][j][k]`` for dim 0 (likewise for the
     other dims). index has x's rank, is no larger than x except along ``dim``, and may count from
-    the end (``-1`` is the last); an index outside ``[-n, n)`` reads 0 (MindSpore raises at run time)."""
+    the end (``-1`` is the last); an index outside ``[-n, n)`` is MindSpore's RuntimeError, raised at
+    synchronisation as on Ascend (the kernel's status word)."""
 
     def __call__(self, x: Any, dim: Any, index: Any) -> Tensor:
-        return apply_op("GatherD", [x, index], {"dim": _static_int("GatherD: dim", dim)})[0]
+        return apply_op("GatherD", [x, index], {"dim": _static_int("GatherD: dim", dim), "check_indices": True})[0]
 
 
 class Stack(_Op):
