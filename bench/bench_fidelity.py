@@ -15,7 +15,7 @@ error and the shares within 15%/25% (docs/FIDELITY.md). Many of the zoo's figure
 runs (per card; they include the gradient AllReduce, which overlaps the backward pass); the
 simulation is one card.
 
-Run: python bench/bench_fidelity.py [--only resnet50,bert_large,...] [--no-clock]
+Run: python bench/bench_fidelity.py [--only resnet50,bert_large,...] [--no-clock] [--spec field=value,...]
 (about 12 minutes in all on 2 cores; BERT-large's graph capture and compilation take most of it.)
 """
 from __future__ import annotations
@@ -194,7 +194,16 @@ def _bert(batch: int, layers: int = 24, init=None, base: dict | None = None):
     return model, columns
 
 
-def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS) -> float:
+def parse_overrides(text: str) -> dict[str, float]:
+    """``field=value,...`` -> DeviceSpec overrides for a what-if (``--spec conv_cube_efficiency=0.5``)."""
+    pairs = [item.split("=", 1) for item in text.split(",") if item]
+    if any(len(p) != 2 for p in pairs):
+        raise SystemExit(f"--spec takes field=value,..., got {text!r}")
+    return {k: float(v) for k, v in pairs}
+
+
+def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS,
+                overrides: dict | None = None) -> float:
     """Simulated seconds of one steady training step of ``build()`` -> (Model, input columns) on
     ``preset``, in DryRun (graph cache and kernel plans under ``cache``): the difference of two sinks'
     times over their difference in steps; with one sink of one step, that step's time (its input
@@ -208,7 +217,8 @@ def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS) 
     rt = get_runtime()
     if rt.node is not None:
         rt.finalize()
-    executor = DeviceExecutor(cache_root=cache, dry_run=True, progress=False, device=get_spec(preset))
+    spec = get_spec(preset, **(overrides or {}))
+    executor = DeviceExecutor(cache_root=cache, dry_run=True, progress=False, device=spec)
     previous = set_backend(executor)
     try:
         context.set_context(mode=context.GRAPH_MODE)
@@ -226,7 +236,7 @@ def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS) 
         get_runtime().finalize()
 
 
-def child(name: str, presets: list[str], cache: str) -> dict:
+def child(name: str, presets: list[str], cache: str, overrides: dict | None = None) -> dict:
     """Steady simulated step time of ``name`` on each preset, in this process."""
     from ascendemu.cli.run import install_mindspore_alias
     install_mindspore_alias()
@@ -237,16 +247,16 @@ def child(name: str, presets: list[str], cache: str) -> dict:
               "squeezenet_cifar": lambda: _squeezenet(builder, batch),
               "squeezenet": lambda: _squeezenet(builder, batch)}
     build = builds.get(builder, lambda: _resnet(builder, batch))
-    return {preset: steady_step(build, preset, cache) for preset in presets}
+    return {preset: steady_step(build, preset, cache, overrides=overrides) for preset in presets}
 
 
 # ------------------------------------------------------------------------------------------- parent
 
-def run_child(name: str, presets: list[str], cache: str) -> dict:
+def run_child(name: str, presets: list[str], cache: str, spec: str = "") -> dict:
     env = dict(os.environ, ASCENDEMU_CACHE_KEY_FILE=os.environ.get("ASCENDEMU_CACHE_KEY_FILE",
                                                                    str(Path(cache) / "key")))
     proc = subprocess.run([sys.executable, __file__, "--child", name, "--presets", ",".join(presets),
-                           "--cache", cache], capture_output=True, text=True, env=env, cwd=cache)
+                           "--cache", cache, "--spec", spec], capture_output=True, text=True, env=env, cwd=cache)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(RESULT_TAG)]
     if proc.returncode or not lines:
         raise SystemExit(f"{name}: child failed\n{proc.stderr[-3000:]}")
@@ -278,9 +288,11 @@ def main() -> None:
     parser.add_argument("--child")
     parser.add_argument("--presets", default=DEFAULT_PRESET)
     parser.add_argument("--cache")
+    parser.add_argument("--spec", default="", help="what-if DeviceSpec overrides: field=value,... "
+                        "(the published tables use none)")
     args = parser.parse_args()
     if args.child:
-        print(RESULT_TAG + json.dumps(child(args.child, args.presets.split(","), args.cache)), flush=True)
+        print(RESULT_TAG + json.dumps(child(args.child, args.presets.split(","), args.cache, parse_overrides(args.spec))), flush=True)
         return
     names = [n for n in args.only.split(",") if n]
     clock = ("Ascend910ProA", "Ascend910PremiumA")
@@ -291,7 +303,7 @@ def main() -> None:
             presets = [DEFAULT_PRESET] + (list(clock) if NETWORKS[name][6] == "calibration" and not args.no_clock else [])
             key = (builder, batch)
             if key not in done or set(presets) - set(done[key]):
-                done[key] = run_child(name, presets, cache)
+                done[key] = run_child(name, presets, cache, args.spec)
             results[name] = done[key]
             unit, pub, sim, ratio = row(name, results[name][DEFAULT_PRESET])
             print(f"{name}: {unit} published {pub:g} simulated {sim:.1f} ratio {ratio:.3f}", file=sys.stderr)

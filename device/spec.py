@@ -41,9 +41,10 @@ class DeviceSpec:
     core_port_bytes_per_cycle: float = 31.5
     cube_efficiency: float = 0.85
     # The share of the cube's peak a convolution sustains, its A operand expanded by img2col (load3d)
-    # from L1 on the way to the cube. Not fitted separately yet: VGG16 ImageNet (the zoo's cube-bound
-    # check) wants about 0.35, but ResNet-50's calibration holds only near 0.85 until the Conv+BN+ReLU
-    # fusions remove its unfused passes (docs/FIDELITY.md, "Convolutions"); so equal to cube_efficiency.
+    # from L1 on the way to the cube. Not fitted separately: with the BatchNorm fusions, VGG16 ImageNet
+    # (58 ms at batch 32) wants about 0.35, but the same convolutions in VGG16-BN CIFAR-10 at 224 (79 ms
+    # at batch 64) want 0.85 or more, and ResNet-50's calibration falls to 0.73 at 0.35: the published
+    # figures disagree with each other, not with this term (docs/FIDELITY.md, "Convolutions").
     conv_cube_efficiency: float = 0.85
     host_link_bandwidth: float = 32e9            # PCIe 4.0 x16, bytes/s per direction
     host_link_latency_s: float = 2e-6

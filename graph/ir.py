@@ -316,7 +316,13 @@ class Graph:
             self._hash = self._compute_hash()
         return self._hash
 
-    def _compute_hash(self) -> str:
+    def anonymous_hash(self) -> str:
+        """:meth:`structure_hash` without node names or literal constants' names: equal for two captures
+        of the same code (a training step's loss and its gradient's replayed forward capture one loop
+        twice, under different ``While-opN`` names), which ``graph.program.merge_repeated`` merges."""
+        return self._compute_hash(names=False)
+
+    def _compute_hash(self, names: bool = True) -> str:
         ids: dict[int, int] = {}
 
         def ren(v: int) -> int:
@@ -326,17 +332,18 @@ class Graph:
         consts = []
         for v in sorted(self.constants):
             c = self.constants[v]
-            entry = [ren(v), self.values[v].to_json(), c.name, c.is_parameter]
+            entry = [ren(v), self.values[v].to_json(), c.name if names or c.is_parameter else "", c.is_parameter]
             if not c.is_parameter:
                 entry.append(hashlib.sha256(c.data.tobytes()).hexdigest())
             consts.append(entry)
         doc["constants"] = consts
+        def sub(g: "Graph") -> str:
+            return g.structure_hash() if names else g.anonymous_hash()
+
         doc["nodes"] = [[n.op, jsonable(n.attrs), [ren(v) for v in n.inputs],
-                         [[ren(v), self.values[v].to_json()] for v in n.outputs], n.full_name]
-                        + ([n.cond.structure_hash(), n.body.structure_hash(), n.carried, n.cond_free]
-                           if isinstance(n, WhileNode) else [])
-                        + ([n.then.structure_hash(), n.other.structure_hash(), n.then_free]
-                           if isinstance(n, IfNode) else [])
+                         [[ren(v), self.values[v].to_json()] for v in n.outputs], n.full_name if names else ""]
+                        + ([sub(n.cond), sub(n.body), n.carried, n.cond_free] if isinstance(n, WhileNode) else [])
+                        + ([sub(n.then), sub(n.other), n.then_free] if isinstance(n, IfNode) else [])
                         for n in self.nodes]
         doc["aliases"] = sorted([ren(a), ren(r), self.values[a].to_json()] for a, r in self.aliases.items())
         doc["outputs"] = [ren(v) for v in self.outputs]

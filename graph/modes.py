@@ -6,7 +6,8 @@ leaves behind (DryRun keeps MindSpore's execution order files) and how the summa
 
 DryRun (``--dry-run`` / ``MS_SIMULATION_LEVEL``): kernels are ``dry_run_function(plan)`` (entry 0:
 checked, priced, memory allocated; nothing emitted, compiled or computed; numba is never imported), the
-node has no host backing (``DryRun.backing``), downloads read zeros, and the summary ends with the
+node has no host backing (``DryRun.backing``), downloads read zeros, a parameter's upload reads none of
+its values (``state_data``: an abstract weight stays unfilled), and the summary ends with the
 DryRun lines a launcher reads back from each rank's log (``ascendemu msrun --sim_level``).
 """
 from __future__ import annotations
@@ -20,8 +21,10 @@ from ascendemu.cache.kernel_meta import KernelCache
 from ascendemu.errors import FeatureNotSupportedError
 from ascendemu.hal.kernel import KernelFunction
 from ascendemu.kernels.library import KernelPlan, dry_run_function
+from ascendemu.kernels.signature import TensorDesc
 
 from .execute_order import ExecuteOrderTracker
+from .ir import StateSource
 from .plan import CompiledGraph
 
 __all__ = ["DRYRUN_ACTUAL", "DRYRUN_STEP", "DRYRUN_USED", "Compute", "DryRun", "RunMode", "run_mode"]
@@ -51,6 +54,10 @@ class RunMode:
     def host_array(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         """The host array a download of ``shape`` and ``dtype`` lands in."""
         return np.empty(shape, dtype)
+
+    def state_data(self, source: StateSource, desc: TensorDesc) -> np.ndarray:
+        """What uploading the parameter ``source`` (of ``desc``) copies to its device buffer: its values."""
+        return source.host_data()
 
     def compiled(self, compiled: CompiledGraph, group_ranks: Callable[[str], Sequence[int]]) -> None:
         """Told of every graph made ready on the device (``group_ranks``: a group's world ranks)."""
@@ -118,6 +125,11 @@ class DryRun(RunMode):
         # zeros: np.zeros maps untouched pages, and a copy from a device without backing moves no byte,
         # so a 10 GB output takes its simulated time but no host memory
         return np.zeros(shape, dtype)
+
+    def state_data(self, source: StateSource, desc: TensorDesc) -> np.ndarray:
+        # priced, not copied: a copy to a device without backing moves no byte, so the parameter's values
+        # are never read (an abstract weight is never filled) and the zeros take no host pages
+        return self.host_array(desc.shape, np.dtype(desc.dtype))
 
     def compiled(self, compiled: CompiledGraph, group_ranks: Callable[[str], Sequence[int]]) -> None:
         self.execute_order.record(compiled, group_ranks)

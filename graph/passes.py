@@ -1,4 +1,4 @@
-"""Graph passes: no-task aliasing, O1 elementwise and epilogue fusion, execution order, multi-stream
+"""Graph passes: no-task aliasing, O1 elementwise, epilogue and BatchNorm fusion, execution order, multi-stream
 assignment.
 
 Every pass takes a Graph and returns a new Graph (or a plan object); the input graph is never changed,
@@ -300,10 +300,7 @@ def fuse_epilogues(graph: Graph) -> Graph:
             single = _fuse_group(g, [node])
             program, ext = single.attrs["program"], list(single.inputs)
         m = producers[v]
-        extras = [e for e in ext if e != v]
-        slot = {i: 0 if e == v else 1 + extras.index(e) for i, e in enumerate(ext)}
-        epilogue = tuple((op, *((("in", slot[x]) if kind == "in" else (kind, x)) for kind, x in operands))
-                         for op, *operands in program)
+        epilogue, extras = _reading_first(program, ext, v)
         fused = OpNode(g.new_node_id(), m.op, {**m.attrs, "epilogue": epilogue}, m.inputs + tuple(extras),
                      node.outputs, _fused_name([m.full_name, node.full_name], m.op), m.origins + node.origins)
         fused.signature(g)   # validate against the kernel library's shape inference
@@ -311,6 +308,98 @@ def fuse_epilogues(graph: Graph) -> Graph:
         del g.values[v]
     prune_constants(g)
     return g
+
+
+def _reading_first(program: tuple, ext: list[int], v: int) -> tuple[tuple, list[int]]:
+    """``program`` over inputs ``ext`` rewritten so that ("in", 0) is ``v`` and ("in", i) the i-th of
+    the returned other inputs: the form of an epilogue, where input 0 is the value it is applied to."""
+    extras = [e for e in ext if e != v]
+    slot = {i: 0 if e == v else 1 + extras.index(e) for i, e in enumerate(ext)}
+    return tuple((op, *((("in", slot[x]) if kind == "in" else (kind, x)) for kind, x in operands))
+                 for op, *operands in program), extras
+
+
+def _elementwise_program(graph: Graph, node: OpNode) -> tuple[tuple, list[int]] | None:
+    """(program, external inputs) of a single-output FusedElemwise node or a fusable op, else None."""
+    if node.op == FUSED_OP and "outputs" not in node.attrs:
+        return node.attrs["program"], list(node.inputs)
+    if node.op != FUSED_OP and _fusable(graph, node) and graph.values[node.outputs[0]].dtype in FLOAT:
+        single = _fuse_group(graph, [node])
+        return (single.attrs["program"], list(single.inputs)) if single is not None else None
+    return None
+
+
+def _training_norm(node: OpNode, op: str) -> bool:
+    return node.op == op and bool(node.attrs.get("is_training")) and not {"epilogue", "prologue"} & set(node.attrs)
+
+
+def fuse_norm_programs(graph: Graph) -> Graph:
+    """O1/O2 BatchNorm fusion, CANN's buffer fusions on Ascend (docs/FIDELITY.md): the element-wise
+    node (ReLU, or a fused Add + ReLU of the residual) that alone reads a training BatchNorm's y
+    becomes the BatchNorm's ``epilogue``, applied to y before it is stored (BNTrainingUpdate + ReLU,
+    + Add + ReLU); the element-wise node (ReluGrad, or a fused tree ending in it) whose result only a
+    training BatchNormGrad reads as dy becomes its ``prologue``, recomputed where the kernel reads dy
+    (ReluGrad + BNTrainingUpdateGrad/ReduceGrad). Each removes a kernel and a full write and read of
+    an activation. Their other inputs must have the activation's shape (the fused kernel reads them
+    at its index); literal scalars are folded in. Runs after :func:`fuse_epilogues`."""
+    g = graph.copy()
+    producers, consumers = g.producers(), g.consumers()
+    pinned = set(g.outputs) | set(g.aliases.values())
+    position = {n.id: i for i, n in enumerate(g.nodes)}
+    taken: set[int] = set()
+    fusions: list[tuple[OpNode, OpNode, OpNode]] = []      # (node replaced, node removed, fused node)
+    for node in g.nodes:
+        if node.id in taken:
+            continue
+        if _training_norm(node, "BatchNormGrad"):
+            p = producers.get(node.inputs[0])
+            fused = _prologue(g, node, p, consumers, pinned) if p is not None and p.id not in taken else None
+            gone = p
+        else:
+            bn = next((producers[v] for v in node.inputs if v in producers and producers[v].id not in taken
+                       and _training_norm(producers[v], "BatchNorm") and producers[v].outputs[0] == v), None)
+            fused = _epilogue(g, bn, node, consumers, pinned, position) if bn is not None else None
+            gone = bn
+        if fused is not None:
+            taken |= {node.id, gone.id}
+            fusions.append((node, gone, fused))
+    for node, gone, fused in fusions:
+        fused.signature(g)   # validate against the kernel library's shape inference
+        g.nodes = [fused if n.id == node.id else n for n in g.nodes if n.id != gone.id]
+        for v in (set(gone.outputs) | set(node.outputs)) - set(fused.outputs):
+            del g.values[v]
+    prune_constants(g)
+    return g
+
+
+def _epilogue(g: Graph, bn: OpNode, node: OpNode, consumers: dict, pinned: set[int],
+              position: dict[int, int]) -> OpNode | None:
+    """``bn`` with ``node`` as its epilogue, where ``node`` is the fused node's place: so no reader
+    of bn's other outputs (the saved statistics) may come before it."""
+    found = _elementwise_program(g, node)
+    y = bn.outputs[0]
+    shape = g.values[y].shape
+    if (found is None or len(consumers[y]) != 1 or y in pinned or g.values[node.outputs[0]].shape != shape
+            or any(g.values[e].shape != shape for e in found[1])
+            or any(position[c.id] < position[node.id] for v in bn.outputs[1:] for c in consumers.get(v, ()))):
+        return None
+    epilogue, extras = _reading_first(*found, y)
+    attrs = {**bn.attrs, "epilogue": epilogue, "epilogue_type": g.values[node.outputs[0]].dtype}
+    return OpNode(g.new_node_id(), bn.op, attrs, bn.inputs + tuple(extras), node.outputs + bn.outputs[1:],
+                  _fused_name([bn.full_name, node.full_name], bn.op), bn.origins + node.origins)
+
+
+def _prologue(g: Graph, grad: OpNode, p: OpNode, consumers: dict, pinned: set[int]) -> OpNode | None:
+    """``grad`` with its dy's element-wise producer ``p`` as its prologue (input 0 is p's first input)."""
+    dy = grad.inputs[0]
+    found = _elementwise_program(g, p)
+    shape = g.values[grad.inputs[1]].shape
+    if found is None or len(consumers[dy]) != 1 or dy in pinned or any(g.values[e].shape != shape for e in found[1]):
+        return None
+    program, ext = found
+    return OpNode(g.new_node_id(), grad.op, {**grad.attrs, "prologue": program},
+                  (ext[0],) + grad.inputs[1:] + tuple(ext[1:]), grad.outputs,
+                  _fused_name([p.full_name, grad.full_name], grad.op), p.origins + grad.origins)
 
 
 def prune_constants(graph: Graph) -> None:

@@ -26,7 +26,8 @@ from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .memory_report import MemoryReport, memory_report
 from .passes import (DEFAULT_ORDER_POLICY, ORDER_POLICIES, assign_streams, defer_to_first_use,
-                     eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues, order, remove_no_task)
+                     eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues, fuse_norm_programs, order,
+                     remove_no_task)
 from .schedule import GraphKernel, ScheduleStep, step_from_json
 
 JIT_LEVELS = ("O0", "O1", "O2")
@@ -194,7 +195,7 @@ def optimize(graph: Graph, jit_level: str) -> Graph:
     g.outputs = g.outputs + [v for v in g.updates.values() if v not in g.outputs]
     g = remove_no_task(eliminate_common_subexpressions(g))
     if jit_level in ("O1", "O2"):
-        g = fuse_epilogues(fuse_elementwise(g))
+        g = fuse_norm_programs(fuse_epilogues(fuse_elementwise(g)))
     return g
 
 

@@ -137,7 +137,7 @@ class GraphPreparer:
             self._states[id(source)] = slot
             weakref.finalize(source, self._drop_state, id(source), slot.ptr)
         if slot.version != source.version:
-            self.transfers.upload(source.host_data(), desc, slot.ptr)
+            self.transfers.upload(self.mode.state_data(source, desc), desc, slot.ptr)
             slot.version = source.version
         return slot.ptr
 

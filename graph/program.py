@@ -17,11 +17,15 @@ at run time, so one compiled program serves every trip count.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass
+
+from ascendemu.kernels.signature import jsonable
 
 from .ir import CONTROL_NODES, Graph, IfNode, OpNode, WhileNode
 
-__all__ = ["Branch", "Loop", "Program", "Segment", "split"]
+__all__ = ["Branch", "Loop", "Program", "Segment", "merge_repeated", "split"]
 
 
 @dataclass
@@ -54,6 +58,55 @@ class Program:
 
     graph: Graph
     parts: list[Segment | Loop | Branch]
+
+
+def merge_repeated(graph: Graph) -> Graph:
+    """``graph`` with each loop (and each node) that repeats an earlier one on the same values merged into
+    it, the later one's outputs renamed to the earlier one's, as CSE does within a part: a training step
+    captures its forward twice (``loss = net(x)``, then the gradient's replayed forward), so a ``while``
+    on a tensor would run twice and its backward would pop the second one's stack; merged, the loop runs
+    once and the backward (``WhileGradNode.forward``) pops the first one's. Loops are compared by their
+    graphs' :meth:`~.ir.Graph.anonymous_hash` (the two captures name their nodes differently); a loop's
+    backward is never merged. Ops are pure (state changes are ``graph.updates``), so this is safe. Returns
+    ``graph`` itself when no loop repeats (then the per-part CSE does the rest)."""
+    seen: dict[str, OpNode] = {}
+    rename: dict[int, int] = {}
+    loops: dict[int, int] = {}           # merged loop node id -> the one kept
+    kept: list[OpNode] = []
+    for n in graph.nodes:
+        inputs = tuple(rename.get(v, v) for v in n.inputs)
+        key = None if hasattr(n, "forward") else _merge_key(n, inputs)
+        first = seen.get(key) if key is not None else None
+        if first is not None:
+            rename.update(zip(n.outputs, first.outputs))
+            if isinstance(n, WhileNode):
+                loops[n.id] = first.id
+            continue
+        if key is not None:
+            seen[key] = n
+        changes = {"inputs": inputs} if inputs != n.inputs else {}
+        if hasattr(n, "forward") and n.forward in loops:
+            changes["forward"] = loops[n.forward]
+        kept.append(dataclasses.replace(n, **changes) if changes else n)
+    if not loops:
+        return graph
+    g = graph.copy()
+    g.nodes = kept
+    for old in rename:
+        del g.values[old]
+    g.outputs = [rename.get(v, v) for v in g.outputs]
+    g.updates = {p: rename.get(v, v) for p, v in g.updates.items()}
+    g.validate()
+    return g
+
+
+def _merge_key(n: OpNode, inputs: tuple[int, ...]) -> str:
+    """What makes two nodes the same computation: op, attributes, inputs and, for a loop or a branch,
+    its graphs (names aside)."""
+    graphs = [n.cond, n.body, n.carried, n.cond_free] if isinstance(n, WhileNode) else \
+        [n.then, n.other, n.then_free] if isinstance(n, IfNode) else []
+    return json.dumps([n.op, jsonable(n.attrs), inputs,
+                       [x.anonymous_hash() if isinstance(x, Graph) else x for x in graphs]], sort_keys=True)
 
 
 def split(graph: Graph) -> Program:

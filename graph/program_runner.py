@@ -4,8 +4,8 @@ and branches picked on the device (a tensor ``if``: LabelSwitch to the taken bra
 Each part is an ordinary graph, prepared as any (compile or graph cache, kernels, streams, memory plan).
 Between parts, values stay on the device: the program keeps one buffer per value a later part reads
 (per loop: one per carried variable and one for the predicate, reused by every iteration), and a part
-is run by copying its inputs into the part's own input buffers (device to device, on the first stream),
-issuing its schedule, and copying its outputs into the program's buffers; no value goes to the host
+runs bound to them (``graph.part_runner``: its kernels read its inputs where they live and write its
+outputs in place; a loop body's carried outputs are D2D copies after it); no value goes to the host
 until the graph's outputs are read. A loop, as Ascend runs it:
 
     carried <- initial values
@@ -19,9 +19,8 @@ handed to the switch, which enqueues it when the predicate holds: no per-iterati
 chip, where the loop was sunk with the graph. At O0/O1 the host issues each part's kernels as it does
 for any graph, after the switch. Either way the host's clock never waits for the predicate (see
 ``Runtime.label_switch``). A loop that exceeds MAX_LOOP_TRIPS trips is a :class:`LoopTripLimitError`
-naming its line. Kernels in a part read and write the part's own buffers, so the parts' fences (O2, more
-than one stream: every stream waits for the first before a part, the first for every stream after it)
-are all the ordering the copies need.
+naming its line. The parts' fences (O2, more than one stream: every stream waits for the first before a
+part, the first for every stream after it) order the parts and the copies on the first stream.
 
 A graph with a loop's backward (``graph.while_grad``) gives the forward loop a stack: each taken trip first
 copies its predicate and carried values into the trip's slot; the backward loop switches on those
@@ -37,13 +36,13 @@ import numpy as np
 
 from ascendemu.errors import FeatureNotSupportedError, LoopTripLimitError
 from ascendemu.hal import steps as hal_steps
-from ascendemu.hal.runtime import MEMCPY_DEVICE_TO_DEVICE, Runtime
+from ascendemu.hal.runtime import Runtime
 from ascendemu.kernels.signature import TensorDesc
 
-from .bindings import DynamicBinding, Prepared
 from .ir import Graph, IfNode, WhileNode
+from .part_runner import PartRunner
 from .prepare import GraphPreparer
-from .program import Branch, Loop, Program, split
+from .program import Branch, Loop, Program, merge_repeated, split
 from .transfer import Transfers
 from .while_grad import LoopStack, WhileGradNode, saved_loops
 
@@ -62,16 +61,25 @@ class ProgramRunner:
     def __init__(self, rt: Runtime, preparer: GraphPreparer, transfers: Transfers):
         self.rt, self.preparer, self.transfers = rt, preparer, transfers
         self._programs: dict[int, tuple[weakref.ref, Program]] = {}    # id(graph) -> its split, once
-        self._fence: int | None = None
-        self.kernels = 0                    # kernels of the parts run by the current step
+        self.parts = PartRunner(rt, preparer)   # loop-free parts, bound to the program's buffers
         self.stacks: list[LoopStack] = []   # the current step's loop stacks (graph.while_grad)
 
+    @property
+    def kernels(self) -> int:
+        """Kernels of the parts run by the current step."""
+        return self.parts.kernels
+
+    @kernels.setter
+    def kernels(self, count: int) -> None:
+        self.parts.kernels = count
+
     def program(self, graph: Graph) -> Program:
-        """``graph``'s parts, split once per captured graph (the phase cache runs one graph again)."""
+        """``graph``'s parts, split once per captured graph (the phase cache runs one graph again), after
+        merging a loop it captured twice (``merge_repeated``: the program's ``graph`` then differs)."""
         known = self._programs.get(id(graph))
         if known is not None and known[0]() is graph:
             return known[1]
-        program = split(graph)
+        program = split(merge_repeated(graph))
         self._programs = {k: v for k, v in self._programs.items() if v[0]() is not None}
         self._programs[id(graph)] = (weakref.ref(graph), program)
         return program
@@ -90,9 +98,10 @@ class ProgramRunner:
             ins = [self.transfers.upload(a, graph.values[v]) for v, a in zip(graph.inputs, inputs)]
             owned += ins
             outs = [self._alloc(graph.values[v], owned) for v in graph.outputs]
-            env = self._run_graph(graph, ins, outs, jit_level, owned)
-            updated = self._apply_updates(graph, env, owned)
-            rt.synchronize_stream(self._stream())
+            merged = self.program(graph).graph
+            env = self._run_graph(merged, ins, outs, jit_level, owned)
+            updated = self._apply_updates(merged, env, owned)
+            rt.synchronize_stream(self.parts.stream())
             for source, ptr, desc in updated:
                 source.device_updated(functools.partial(self.transfers.download, ptr, desc))
             return [self.transfers.download(ptr, graph.values[v]).reshape(graph.values[v].shape)
@@ -109,7 +118,7 @@ class ProgramRunner:
         program (a loop body with loops) frees its own once its work is done. Returns the buffers of the
         program's values (value id -> device address) while ``owned`` holds them."""
         if not g.has_loops():
-            steps = self._plain(g, ins, outs, level)
+            steps = self.parts.run(g, ins, outs, level)
             if steps:
                 self.rt.launch_graph(steps)
             return {}
@@ -118,13 +127,15 @@ class ProgramRunner:
             try:
                 self._run_graph(g, ins, outs, level, local)
             finally:
-                self.rt.synchronize_stream(self._stream())
+                self.rt.synchronize_stream(self.parts.stream())
                 for ptr in local:
                     self.rt.free(ptr)
             return {}
+        program = self.program(g)
+        g = program.graph
         env = dict(zip(g.inputs, ins))
         saves, stacks = saved_loops(g), {}
-        for part in self.program(g).parts:
+        for part in program.parts:
             if isinstance(part, Loop) and isinstance(part.node, WhileGradNode):
                 self._grad_loop(g, part.node, env, owned, level, stacks.pop(part.node.forward))
                 continue
@@ -137,62 +148,33 @@ class ProgramRunner:
                 self._branch(g, part.node, env, owned, level)
                 continue
             ptrs = [self._alloc(g.values[v], owned) for v in part.outputs]
-            steps = self._plain(part.graph, [env[v] for v in part.inputs], ptrs, level)
+            steps = self.parts.run(part.graph, [env[v] for v in part.inputs], ptrs, level)
             if steps:
                 self.rt.launch_graph(steps)
             env.update(zip(part.outputs, ptrs))
         for v, dst in zip(g.outputs, outs):
-            self._copy(dst, self._value(g, v, env, owned), g.values[v].nbytes)
+            self.parts.copy(dst, self._value(g, v, env, owned), g.values[v].nbytes)
         return env
-
-    def _plain(self, g: Graph, ins: list[int], outs: list[int], level: str) -> list[hal_steps.Step]:
-        """Run a graph without loops: at O2 its steps (copies in, its sunk schedule, copies out), for the
-        caller to launch; at O0/O1 issued here kernel by kernel (nothing returned)."""
-        p = self.preparer.prepare(g, level)
-        self.preparer.bind_constants(p, g)
-        c, s0 = p.compiled, p.streams[0]
-        self.kernels += len(p.kernels)
-        if c.memory == "static":
-            steps: list[hal_steps.Step] = [self._copy_step(p.inputs[v], src, c.values[v].nbytes, s0)
-                                           for v, src in zip(c.inputs, ins) if c.values[v].nbytes]
-            steps += self._fence_steps(p, into=True) + p.lowered() + self._fence_steps(p, into=False)
-            steps += [self._copy_step(dst, p.address(v, p.inputs), c.values[v].nbytes, s0)
-                      for v, dst in zip(c.outputs, outs) if c.values[v].nbytes]
-            return steps
-        rt = self.rt
-        buffers: dict[int, int] = {}
-        for v, src in zip(c.inputs, ins):
-            buffers[v] = rt.malloc(max(c.values[v].nbytes, 1))
-            self._copy(buffers[v], src, c.values[v].nbytes, s0)
-        binding = DynamicBinding(rt, p, buffers)
-        for step in c.schedule:
-            step.lower(binding).issue(rt)
-            step.retire(binding)
-        for v, dst in zip(c.outputs, outs):
-            self._copy(dst, p.address(v, buffers), c.values[v].nbytes, s0)
-        for ptr in buffers.values():
-            rt.free(ptr)
-        return []
 
     def _loop(self, g: Graph, node: WhileNode, env: dict[int, int], owned: list[int], level: str,
               stack: LoopStack | None = None) -> None:
         """Run loop ``node`` of ``g`` (see the module docstring); its outputs are the carried buffers. With a
         ``stack`` (a backward loop pops it, graph.while_grad) each trip first pushes its predicate and
         starting carried values."""
-        rt, s0 = self.rt, self._stream()
+        rt, s0 = self.rt, self.parts.stream()
         ins = [self._value(g, v, env, owned) for v in node.inputs]
         n, nc = node.carried, node.carried + node.cond_free
         carried = [self._alloc(g.values[v], owned) for v in node.inputs[:n]]
         for dst, src, v in zip(carried, ins, node.inputs):
-            self._copy(dst, src, g.values[v].nbytes, s0)
+            self.parts.copy(dst, src, g.values[v].nbytes, s0)
         pred = self._alloc(PREDICATE, owned)
         cond_in, body_in = carried + ins[n:nc], carried + ins[nc:]
         if level == "O2" and not node.cond.has_loops() and not node.body.has_loops():
             # an iteration is one list of sunk steps, built once per loop entry
             k0 = self.kernels
-            cond = self._plain(node.cond, cond_in, [pred], level)
+            cond = self.parts.run(node.cond, cond_in, [pred], level)
             k1 = self.kernels
-            again = self._plain(node.body, body_in, carried, level) + [hal_steps.LabelGoto(s0)] + cond
+            again = self.parts.run(node.body, body_in, carried, level) + [hal_steps.LabelGoto(s0)] + cond
             k2 = self.kernels
             rt.launch_graph(cond)
             trips = 0
@@ -228,24 +210,25 @@ class ProgramRunner:
     def _push(self, stack: LoopStack | None, trip: int, pred: int, carried: list[int]) -> list[hal_steps.Step]:
         if stack is None:
             return []
-        return [self._copy_step(dst, src, nbytes, self._stream()) for dst, src, nbytes in stack.save(trip, pred, carried)]
+        s0 = self.parts.stream()
+        return [self.parts.copy_step(dst, src, nbytes, s0) for dst, src, nbytes in stack.save(trip, pred, carried)]
 
     def _grad_loop(self, g: Graph, node: WhileGradNode, env: dict[int, int], owned: list[int], level: str,
                    stack: LoopStack) -> None:
         """Run the backward loop ``node`` of ``g``: trip j switches on the predicate popped off ``stack``
         (the forward's trip trips-1-j, or the False sentinel) and runs the backward body on that trip's saved
         carried values; its outputs are the carried (cotangents, gradient sums) buffers."""
-        rt, s0 = self.rt, self._stream()
+        rt, s0 = self.rt, self.parts.stream()
         ins = [self._value(g, v, env, owned) for v in node.inputs]
         carried = [self._alloc(g.values[v], owned) for v in node.inputs[:node.carried]]
         for dst, src, v in zip(carried, ins, node.inputs):
-            self._copy(dst, src, g.values[v].nbytes, s0)
+            self.parts.copy(dst, src, g.values[v].nbytes, s0)
         free = ins[node.carried:]
         sunk = level == "O2" and not node.body.has_loops()
         for j in range(stack.trips + 1):
             pred, saved = stack.pop(j)
             if sunk:
-                steps = [] if saved is None else (self._plain(node.body, carried + saved + free, carried, level)
+                steps = [] if saved is None else (self.parts.run(node.body, carried + saved + free, carried, level)
                                                   + [hal_steps.LabelGoto(s0)])
                 rt.label_switch(pred, s0, steps)
             elif rt.label_switch(pred, s0):
@@ -261,7 +244,7 @@ class ProgramRunner:
         for param, value in g.updates.items():
             const, desc = g.constants[param], g.values[param]
             dst = self.preparer.state_buffer(const.source, desc)
-            self._copy(dst, self._value(g, value, env, owned), desc.nbytes)
+            self.parts.copy(dst, self._value(g, value, env, owned), desc.nbytes)
             updated.append((const.source, dst, desc))
         return updated
 
@@ -277,16 +260,16 @@ class ProgramRunner:
         sunk steps are built (prepared once, as the graph's compile would), the switch enqueues the then
         branch's when the predicate holds, else the else branch's are launched in its place (the branches
         were sunk with the graph on the chip). O0/O1: the host issues the taken branch kernel by kernel."""
-        rt, s0 = self.rt, self._stream()
+        rt, s0 = self.rt, self.parts.stream()
         pred = self._value(g, node.inputs[0], env, owned)
         ins = [self._value(g, v, env, owned) for v in node.inputs[1:]]
         then_in, other_in = ins[:node.then_free], ins[node.then_free:]
         outs = [self._alloc(g.values[v], owned) for v in node.outputs]
         if level == "O2" and not node.then.has_loops() and not node.other.has_loops():
             k0 = self.kernels
-            then_steps = self._plain(node.then, then_in, outs, level) + [hal_steps.LabelGoto(s0)]
+            then_steps = self.parts.run(node.then, then_in, outs, level) + [hal_steps.LabelGoto(s0)]
             k1 = self.kernels
-            other_steps = self._plain(node.other, other_in, outs, level)
+            other_steps = self.parts.run(node.other, other_in, outs, level)
             taken = rt.label_switch(pred, s0, then_steps)
             if not taken and other_steps:
                 rt.launch_graph(other_steps)
@@ -321,28 +304,3 @@ class ProgramRunner:
         ptr = self.rt.malloc(max(desc.nbytes, 1))
         owned.append(ptr)
         return ptr
-
-    def _stream(self) -> int:
-        """The first stream of every prepared graph: the program's copies and loop control run there."""
-        return self.preparer.first_stream()
-
-    def _copy(self, dst: int, src: int, nbytes: int, stream: int | None = None) -> None:
-        if nbytes and dst != src:
-            self._copy_step(dst, src, nbytes, self._stream() if stream is None else stream).issue(self.rt)
-
-    @staticmethod
-    def _copy_step(dst: int, src: int, nbytes: int, stream: int) -> hal_steps.MemcpyAsync:
-        return hal_steps.MemcpyAsync(dst, nbytes, src, nbytes, MEMCPY_DEVICE_TO_DEVICE, stream)
-
-    def _fence_steps(self, p: Prepared, into: bool) -> list[hal_steps.Step]:
-        """O2 with more than one stream: before a part (``into``) every stream waits for the first; after
-        it the first waits for every stream, so the program's copies on the first stream see the part whole."""
-        first, others = p.streams[0], p.streams[1:]
-        if not others:
-            return []
-        if self._fence is None:
-            self._fence = self.rt.create_event()
-        ev = self._fence
-        if into:
-            return [hal_steps.RecordEvent(ev, first)] + [hal_steps.WaitEvent(ev, s) for s in others]
-        return [step for s in others for step in (hal_steps.RecordEvent(ev, s), hal_steps.WaitEvent(ev, first))]

@@ -329,3 +329,47 @@ def test_a_conditional_expression_on_a_tensor_selects_on_the_device():
     for v in ([1.0, -0.5], [-1.0, 0.5]):
         x = np.array(v, np.float32)
         np.testing.assert_allclose(Abs()(Tensor(x)).asnumpy(), x * 2 if x.sum() > 0 else -x)
+
+
+# ------------------------------------------------------------------ only user code is rewritten
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_jit_of_grad_of_a_function_with_a_tensor_if_differentiates_the_taken_branch(level):
+    """ms.jit(ms.grad(f)): the parser rewrites f, never ms.grad's own wrapper (it once compiled f's
+    source, found through functools.wraps' __wrapped__, under grad_func's globals: NameError ops)."""
+    _level(level)
+
+    def f(x):
+        if x.sum() > 0:
+            y = ops.exp(x)
+        else:
+            y = x * x
+        return y.sum()
+
+    g = ms.jit(ms.grad(f))
+    for v in ([0.5, 1.0, -0.25], [-1.0, 0.5, -2.0]):
+        x = np.array(v, np.float32)
+        want = np.exp(x) if x.sum() > 0 else 2 * x          # d/dx sum(exp x) | d/dx sum(x^2)
+        np.testing.assert_allclose(g(Tensor(x)).asnumpy(), want, rtol=1e-6)
+
+
+def test_the_librarys_own_functions_are_never_rewritten_but_a_users_wrapper_is():
+    import functools
+
+    def f(x):
+        if x > 0:
+            x = x * 2
+        return x
+
+    wrapper = ms.grad(f)                 # ascendemu's function (its `if`s are on Python values)
+    assert parse.convert(wrapper) is wrapper
+
+    @functools.wraps(f)
+    def user_wrapper(x):                 # the user's: its own source is rewritten, not f's
+        if x > 0:
+            return f(x) + 1
+        return f(x) - 1
+
+    converted = parse.convert(user_wrapper)
+    assert converted is not user_wrapper and converted.__code__.co_name == "user_wrapper"
+    assert converted(3) == 7 and converted(-3) == -4

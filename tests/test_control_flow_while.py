@@ -185,6 +185,40 @@ def test_loop_control_tasks_in_the_chrome_trace(ex):
     assert all(g["dur"] == pytest.approx(LABEL_GOTO_S * 1e6) for g in gotos)
 
 
+class HalveTowards(nn.Cell):
+    """A loop reading a loop-invariant input ``w`` every trip (cond and body) without assigning it."""
+
+    def construct(self, x, w, n):
+        i = n * 0
+        while i < n:
+            x = x * 0.5 + w[:4].sum()
+            i = i + 1
+        return x
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_parts_read_the_programs_buffers_so_only_carried_values_are_copied(ex, level):
+    """graph.part_runner binds each part to the program's buffers: the loop-invariant ``w`` (256 B) is
+    never copied; the D2D copies are, by hand: x and i into the carried buffers at the loop's entry, the
+    body's x and i over them on each of the 3 trips (the body reads them), and x into the output."""
+    _level(level)
+    x, w = np.ones(4, np.float32), np.arange(64, dtype=np.float32) / 64
+    args = (Tensor(x), Tensor(w), Tensor(np.array(3, np.int32)))
+    HalveTowards()(*args)
+    ex.rt.start_trace()
+    try:
+        out = HalveTowards()(*args).asnumpy()
+        events = ex.rt.trace_events()
+    finally:
+        ex.rt.node.attach_trace(None)
+    want = x
+    for _ in range(3):
+        want = want * 0.5 + w[:4].sum()
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    d2d = [e["args"]["bytes"] for e in events if e.get("cat") == "copy" and e["args"].get("kind") == "D2D"]
+    assert d2d == [16, 4] + [16, 4] * 3 + [16]
+
+
 # ------------------------------------------------------------------ errors
 
 class Runaway(nn.Cell):

@@ -279,6 +279,30 @@ def test_training_losses_equal_real_mindspores(level):
     np.testing.assert_allclose(losses, MINDSPORE["train_losses"], rtol=1e-5)
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_train_step_runs_its_loops_forward_once(ex, level):
+    """TrainOneStepCell captures the loop twice (the loss's forward, the gradient's replayed forward);
+    graph.program.merge_repeated merges them, so one more trip costs the step exactly what it costs
+    ms.value_and_grad, which captures the forward once (one forward trip and one backward trip), and the
+    losses stay real MindSpore's."""
+    _level(level)
+    net = ShortTagger()
+    step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), learning_rate=0.5, momentum=0.9))
+    h, target = Tensor(np.ones((B, H), np.float32)), Tensor(np.full((B, H), 0.3, np.float32))
+    losses, step_kernels = [], []
+    for n in (2, 3, 4):
+        losses.append(float(step(h, Tensor(np.array(n, np.int32)), target).asnumpy()))
+        step_kernels.append(ex.step_runner.programs.kernels)
+    np.testing.assert_allclose(losses, MINDSPORE["train_losses"], rtol=1e-5)
+    value_and_grad = ms.value_and_grad(net, None, net.trainable_params())
+    grad_kernels = []
+    for n in (2, 3):
+        value_and_grad(h, Tensor(np.array(n, np.int32)), target)
+        grad_kernels.append(ex.step_runner.programs.kernels)
+    per_trip = grad_kernels[1] - grad_kernels[0]
+    assert step_kernels[1] - step_kernels[0] == step_kernels[2] - step_kernels[1] == per_trip
+
+
 def test_a_parameter_assigned_inside_the_loop_is_refused_naming_its_line():
     from ascendemu.graph.capture import GraphCaptureError
 

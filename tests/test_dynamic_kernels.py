@@ -454,3 +454,60 @@ def test_layer_norm_and_its_grad_of_any_size_are_one_kernel_each(cache):
         np.testing.assert_allclose(db, dy.astype(np.float64).sum(tuple(range(norm))), rtol=1e-5, atol=1e-5)
         names |= {k.name, kg.name}
     assert len(names) == 2
+
+
+def _fold_sum(row: np.ndarray) -> np.float64:
+    """The reduction kernels' sum of one contiguous row: eight float64 partial sums over the row in
+    steps of eight, the tail into the first, then the partials added in order."""
+    parts = [0.0] * 8
+    whole = len(row) // 8 * 8
+    for j in range(0, whole, 8):
+        for k in range(8):
+            parts[k] += float(row[j + k])
+    for j in range(whole, len(row)):
+        parts[0] += float(row[j])
+    total = parts[0]
+    for k in range(1, 8):
+        total += parts[k]
+    return np.float64(total)
+
+
+def test_whole_and_row_reductions_share_a_kernel_and_column_and_middle_ones_another(cache):
+    """A reduction's pattern always starts with a kept run (of one when the leading axes are reduced):
+    a whole-tensor sum is a row sum of one row, a column sum (bias gradients) a middle-axis sum of one
+    outer slice; the folds and their order are the same, so the results are bit for bit."""
+    rng = np.random.default_rng(11)
+
+    def reduce(shape, axes):
+        x = (rng.standard_normal(shape) * 4).astype(np.float32)
+        s = OpSignature.make("ReduceSum", [(shape, "float32")], axis=axes)
+        k = cache.get(s)
+        return k.name, x, run(k, s, [x])[0]
+
+    whole, x, y = reduce((37,), ())
+    assert y.tobytes() == np.float32(_fold_sum(x)).tobytes()
+    rows, x, y = reduce((5, 19), (1,))
+    assert y.tobytes() == np.array([_fold_sum(r) for r in x], np.float32).tobytes()
+    assert whole == rows == reduce((3, 4, 5), (0, 1, 2))[0]
+    column, x, y = reduce((6, 7), (0,))
+    np.testing.assert_array_equal(y, x.astype(np.float64).cumsum(axis=0)[-1].astype(np.float32))
+    middle, x, y = reduce((3, 6, 7), (1,))
+    np.testing.assert_array_equal(y, x.astype(np.float64).cumsum(axis=1)[:, -1].astype(np.float32))
+    assert column == middle != whole
+
+
+def test_a_one_element_op_runs_on_the_dense_ops_kernel(cache):
+    """One output element: every operand is read at its base, so the loop is the dense one's; a scalar
+    Div (a loss's mean) and a step counter's Add reuse the dense kernels and compute the same bits."""
+    rng = np.random.default_rng(12)
+    for op, dtype, ref in (("Div", "float32", np.divide), ("Add", "int32", np.add)):
+        dense = OpSignature.make(op, [((9,), dtype)] * 2)
+        name = cache.get(dense).name
+        for a_shape, b_shape in (((), ()), ((1,), ()), ((1, 1), (1,))):
+            a = np.asarray(rng.standard_normal(a_shape) * 8 + 1).astype(dtype)
+            b = np.asarray(rng.standard_normal(b_shape) + 3).astype(dtype)
+            s = OpSignature.make(op, [(a_shape, dtype), (b_shape, dtype)])
+            k = cache.get(s)
+            assert k.name == name
+            (y,) = run(k, s, [np.ascontiguousarray(a), np.ascontiguousarray(b)])
+            assert y.tobytes() == ref(a, b).astype(dtype).reshape(y.shape).tobytes()

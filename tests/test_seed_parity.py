@@ -101,11 +101,14 @@ def test_erfinv_inverts_erf(p):
 
 
 def test_initializer_errors_match_mindspore():
+    # as MindSpore's, initializer() is lazy: a bad fill raises when it runs (init_data, asnumpy)
+    lazy = init_mod.initializer("he_uniform", [3])
+    assert lazy.has_init and lazy.shape == (3,)
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
-        init_mod.initializer("he_uniform", [3])
+        lazy.init_data()
     with pytest.raises(ValueError, match="'mode' fan_mid not supported"):
-        init_mod.initializer(init_mod.HeUniform(mode="fan_mid"), [3, 4])
+        init_mod.initializer(init_mod.HeUniform(mode="fan_mid"), [3, 4]).asnumpy()
     with pytest.raises(ValueError, match="sigma < 0"):
-        init_mod.initializer(init_mod.Normal(sigma=-1.0), [3, 4])
+        init_mod.initializer(init_mod.Normal(sigma=-1.0), [3, 4]).init_data()
     with pytest.raises(ValueError, match="'distribution' must be uniform"):
         init_mod.VarianceScaling(distribution="truncated_norm")

@@ -6,8 +6,10 @@ MindSpore's ``_numpy_seed``; ``set_seed`` seeds it) and draws from MindSpore's h
 weights equal MindSpore 2.10's bit for bit (tests/test_seed_parity.py). Fills are float32, then cast to
 the requested dtype, as MindSpore's ``_assignment``.
 
-``initializer(init, shape, dtype)`` returns a concrete Tensor at once: MindSpore defers the fill until
-``init_data``, but a ``Parameter`` fills at once in PyNative and graph mode alike, in creation order.
+``initializer(init, shape, dtype)`` returns an :class:`InitTensor`, as MindSpore's Tensor with ``init``:
+the fill (:class:`DeferredFill`) runs on first read (``init_data``). A ``Parameter`` made from one fills
+at once (in creation order, as MindSpore outside auto-parallel), except under DryRun, where it keeps the
+fill with its seeds drawn and never computes it unless something reads it (abstract weights).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from ascendemu.kernels.ops.random import host_normal, host_truncated_normal, hos
 
 from . import dtype as mstype
 from .seed import initializer_seed
-from .tensor import tensor_operator_registry
+from .tensor import Tensor, tensor_operator_registry
 
 # nonlinearities whose gain is 1 (MindSpore's _calculate_gain)
 LINEAR_NONLINEARITIES = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -67,31 +69,54 @@ def _gain(nonlinearity: str, param: Any) -> float:
                      f"'relu' or 'leaky_relu'], but got {nonlinearity}.")
 
 
-def _uniform(a: float, b: float, shape: tuple[int, ...]) -> np.ndarray:
-    return host_uniform(initializer_seed(), shape, a, b)
+def _uniform(seed: int, a: float, b: float, shape: tuple[int, ...]) -> np.ndarray:
+    return host_uniform(seed, shape, a, b)
 
 
-def _normal(mean: float, sigma: float, shape: tuple[int, ...]) -> np.ndarray:
+def _normal(seed: int, mean: float, sigma: float, shape: tuple[int, ...]) -> np.ndarray:
     if sigma < 0:
         raise ValueError("sigma < 0")
-    return host_normal(initializer_seed(), shape, mean, sigma)
+    return host_normal(seed, shape, mean, sigma)
 
 
 class Initializer:
-    """Fills an array of a given shape; subclasses implement ``sample``. Calling one on a numpy array
-    fills it in place, as MindSpore's ``Initializer.__call__``."""
+    """Fills an array of a given shape; the built-in ones implement ``fill(shape, seeds)``, a subclass
+    written for MindSpore ``_initialize(arr)``. Calling one on a numpy array fills it in place, as
+    MindSpore's ``Initializer.__call__``.
+
+    ``SEEDS`` is how many initializer seeds (MindSpore's ``_numpy_seed`` draws) one fill takes, so the
+    fill can be split in two: the draws, taken when an eager fill would take them, and the values,
+    computed from them later, bit for bit the same (:class:`DeferredFill`). None: not known (a
+    subclass's own ``_initialize`` may draw from numpy itself), so such a fill is never deferred.
+    """
+
+    SEEDS: int | None = None
 
     def __init__(self, **kwargs: Any):
         self._kwargs = kwargs
 
     def sample(self, shape: tuple[int, ...]) -> np.ndarray:
-        """The values for ``shape``. A subclass written for MindSpore implements ``_initialize(arr)``,
-        which fills a zeroed array in place (MindSpore's protocol), instead of this."""
+        """The values for ``shape``, drawing the seeds now."""
+        return self.fill(shape, self.draw_seeds())
+
+    def draw_seeds(self) -> tuple[int, ...]:
+        """The seeds of one fill, drawn from the initializer stream now (``seed.initializer_seed``)."""
+        return tuple(initializer_seed() for _ in range(self.SEEDS or 0))
+
+    def fill(self, shape: tuple[int, ...], seeds: tuple[int, ...]) -> np.ndarray:
+        """The values for ``shape`` from ``seeds`` (``draw_seeds``'s). A subclass written for MindSpore
+        implements ``_initialize(arr)``, which fills a zeroed array in place, instead of this."""
         if type(self)._initialize is Initializer._initialize:
             raise NotImplementedError("Must be overridden!")
         arr = np.zeros(shape, np.float32)
         self._initialize(arr)
         return arr
+
+    @property
+    def deferrable(self) -> bool:
+        """Whether a fill can be split into its seeds now and its values later (a known ``SEEDS``, and
+        no ``sample`` of a subclass's own, which ``fill`` would bypass)."""
+        return self.SEEDS is not None and type(self).sample is Initializer.sample
 
     def _initialize(self, arr: np.ndarray) -> None:
         raise NotImplementedError("Must be overridden!")
@@ -102,12 +127,16 @@ class Initializer:
 
 
 class Zero(Initializer):
-    def sample(self, shape):
+    SEEDS = 0
+
+    def fill(self, shape, seeds):
         return np.zeros(shape, np.float32)
 
 
 class One(Initializer):
-    def sample(self, shape):
+    SEEDS = 0
+
+    def fill(self, shape, seeds):
         return np.ones(shape, np.float32)
 
 
@@ -116,12 +145,16 @@ class Constant(Initializer):
         super().__init__(value=value)
         self.value = value
 
-    def sample(self, shape):
+    SEEDS = 0
+
+    def fill(self, shape, seeds):
         return np.full(shape, self.value)
 
 
 class Identity(Initializer):
-    def sample(self, shape):
+    SEEDS = 0
+
+    def fill(self, shape, seeds):
         if len(shape) != 2:
             raise ValueError(f"For Identity initializer, the dimension of the initialized tensor should be 2, "
                              f"but got {len(shape)}.")
@@ -133,8 +166,10 @@ class Normal(Initializer):
         super().__init__(sigma=sigma, mean=mean)
         self.sigma, self.mean = sigma, mean
 
-    def sample(self, shape):
-        return _normal(self.mean, self.sigma, shape)
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
+        return _normal(seeds[0], self.mean, self.sigma, shape)
 
 
 class TruncatedNormal(Initializer):
@@ -144,10 +179,12 @@ class TruncatedNormal(Initializer):
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
-    def sample(self, shape):
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
         if self.sigma < 0:
             raise ValueError("sigma < 0")
-        return host_truncated_normal(initializer_seed(), shape, self.a, self.b, self.mean, self.sigma)
+        return host_truncated_normal(seeds[0], shape, self.a, self.b, self.mean, self.sigma)
 
 
 class Uniform(Initializer):
@@ -155,8 +192,10 @@ class Uniform(Initializer):
         super().__init__(scale=scale)
         self.scale = scale
 
-    def sample(self, shape):
-        return _uniform(-self.scale, self.scale, shape)
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
+        return _uniform(seeds[0], -self.scale, self.scale, shape)
 
 
 class XavierUniform(Initializer):
@@ -164,10 +203,12 @@ class XavierUniform(Initializer):
         super().__init__(gain=gain)
         self.gain = gain
 
-    def sample(self, shape):
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
         fan_in, fan_out = _fans(shape)
         bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
-        return _uniform(-bound, bound, shape)
+        return _uniform(seeds[0], -bound, bound, shape)
 
 
 class XavierNormal(Initializer):
@@ -175,9 +216,11 @@ class XavierNormal(Initializer):
         super().__init__(gain=gain)
         self.gain = gain
 
-    def sample(self, shape):
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
         fan_in, fan_out = _fans(shape)
-        return _normal(0, self.gain * math.sqrt(2.0 / float(fan_in + fan_out)), shape)
+        return _normal(seeds[0], 0, self.gain * math.sqrt(2.0 / float(fan_in + fan_out)), shape)
 
 
 class HeUniform(Initializer):
@@ -185,10 +228,12 @@ class HeUniform(Initializer):
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
-    def sample(self, shape):
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
         std = _gain(self.nonlinearity, self.negative_slope) / math.sqrt(_fan(shape, self.mode))
         bound = math.sqrt(3.0) * std
-        return _uniform(-bound, bound, shape)
+        return _uniform(seeds[0], -bound, bound, shape)
 
 
 class HeNormal(Initializer):
@@ -196,8 +241,10 @@ class HeNormal(Initializer):
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
-    def sample(self, shape):
-        return _normal(0, _gain(self.nonlinearity, self.negative_slope) / math.sqrt(_fan(shape, self.mode)),
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
+        return _normal(seeds[0], 0, _gain(self.nonlinearity, self.negative_slope) / math.sqrt(_fan(shape, self.mode)),
                        shape)
 
 
@@ -208,13 +255,15 @@ class Orthogonal(Initializer):
         super().__init__(gain=gain)
         self.gain = gain
 
-    def sample(self, shape):
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
         if len(shape) < 2:
             raise ValueError(f"For Orthogonal initializer, the dimension of the initialized tensor should be "
                              f"no less than 2, but got {len(shape)}.")
         rows = shape[0]
         cols = int(np.prod(shape)) // rows
-        data = _normal(0, 1, (rows, cols))
+        data = _normal(seeds[0], 0, 1, (rows, cols))
         if rows < cols:
             data = data.T
         q, r = np.linalg.qr(data)
@@ -242,14 +291,80 @@ class VarianceScaling(Initializer):
                              f"truncated_norm or untruncated_norm, but got {distribution}.")
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
-    def sample(self, shape):
+    SEEDS = 1
+
+    def fill(self, shape, seeds):
         fan_in, fan_out = _fans(shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out}.get(self.mode, (fan_in + fan_out) / 2.)
         scale = self.scale / max(1., fan)
         if self.distribution == "untruncated_normal":
-            return _normal(0, np.sqrt(scale), shape)
+            return _normal(seeds[0], 0, np.sqrt(scale), shape)
         limit = np.sqrt(3.0 * scale)
-        return _uniform(-limit, limit, shape)
+        return _uniform(seeds[0], -limit, limit, shape)
+
+
+class DeferredFill:
+    """One initializer fill not computed yet: the initializer, shape, dtype and, once ``pin``ned, the
+    seeds it draws. A pinned fill took its seeds when an eager fill would have (so the initializer
+    stream moves on exactly as in an eager run) and computes, whenever ``values`` is called, bit for
+    bit the array the eager fill made; an unpinned one draws them when its values are computed, as
+    MindSpore's ``init_data`` does."""
+
+    def __init__(self, init: Initializer, shape: tuple[int, ...], dtype: mstype.Type):
+        self.init, self.shape, self.dtype = init, shape, dtype
+        self.seeds: tuple[int, ...] | None = None
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype.np_type).itemsize
+
+    def pin(self) -> "DeferredFill":
+        """Draw the seeds now, unless drawn already (the fill must be ``init.deferrable``)."""
+        if self.seeds is None:
+            self.seeds = self.init.draw_seeds()
+        return self
+
+    def values(self) -> np.ndarray:
+        """The filled array, in ``dtype`` (float32 fills cast once, as MindSpore's ``_assignment``)."""
+        seeds = self.seeds if self.seeds is not None else self.init.draw_seeds()
+        return np.asarray(self.init.fill(self.shape, seeds)).astype(self.dtype.np_type)
+
+
+class InitTensor(Tensor):
+    """MindSpore's Tensor with ``init`` (what ``initializer`` returns): shape, dtype and a fill, the data
+    computed on first read (``init_data``, ``asnumpy``, an op) and kept. ``Parameter`` takes the fill
+    itself, so a DryRun's weights are never filled (``Parameter``, abstract weights)."""
+
+    def __init__(self, fill: DeferredFill):
+        self._sym, self.const_arg, self._dtype = None, False, fill.dtype
+        self.__dict__["_host"] = None
+        self.fill = fill
+
+    @property
+    def _data(self) -> np.ndarray:
+        if self.fill is not None:
+            self.__dict__["_host"], self.fill = self.fill.values(), None
+        return self.__dict__["_host"]
+
+    @_data.setter
+    def _data(self, value: np.ndarray) -> None:
+        self.__dict__["_host"], self.fill = value, None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.fill.shape if self.fill is not None else self.__dict__["_host"].shape
+
+    @property
+    def has_init(self) -> bool:
+        return self.fill is not None
+
+    @property
+    def init(self) -> Initializer | None:
+        return self.fill.init if self.fill is not None else None
+
+    def init_data(self) -> Tensor:
+        """A Tensor of the filled values (MindSpore's ``Tensor.init_data``)."""
+        return Tensor(self._data, dtype=self._dtype)
 
 
 BY_NAME = {
@@ -264,9 +379,8 @@ BY_NAME = {
 
 def initializer(init: Any, shape: Any = None, dtype: Any = mstype.float32):
     """A Tensor of ``shape`` filled by ``init``: a Tensor or numpy array of that shape (its values, cast
-    to ``dtype``), a name ('normal', 'zeros', 'he_uniform', ...), an Initializer, or a number."""
-    from .tensor import Tensor
-
+    to ``dtype``), or, filled on first read (an :class:`InitTensor`), a name ('normal', 'zeros',
+    'he_uniform', ...), an Initializer, or a number."""
     dt = mstype.to_type(dtype)
     if isinstance(shape, numbers.Integral):
         shape = (int(shape),)
@@ -289,7 +403,7 @@ def initializer(init: Any, shape: Any = None, dtype: Any = mstype.float32):
         init = cls()
     elif not isinstance(init, Initializer):
         raise InvalidParamError(f"initializer: init {init!r} must be a name, an Initializer, a number or an array")
-    return Tensor(np.asarray(init.sample(shape)).astype(dt.np_type), dtype=dt)
+    return InitTensor(DeferredFill(init, shape, dt))
 
 
 # Tensor(shape=..., init=...) runs initializer (common.tensor cannot import this module, which makes Tensors)

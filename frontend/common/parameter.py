@@ -10,6 +10,8 @@ import numpy as np
 
 from ascendemu.errors import InvalidParamError
 
+from ..backend import is_dry_run
+from .initializer import DeferredFill, InitTensor, initializer
 from .tensor import Tensor
 
 __all__ = ["Parameter", "ParameterTuple"]
@@ -22,6 +24,14 @@ class Parameter(Tensor):
     is then fetched on first read, as MindSpore syncs a parameter back when Python asks for it.
     ``version`` counts host-side writes, so the device copy knows when to upload again
     (:class:`ascendemu.graph.ir.StateSource`).
+
+    Abstract weights: made under DryRun from an initializer (``Parameter(initializer(...))``, a
+    layer's ``weight_init``), a Parameter keeps shape, dtype and the fill with its seeds drawn
+    (``has_init``), not the values; it computes them, bit for bit an eager run's, only when something
+    reads them (``init_data()``, ``asnumpy()``, an op in PyNative). Capture, compile, memory plans and
+    DryRun's uploads read shape and dtype only, so a DryRun's host memory does not grow with the
+    weights. Outside DryRun the fill runs at once, as MindSpore's ``Parameter`` does outside
+    auto-parallel.
     """
 
     is_parameter = True
@@ -31,7 +41,11 @@ class Parameter(Tensor):
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True):
         self.version = 0
         self._fetch = None
-        if isinstance(default_input, Tensor):
+        self._fill: DeferredFill | None = None      # an abstract weight's fill, until read
+        fill = _abstract_fill(default_input)
+        if fill is not None:
+            self._set_abstract(fill)
+        elif isinstance(default_input, Tensor):
             super().__init__(default_input.asnumpy(), dtype=default_input.dtype)
         elif isinstance(default_input, (numbers.Number, np.ndarray, list, tuple)):
             super().__init__(default_input)
@@ -45,29 +59,62 @@ class Parameter(Tensor):
         self.layerwise_parallel = bool(layerwise_parallel)   # data parallel leaves its gradient unreduced
         self.comm_fusion = 1               # the fusion id of its gradient's AllReduce (nn.DistributedGradReducer)
 
-    # -- the host copy, fetched lazily from the device after a graph updated it
+    # -- the host copy, fetched lazily from the device after a graph updated it, or filled lazily
     @property
     def _data(self) -> np.ndarray:
         if self._fetch is not None:
             fetch, self._fetch = self._fetch, None
             self.__dict__["_host"] = fetch()
+        elif self._fill is not None:      # the values it always had: the device copy is not stale
+            fill, self._fill = self._fill, None
+            self.__dict__["_host"] = fill.values()
         return self.__dict__["_host"]
 
     @_data.setter
     def _data(self, value: np.ndarray) -> None:
         self.__dict__["_host"] = value
-        self._fetch = None
+        self.__dict__["_shape"] = value.shape
+        self._fetch = self._fill = None
+        self.version += 1
+
+    def _set_abstract(self, fill: DeferredFill) -> None:
+        """Become a weight of ``fill``'s shape and dtype whose values are computed on first read."""
+        self._sym, self.const_arg, self._dtype = None, False, fill.dtype
+        self.__dict__["_host"], self.__dict__["_shape"] = None, fill.shape
+        self._fetch, self._fill = None, fill
         self.version += 1
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.__dict__["_host"].shape        # fixed for life: never fetches from the device
+        return self.__dict__["_shape"]        # fixed for life: never fetches from the device or fills
+
+    @property
+    def has_init(self) -> bool:
+        """Whether the values are not computed yet (an abstract weight: MindSpore's ``has_init``)."""
+        return self._fill is not None
+
+    @property
+    def init(self) -> Any:
+        """The Initializer of an abstract weight, else None (MindSpore's ``Tensor.init``)."""
+        return self._fill.init if self._fill is not None else None
+
+    def init_data(self, layout: Any = None, set_sliced: bool = False) -> "Parameter":
+        """Compute an abstract weight's values (bit for bit an eager run's); the Parameter itself."""
+        self._data  # noqa: B018 -- the read fills
+        return self
+
+    def snapshot(self) -> np.ndarray:
+        """The values, without keeping an abstract weight's: a checkpoint saved under DryRun computes
+        each weight, writes it and lets it go, so it takes the largest weight's host memory, not all."""
+        if self._fill is not None:
+            return self._fill.values()
+        return self._data
 
     def host_data(self) -> np.ndarray:
         return self._data
 
     def device_updated(self, fetch: Any) -> None:
-        self._fetch = fetch
+        self._fetch, self._fill = fetch, None      # the device holds newer values than any fill
 
     @property
     def data(self) -> "Parameter":
@@ -88,6 +135,13 @@ class Parameter(Tensor):
     def set_data(self, data: Any) -> "Parameter":
         """Replace the values (same shape; cast to this parameter's dtype); the device copy is
         uploaded again before the next graph that reads it."""
+        fill = _abstract_fill(data)
+        if fill is not None and fill.dtype == self._dtype:      # another dtype: cast the values below
+            if fill.shape != self.shape:
+                raise InvalidParamError(f"Parameter {self.name}: set_data shape {fill.shape} differs from "
+                                        f"{self.shape}")
+            self._set_abstract(fill)
+            return self
         new = np.asarray(data.asnumpy() if isinstance(data, Tensor) else data)
         if new.shape != self.shape:
             raise InvalidParamError(f"Parameter {self.name}: set_data shape {new.shape} differs from "
@@ -96,13 +150,25 @@ class Parameter(Tensor):
         return self
 
     def clone(self, init: str = "same") -> "Parameter":
-        return Parameter(Tensor(self._data.copy()), self.name, self.requires_grad)
+        return Parameter(self if self._fill is not None else Tensor(self._data.copy()), self.name,
+                         self.requires_grad)
 
     def __repr__(self) -> str:
         return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self._dtype}, "
                 f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__          # print(param) shows this line in MindSpore 2.10, not the values
+
+
+def _abstract_fill(data: Any) -> DeferredFill | None:
+    """The fill a new (or reset) Parameter keeps instead of values: an abstract Parameter's (shared:
+    its seeds are drawn), or, under DryRun, an initializer's with its seeds drawn now, where an eager
+    fill draws them. None: take the values (a fill that draws from numpy itself is never deferred)."""
+    if isinstance(data, Parameter):
+        return data._fill
+    if isinstance(data, InitTensor) and data.has_init and data.fill.init.deferrable and is_dry_run():
+        return data.fill.pin()
+    return None
 
 
 class GeneratorState(Parameter):
@@ -132,9 +198,8 @@ class ParameterTuple(tuple):
         return super().__new__(cls, items)
 
     def clone(self, prefix: str, init: Any = "same") -> "ParameterTuple":
-        from .initializer import initializer
         out = []
         for p in self:
-            data = p.asnumpy() if init == "same" else initializer(init, p.shape, p.dtype).asnumpy()
+            data = p if init == "same" else initializer(init, p.shape, p.dtype)
             out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
         return ParameterTuple(out)

@@ -38,6 +38,7 @@ __all__ = ["convert", "convert_method"]
 
 RT = "ascf_rt"            # the name of control_flow inside rewritten code
 RET = "ascf_ret"          # the result variable of a function whose branches return
+LIBRARY = "ascendemu"     # functions of this package's modules are the library's, never rewritten
 _NOT_CONVERTED = object()
 # rewritten function per original code object (None: left as it is)
 _CODE_CACHE: dict[types.CodeType, Any] = {}
@@ -50,7 +51,7 @@ def convert(fn: Callable) -> Callable:
     if isinstance(fn, types.MethodType):
         return convert_method(fn)
     code = getattr(fn, "__code__", None)
-    if not isinstance(fn, types.FunctionType) or code is None:
+    if not isinstance(fn, types.FunctionType) or code is None or _is_library(fn):
         return fn
     entry = _CODE_CACHE.get(code, _NOT_CONVERTED)
     if entry is _NOT_CONVERTED:
@@ -75,11 +76,20 @@ def convert_method(method: Callable) -> Callable:
     return method if new is func else types.MethodType(new, method.__self__)
 
 
+def _is_library(fn: types.FunctionType) -> bool:
+    """One of ascendemu's own functions (``ms.grad``'s wrapper, a Cell's helpers): never rewritten, only
+    user code is. Its module, not ``__module__`` (``functools.wraps`` copies the user's there)."""
+    module = fn.__globals__.get("__name__", "")
+    return module == LIBRARY or module.startswith(LIBRARY + ".")
+
+
 # ------------------------------------------------------------------------------------ the transform
 
 def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
     try:
-        source = textwrap.dedent(inspect.getsource(fn))
+        # the code object's own source: inspect.getsource(fn) follows ``__wrapped__`` (functools.wraps)
+        # to the wrapped function, whose source is not this code's
+        source = textwrap.dedent(inspect.getsource(fn.__code__))
         filename = inspect.getsourcefile(fn) or "<unknown>"
         first_line = fn.__code__.co_firstlineno
     except (OSError, TypeError):
@@ -89,7 +99,7 @@ def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
     except SyntaxError:                  # a lambda inside an expression, a decorator's odd source
         return None
     func = tree.body[0] if tree.body else None
-    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.name != fn.__name__:
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.name != fn.__code__.co_name:
         return None
     if not _worth_converting(func):
         return None

@@ -220,6 +220,8 @@ def _array_of(name: str, value: Any) -> tuple[np.ndarray, str]:
     """(C-order array, tensor_type) of one entry; strings become MindSpore's UTF-32 ``U`` array."""
     if isinstance(value, str):
         return np.array(value), STR_TYPE
+    if isinstance(value, Parameter):     # an abstract weight (DryRun) is filled for the write, not kept
+        value = value.snapshot()
     array = np.asarray(value, order="C")          # not ascontiguousarray: it turns 0-d into 1-d
     type_name = TYPE_OF_NP.get(array.dtype)
     if type_name is None:

@@ -252,6 +252,10 @@ def strided_layout(out_shape: tuple[int, ...], full_strides: list[list[int]]) ->
     ``full_strides[i]``: element count ``n``, the coalesced ``dims`` and per-input ``strides``, and the
     per-input stride ``kinds`` (what decides the loop's code)."""
     dims, strides = coalesce(out_shape, full_strides)
+    if dims == [1]:
+        # One element: every input is read at its base whatever its stride, so the loop is the dense
+        # one's (unit strides): a scalar op (a loss's mean, a step counter) shares the dense op's kernel.
+        strides = [[1] for _ in strides]
     kinds = tuple(tuple(BROADCAST if st == 0 else UNIT if st == 1 else STRIDED for st in per_input)
                   for per_input in strides)
     return dict(n=math.prod(out_shape), dims=tuple(dims), strides=tuple(tuple(st) for st in strides), kinds=kinds)

@@ -18,7 +18,7 @@ from ascendemu.device.cost import KernelCost
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
-from . import src
+from . import norm_fusion, src
 from .src import PARTIALS
 from .misc import odometer
 from .common import (FLOAT, check_arity, check_bool, check_dtype, check_epsilon, check_format, fail, norm_axis,
@@ -90,7 +90,14 @@ def infer_batch_norm(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """Inference: y from the given statistics. Training (is_training=True): y from the batch's own
     mean and biased variance over N, H, W, plus the outputs of BN_TRAINING_OUTPUTS; the moving
     variance is updated with the unbiased batch variance (times n / (n - 1)), as MindSpore and
-    PyTorch do, so a channel needs n = N*H*W >= 2 values."""
+    PyTorch do, so a channel needs n = N*H*W >= 2 values. With attr ``epilogue`` (training only) y
+    is the fused program's result (kernels/ops/norm_fusion.py)."""
+    if norm_fusion.fused_program(sig) is not None:
+        out = infer_batch_norm(norm_fusion.base_signature(sig))
+        if len(out) == 1:
+            norm_fusion.check_no_program(sig)
+        y = norm_fusion.infer_program(sig, out[0], sig.attr(norm_fusion.EPILOGUE_TYPE, out[0].dtype))
+        return (y,) + out[1:]
     names = ("x", "scale", "bias", "mean", "variance")
     check_arity(sig, 5, names)
     dtype = check_dtype(sig, 0, FLOAT, "x")
@@ -118,7 +125,14 @@ def bn_grad_names(sig: OpSignature) -> tuple[str, ...]:
 
 
 def infer_batch_norm_grad(sig: OpSignature) -> tuple[TensorDesc, ...]:
-    """(dx, dscale, dbias) of BatchNorm; dscale and dbias in scale's dtype."""
+    """(dx, dscale, dbias) of BatchNorm; dscale and dbias in scale's dtype. With attr ``prologue``
+    (training only) dy is the fused program's result on input 0 (kernels/ops/norm_fusion.py)."""
+    if norm_fusion.fused_program(sig) is not None:
+        base = norm_fusion.base_signature(sig)
+        if not bn_training(base):
+            norm_fusion.check_no_program(sig)
+        dy = norm_fusion.infer_program(sig, sig.inputs[0], sig.inputs[1].dtype)
+        return infer_batch_norm_grad(OpSignature(base.op, (dy,) + base.inputs[1:], base.attrs))
     names = bn_grad_names(sig)
     check_arity(sig, 5, names)
     dtype = check_dtype(sig, 1, FLOAT, "x")
@@ -397,8 +411,14 @@ def plan_batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
         return Plan(src.elementwise_blocks(x.size), cost, (), tiling)
     # training statistics need the whole channel before it can be normalised: a second pass over x
     # (and over dy for the grad), as Ascend's BNTrainingReduce + BNTrainingUpdate (and their grads) do
-    again = sum(d.nbytes for d in sig.inputs[:2]) if sig.op == "BatchNormGrad" else x.nbytes
-    cost = KernelCost(vector_ops=8 * x.size, bytes=moved, dtype=x.dtype, reread=again)
+    # A fused epilogue runs in the last pass (its inputs read once); a fused prologue in both passes
+    # over dy, so the grad's second pass reads its inputs again too.
+    program = norm_fusion.fused_program(sig)
+    if program is not None:            # a compiled-in fact (plain kernels keep their identity)
+        tiling["program"] = program
+    extras = norm_fusion.extras(sig)
+    again = sum(d.nbytes for d in sig.inputs[:2] + extras) if sig.op == "BatchNormGrad" else x.nbytes
+    cost = KernelCost(vector_ops=(8 + len(program or ())) * x.size, bytes=moved, dtype=x.dtype, reread=again)
     return Plan(row_blocks(channels, x.size), cost, (), tiling)
 
 
@@ -451,16 +471,23 @@ def emit_batch_norm_training(sig: OpSignature, outputs: tuple[TensorDesc, ...], 
              "m = f32(mu)",
              f"a = f32({src.load(p['scale'], 'scale[c]')} * invstd)",
              f"bb = {src.load(p['bias'], 'bias[c]')}"]
-    body += channel_loop(plan, ["y[base + j] = " + src.store(dtype, f"({x} - m) * a + bb")])
+    y = f"({x} - m) * a + bb"
+    if t.get("program") is None:
+        body += channel_loop(plan, ["y[base + j] = " + src.store(dtype, y)])
+    else:
+        body += channel_loop(plan, norm_fusion.program_lines(sig, t["program"], y, dtype, "y[base + j]",
+                                                             outputs[0].dtype))
     keep = 1.0 - mom
     body += ["sm[c] = f32(mu)", "si[c] = f32(invstd)",
              "nm[c] = " + src.store(p["mean"], f"f64({keep!r}) * {src.load(p['mean'], 'mean[c]')} + "
                                                f"f64({mom!r}) * mu"),
              "nv[c] = " + src.store(p["var"], f"f64({keep!r}) * {src.load(p['var'], 'var[c]')} + "
                                               f"f64({mom!r}) * v * fdiv(count, count - f64(1.0))")]
+    out = len(sig.inputs)          # the outputs' arguments follow the inputs (and a program's extra inputs)
     lines = src.HEADER + src.views(*[(name, i, p[name]) for i, name in enumerate(names)],
-                                   ("y", 5, dtype), ("nm", 6, p["mean"]), ("nv", 7, p["var"]),
-                                   ("sm", 8, "float32"), ("si", 9, "float32"))
+                                   *norm_fusion.extra_specs(sig), ("y", out, outputs[0].dtype),
+                                   ("nm", out + 1, p["mean"]), ("nv", out + 2, p["var"]),
+                                   ("sm", out + 3, "float32"), ("si", out + 4, "float32"))
     lines += src.indent(src.split_lines(str(t["channels"])))
     lines += ["    for c in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
@@ -471,7 +498,7 @@ def emit_batch_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
     sum(dy * xhat). Training (saved batch statistics): dx = scale * invstd * (dy - dbias / n - xhat *
     dscale / n). Inference (moving statistics, invstd = rsqrt(variance + epsilon) as the forward
     computes it): y is affine in x, dx = scale * invstd * dy."""
-    dy, x, scale, mean, stat = sig.inputs
+    dy, x, scale, mean, stat = sig.inputs[:norm_fusion.NORM_ARITY]
     t = plan.tiling
     training = t["training"]
     stat_value = src.load(stat.dtype, "st[c]")
@@ -480,7 +507,12 @@ def emit_batch_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
     else:
         invstd = f"fdiv(f32(1.0), math.sqrt({stat_value} + f32({t['eps']!r})))"
     grad = src.load(dy.dtype, "dy[base + j]")
-    terms = [f"d = {grad}", f"xh = ({src.load(x.dtype, 'x[base + j]')} - m) * r"]
+    if t.get("program") is None:
+        terms = [f"d = {grad}"]
+    else:        # the fused prologue's dy, stored in x's dtype as the unfused op's output would be
+        terms = norm_fusion.program_lines(sig, t["program"], grad, dy.dtype, "dd", x.dtype)
+        terms += [f"d = {src.load(x.dtype, 'dd')}"]
+    terms += [f"xh = ({src.load(x.dtype, 'x[base + j]')} - m) * r"]
     body = [f"m = f32({src.load(mean.dtype, 'mean[c]')})", f"r = {invstd}", "sdy = f64(0.0)", "sdx = f64(0.0)"]
     body += channel_loop(plan, terms + ["sdy += d", "sdx += d * xh"])
     body += [f"db[c] = {src.store(scale.dtype, 'sdy')}", f"ds[c] = {src.store(scale.dtype, 'sdx')}",
@@ -491,9 +523,10 @@ def emit_batch_norm_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
         body += channel_loop(plan, terms + ["dx[base + j] = " + src.store(x.dtype, "g * (d - a1 - xh * a2)")])
     else:
         body += channel_loop(plan, ["dx[base + j] = " + src.store(x.dtype, f"g * {grad}")])
+    out = len(sig.inputs)          # the outputs' arguments follow the inputs (and a prologue's extra inputs)
     lines = src.HEADER + src.views(("dy", 0, dy.dtype), ("x", 1, x.dtype), ("scale", 2, scale.dtype),
-                                   ("mean", 3, mean.dtype), ("st", 4, stat.dtype), ("dx", 5, x.dtype),
-                                   ("ds", 6, scale.dtype), ("db", 7, scale.dtype))
+                                   ("mean", 3, mean.dtype), ("st", 4, stat.dtype), *norm_fusion.extra_specs(sig),
+                                   ("dx", out, x.dtype), ("ds", out + 1, scale.dtype), ("db", out + 2, scale.dtype))
     lines += src.indent(src.split_lines(str(t["channels"])))
     lines += ["    for c in range(lo, hi):"] + src.indent(body, 2)
     return src.finish(lines)
@@ -535,6 +568,8 @@ def _g_layer_norm(b: GradBuilder, c: GradCall) -> tuple[int | None, ...]:
 def _g_batch_norm(b: GradBuilder, c: GradCall) -> tuple[int | None, ...]:
     """(dx, dscale, dbias, None, None): the statistics inputs get no gradient (moving statistics are
     state, not trainable; in training mode y does not even read them)."""
+    if norm_fusion.fused_program(c.sig) is not None:
+        raise fail(c.sig, "a fused epilogue is never differentiated (autodiff runs before fusion)")
     dy = c.douts[0]
     if dy is None:
         return (None,) * 5

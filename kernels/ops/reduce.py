@@ -63,7 +63,8 @@ def infer_reduce(sig: OpSignature) -> tuple[TensorDesc, ...]:
 
 
 def runs(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[tuple[int, bool, int]]:
-    """Coalesced (size, reduced, input stride) runs of ``shape``; size-1 dims dropped."""
+    """Coalesced (size, reduced, input stride) runs of ``shape``; size-1 dims dropped; the first run is
+    kept (of size 1 when the first dims are reduced)."""
     merged: list[list] = []
     for d, size in enumerate(shape):
         if size == 1:
@@ -75,6 +76,11 @@ def runs(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[tuple[int, bool,
             merged.append([size, reduced])
     if not merged:
         merged = [[1, False]]
+    elif merged[0][1]:
+        # A leading kept run of one (an outer loop of one trip: the same folds in the same order), so a
+        # whole-tensor reduction shares the row reduction's kernel and a column reduction (bias
+        # gradients) the middle-axis one's: the reduced pattern always starts with a kept run.
+        merged.insert(0, [1, False])
     out, stride = [], 1
     for size, reduced in reversed(merged):
         out.append((size, reduced, stride))
