@@ -25,6 +25,7 @@ from .common.dtype import (bfloat16, bool_, byte, cdouble, cfloat, complex64, co
                            pytype_to_dtype, short, single, ubyte, uint8, uint16, uint32, uint64, uintc, uintp, ushort)
 from .common.initializer import initializer
 from .common.jit_config import JitConfig
+from .common.mutable import mutable
 from .common.parameter import Parameter
 from .common.seed import get_seed, set_seed
 from .common.tensor import Tensor, tensor
@@ -63,6 +64,7 @@ __all__ += ["mint"]
 __all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
 __all__ += ["vmap", "vjp", "jvp", "jacfwd", "jacrev", "get_grad"]
 __all__ += ["tensor", "jit_class"]
+__all__ += ["mutable"]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ascendemu.device.pool import ALIGN
 from ascendemu.errors import InvalidParamError
 
@@ -109,24 +111,6 @@ class MemoryPlan:
         return self.size / self.lower_bound if self.lower_bound else 1.0
 
 
-def happens_before(graph: Graph, node_order: list[int], stream_of: dict[int, int] | None = None) -> dict[int, int]:
-    """node id -> bitset (by order position) of the nodes guaranteed finished before it starts:
-    its data producers, the previous node on its stream, and transitively theirs."""
-    deps = graph.dependencies()
-    pos = {nid: i for i, nid in enumerate(node_order)}
-    last_on_stream: dict[int, int] = {}
-    anc: dict[int, int] = {}
-    for nid in node_order:
-        s = stream_of.get(nid, 0) if stream_of else 0
-        preds = list(deps[nid]) + ([last_on_stream[s]] if s in last_on_stream else [])
-        mask = 0
-        for p in preds:
-            mask |= anc[p] | (1 << pos[p])
-        anc[nid] = mask
-        last_on_stream[s] = nid
-    return anc
-
-
 def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] | None = None,
                 align: int = ALIGN) -> MemoryPlan:
     """Greedy best fit: place values largest first; each goes into the smallest gap (lowest offset on
@@ -137,43 +121,104 @@ def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] |
     the order is one stream and conflicts are exactly overlapping lifetimes.
     """
     spans = lifetimes(graph, node_order)
-    anc = happens_before(graph, node_order, stream_of)
-    pos = {nid: i for i, nid in enumerate(node_order)}
-    producer = {v: n.id for n in graph.nodes for v in n.outputs}
-    users = {v: 1 << pos[producer[v]] for v in spans}
-    for n in graph.nodes:
-        for v in n.inputs:
-            r = graph.root(v)
-            if r in users:
-                users[r] |= 1 << pos[n.id]
-    to_end = {v for v, (_, e) in spans.items() if e == len(node_order)}
-
-    def before(a: int, b: int) -> bool:
-        return a not in to_end and users[a] & ~anc[producer[b]] == 0
-
+    values = list(spans)
     sizes = {v: _align(max(graph.values[v].nbytes, 1), align) for v in spans}
+    last_user, reached = _stream_reach(graph, node_order, stream_of, values)
+    # values in placement order (largest first), so the values placed before the k-th are the arrays' first k rows
+    placing = sorted(range(len(values)), key=lambda i: (-sizes[values[i]], spans[values[i]][0], values[i]))
+    last_user, reached = last_user[placing], reached[placing]
+    to_end = np.array([spans[values[i]][1] == len(node_order) for i in placing], bool)
+    size_arr = np.array([sizes[values[i]] for i in placing], np.int64)
+    placed_offset = np.empty(len(values), np.int64)
+
+    def conflicting(k: int, rows: slice) -> np.ndarray:
+        """Which values of ``rows`` conflict with the k-th: neither's users all happen before the other's
+        producer (a value kept to the graph's end happens before nothing)."""
+        u_before_v = ~to_end[rows] & (last_user[rows] <= reached[k]).all(axis=1)
+        v_before_u = (not to_end[k]) & (last_user[k] <= reached[rows]).all(axis=1)
+        return ~(u_before_v | v_before_u)
+
     offsets: dict[int, int] = {}
     top = 0
-    for v in sorted(spans, key=lambda v: (-sizes[v], spans[v][0], v)):
-        blocks = sorted((offsets[u], offsets[u] + sizes[u]) for u in offsets
-                        if not (before(u, v) or before(v, u)))
-        best, cursor = None, 0
-        for start, end in blocks:
-            gap = start - cursor
-            if gap >= sizes[v] and (best is None or gap < best[0]):
-                best = (gap, cursor)
-            cursor = max(cursor, end)
-        offsets[v] = best[1] if best else cursor
-        top = max(top, offsets[v] + sizes[v])
-    lower = peak_memory(graph, node_order, align)
+    for k, i in enumerate(placing):
+        hit = conflicting(k, slice(0, k))
+        placed_offset[k] = _best_fit(placed_offset[:k][hit], size_arr[:k][hit], int(size_arr[k]))
+        offsets[values[i]] = int(placed_offset[k])
+        top = max(top, offsets[values[i]] + int(size_arr[k]))
     if len(spans) <= CLIQUE_MAX_VALUES:
-        conflicts = {a: {b for b in spans if b != a and not (before(a, b) or before(b, a))} for a in spans}
+        every = slice(0, len(values))
+        conflicts = {values[i]: {values[placing[j]] for j in np.flatnonzero(conflicting(k, every)) if j != k}
+                     for k, i in enumerate(placing)}
         concurrent = heaviest_clique(conflicts, sizes)
-    else:
+    lower = peak_memory(graph, node_order, align)
+    if len(spans) > CLIQUE_MAX_VALUES:
         # the values alive together at the order's peak are alive together on any streams: a clique
         # of the lower bound's weight, so a plan of exactly that size proves both bounds equal
         concurrent = top if top == lower else None
     return MemoryPlan(offsets, top, lower, align, concurrent)
+
+
+def _stream_reach(graph: Graph, node_order: list[int], stream_of: dict[int, int] | None,
+                  values: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Happens-before (a node waits for its data producers and the previous node on its stream, and
+    transitively theirs) in O(nodes x streams) instead of a bitset per node.
+
+    Each stream is a chain (a node waits for the previous node on its stream), so the nodes of stream
+    s finished before a node starts are a prefix of that stream's nodes: one index per stream says
+    which. Returns, per value of ``values`` (rows) and stream (columns): ``last_user``, the index on
+    that stream of its last user (producer or reader; -1: none there), and ``reached``, the index on
+    that stream of the last node finished before its producer starts (-1: none). One value's users all
+    happen before another's producer iff ``last_user[a] <= reached[b]`` on every stream."""
+    streams = sorted({stream_of.get(nid, 0) for nid in node_order}) if stream_of else [0]
+    column = {s: c for c, s in enumerate(streams)}
+    stream = {nid: column[stream_of.get(nid, 0) if stream_of else 0] for nid in node_order}
+    deps = graph.dependencies()
+    at: dict[int, int] = {}                  # node -> its index on its stream
+    count = [0] * len(streams)
+    last_on_stream: dict[int, int] = {}
+    reach: dict[int, list[int]] = {}
+    for nid in node_order:
+        c = stream[nid]
+        at[nid], count[c] = count[c], count[c] + 1
+        preds = list(deps[nid]) + ([last_on_stream[c]] if c in last_on_stream else [])
+        mine = [-1] * len(streams)
+        for p in preds:
+            theirs = reach[p]
+            for s in range(len(streams)):
+                if theirs[s] > mine[s]:
+                    mine[s] = theirs[s]
+            if at[p] > mine[stream[p]]:
+                mine[stream[p]] = at[p]
+        reach[nid] = mine
+        last_on_stream[c] = nid
+    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    last_user = np.full((len(values), len(streams)), -1, np.int64)
+    row = {v: i for i, v in enumerate(values)}
+    for v, i in row.items():
+        last_user[i, stream[producer[v]]] = at[producer[v]]
+    for n in graph.nodes:
+        for v in n.inputs:
+            i = row.get(graph.root(v))
+            if i is not None:
+                last_user[i, stream[n.id]] = max(last_user[i, stream[n.id]], at[n.id])
+    reached = np.array([reach[producer[v]] for v in values], np.int64).reshape(len(values), len(streams))
+    return last_user, reached
+
+
+def _best_fit(starts: np.ndarray, block_sizes: np.ndarray, size: int) -> int:
+    """Offset for ``size`` bytes among blocks at ``starts``: the smallest gap that fits (lowest offset
+    on ties) between the blocks, else on top of them all."""
+    if not len(starts):
+        return 0
+    by_start = np.argsort(starts, kind="stable")
+    starts, ends = starts[by_start], starts[by_start] + block_sizes[by_start]
+    cursor = np.concatenate(([0], np.maximum.accumulate(ends)[:-1]))
+    cursor = np.maximum(cursor, 0)
+    gaps = starts - cursor
+    fits = np.flatnonzero(gaps >= size)
+    if not len(fits):
+        return int(max(ends.max(), 0))
+    return int(cursor[fits[np.argmin(gaps[fits])]])
 
 
 # Exact max-weight clique is exponential in the worst case; conflict graphs of real networks (chains

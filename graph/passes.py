@@ -254,18 +254,30 @@ def fuse_elementwise(graph: Graph) -> Graph:
     ``("c", value)`` operands. Values internal to a tree disappear from the graph.
     """
     g = graph.copy()
+    replaced: dict[int, OpNode] = {}
+    gone: set[int] = set()
     for group in _groups(g):
         fused = _fuse_group(g, group)
         if fused is None:
             continue
         fused.signature(g)  # validate the program against the kernel library's shape inference
-        root_id, gone = group[-1].id, {n.id for n in group[:-1]}
-        g.nodes = [fused if n.id == root_id else n for n in g.nodes if n.id not in gone]
+        replaced[group[-1].id] = fused
+        gone |= {n.id for n in group[:-1]}
         for n in group[:-1]:
             for v in n.outputs:
                 del g.values[v]
+    _replace_nodes(g, replaced, gone)
     prune_constants(g)
     return g
+
+
+def _replace_nodes(graph: Graph, replaced: dict[int, OpNode], gone: set[int]) -> None:
+    """In place, in one walk of the node list: each node of ``replaced`` becomes its fused node (at its
+    place, so the list stays topological) and the nodes of ``gone`` leave. A fusion pass collects its
+    disjoint fusions and applies them here at the end: rebuilding the list per fusion made the pass
+    quadratic in graph size."""
+    if replaced or gone:
+        graph.nodes = [replaced.get(n.id, n) for n in graph.nodes if n.id not in gone]
 
 
 MATMUL_OPS = ("MatMul", "BatchMatMul")
@@ -282,6 +294,8 @@ def fuse_epilogues(graph: Graph) -> Graph:
     g = graph.copy()
     producers, consumers = g.producers(), g.consumers()
     outputs, aliased = set(g.outputs), set(g.aliases.values())
+    replaced: dict[int, OpNode] = {}
+    gone: set[int] = set()
 
     def absorbable(v: int, node: OpNode) -> bool:
         m = producers.get(v)
@@ -304,8 +318,10 @@ def fuse_epilogues(graph: Graph) -> Graph:
         fused = OpNode(g.new_node_id(), m.op, {**m.attrs, "epilogue": epilogue}, m.inputs + tuple(extras),
                      node.outputs, _fused_name([m.full_name, node.full_name], m.op), m.origins + node.origins)
         fused.signature(g)   # validate against the kernel library's shape inference
-        g.nodes = [fused if n.id == node.id else n for n in g.nodes if n.id != m.id]
+        replaced[node.id] = fused
+        gone.add(m.id)
         del g.values[v]
+    _replace_nodes(g, replaced, gone)
     prune_constants(g)
     return g
 
@@ -365,9 +381,9 @@ def fuse_norm_programs(graph: Graph) -> Graph:
             fusions.append((node, gone, fused))
     for node, gone, fused in fusions:
         fused.signature(g)   # validate against the kernel library's shape inference
-        g.nodes = [fused if n.id == node.id else n for n in g.nodes if n.id != gone.id]
         for v in (set(gone.outputs) | set(node.outputs)) - set(fused.outputs):
             del g.values[v]
+    _replace_nodes(g, {node.id: fused for node, _, fused in fusions}, {gone.id for _, gone, _ in fusions})
     prune_constants(g)
     return g
 

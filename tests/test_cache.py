@@ -25,7 +25,8 @@ from limits import SUBPROCESS_TIMEOUT_S
 from ascendemu.cache import CacheSecurityError, CacheLockTimeoutError, CacheWarning, KernelCache
 from ascendemu.cache.cli import main as cache_cli
 from ascendemu.cache.locks import EntryLock
-from ascendemu.cache.parallel import PARALLEL_COMPILER_ENV, pool_size, worker_count
+from ascendemu.cache.parallel import (IDLE_CORE_MIN, PARALLEL_COMPILER_ENV, POOL_MIN_MISSES, Builders, builders,
+                                      pool_size)
 from ascendemu.errors import InvalidParamError
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature
@@ -165,13 +166,63 @@ def test_te_parallel_compiler_bounds_the_build_workers(monkeypatch):
     monkeypatch.delenv(PARALLEL_COMPILER_ENV, raising=False)
     assert pool_size(None) == cores and pool_size(3) == 3
     monkeypatch.setenv(PARALLEL_COMPILER_ENV, "1")
-    assert pool_size(None) == 1 and worker_count(None, 5) == 1 and pool_size(2) == 2
+    assert pool_size(None) == 1 and builders(None, 50) == Builders(0, True) and pool_size(2) == 2
     monkeypatch.setenv(PARALLEL_COMPILER_ENV, "32")
     assert pool_size(None) == cores
     for bad in ("0", "33", "eight"):
         monkeypatch.setenv(PARALLEL_COMPILER_ENV, bad)
         with pytest.raises(InvalidParamError, match="TE_PARALLEL_COMPILER.*1..32"):
             pool_size(None)
+
+
+def test_automatic_policy_pays_a_worker_only_for_enough_misses(monkeypatch):
+    """Without ``jobs``: few misses (PyNative's one at a time, a small graph) or no idle core build here,
+    for no worker's start-up; from POOL_MIN_MISSES on, one worker per core but this one's, this process
+    building beside them; an explicit ``jobs`` keeps that many workers with this process waiting (one: this process)."""
+    monkeypatch.setenv(PARALLEL_COMPILER_ENV, "2")
+    processes, cores = pool_size(None), os.cpu_count() or 1
+    assert builders(None, 1, load=0.0) == builders(None, POOL_MIN_MISSES - 1, load=0.0) == Builders(0, True)
+    assert builders(None, POOL_MIN_MISSES, load=0.0) == (Builders(1, True) if processes == 2 else Builders(0, True))
+    assert builders(None, 100, load=cores - IDLE_CORE_MIN / 2) == Builders(0, True)   # no idle core: build here
+    assert builders(3, 5) == Builders(3, False) and builders(3, 1) == builders(1, 9) == Builders(0, True)
+
+
+# Many misses under the automatic policy: one worker builds from the batch's head while this process
+# takes its tail, so each kernel is built exactly once, by one of the two.
+SHARED_BUILD_SCRIPT = textwrap.dedent("""
+    import json, sys
+    from ascendemu.cache import KernelCache
+    from ascendemu.cache import parallel
+    from ascendemu.kernels.signature import OpSignature
+    parallel.IDLE_CORE_MIN = -1e9          # the machine's load must not decide this test: a worker starts
+    sigs = [OpSignature.make(op, [(tuple(s), "float32") for s in shapes]) for op, shapes in json.loads(sys.argv[2])]
+    cache = KernelCache(sys.argv[1], rank=0)
+    names = [k.name for k in cache.get_many(sigs, progress=False)]
+    print(json.dumps({"built": cache.stats.built, "names": names, "numba": "numba" in sys.modules,
+                      "pool": parallel._POOL is not None}))
+""")
+
+
+def test_many_misses_build_here_and_in_one_worker_each_once(tmp_path):
+    sigs = [sig(op, (8,), (8,)) for op in ("Add", "Sub", "Mul")] + [sig(op, (2, 5)) for op in
+                                                                    ("Square", "ReLU", "Neg", "Abs")]
+    sigs.append(sig("Add", (3, 1), (1, 4)))          # a broadcast: a loop of its own
+    assert len(sigs) == POOL_MIN_MISSES
+    spec = json.dumps([(s.op, [list(d.shape) for d in s.inputs]) for s in sigs])
+    env = {**os.environ, PARALLEL_COMPILER_ENV: "2"}
+    proc = subprocess.run([sys.executable, "-c", SHARED_BUILD_SCRIPT, str(tmp_path), spec],
+                          capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S, env=env)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.splitlines()[-1])
+    assert report["built"] == len(sigs) == len(set(report["names"]))
+    assert report["numba"] is True                  # this process built its share (the batch's tail)
+    assert report["pool"] is (min(os.cpu_count() or 1, 2) == 2)      # beside one worker where 2 cores are
+    log = (tmp_path / "rank_0" / "kernel_meta" / ".build.log").read_text().splitlines()
+    assert sorted(line.split()[3] for line in log) == sorted(report["names"])   # each built once
+    cache = KernelCache(tmp_path, rank=0)           # what both wrote is reused and correct
+    for s, k in zip(sigs, cache.get_many(sigs, progress=False)):
+        check_kernel(s, k)
+    assert cache.stats.reused == len(sigs)
 
 
 PIPED_BUILD_SCRIPT = textwrap.dedent("""

@@ -39,6 +39,8 @@ CASES = [
     "statements:1", "statements:3", "statements:4", "statements:5", "statements:6", "statements:7",
     "statements:8", "statements:9", "statements:10", "statements:12", "statements:13", "statements:14",
     "statements:15", "statements:17", "statements:19", "statements:21", "statements:22",
+    # a global rebound inside the function (`z += i` reads the module's z first), ops.partial with keywords
+    "statements:11", "statements:16",
     # static_graph.md: constants and variables, numbers, strings, lists, tuples, dicts, Tensor, Cell,
     # attributes, None, JIT Fallback (LAX): NumPy and SciPy inside construct, control flow on NumPy values
     "static_graph:1", "static_graph:2", "static_graph:3", "static_graph:5", "static_graph:6", "static_graph:9",
@@ -50,6 +52,8 @@ CASES = [
     "static_graph:48", "static_graph:50", "static_graph:54", "static_graph:55", "static_graph:56",
     "static_graph:57", "static_graph:58", "static_graph:60", "static_graph:61", "static_graph:62",
     "static_graph:63", "static_graph:64", "static_graph:65",
+    # mutable inputs, int() of a one-element tensor, a list indexed by a tensor, `try` refused
+    "static_graph:4", "static_graph:7", "static_graph:8", "static_graph:14", "static_graph:42",
 ]
 
 
@@ -231,3 +235,40 @@ def test_a_tensor_return_inside_a_loop_picks_the_path_on_the_device():
                 break
         want = acc if want is None else want
         np.testing.assert_allclose(net(Tensor(xs)).asnumpy(), want, rtol=1e-6)
+
+
+# ------------------------------------------------------------------ MindSpore's parser refusals and globals
+
+def squared_or_zero(x):
+    try:
+        return x * x
+    except ZeroDivisionError:
+        return x * 0
+
+
+def test_try_is_refused_in_a_graph_but_a_pynative_gradient_runs_it():
+    with pytest.raises(RuntimeError, match=r"^Unsupported statement 'Try'\."):
+        ms.jit(squared_or_zero)(Tensor(np.float32(3.0)))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(ms.grad(squared_or_zero)(Tensor(np.float32(3.0))).asnumpy(), 6.0)   # d(x^2) = 2x
+
+
+OFFSET = Tensor(np.float32(1.0))
+
+
+def add_offset_thrice(x):
+    OFFSET += x          # noqa: F823 - MindSpore's parser reads the module's OFFSET first
+    OFFSET += x
+    return OFFSET + x
+
+
+def test_a_global_read_before_the_function_rebinds_it_comes_from_the_module():
+    out = ms.jit(add_offset_thrice)(Tensor(np.float32(2.0)))
+    assert float(out.asnumpy()) == 1.0 + 3 * 2.0
+    assert float(OFFSET.asnumpy()) == 1.0           # the module's binding is untouched
+
+
+def test_one_element_tensors_convert_to_python_numbers_whatever_their_shape():
+    assert int(Tensor(np.array([[7]], np.int32))) == 7 and [5, 6][Tensor(np.array([1], np.int32))] == 6
+    with pytest.raises(ValueError, match="Only one element tensors can be converted to Python scalars"):
+        float(Tensor(np.array([1.0, 2.0], np.float32)))

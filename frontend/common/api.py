@@ -21,7 +21,7 @@ from ..backend import get_backend
 from ..context import get_context
 from .dynamic_inputs import any_shape, check_inputs
 from .jit_config import jit_level_of
-from .parse import convert
+from .parse import convert, refuse_unsupported
 from .phase import cached_capture
 
 
@@ -108,6 +108,7 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            refuse_unsupported(fn)          # MindSpore's parser refuses `try` in a jit function in any mode
             if current_tracer() is not None:
                 return convert(fn)(*args, **kwargs)
             call = functools.partial(convert(fn), **kwargs) if kwargs else convert(fn)

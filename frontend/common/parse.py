@@ -16,6 +16,9 @@ Python) or a tensor the graph computes:
 
 - ``break``/``continue``/``return`` inside loops and ``while``/``for`` ... ``else`` first become flags
   (:class:`_LoopExits`), so a tensor condition may decide them without unrolling a device loop.
+- a module global the function assigns but reads first (``z += i``) is bound from the module at entry
+  (:func:`_globals_read_first`), as MindSpore's parser resolves it;
+- ``try`` is refused with MindSpore's RuntimeError (:func:`refuse_unsupported`).
 
 Left as Python (a tensor condition there still raises GraphCaptureError at its line): a loop exit
 inside ``try``/``with``/``match`` (a ``return`` there leaves the function unconverted),
@@ -32,9 +35,10 @@ import textwrap
 import types
 from typing import Any, Callable
 
+from ..context import GRAPH_MODE, get_context
 from . import control_flow
 
-__all__ = ["convert", "convert_method"]
+__all__ = ["convert", "convert_method", "refuse_unsupported"]
 
 RT = "ascf_rt"            # the name of control_flow inside rewritten code
 RET = "ascf_ret"          # the result variable of a function whose branches return
@@ -42,6 +46,12 @@ LIBRARY = "ascendemu"     # functions of this package's modules are the library'
 _NOT_CONVERTED = object()
 # rewritten function per original code object (None: left as it is)
 _CODE_CACHE: dict[types.CodeType, Any] = {}
+# Statements MindSpore's parser refuses (its parse.cc ParseStatement: "Unsupported statement 'Try'.");
+# node class -> the name its message gives
+UNSUPPORTED_STATEMENTS: dict[type, str] = {ast.Try: "Try", **({ast.TryStar: "TryStar"} if hasattr(ast, "TryStar")
+                                                              else {})}
+# the refusal per code object (None: nothing refused), so a graph's functions are read once
+_REFUSED: dict[types.CodeType, str | None] = {}
 
 
 def convert(fn: Callable) -> Callable:
@@ -53,6 +63,8 @@ def convert(fn: Callable) -> Callable:
     code = getattr(fn, "__code__", None)
     if not isinstance(fn, types.FunctionType) or code is None or _is_library(fn):
         return fn
+    if get_context("mode") == GRAPH_MODE:
+        refuse_unsupported(fn)
     entry = _CODE_CACHE.get(code, _NOT_CONVERTED)
     if entry is _NOT_CONVERTED:
         entry = _transform(fn)
@@ -76,6 +88,30 @@ def convert_method(method: Callable) -> Callable:
     return method if new is func else types.MethodType(new, method.__self__)
 
 
+def refuse_unsupported(fn: Callable) -> None:
+    """MindSpore's RuntimeError for a statement its graph syntax does not compile (``try``), raised where
+    MindSpore raises it: compiling a GRAPH_MODE ``construct`` or an ``@jit`` function (a PyNative
+    gradient runs Python, which has them)."""
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if not isinstance(fn, types.FunctionType) or code is None or _is_library(fn):
+        return
+    if code not in _REFUSED:
+        _REFUSED[code] = None
+        parsed = _parse(fn)
+        if parsed is not None:
+            func, filename, _ = parsed
+            for node in _own_nodes(func):
+                kind = UNSUPPORTED_STATEMENTS.get(type(node))
+                if kind is not None:
+                    _REFUSED[code] = (f"Unsupported statement '{kind}'.\nMore details please refer to syntax "
+                                      f"support at https://www.mindspore.cn\n\n# In file {filename}:"
+                                      f"{code.co_firstlineno + node.lineno - 1}")
+                    break
+    if _REFUSED[code] is not None:
+        raise RuntimeError(_REFUSED[code])
+
+
 def _is_library(fn: types.FunctionType) -> bool:
     """One of ascendemu's own functions (``ms.grad``'s wrapper, a Cell's helpers): never rewritten, only
     user code is. Its module, not ``__module__`` (``functools.wraps`` copies the user's there)."""
@@ -85,7 +121,9 @@ def _is_library(fn: types.FunctionType) -> bool:
 
 # ------------------------------------------------------------------------------------ the transform
 
-def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
+def _parse(fn: types.FunctionType) -> tuple[ast.FunctionDef, str, int] | None:
+    """The function's own definition (AST, lines from 1), its file and first line; None if its source
+    cannot be read or parsed."""
     try:
         # the code object's own source: inspect.getsource(fn) follows ``__wrapped__`` (functools.wraps)
         # to the wrapped function, whose source is not this code's
@@ -101,9 +139,19 @@ def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
     func = tree.body[0] if tree.body else None
     if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.name != fn.__code__.co_name:
         return None
-    if not _worth_converting(func):
+    return func, filename, first_line
+
+
+def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
+    parsed = _parse(fn)
+    if parsed is None:
         return None
-    func.body = _LoopExits().block(func.body, None)
+    func, filename, first_line = parsed
+    tree = ast.Module(body=[func], type_ignores=[])
+    rebound = _globals_read_first(func, fn.__globals__)
+    if not (_worth_converting(func) or rebound and _worth_converting(func, flow_needed=False)):
+        return None
+    func.body = _global_prelude(rebound, func) + _LoopExits().block(func.body, None)
     if _return_in_loop(func):
         return None
     ast.increment_lineno(tree, first_line - 1)
@@ -132,9 +180,9 @@ def _transform(fn: Callable) -> tuple[types.CodeType, Any] | None:
     return inner.__code__, rt_cell
 
 
-def _worth_converting(func: ast.FunctionDef) -> bool:
-    """Has control flow to convert and nothing that makes the rewrite unsafe."""
-    has_flow = False
+def _worth_converting(func: ast.FunctionDef, flow_needed: bool = True) -> bool:
+    """Has control flow to convert (unless not ``flow_needed``) and nothing that makes the rewrite unsafe."""
+    has_flow = not flow_needed
     for node in _own_nodes(func):
         if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
             return False
@@ -144,6 +192,34 @@ def _worth_converting(func: ast.FunctionDef) -> bool:
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) or _is_print(node):
             has_flow = True
     return has_flow
+
+
+def _globals_read_first(func: ast.FunctionDef, module: dict[str, Any]) -> list[str]:
+    """Module globals the function assigns (so Python makes them locals) but reads first, as ``z += i``
+    on a global ``z``: MindSpore's parser resolves such a first read from the module, Python would raise
+    UnboundLocalError. Parameters and names declared ``global``/``nonlocal`` are not among them."""
+    params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
+    params |= {a.arg for a in (func.args.vararg, func.args.kwarg) if a is not None}
+    declared = {name for n in _own_nodes(func) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    uses: list[tuple[int, int, str, bool]] = []          # (line, column, name, is a read)
+    for n in _own_nodes(func):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            uses.append((n.lineno, n.col_offset - 1, n.target.id, True))
+        elif isinstance(n, ast.Name):
+            uses.append((n.lineno, n.col_offset, n.id, isinstance(n.ctx, ast.Load)))
+    first: dict[str, bool] = {}
+    for _, _, name, read in sorted(uses):
+        first.setdefault(name, read)
+    stored = {n.id for n in _own_nodes(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return [name for name, read in first.items()
+            if read and name in stored and name in module and name not in params | declared]
+
+
+def _global_prelude(names: list[str], func: ast.FunctionDef) -> list[ast.stmt]:
+    """``name = globals()["name"]`` for each global :func:`_globals_read_first` found."""
+    return [_at(ast.Assign([ast.Name(name, ast.Store())], ast.Subscript(
+        ast.Call(ast.Name("globals", ast.Load()), [], []), ast.Constant(name), ast.Load())), func.body[0])
+        for name in names]
 
 
 def _is_print(node: ast.AST) -> bool:

@@ -60,6 +60,20 @@ def _ops(name: str) -> Callable:
     return tensor_operator_registry.get(name)
 
 
+# MindSpore's ValueError texts for int()/float() and an index of a tensor that is not one number
+_NOT_SCALAR = "Only one element tensors can be converted to Python scalars"
+_NOT_INDEX = "Only integer tensors of a single element can be converted to an index."
+
+
+def _one_element(data: np.ndarray, kinds: tuple[type, ...], message: str) -> Any:
+    """The only element as a Python number, whatever the shape (MindSpore's ``Tensor._item``:
+    ``int(Tensor([10]))`` is 10); else MindSpore's ValueError with ``message``."""
+    value = data.reshape(()).item() if data.size == 1 else None
+    if not isinstance(value, kinds):
+        raise ValueError(message)
+    return value
+
+
 def sequence_as_tensor(value: Any) -> Any:
     """A list or tuple as the Tensor MindSpore's Tensor add/sub convert it to; anything else unchanged."""
     return Tensor(value) if isinstance(value, (list, tuple)) else value
@@ -251,13 +265,13 @@ class Tensor(_StorageFacts):
         return bool(self._need_data("bool(tensor) (e.g. `if tensor:`)"))
 
     def __float__(self) -> float:
-        return float(self._need_data("float(tensor)"))
+        return float(_one_element(self._need_data("float(tensor)"), (int, float, bool), _NOT_SCALAR))
 
     def __int__(self) -> int:
-        return int(self._need_data("int(tensor)"))
+        return int(_one_element(self._need_data("int(tensor)"), (int, float, bool), _NOT_SCALAR))
 
     def __index__(self) -> int:
-        return int(self._need_data("using a tensor as an index"))
+        return int(_one_element(self._need_data("using a tensor as an index"), (int, bool), _NOT_INDEX))
 
     def __len__(self) -> int:
         if not self.shape:

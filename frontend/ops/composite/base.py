@@ -17,6 +17,7 @@ MindSpore's (../shared/REFERENCE-training.md 4.1).
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 from typing import Any, Callable
 
@@ -158,15 +159,23 @@ class Map:
         return tuple(map(fn, *args))
 
 
-def partial(*args: Any) -> Callable:
+def partial(*args: Any, **kwargs: Any) -> Callable:
     """``ops.partial(func, *args)``: ``func`` with its leading arguments bound (MindSpore's signature
-    is ``(*args)``: the function is the first)."""
+    is ``(*args)``: the function is the first). Keywords bind only inside a graph, where MindSpore's
+    parser handles the call (``ops.partial(add, x=2)`` in the static-graph tutorial); outside one,
+    Python's TypeError as MindSpore's ``(*args)`` function raises it."""
+    if kwargs and current_tracer() is None:
+        raise TypeError(f"partial() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if not args:
         raise InvalidParamError("partial: takes the function to bind first, got no arguments")
     func, args = args[0], args[1:]
     if not callable(func):
         raise InvalidParamError(f"partial: func must be callable, got {type(func).__name__}")
-    return functools.partial(func, *args)
+    return functools.partial(func, *args, **kwargs)
+
+
+# the signature Python code sees is MindSpore's (*args); the keywords above are the graph parser's own
+partial.__signature__ = inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
 
 
 def add_flags(fn: Any = None, **flags: bool) -> Any:
