@@ -26,7 +26,7 @@ from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 TIMEOUT_S = SUBPROCESS_TIMEOUT_S
 LAUNCH_VARS = ("RANK_ID", "RANK_SIZE", "DEVICE_ID", "MS_ROLE", "MS_SIMULATION_LEVEL", "MS_NODE_ID", "MS_WORKER_NUM")
 
-# prints where it stands, runs one kernel (the rank's kernel_meta), and exits with EXIT_<rank> if set,
+# prints where it stands (one atomic line), runs one kernel (the rank's kernel_meta), and exits with EXIT_<rank> if set,
 # once every rank has printed (so a failing rank never stops one that has not reported yet)
 REPORT = """
 import os, sys, time
@@ -34,8 +34,9 @@ import numpy as np
 import mindspore as ms
 from mindspore import Tensor
 out = (Tensor(np.ones((4,), np.float32)) + Tensor(np.ones((4,), np.float32))).asnumpy()
-print("place", *(os.environ.get(k, "-") for k in ("RANK_ID", "RANK_SIZE", "DEVICE_ID", "MS_ROLE", "MS_NODE_ID",
-      "MS_WORKER_NUM", "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_TOPO_TIMEOUT")), out.sum(), flush=True)
+line = " ".join(["place", *(os.environ.get(k, "-") for k in ("RANK_ID", "RANK_SIZE", "DEVICE_ID", "MS_ROLE",
+                 "MS_NODE_ID", "MS_WORKER_NUM", "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_TOPO_TIMEOUT")), str(out.sum())])
+os.write(1, (line + "\\n").encode())     # one write: the ranks share the pipe, print's pieces could interleave
 open("done_" + os.environ["RANK_ID"], "w").close()
 status = int(os.environ.get("EXIT_" + os.environ["RANK_ID"], "0"))
 while status and not all(os.path.exists(f"done_{r}") for r in range(int(os.environ["RANK_SIZE"]))):
