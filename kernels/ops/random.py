@@ -49,6 +49,16 @@ from .common import FLOAT, check_arity, check_dtype, check_rank, fail
 PHILOX_M0, PHILOX_M1 = 0xD2511F53, 0xCD9E8D57
 PHILOX_W0, PHILOX_W1 = 0x9E3779B9, 0xBB67AE85
 PHILOX_ROUNDS = 10
+# The rounds as kernel source, inside a loop over elements: counters c0..c3 and key k0/k1 in, counters
+# out (philox_numpy's arithmetic; Dropout's and Bernoulli's kernels both emit it)
+PHILOX_ROUND_LINES = (
+    f"    for r in range({PHILOX_ROUNDS}):",
+    f"        p0 = np.uint64({PHILOX_M0}) * c0",
+    f"        p1 = np.uint64({PHILOX_M1}) * c2",
+    "        c0, c1, c2, c3 = (p1 >> s32) ^ c1 ^ k0, p1 & w32, (p0 >> s32) ^ c3 ^ k1, p0 & w32",
+    f"        k0 = (k0 + np.uint64({PHILOX_W0})) & w32",
+    f"        k1 = (k1 + np.uint64({PHILOX_W1})) & w32",
+)
 # AI-core vector element-ops per element: the compare, two multiplies and the mask select. On the
 # 910 the random bits are not AI-core work: MindSpore's DropoutGenMask is an AI CPU kernel
 # (plugin/device/ascend/kernel/aicpu/aicpu_ops/drop_out_gen_mask_kernels.h) that depends only on
@@ -220,12 +230,7 @@ def emit_dropout(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
         "    c3 = np.uint64(0)",
         "    k0 = seed0",
         "    k1 = seed1",
-        f"    for r in range({PHILOX_ROUNDS}):",
-        f"        p0 = np.uint64({PHILOX_M0}) * c0",
-        f"        p1 = np.uint64({PHILOX_M1}) * c2",
-        "        c0, c1, c2, c3 = (p1 >> s32) ^ c1 ^ k0, p1 & w32, (p0 >> s32) ^ c3 ^ k1, p0 & w32",
-        f"        k0 = (k0 + np.uint64({PHILOX_W0})) & w32",
-        f"        k1 = (k1 + np.uint64({PHILOX_W1})) & w32",
+        *PHILOX_ROUND_LINES,
         "    mk = f32(1.0) if c0 < threshold else f32(0.0)",
         f"    v = {src.load(dtype, 'x[i]')}",
         f"    y[i] = {src.store(dtype, 'v * mk * scale')}",
@@ -535,7 +540,7 @@ def emit_shuffle(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
 
 
 
-# --- round 3: Multinomial (minstd_rand0 over GetSeed) and Bernoulli (counter-based Philox) ------------
+# --- Multinomial (minstd_rand0 over GetSeed) and Bernoulli (counter-based Philox) ------------------------
 
 MULTINOMIAL_INPUTS = ("float32", "float64")     # other dtypes are cast to float32 by the front end
 MULTINOMIAL_OUTPUTS = ("int32", "int64")
@@ -665,12 +670,7 @@ def emit_bernoulli(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan
              f"        k = (i - left) % {PHILOX_WORDS}",
              "    c0, c1, c2, c3 = blk & w32, blk >> s32, off0, off1",
              "    k0, k1 = key0, key1",
-             f"    for r in range({PHILOX_ROUNDS}):",
-             f"        p0 = np.uint64({PHILOX_M0}) * c0",
-             f"        p1 = np.uint64({PHILOX_M1}) * c2",
-             "        c0, c1, c2, c3 = (p1 >> s32) ^ c1 ^ k0, p1 & w32, (p0 >> s32) ^ c3 ^ k1, p0 & w32",
-             f"        k0 = (k0 + np.uint64({PHILOX_W0})) & w32",
-             f"        k1 = (k1 + np.uint64({PHILOX_W1})) & w32",
+             *PHILOX_ROUND_LINES,
              "    w = c0 if k == 0 else (c1 if k == 1 else (c2 if k == 2 else c3))",
              "    u = f32(f64(w & np.uint64(0x7FFFFF)) * 1.1920928955078125e-07)    # 1.m - 1, exact",
              f"    pv = pin[{'0' if plan.tiling['scalar_p'] else 'i'}]",
