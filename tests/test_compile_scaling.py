@@ -17,14 +17,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import ascendemu.frontend as ms  # noqa: E402
-from ascendemu.frontend import Tensor, nn, ops  # noqa: E402
+from ascendemu.frontend import Tensor, nn  # noqa: E402
 from ascendemu.graph import passes  # noqa: E402
 from ascendemu.graph.ir import Graph  # noqa: E402
 from ascendemu.graph.memory_plan import ALIGN, _stream_reach, lifetimes, peak_memory, static_plan  # noqa: E402
 from ascendemu.graph.plan import optimize  # noqa: E402
+from bench.bench_compile_scaling import build  # noqa: E402
 from examples.networks import BasicBlock  # noqa: E402
 
-WIDTH, BATCH, STEPS = 8, 2, 6
+STEPS = 6                    # the unrolled LSTM's sequence length
 
 
 def happens_before(graph: Graph, node_order: list[int], stream_of: dict[int, int] | None = None) -> dict[int, int]:
@@ -45,21 +46,6 @@ def happens_before(graph: Graph, node_order: list[int], stream_of: dict[int, int
     return anc
 
 
-class Unrolled(nn.Cell):
-    """An LSTMCell unrolled over STEPS steps (the shape of issue 24's compile-time measurement)."""
-
-    def __init__(self):
-        super().__init__()
-        self.cell = nn.LSTMCell(WIDTH, WIDTH)
-        self.head = nn.Dense(WIDTH, 1)
-
-    def construct(self, xs):
-        h = c = ops.zeros((BATCH, WIDTH), xs.dtype)
-        for t in range(STEPS):
-            h, c = self.cell(xs[t], (h, c))
-        return self.head(h)
-
-
 def _train(net, x, y):
     loss = nn.WithLossCell(net, nn.MSELoss())
     step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.01, 0.9))
@@ -69,7 +55,8 @@ def _train(net, x, y):
 
 @pytest.fixture(scope="module")
 def graphs():
-    lstm = _train(Unrolled(), np.zeros((STEPS, BATCH, WIDTH), np.float32), np.zeros((BATCH, 1), np.float32))
+    step, inputs = build("lstm", STEPS)      # the bench's unrolled LSTMCell training step
+    lstm, _ = ms.capture(step, *map(Tensor, inputs))
     block = _train(BasicBlock(4, 8, stride=2), np.zeros((2, 4, 8, 8), np.float32), np.zeros((2, 8, 4, 4), np.float32))
     return {"lstm": lstm, "block": block}
 

@@ -18,6 +18,9 @@ from ascendemu.frontend.capture import trace
 from ascendemu.frontend.common import parse
 from ascendemu.graph.ir import IfNode, WhileNode
 from ascendemu.graph.program import Branch, split
+from ascendemu.traces import aetrace as fmt
+
+from replay_check import record_and_replay
 
 LEVELS = ("O0", "O1", "O2")
 
@@ -277,31 +280,12 @@ for sign in (1, -1, 1):
 @pytest.mark.parametrize("level", ("O0", "O2"))
 def test_record_then_replay_reproduces_a_run_with_device_ifs(tmp_path, monkeypatch, ascendemu_kernel_cache,
                                                              capsys, level):
-    from ascendemu.cli.run import main as run_main
-    from ascendemu.hal.runtime import get_runtime
-    from ascendemu.replay.compare import differences
-    from ascendemu.replay.replayer import replay
-    from ascendemu.traces import aetrace as fmt
-
     monkeypatch.setenv("MS_COMPILER_CACHE_PATH", str(ascendemu_kernel_cache))
     monkeypatch.chdir(tmp_path)
-    script, path = tmp_path / "ifs.py", tmp_path / "run.aetrace"
+    script = tmp_path / "ifs.py"
     script.write_text(SCRIPT % level)
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    try:
-        assert run_main(["--quiet", "--record", str(path), str(script)]) == 0
-        printed = [float(v) for v in capsys.readouterr().out.split()[:3]]
-        np.testing.assert_allclose(printed, [np.exp(1) * 6, (np.sin(-1) - 1) * 3, np.exp(1) * 6], rtol=1e-6)
-        live = (rt.device_time(), rt.host_time())
-        rt.finalize()
-        switches = [r for r in fmt.read_trace(path) if isinstance(r, fmt.LabelSwitch)]
-        assert [r.taken for r in switches] == [True, False, True]
-        result = replay(str(path))
-        assert result.stop is None
-        assert (result.figures["device_time_s"], result.figures["host_time_s"]) == live
-        assert differences(result.recorded.figures, result.figures) == []
-    finally:
-        if rt.node is not None:
-            rt.finalize()
+    printed, records = record_and_replay(script, tmp_path / "run.aetrace", capsys)
+    np.testing.assert_allclose([float(v) for v in printed.split()[:3]],
+                               [np.exp(1) * 6, (np.sin(-1) - 1) * 3, np.exp(1) * 6], rtol=1e-6)
+    switches = [r for r in records if isinstance(r, fmt.LabelSwitch)]
+    assert [r.taken for r in switches] == [True, False, True]

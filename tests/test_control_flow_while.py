@@ -18,6 +18,9 @@ from ascendemu.frontend.common.phase import PHASE_CACHE
 from ascendemu.graph import program_runner
 from ascendemu.graph.ir import WhileNode
 from ascendemu.graph.program import Loop, Segment, split
+from ascendemu.traces import aetrace as fmt
+
+from replay_check import record_and_replay
 
 LEVELS = ("O0", "O2")
 VOCAB, HIDDEN, MAX_LEN, EOS = 6, 4, 7, 0
@@ -288,34 +291,15 @@ for start in (6, 7):
 @pytest.mark.parametrize("level", LEVELS)
 def test_record_then_replay_reproduces_a_run_with_device_loops(tmp_path, monkeypatch, ascendemu_kernel_cache,
                                                                capsys, level):
-    from ascendemu.cli.run import main as run_main
-    from ascendemu.hal.runtime import get_runtime
-    from ascendemu.replay.compare import differences
-    from ascendemu.replay.replayer import replay
-    from ascendemu.traces import aetrace as fmt
-
     monkeypatch.setenv("MS_COMPILER_CACHE_PATH", str(ascendemu_kernel_cache))
     monkeypatch.chdir(tmp_path)
-    script, path = tmp_path / "collatz.py", tmp_path / "run.aetrace"
+    script = tmp_path / "collatz.py"
     script.write_text(SCRIPT % level)
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    try:
-        assert run_main(["--quiet", "--record", str(path), str(script)]) == 0
-        assert capsys.readouterr().out.split()[:2] == [str(collatz_ref(6)), str(collatz_ref(7))]
-        live = (rt.device_time(), rt.host_time())
-        rt.finalize()
-        switches = [r for r in fmt.read_trace(path) if isinstance(r, fmt.LabelSwitch)]
-        assert sum(r.taken for r in switches) == collatz_ref(6) + collatz_ref(7)
-        assert sum(not r.taken for r in switches) == 2
-        result = replay(str(path))
-        assert result.stop is None
-        assert (result.figures["device_time_s"], result.figures["host_time_s"]) == live
-        assert differences(result.recorded.figures, result.figures) == []
-    finally:
-        if rt.node is not None:
-            rt.finalize()
+    printed, records = record_and_replay(script, tmp_path / "run.aetrace", capsys)
+    assert printed.split()[:2] == [str(collatz_ref(6)), str(collatz_ref(7))]
+    switches = [r for r in records if isinstance(r, fmt.LabelSwitch)]
+    assert sum(r.taken for r in switches) == collatz_ref(6) + collatz_ref(7)
+    assert sum(not r.taken for r in switches) == 2
 
 
 def test_dry_run_refuses_a_device_loop_naming_its_line(tmp_path):

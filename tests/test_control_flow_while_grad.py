@@ -8,6 +8,7 @@ hand-computed stack sizes (the LoopStack's slot layout).
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,13 @@ from gradcheck import numeric_grads
 
 LEVELS = ("O0", "O2")
 FIXTURES = Path(__file__).parent / "fixtures"
-T, B, H = 4, 2, 3          # x's steps, batch, hidden size
+sys.path.insert(0, str(FIXTURES))
+import while_grad_nets  # noqa: E402
+
+from while_grad_nets import B, H, T  # noqa: E402
+
+# the cells real MindSpore ran for while_grad.npz (tools/record_while_grad.py), built on the emulator
+RNN, Nested, ShortTagger = while_grad_nets.networks(ms)
 
 
 @pytest.fixture(autouse=True)
@@ -36,19 +43,6 @@ def _level(level: str) -> None:
     ms.set_context(jit_config={"jit_level": level})
 
 
-class RNN(nn.Cell):
-    """h <- tanh(h @ W + x[i]) while i < n, n a tensor: the trip count is the data's."""
-
-    def __init__(self, w: np.ndarray):
-        super().__init__()
-        self.w = Parameter(Tensor(w), name="w")
-
-    def construct(self, x, h, n):
-        i = Tensor(np.array(0, np.int32))
-        while i < n:
-            h = ops.tanh(ops.matmul(h, self.w) + x[i])
-            i = i + 1
-        return (h * h).sum()
 
 
 class UnrolledRNN(RNN):
@@ -153,23 +147,6 @@ def test_the_stack_holds_one_slot_per_trip(ex):
     assert summary and f"reserved up to {format_bytes(stack.reserved)}" in summary[-1]
 
 
-class Nested(nn.Cell):
-    """A loop in a loop: the outer backward body holds the inner loop's forward (saving) and backward."""
-
-    def __init__(self, w: np.ndarray):
-        super().__init__()
-        self.w = Parameter(Tensor(w), name="w")
-
-    def construct(self, x, h, n, m):
-        i = Tensor(np.array(0, np.int32))
-        while i < n:
-            j = Tensor(np.array(0, np.int32))
-            while j < m:
-                h = ops.tanh(ops.matmul(h, self.w) + x[i] * 0.5)
-                j = j + 1
-            h = h + x[i]
-            i = i + 1
-        return (h * h).sum()
 
 
 def nested_ref(x, h, w, n, m):
@@ -254,19 +231,6 @@ def test_a_training_loop_through_a_device_loop_matches_pynative(level):
     assert graph[0] > graph[2]
 
 
-class ShortTagger(nn.Cell):
-    """tools/record_while_grad.py's Tagger: W = 0.5 I, h <- tanh(h @ W + 0.1) n times."""
-
-    def __init__(self):
-        super().__init__()
-        self.w = Parameter(Tensor(np.eye(H, dtype=np.float32) * 0.5), name="w")
-
-    def construct(self, h, n, target):
-        i = Tensor(np.array(0, np.int32))
-        while i < n:
-            h = ops.tanh(ops.matmul(h, self.w) + 0.1)
-            i = i + 1
-        return ((h - target) ** 2).mean()
 
 
 @pytest.mark.parametrize("level", LEVELS)

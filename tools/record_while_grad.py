@@ -9,56 +9,19 @@ The fixture holds the inputs and, per case, MindSpore's loss and gradients of (x
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
 import mindspore as ms
-from mindspore import Parameter, Tensor, nn, ops
+from mindspore import Tensor, nn
 
-T, B, H = 4, 2, 3
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fixtures"))
+import while_grad_nets  # noqa: E402
 
+from while_grad_nets import B, H, T  # noqa: E402
 
-class RNN(nn.Cell):
-    def __init__(self, w):
-        super().__init__()
-        self.w = Parameter(Tensor(w), name="w")
-
-    def construct(self, x, h, n):
-        i = Tensor(np.array(0, np.int32))
-        while i < n:
-            h = ops.tanh(ops.matmul(h, self.w) + x[i])
-            i = i + 1
-        return (h * h).sum()
-
-
-class Nested(nn.Cell):
-    def __init__(self, w):
-        super().__init__()
-        self.w = Parameter(Tensor(w), name="w")
-
-    def construct(self, x, h, n, m):
-        i = Tensor(np.array(0, np.int32))
-        while i < n:
-            j = Tensor(np.array(0, np.int32))
-            while j < m:
-                h = ops.tanh(ops.matmul(h, self.w) + x[i] * 0.5)
-                j = j + 1
-            h = h + x[i]
-            i = i + 1
-        return (h * h).sum()
-
-
-class Tagger(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.w = Parameter(Tensor(np.eye(H, dtype=np.float32) * 0.5), name="w")
-
-    def construct(self, h, n, target):
-        i = Tensor(np.array(0, np.int32))
-        while i < n:
-            h = ops.tanh(ops.matmul(h, self.w) + 0.1)
-            i = i + 1
-        return ((h - target) ** 2).mean()
+RNN, Nested, Tagger = while_grad_nets.networks(ms)
 
 
 def train_losses(steps: int = 3) -> np.ndarray:
