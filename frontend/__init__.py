@@ -35,7 +35,7 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, ParallelMode, get_auto_parallel
 from .nn.cell import ParameterTuple
 from .ops.composite import GradOperation
 from .ops.function.grad import grad, value_and_grad
-from .ops.function.grad import get_grad, jacfwd, jacrev, jvp, vjp  # noqa: F401  (round 3: transforms)
+from .ops.function.grad import get_grad, jacfwd, jacrev, jvp, vjp  # noqa: F401  (function transforms)
 from .ops.function.vmap_func import vmap  # noqa: F401
 from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from .profiler import Profiler

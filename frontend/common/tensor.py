@@ -112,9 +112,8 @@ def _value_text(data: np.ndarray) -> str:
 
 
 class _StorageFacts:
-    """Round 3 (transforms): MindSpore's storage facts of a host tensor, which here is always a
-    C-contiguous buffer of its own, initialised when made, on the host ("CPU", as MindSpore CPU
-    reports it). A mixin of :class:`Tensor` (it reads ``shape``, ``itemsize`` and the host data)."""
+    """MindSpore's storage facts of a host tensor, which here is always a C-contiguous buffer of its
+    own, initialised when made, on the host ("CPU", as MindSpore CPU reports it). A mixin of :class:`Tensor` (it reads ``shape``, ``itemsize`` and the host data)."""
 
     @property
     def data(self) -> "Tensor":

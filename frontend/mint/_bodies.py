@@ -187,7 +187,7 @@ def batch_norm(op: Callable, input: Tensor, running_mean: Any, running_var: Any,
 
 def conv_transpose2d(op: Callable, input: Tensor, weight: Tensor, bias: Any = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    """``ops.conv_transpose2d`` (its home since round 3: MindSpore serves one op under both names)."""
+    """``ops.conv_transpose2d`` (its home: MindSpore serves one op under both names)."""
     return function.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 

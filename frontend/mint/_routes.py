@@ -152,7 +152,7 @@ MINT_ROUTES: Mapping[str, Route] = {
     "mindspore.mint.nn.functional.conv3d": Route("conv3d", _conv),
     "mindspore.mint.nn.functional.binary_cross_entropy_with_logits": Route("binary_cross_entropy_with_logits"),
     "mindspore.mint.index_add": Route("index_add", function.array_func._index_add_dim),
-    # random (round 3; bodies in ops/function/random_func.py)
+    # random (bodies in ops/function/random_func.py)
     "mindspore.mint.rand": Route("rand", function.random_func._mint_rand),
     "mindspore.mint.randn": Route("randn", function.random_func._mint_rand),
     "mindspore.mint.randint": Route("randint", function.random_func._mint_randint),

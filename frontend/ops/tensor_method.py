@@ -437,25 +437,25 @@ TENSOR_METHODS: dict[str, Route] = {
         ("masked_scatter", "masked_fill", function.array_func._masked_scatter_method),
         ("fill_diagonal", "diagflat", function.array_func._fill_diagonal_method),
         ("index_put", "index_fill", function.array_func._index_put_method))},
-    # round 3: complex
+    # complex numbers
     "H": Route("conj", _conj_transposed), "mH": Route("conj", _matrix_adjoint),
     "adjoint": Route("conj", _matrix_adjoint), "mT": Route("swapaxes", _last_two_swapped),
-    # round 3: random3 (MindSpore 2.10's Tensor.bernoulli is BernoulliExt's: input is the probability)
+    # samplers and generators (MindSpore 2.10's Tensor.bernoulli is BernoulliExt's: input is the probability)
     "bernoulli": Route("bernoulli_ext"), "bernoulli_": Route("bernoulli_", inplace=True),
     "random_categorical": Route("random_categorical"),
     "exponential_": Route("exponential_", inplace=True), "random_": Route("random_", inplace=True),
-    # round 3: linalg3
+    # linear algebra and statistics
     "lstsq": Route("lstsq"),
     "triangular_solve": Route("matrix_solve", function.math_func._triangular_solve_method),
-    # round 3: nn3
+    # nn compositions
     "put_": Route("put_"), "scatter_sub": Route("tensor_scatter_sub"),
     "choose": Route("gather_elements", function.array_func._choose_method),
     "itemset": Route("tensor_scatter_update", function.array_func._itemset_method),
     "index_copy_": Route("tensor_scatter_elements", function.array_func._index_copy_method, inplace=True),
     "new_empty": Route("zeros", function.array_func._new_empty_method),
-    # round 3: image3
+    # image, detection and windows
     "unique_with_pad": Route("unique_with_pad"),
-    # round 3: comm3
+    # collectives
     "move_to": Route("move_to"),
 }
 # the in-place forms of routed methods: ``x.mul_(y)`` is ``x.mul(y)`` taken by x

@@ -1025,7 +1025,7 @@ def deepcopy(input_x: Any) -> Tensor:
     return Identity()(input_x)
 
 
-# ---- round 3: linalg3 ----
+# ---- linear algebra and statistics ----
 from ..operations.array_ops import MatrixDiagPartV3, MatrixDiagV3, MatrixSetDiagV3  # noqa: E402
 
 
@@ -1052,7 +1052,7 @@ def matrix_set_diag(x: Any, diagonal: Any, k: Any = 0, align: str = "RIGHT_LEFT"
     return MatrixSetDiagV3(align=align)(x, diagonal, k)
 
 
-# ---- round 3: nn3 ----
+# ---- nn compositions ----
 from ...common.tensor import hold_value as _hold_value  # noqa: E402
 
 # the index dtypes sequence_mask's lengths may have (MindSpore checks them)
@@ -1202,7 +1202,7 @@ def _new_empty_method(op: Any, x: Any, size: Any, *, dtype: Any = None, device: 
     return op((size,) if isinstance(size, int) else tuple(size), dtype or x.dtype)
 
 
-# ---- round 3: image3 ----
+# ---- image, detection and windows ----
 from ..operations.array_ops import HammingWindow, UniqueWithPad  # noqa: E402
 
 

@@ -769,7 +769,7 @@ def eps(x: Any) -> Tensor:
     return operations.Eps()(x)
 
 
-# ---- round 3: complex ----
+# ---- complex numbers ----
 from ..operations.math_ops import COMPLEX_DTYPES as _COMPLEX_DTYPES, STFT as _STFT  # noqa: E402
 from ..operations.nn_ops import MirrorPad as _MirrorPad, Pad as _Pad  # noqa: E402
 
@@ -811,7 +811,7 @@ def stft(x: Any, n_fft: int, hop_length: Any = None, win_length: Any = None, win
     return _STFT(n_fft, hop_length, win_length, normalized, onesided, return_complex)(x, window)
 
 
-# ---- round 3: random3 ----
+# ---- samplers and generators ----
 from ascendemu.graph.capture import current_tracer as _current_tracer  # noqa: E402
 
 from ...common.seed import call_site_op as _call_site_op  # noqa: E402
@@ -863,7 +863,7 @@ def bernoulli_(input: Any, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     return hold_value(input, _bernoulli_draw("bernoulli_", input, p, generator))
 
 
-# ---- round 3: linalg3 ----
+# ---- linear algebra and statistics ----
 from ..operations.math_ops import Median as _Median, Quantile as _Quantile  # noqa: E402
 
 
@@ -920,7 +920,7 @@ def _triangular_solve_method(op: Any, b: Any, A: Any, upper: bool = True, transp
     return solution, _tensor(A)
 
 
-# ---- round 3: nn3 ----
+# ---- nn compositions ----
 from ...common.tensor import hold_value as _hold_value  # noqa: E402
 
 
@@ -1022,7 +1022,7 @@ def erfinv_(input: Any) -> Tensor:
     return _hold_value(input, erfinv(input))
 
 
-# ---- round 3: image3 ----
+# ---- image, detection and windows ----
 from ..operations.spectral_ops import WINDOW_DTYPES as _WINDOW_DTYPES  # noqa: E402
 from ..primitive import _cast  # noqa: E402
 

@@ -1354,7 +1354,7 @@ def _interpolate_modes(x: Tensor, size: Any, scale_factor: Any, mode: str, align
 install_composite_functions(globals(), "mindspore.ops.function.nn_func")
 
 
-# ---- round 3: linalg3 ----
+# ---- linear algebra and statistics ----
 def msort(input: Any) -> Tensor:
     """input sorted ascending along its first axis (NaN last)."""
     x = _tensor(input)
@@ -1363,7 +1363,7 @@ def msort(input: Any) -> Tensor:
     return apply_op("Sort", [x], {"axis": 0, "descending": False})[0]
 
 
-# ---- round 3: nn3 ----
+# ---- nn compositions ----
 from ...common.tensor import hold_value as _hold_value  # noqa: E402
 from ..operations.nn_ops import BatchNorm, SoftShrink  # noqa: E402
 from .array_func import gather as _gather, select as _select  # noqa: E402
@@ -1498,7 +1498,7 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     return out if batched else operations.Squeeze(0)(out)
 
 
-# ---- round 3: image3 ----
+# ---- image, detection and windows ----
 from ..operations.nn_ops import CTCGreedyDecoder  # noqa: E402
 
 
@@ -1507,7 +1507,7 @@ def ctc_greedy_decoder(inputs: Any, sequence_length: Any, merge_repeated: bool =
     return CTCGreedyDecoder(merge_repeated)(inputs, sequence_length)
 
 
-# ---- round 3: fused3 ----
+# ---- fused and sparse optimizers, inner ops ----
 RING_ATTENTION_LAYOUTS = ("SBH", "TND")   # the layouts MindSpore's RingAttentionUpdate takes
 
 

@@ -57,7 +57,7 @@ def __getattr__(name: str) -> Any:
 
 
 
-# ---- round 3: comm3 ----
+# ---- collectives ----
 from ..operations.other_ops import MoveTo  # noqa: E402
 
 
@@ -146,7 +146,7 @@ def matmul_reduce_scatter(input: Any, x2: Any, group: str, world_size: int, *,  
 __all__ += ["all_gather_matmul", "matmul_reduce_scatter"]
 
 
-# ---- round 3: fused3 ----
+# ---- fused and sparse optimizers, inner ops ----
 import numpy as _np  # noqa: E402
 
 from ...common import dtype as _mstype  # noqa: E402

@@ -1815,7 +1815,7 @@ def AffineGrid(theta: Any, output_size: Any, align_corners: bool = False) -> Ten
     return _cast(Reshape()(grid, (t.shape[0],) + spatial + (dims,)), t.dtype)
 
 
-# ---- round 3: complex ----
+# ---- complex numbers ----
 @composite("ConjugateTranspose")
 def ConjugateTranspose(x, perm):
     """x transposed by ``perm`` and conjugated (a real x only transposed)."""
@@ -1823,7 +1823,7 @@ def ConjugateTranspose(x, perm):
     return apply_op("Conj", [x])[0] if x.dtype.name in ("complex64", "complex128") else x
 
 
-# ---- round 3: linalg3 ----
+# ---- linear algebra and statistics ----
 # the running extrema as MindSpore's primitives type their indices (Cummax int64, Cummin int32), and
 # the multivariate log-gamma.
 @composite("Cummax")
@@ -2039,7 +2039,7 @@ def Lstsq(x, a, fast=True, l2_regularizer=0.0):
     return _cast(_least_squares_qr(_cast(matrix, work), _cast(column, work)), matrix.dtype)
 
 
-# ---- round 3: nn3 ----
+# ---- nn compositions ----
 # LogSpace's output dtypes, and the dtypes FillV2's and BatchToSpaceNDV2's shape operands may have
 LOG_SPACE_DTYPES = ("float16", "float32")
 SHAPE_OPERAND_DTYPES = ("int32", "int64")
@@ -2148,7 +2148,7 @@ class ScatterNonAliasingAdd(_Op):
         return ScatterNdAdd()(input_x, indices, updates)
 
 
-# ---- round 3: image3 ----
+# ---- image, detection and windows ----
 from .spectral_ops import length_tensor as _window_length, window_dtype as _window_dtype  # noqa: E402
 from .spectral_ops import window_values as _window_values  # noqa: E402
 

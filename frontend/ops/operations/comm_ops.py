@@ -239,7 +239,7 @@ def barrier(group: str = HCCL_WORLD_COMM_GROUP) -> None:
 
 
 
-# ---- round 3: comm3 ----
+# ---- collectives ----
 # The uneven exchanges (AlltoAllV, AllGatherV, ReduceScatterV, AlltoAllVC and comm_func's functions) pad
 # every block to the largest one any rank sends and run one AlltoAll; the padded width comes from an
 # AllGather of the send sizes run on the host, so they are PyNative-only here (a captured graph would

@@ -308,7 +308,7 @@ def __getattr__(name: str) -> Any:
 
 
 
-# ---- round 3: comm3 ----
+# ---- collectives ----
 # The summary primitives hand (op, tag, value) to SUMMARY_TENSOR_CACHE, as MindSpore's do; the active
 # SummaryRecord (mindspore.train.summary) takes them at record(step). PyNative appends at once without
 # checks (MindSpore's __call__); in a captured graph the tag and value are checked as MindSpore's graph

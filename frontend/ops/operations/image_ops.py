@@ -336,7 +336,7 @@ def CropAndResize(x: Any, boxes: Any, box_index: Any, crop_size: Any, method: st
     return Select()(BroadcastTo(out.shape)(inside), out, BroadcastTo(out.shape)(fill))
 
 
-# ---- round 3: image3 ----
+# ---- image, detection and windows ----
 from .array_ops import Concat, Split, _host as _host_values  # noqa: E402
 from .math_ops import Abs, Equal, Greater, Less  # noqa: E402
 

@@ -1123,7 +1123,7 @@ class Eps(_Op):
         return Tensor(np.full(x.shape, np.finfo(dtype).eps, dtype))
 
 
-# ---- round 3: complex ----
+# ---- complex numbers ----
 from .array_ops import Gather as _Gather, Stack as _Stack, Transpose as _Transpose  # noqa: E402
 
 # the complex dtypes, and each one's real part type (MindSpore's Real/Imag/Angle/ComplexAbs outputs)
@@ -1280,7 +1280,7 @@ def STFT(x, window, n_fft=None, hop_length=None, win_length=None, normalized=Fal
     return _Stack(-1)([apply_op("Real", [out])[0], apply_op("Imag", [out])[0]])
 
 
-# ---- round 3: random3 ----
+# ---- samplers and generators ----
 from ascendemu.kernels.ops.random import op_seed as _op_seed  # noqa: E402
 
 from ...common.parameter import Parameter as _Parameter  # noqa: E402
@@ -1352,7 +1352,7 @@ class Bernoulli(_Primitive):
         return y
 
 
-# ---- round 3: linalg3 ----
+# ---- linear algebra and statistics ----
 # statistics: Median, Quantile (sorted slices, NaN sorted last); LU: LuSolve, LuUnpack (row swaps as
 # rank-one updates, two triangular solves).
 def _gather_last(x: Tensor, index: Tensor) -> Tensor:
@@ -1638,7 +1638,7 @@ def HistogramFixedWidth(x, range, nbins=None, dtype="int32"):
     return _cast(counts, mstype.int32)
 
 
-# ---- round 3: nn3 ----
+# ---- nn compositions ----
 @composite("LerpScalar")
 def LerpScalar(input: Any, end: Any, weight: Any = None) -> Tensor:
     """``input + weight * (end - input)`` with a Python float ``weight``."""
@@ -1648,7 +1648,7 @@ def LerpScalar(input: Any, end: Any, weight: Any = None) -> Tensor:
     return start + (_tensor(end) - start) * weight
 
 
-# ---- round 3: image3 ----
+# ---- image, detection and windows ----
 from .array_ops import _host as _host_data  # noqa: E402
 
 # the dtypes CompareAndBitpack packs (bool packs the values themselves, the others x > threshold)
@@ -1720,7 +1720,7 @@ class RaggedRange(_Op):
         return Tensor(splits, self.Tsplits), Tensor(values.astype(start.dtype), dtype)
 
 
-# ---- round 3: transforms ----
+# ---- function transforms ----
 class TensorAdd(Add):
     """``ops.TensorAdd()``: MindSpore's deprecated name of :class:`Add` (``mindspore.ops.deprecated``)."""
 

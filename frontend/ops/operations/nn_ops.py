@@ -2440,7 +2440,7 @@ class DataFormatVecPermute(_DataFormatOp):
         return apply_op("Gather", [x, Tensor(np.asarray(self.position, np.int32))], {"axis": 0})[0]
 
 
-# ---- round 3: linalg3 ----
+# ---- linear algebra and statistics ----
 from .math_ops import p_norm as _p_norm  # noqa: E402
 from .._utils import _flag as _flag_arg  # noqa: E402
 
@@ -2505,7 +2505,7 @@ def NuclearNorm(input, dim=None, keepdim=False):
     return total
 
 
-# ---- round 3: nn3 ----
+# ---- nn compositions ----
 from .array_ops import Concat as _Concat, ExpandDims as _ExpandDims3, GatherD as _GatherD  # noqa: E402
 from .array_ops import Slice as _Slice, Tile, _host_shape  # noqa: E402
 from .math_ops import GreaterEqual, LogicalAnd as _And  # noqa: E402
@@ -2647,7 +2647,7 @@ class PadV3(_Op):
         return x
 
 
-# ---- round 3: image3 ----
+# ---- image, detection and windows ----
 from ...common import dtype as _mstype  # noqa: E402
 from .array_ops import _host as _host_data  # noqa: E402
 
@@ -2709,7 +2709,7 @@ class CTCGreedyDecoder(_Op):
 __all__ = defined_here(globals(), __name__)
 
 
-# ---- round 3: comm3 ----
+# ---- collectives ----
 class GetNext(_Op):
     """``GetNext(types, shapes, output_num, shared_name)()``: the next batch of the device data queue
     ``shared_name``, which MindSpore's dataset sink fills. The emulator's sink (``Model.train`` /
@@ -2743,7 +2743,7 @@ class GetNext(_Op):
 __all__ += ["GetNext"]
 
 
-# ---- round 3: fused3 ----
+# ---- fused and sparse optimizers, inner ops ----
 # Sparse optimizer updates (SparseApply*, FusedSparse*): the rows of var and its state that `indices`
 # names are updated, the others kept bit for bit. A composition over the dense update kernels of
 # kernels/ops/optim.py, so no new kernel is built: the gradient rows are scatter-added into a dense

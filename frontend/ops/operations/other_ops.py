@@ -248,7 +248,7 @@ def __getattr__(name: str) -> Any:
 
 
 
-# ---- round 3: comm3 ----
+# ---- collectives ----
 # MoveTo copies a tensor between the host and the device; the emulated device's memory is this host's,
 # so the copy is an Identity (a graph node in a capture). MindSpore's targets on an Ascend build:
 MOVE_TO_TARGETS = ("Ascend", "CPU")
