@@ -123,15 +123,21 @@ def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] |
     spans = lifetimes(graph, node_order)
     values = list(spans)
     sizes = {v: _align(max(graph.values[v].nbytes, 1), align) for v in spans}
-    last_user, reached = _stream_reach(graph, node_order, stream_of, values)
+    last_user, reached, concurrent_from = _stream_reach(graph, node_order, stream_of, values)
     # values in placement order (largest first), so the values placed before the k-th are the arrays' first k rows
     placing = sorted(range(len(values)), key=lambda i: (-sizes[values[i]], spans[values[i]][0], values[i]))
     last_user, reached = last_user[placing], reached[placing]
+    # Each value's window in the order: from the first node that does not happen before its producer to
+    # its last use. Values whose windows do not overlap cannot conflict (every node before a window
+    # happens before its producer), so the exact test runs only on the few placed values whose windows
+    # overlap: the placement stays exact and its cost follows the live set, not the graph's size.
+    window_lo = concurrent_from[placing]
+    window_hi = np.array([spans[values[i]][1] for i in placing], np.int64)
     to_end = np.array([spans[values[i]][1] == len(node_order) for i in placing], bool)
     size_arr = np.array([sizes[values[i]] for i in placing], np.int64)
     placed_offset = np.empty(len(values), np.int64)
 
-    def conflicting(k: int, rows: slice) -> np.ndarray:
+    def conflicting(k: int, rows: slice | np.ndarray) -> np.ndarray:
         """Which values of ``rows`` conflict with the k-th: neither's users all happen before the other's
         producer (a value kept to the graph's end happens before nothing)."""
         u_before_v = ~to_end[rows] & (last_user[rows] <= reached[k]).all(axis=1)
@@ -141,8 +147,9 @@ def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] |
     offsets: dict[int, int] = {}
     top = 0
     for k, i in enumerate(placing):
-        hit = conflicting(k, slice(0, k))
-        placed_offset[k] = _best_fit(placed_offset[:k][hit], size_arr[:k][hit], int(size_arr[k]))
+        near = np.flatnonzero((window_lo[:k] <= window_hi[k]) & (window_hi[:k] >= window_lo[k]))
+        hit = near[conflicting(k, near)]
+        placed_offset[k] = _best_fit(placed_offset[hit], size_arr[hit], int(size_arr[k]))
         offsets[values[i]] = int(placed_offset[k])
         top = max(top, offsets[values[i]] + int(size_arr[k]))
     if len(spans) <= CLIQUE_MAX_VALUES:
@@ -159,7 +166,7 @@ def static_plan(graph: Graph, node_order: list[int], stream_of: dict[int, int] |
 
 
 def _stream_reach(graph: Graph, node_order: list[int], stream_of: dict[int, int] | None,
-                  values: list[int]) -> tuple[np.ndarray, np.ndarray]:
+                  values: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Happens-before (a node waits for its data producers and the previous node on its stream, and
     transitively theirs) in O(nodes x streams) instead of a bitset per node.
 
@@ -168,7 +175,9 @@ def _stream_reach(graph: Graph, node_order: list[int], stream_of: dict[int, int]
     which. Returns, per value of ``values`` (rows) and stream (columns): ``last_user``, the index on
     that stream of its last user (producer or reader; -1: none there), and ``reached``, the index on
     that stream of the last node finished before its producer starts (-1: none). One value's users all
-    happen before another's producer iff ``last_user[a] <= reached[b]`` on every stream."""
+    happen before another's producer iff ``last_user[a] <= reached[b]`` on every stream. The third
+    array, ``concurrent_from``, is per value the earliest position in ``node_order`` of a node that does
+    not happen before its producer (every node before it does)."""
     streams = sorted({stream_of.get(nid, 0) for nid in node_order}) if stream_of else [0]
     column = {s: c for c, s in enumerate(streams)}
     stream = {nid: column[stream_of.get(nid, 0) if stream_of else 0] for nid in node_order}
@@ -202,7 +211,15 @@ def _stream_reach(graph: Graph, node_order: list[int], stream_of: dict[int, int]
             if i is not None:
                 last_user[i, stream[n.id]] = max(last_user[i, stream[n.id]], at[n.id])
     reached = np.array([reach[producer[v]] for v in values], np.int64).reshape(len(values), len(streams))
-    return last_user, reached
+    # order positions of each stream's nodes, then the end (a stream with no node after ``reached``)
+    positions = [[] for _ in streams]
+    for i, nid in enumerate(node_order):
+        positions[stream[nid]].append(i)
+    concurrent_from = np.full(len(values), len(node_order), np.int64)
+    for c, pos in enumerate(positions):
+        after = np.array(pos + [len(node_order)], np.int64)[reached[:, c] + 1]
+        np.minimum(concurrent_from, after, out=concurrent_from)
+    return last_user, reached, concurrent_from
 
 
 def _best_fit(starts: np.ndarray, block_sizes: np.ndarray, size: int) -> int:

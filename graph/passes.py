@@ -562,7 +562,8 @@ def _steps_to(targets: set[int], deps: dict[int, list[int]]) -> dict[int, int]:
 
 @dataclass
 class StreamPlan:
-    """Nodes on streams, with an event on every cross-stream data edge.
+    """Nodes on streams, with an event on every cross-stream data edge that stream order and earlier
+    events do not already imply.
 
     ``schedule`` is the typed step list in issue order (see ``schedule.py``); ``events[e] = (producer
     node, consumer node)``: e is recorded on the producer's stream right after it and waited on the
@@ -573,6 +574,42 @@ class StreamPlan:
     schedule: list[ScheduleStep]
     events: list[tuple[int, int]] = field(default_factory=list)
     num_streams: int = 1
+
+
+def _needed_edges(node_order: list[int], deps: dict[int, list[int]], stream_of: dict[int, int]) -> list[tuple[int, int]]:
+    """The cross-stream data edges (producer, consumer) that need an event, in issue order: an edge is
+    left out when the consumer's stream is already known to run after the producer, through an earlier
+    wait on its stream and stream order, transitively (MindSpore's redundant-event elimination). The
+    happens-before relation is the same as with an event on every edge, with far fewer events in flight:
+    a backward pass reading hundreds of forward values of another stream waits once, not once each.
+
+    ``reach[n][s]``: the index on stream s of the last node known finished before n starts (n's own
+    stream included: the node before it)."""
+    issued = {nid: i for i, nid in enumerate(node_order)}
+    at: dict[int, int] = {}
+    count: dict[int, int] = {}
+    last_on: dict[int, int] = {}
+    reach: dict[int, dict[int, int]] = {}
+    needed: list[tuple[int, int]] = []
+    for nid in node_order:
+        s = stream_of[nid]
+        at[nid] = count.get(s, 0)
+        count[s] = at[nid] + 1
+        mine = dict(reach[last_on[s]]) if s in last_on else {}
+        if s in last_on:
+            mine[s] = at[last_on[s]]
+        # the latest issued producers first: waiting on them implies what they waited for
+        for p in sorted(deps[nid], key=lambda p: -issued[p]):
+            if stream_of[p] == s or mine.get(stream_of[p], -1) >= at[p]:
+                continue
+            needed.append((p, nid))
+            for t, i in reach[p].items():
+                if i > mine.get(t, -1):
+                    mine[t] = i
+            mine[stream_of[p]] = at[p]
+        reach[nid] = mine
+        last_on[s] = nid
+    return needed
 
 
 def assign_streams(graph: Graph, node_order: list[int], max_streams: int = 1) -> StreamPlan:
@@ -619,12 +656,10 @@ def assign_streams(graph: Graph, node_order: list[int], max_streams: int = 1) ->
     events: list[tuple[int, int]] = []
     records: dict[int, list[int]] = {}
     waits: dict[int, list[int]] = {}
-    for nid in node_order:
-        for p in deps[nid]:
-            if stream_of[p] != stream_of[nid]:
-                events.append((p, nid))
-                records.setdefault(p, []).append(len(events) - 1)
-                waits.setdefault(nid, []).append(len(events) - 1)
+    for p, nid in _needed_edges(node_order, deps, stream_of):
+        events.append((p, nid))
+        records.setdefault(p, []).append(len(events) - 1)
+        waits.setdefault(nid, []).append(len(events) - 1)
     schedule: list[ScheduleStep] = []
     for nid in node_order:
         s = stream_of[nid]

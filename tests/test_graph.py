@@ -471,10 +471,28 @@ def test_order_rejects_unknown_policy():
 
 # ------------------------------------------------------------------------------------ streams
 
+def unordered(node_order, stream_of, events, edges) -> set:
+    """The ``edges`` (producer, consumer) whose producer is not sure to finish before the consumer starts
+    under stream order and ``events`` alone (happens-before as bitsets over node ids)."""
+    before: dict[int, int] = {}
+    previous: dict[int, int] = {}
+    waits_of: dict[int, list[int]] = {}
+    for p, c in events:
+        waits_of.setdefault(c, []).append(p)
+    for nid in node_order:
+        s, mask = stream_of[nid], 0
+        for q in ([previous[s]] if s in previous else []) + waits_of.get(nid, []):
+            mask |= before[q] | 1 << q
+        before[nid], previous[s] = mask, nid
+    return {(p, c) for p, c in edges if not before[c] >> p & 1}
+
+
 def _check_streams(g: Graph, node_order, plan):
-    """Every cross-stream data edge has its own event, recorded right after the producer on the
-    producer's stream and waited right before the consumer; same-stream edges have none; and a
-    simulation of the stream queues runs every kernel after all of its producers."""
+    """Events sit on cross-stream data edges only, each recorded right after its producer on the
+    producer's stream and waited right before its consumer; every cross-stream data edge is ordered by
+    them under any interleaving of the streams (the producer reaches the consumer through stream order
+    and events: an edge without an event of its own is implied by earlier ones), and no event is
+    redundant; and a simulation of the stream queues runs every kernel after all of its producers."""
     deps = g.dependencies()
     # each stream's issue list of (kind, operand), from the typed schedule
     tasks = [[(kind, ident) for kind, stream, ident in (step.to_json() for step in plan.schedule) if stream == s]
@@ -482,7 +500,10 @@ def _check_streams(g: Graph, node_order, plan):
     kernels = [i for s in tasks for kind, i in s if kind == "kernel"]
     assert sorted(kernels) == sorted(node_order)
     cross = {(p, c) for c in deps for p in deps[c] if plan.stream_of[p] != plan.stream_of[c]}
-    assert set(plan.events) == cross and len(plan.events) == len(cross)
+    assert set(plan.events) <= cross and len(set(plan.events)) == len(plan.events)
+    assert unordered(node_order, plan.stream_of, plan.events, cross) == set(), "a cross-stream edge no event orders"
+    for e in range(len(plan.events)):            # and none is redundant: each orders an edge no other does
+        assert unordered(node_order, plan.stream_of, plan.events[:e] + plan.events[e + 1:], cross), e
     for e, (p, c) in enumerate(plan.events):
         ps, cs = tasks[plan.stream_of[p]], tasks[plan.stream_of[c]]
         rec, kp = ps.index(("record", e)), ps.index(("kernel", p))
