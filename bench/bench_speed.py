@@ -13,7 +13,8 @@
    a GRAPH_MODE MLP under amp O2 (zoo_train.py, 3 training steps each). Per script, the whole process's
    CPU time (user + sys of the child and the build workers it waits for: getrusage(RUSAGE_CHILDREN)
    deltas) and wall time, ours from an empty kernel cache (cold), ours again (warm) and MindSpore's;
-   the sums and their ratio.
+   the sums and their ratio; then, per script, the kernels the cold run built and their build CPU by
+   op (the cache's .build.log), the costliest first.
 
 The peer is a Python with real MindSpore: ``--peer-python`` (or $ASCENDEMU_PEER_PYTHON; it needs
 numpy<2 beside mindspore, and pyyaml: the zoo's ResNet reads its config with it), else this interpreter
@@ -155,12 +156,28 @@ FIRST_RUNS = (
 )
 
 
+BUILD_RANK_OPS = 6                   # ops named per script in the build ranking (the most CPU first)
+
+
+def build_ranking(work: Path) -> str:
+    """The cold run's kernel builds by op from the cache's ``.build.log``: entries and build CPU-s, total
+    and the costliest ops (what to make dynamic-shape or cheaper next)."""
+    from ascendemu.cache.entry import builds_by_op
+    from ascendemu.cache.layout import KERNEL_META
+
+    ops = builds_by_op(work / "rank_0" / KERNEL_META)
+    count, cpu = sum(n for n, _ in ops.values()), sum(c for _, c in ops.values())
+    top = ", ".join(f"{op} {n} / {c:.1f}" for op, (n, c) in list(ops.items())[:BUILD_RANK_OPS])
+    return f"{count} | {cpu:.1f} | {top}"
+
+
 def first_run_table(work: Path, peer: str | None, repeats: int, only: list[str] | None = None) -> None:
     print("First run of nine tutorial and zoo-style scripts (whole process; CPU s = user + sys incl. build "
           f"workers; best of {repeats}; load {os.getloadavg()[0]:.1f})")
     print("| script | ours cold CPU / wall | ours warm CPU / wall | MindSpore CPU / wall | cold / MindSpore (CPU) |")
     print("|---|---|---|---|---|")
     total = {"cold": [0.0, 0.0], "warm": [0.0, 0.0], "peer": [0.0, 0.0]}
+    builds = []
     for case in FIRST_RUNS:
         if only and not any(part in case.name for part in only):
             continue
@@ -172,6 +189,9 @@ def first_run_table(work: Path, peer: str | None, repeats: int, only: list[str] 
                              ("peer", [peer, case.script, *case.peer_args] if peer else None)):
                 if cmd is not None:
                     best[key] = min(best[key], cpu_and_wall(cmd, work))
+                if key == "cold":
+                    ranking = build_ranking(work)
+        builds.append(f"| {case.name} | {ranking} |")
         for key, (cpu, wall) in best.items():
             total[key] = [total[key][0] + cpu, total[key][1] + wall]
         row = " | ".join(f"{c:.2f} / {w:.2f}" if c != float("inf") else "-" for c, w in best.values())
@@ -181,6 +201,10 @@ def first_run_table(work: Path, peer: str | None, repeats: int, only: list[str] 
     ratio = (f"**{total['cold'][0] / total['peer'][0]:.2f}x** (warm {total['warm'][0] / total['peer'][0]:.2f}x)"
              if peer else "-")
     print(f"| sum | {sums} | {ratio} |")
+    print("\nKernels built by the (last) cold run, from the cache's .build.log (CPU-s in the building thread)")
+    print("| script | kernels built | build CPU-s | costliest ops: kernels / CPU-s |")
+    print("|---|---|---|---|")
+    print("\n".join(builds))
 
 
 def main() -> None:

@@ -209,9 +209,13 @@ def install_entry(directory: Path, binary: KernelBinary, key: CacheKey) -> str:
         return "imported"
 
 
-def log_build(directory: Path, outcome: Outcome) -> None:
-    """Append one line per compile to ``.build.log`` (O_APPEND: lines from concurrent writers stay whole)."""
+def log_build(directory: Path, outcome: Outcome, cpu: float | None = None) -> None:
+    """Append one line per compile to ``.build.log`` (O_APPEND: lines from concurrent writers stay whole):
+    time, pid, status, entry name, then ``cpu=<s>`` (the CPU seconds this thread spent obtaining the entry:
+    what ``bench_speed.py`` sums per op to rank the cold builds) and where it came from or why it was rebuilt."""
     line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} pid={os.getpid()} {outcome.status} {outcome.name}"
+    if cpu is not None:
+        line += f" cpu={cpu:.3f}"
     if outcome.source:
         line += f" from {outcome.source}"
     if outcome.problem:
@@ -221,6 +225,23 @@ def log_build(directory: Path, outcome: Outcome) -> None:
         os.write(fd, (line.replace("\n", " ") + "\n").encode())
     finally:
         os.close(fd)
+
+
+def builds_by_op(directory: Path) -> dict[str, tuple[int, float]]:
+    """What ``.build.log`` says was compiled here ("built" or "rebuilt"), per op: the kernel function
+    name (the entry name less ``_<hash>_<device>``) -> (entries, CPU seconds), most CPU first. Lines
+    without ``cpu=`` (older logs) count with 0 s."""
+    path = directory / BUILD_LOG
+    found: dict[str, tuple[int, float]] = {}
+    for line in (path.read_text().splitlines() if path.exists() else ()):
+        fields = line.split()
+        if len(fields) < 4 or fields[2] not in ("built", "rebuilt"):
+            continue
+        op = fields[3].rsplit("_", 2)[0]
+        cpu = next((float(f[4:]) for f in fields[4:5] if f.startswith("cpu=")), 0.0)
+        count, total = found.get(op, (0, 0.0))
+        found[op] = (count + 1, total + cpu)
+    return dict(sorted(found.items(), key=lambda item: -item[1][1]))
 
 
 def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str, key: CacheKey,
@@ -233,6 +254,7 @@ def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str, 
     binary is verified here, once, and signed with ``key``; the caller links it without verifying it
     again.
     """
+    started = time.thread_time()
     info = build_info(kernel, device_id, soc)
     name = info["job_content"]["fusion_op_name"]
     with EntryLock(lock_path(directory, name)):
@@ -256,7 +278,7 @@ def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str, 
             binary = write_entry(directory, binary, key)       # committed before a waiting rank looks
         status = "imported" if source else "rebuilt" if problem else "built"
         outcome = Outcome(name, status, binary, problem, moved, cleaned, source)
-        log_build(directory, outcome)
+        log_build(directory, outcome, time.thread_time() - started)
         return outcome
 
 

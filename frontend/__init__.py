@@ -14,8 +14,8 @@ import X``: UnsupportedImportError), which names ``ascendemu api-coverage``.
 from typing import Any
 
 from . import train  # noqa: I001  before amp: train imports amp whole, amp imports train.loss_scale_manager
-from . import (amp, communication, context, dataset, indexing, log, mindrecord, nn, numpy, onnx, ops,  # noqa: F401
-               parallel, profiler)  # indexing: registers Tensor.__getitem__
+from . import (amp, communication, context, dataset, index_update, indexing, log, mindrecord, nn, numpy,  # noqa: F401
+               onnx, ops, parallel, profiler)  # indexing, index_update: register Tensor.__getitem__/__setitem__
 from . import mint  # noqa: F401  (mindspore.mint: after ops and nn, whose names it serves)
 from .backend import get_backend, set_backend
 from .common import dtype

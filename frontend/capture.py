@@ -6,6 +6,7 @@ into their values, so the graph package never reaches into front-end internals.
 """
 from __future__ import annotations
 
+import gc
 import types
 from typing import Any, Callable
 
@@ -16,6 +17,7 @@ from ascendemu.graph.ir import Graph, IfNode
 
 from .backend import is_dry_run
 from .common.tensor import Tensor
+from .parallel._sharding import sharding_pass
 
 __all__ = ["trace", "tracer_value", "rebuild"]
 
@@ -42,9 +44,12 @@ def trace(fn: Callable[..., Any], args: tuple, name: str, if_convert: bool = Fal
 def _trace(fn: Callable[..., Any], args: tuple, name: str, select_branches: bool) -> tuple[Graph, Any]:
     tracer = Tracer(name)
     tracer.select_branches = select_branches
+    sharding = sharding_pass()
+    if sharding is not None:
+        sharding.attach(tracer)
     sym_args = [Tensor._symbolic(tracer, tracer.input(a.desc)) if isinstance(a, Tensor) else a for a in args]
     with tracer.active():
-        result = fn(*sym_args)
+        result = _run_in_graph(fn, sym_args)
         outputs: list[int] = []
         structure = _flatten(result, tracer, outputs)
     prints = []
@@ -88,6 +93,8 @@ def _flatten(obj: Any, tracer: Tracer, outputs: list[int]) -> Any:
     if isinstance(obj, Tensor):
         outputs.append(tracer_value(tracer, obj))
         return ("tensor", len(outputs) - 1)
+    if isinstance(obj, list) and _global_python_list(obj):
+        return ("static", obj)
     if isinstance(obj, (tuple, list)):
         return (type(obj).__name__, [_flatten(o, tracer, outputs) for o in obj])
     if isinstance(obj, dict):        # e.g. TrainOneStepCell(return_grad=True): {parameter name: gradient}
@@ -100,6 +107,29 @@ def _flatten(obj: Any, tracer: Tracer, outputs: list[int]) -> Any:
         return _flatten(list(obj), tracer, outputs)
     raise GraphCaptureError(f"construct returned a {type(obj).__name__}; GRAPH_MODE outputs must be "
                             f"Tensors, tuples/lists/dicts of them, or Python scalars")
+
+
+def _run_in_graph(fn: Callable[..., Any], args: list) -> Any:
+    """``fn(*args)`` while capturing. A Cell's missing attribute raises MindSpore's AttributeError text:
+    its parser resolves ``self.<name>`` in the cell's ``ClassMemberNamespace``, named
+    ``<module>..<<Class>::<id>>`` (mindspore/graph/_parse/namespace.py)."""
+    try:
+        return fn(*args)
+    except AttributeError as e:
+        obj = getattr(e, "obj", None)
+        if e.name is None or isinstance(obj, type) or not hasattr(obj, "cells_and_names"):
+            raise
+        raise AttributeError(f"ClassMember: 'Namespace:{type(obj).__module__}..<{type(obj).__name__}::{id(obj)}>' "
+                             f"object has no attribute '{e.name}'", name=e.name, obj=obj) from None
+
+
+def _global_python_list(obj: list) -> bool:
+    """A list of Python values that a module global names: a graph returns that very object (MindSpore's
+    graph changes such a list in place, ``global_list.reverse()``, and returns it, static_graph.md "List").
+    A list the graph built is returned as a new list."""
+    if any(isinstance(o, (Tensor, list, tuple, dict)) for o in obj):
+        return False
+    return any(isinstance(r, dict) and "__builtins__" in r and "__name__" in r for r in gc.get_referrers(obj))
 
 
 def tracer_value(tracer: Tracer, t: Tensor) -> int:

@@ -3,4 +3,4 @@ compile entry and graph cache, and the executor that runs ops and graphs through
 its run mode, transfers, graph preparation and bindings, op, step and sink runners, and run summary)."""
 
 __all__ = ["ir", "capture", "passes", "memory_plan", "schedule", "plan", "graph_cache", "executor", "modes", "transfer",
-           "bindings", "prepare", "pynative", "runners", "summary"]
+           "bindings", "prepare", "pynative", "runners", "summary", "parallel"]

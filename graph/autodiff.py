@@ -30,13 +30,18 @@ from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from .capture import Tracer
-from .ir import NO_TASK_OPS, OpNode, WhileNode
+from .ir import NO_TASK_OPS, Graph, OpNode, WhileNode
 from .while_grad import while_backward
 
 __all__ = ["Builder", "differentiate", "DIFFERENTIABLE_DTYPES", "GRADIENTS_SCOPE", "GradientHook", "add_gradient_hook"]
 
-# Only floating values carry gradients (as in MindSpore: an int tensor's gradient is zeros).
+# Floating values carry gradients; integers only as INTEGER_DTYPES says.
 DIFFERENTIABLE_DTYPES = ("float32", "float16", "float64", "bfloat16")
+# Integer tensors MindSpore 2.10 differentiates (measured: grad of ``x + y`` over int tensors is ones in
+# their dtype, static_graph.md): gradients run along integer paths that start at an integer input being
+# differentiated, and an integer output takes ones as its sens. An integer output of float inputs
+# (ArgMax) still passes no gradient back (zeros, as MindSpore).
+INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 GRADIENTS_SCOPE = "Gradients"
 
 
@@ -146,6 +151,16 @@ def _run_hook(b: Builder, hook: GradientHook, grads: dict[int, int]) -> None:
         grads[v] = g if hook.replace or v not in grads else b.op("Add", grads[v], g)
 
 
+def _carries_gradient(graph: Graph, node: OpNode, v: int, live: set[int]) -> bool:
+    """Whether output ``v`` of ``node`` (which reads a live value) is differentiated: a float output, or
+    an integer output on an integer path from an integer input being differentiated (INTEGER_DTYPES)."""
+    dtype = graph.values[v].dtype
+    if dtype in DIFFERENTIABLE_DTYPES:
+        return True
+    return dtype in INTEGER_DTYPES and any(u in live and graph.values[u].dtype in INTEGER_DTYPES
+                                           for u in node.inputs)
+
+
 def differentiate(tracer: Tracer, outputs: int | Sequence[int], wrt: Sequence[int],
                   sens: int | None | Sequence[int | None] = None) -> list[int]:
     """Append the gradients of ``outputs`` with respect to each ``wrt`` value to the graph being
@@ -164,9 +179,9 @@ def differentiate(tracer: Tracer, outputs: int | Sequence[int], wrt: Sequence[in
     grads: dict[int, int] = {}
     for output, s in zip(outputs, senses):
         out_desc = graph.values[output]
-        if out_desc.dtype not in DIFFERENTIABLE_DTYPES:
-            raise InvalidParamError(f"cannot differentiate a {out_desc.dtype} output; gradients need float32 "
-                                    f"or float16 outputs")
+        if out_desc.dtype not in DIFFERENTIABLE_DTYPES + INTEGER_DTYPES:
+            raise InvalidParamError(f"cannot differentiate a {out_desc.dtype} output; gradients need float "
+                                    f"or integer outputs")
         if s is None:
             s = b.broadcast(b.scalar(1.0, out_desc.dtype), out_desc.shape)
         elif graph.values[s] != out_desc:
@@ -176,11 +191,11 @@ def differentiate(tracer: Tracer, outputs: int | Sequence[int], wrt: Sequence[in
         grads[output] = s if output not in grads else b.op("Add", grads[output], s)
     nodes = list(graph.nodes)
     # values that depend on a wrt value; only nodes reading one are differentiated
-    live = {v for v in wrt if graph.values[v].dtype in DIFFERENTIABLE_DTYPES}
+    live = {v for v in wrt if graph.values[v].dtype in DIFFERENTIABLE_DTYPES + INTEGER_DTYPES}
     hooks = _HOOKS.get(tracer, {})
     for n in nodes:
         if n.op != "StopGradient" and any(v in live for v in n.inputs):
-            live.update(v for v in n.outputs if graph.values[v].dtype in DIFFERENTIABLE_DTYPES)
+            live.update(v for v in n.outputs if _carries_gradient(graph, n, v, live))
         for v in n.outputs:      # a hook's outputs carry gradient to its targets (Morph's bprop)
             if v in hooks and any(t in live for t in hooks[v].targets):
                 live.update(hooks[v].outputs)

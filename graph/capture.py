@@ -75,6 +75,8 @@ class Tracer:
         self._prints: list[tuple[bool, tuple]] = []         # (made in a replay, items) per ops.Print
         # a tensor `if` becomes Select of both branches, not an If node (see if_converts); inherited
         self.select_branches = parent.select_branches if parent is not None else False
+        # SEMI_AUTO_PARALLEL: the sharding pass (graph.parallel.sharding.ShardingPass) every op goes through
+        self.sharding: Any = None
 
     @contextmanager
     def active(self) -> Iterator["Tracer"]:
@@ -255,6 +257,12 @@ class Tracer:
         return self.constant(data, data, None, False, dtype)
 
     def apply(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        if self.sharding is not None:          # the pass records this rank's share of the op
+            return self.sharding.apply(self, op, inputs, attrs)
+        return self.record_node(op, inputs, attrs)
+
+    def record_node(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        """Record one op node as it is (``apply`` without the sharding pass)."""
         self.op_count += 1
         full_name = "/".join(self.scopes) + f"/{op}-op{self.op_count}"
         try:

@@ -18,6 +18,7 @@ its constants and the imported CPython symbols anywhere in the address space.
 from __future__ import annotations
 
 import re
+import sys
 
 import llvmlite.binding as llvm
 from numba.core import sigutils
@@ -96,6 +97,32 @@ def _reshape(ir: str, wrapper: str, symbol: str, meta: bytes, tm: llvm.TargetMac
     return _DEFINE_LINE.sub(f'\\1\\2 section "{CODE_SECTION}" {{', text)
 
 
+def _load_numba_without_blas_probe() -> None:
+    """Import numba's array-math registry with its BLAS probe answered "none", once per process.
+
+    numba's first compilation in a process imports ``numba.np.arraymath``, whose import probes for a
+    BLAS by importing ``scipy.linalg`` (~0.25 CPU-s in every cold process and build worker, 2026-11-28;
+    nothing else on the cache-miss path imports scipy). Kernels never call numba's BLAS-backed
+    ``np.dot``: they multiply through ``hal.blas``'s OpenBLAS. With the probe answered "none", numba
+    only computes the 1-D inner product of ``np.correlate``/``np.convolve`` (user njit code in this
+    process) with a loop instead of BLAS; ``np.dot`` and ``np.linalg`` still probe scipy when typed.
+    The generated code does not change (tests/test_codegen_probe.py compares objects built both ways)."""
+    if "numba.np.arraymath" in sys.modules:
+        return
+    from numba.np import linalg
+
+    probe = linalg.ensure_blas
+    linalg.ensure_blas = _no_blas
+    try:
+        import numba.np.arraymath  # noqa: F401  (its import runs the probe)
+    finally:
+        linalg.ensure_blas = probe
+
+
+def _no_blas() -> None:
+    raise ImportError("ascendemu kernels call OpenBLAS through hal.blas, not numba's np.dot")
+
+
 @global_compiler_lock
 def _numba_ir(pyfunc) -> tuple[str, str]:
     """The cfunc wrapper's name and numba's optimised LLVM IR of ``pyfunc``, never compiled to machine code.
@@ -104,6 +131,7 @@ def _numba_ir(pyfunc) -> tuple[str, str]:
     nothing here calls, ~10% of a build) and keep that module alive for the whole process. This runs the
     same compilation (numba's CFunc pipeline: type inference, lowering, the cfunc wrapper), then what
     ``CodeLibrary.finalize`` does before the JIT step: link the helper libraries in and optimise."""
+    _load_numba_without_blas_probe()
     sig = sigutils.normalize_signature(kernel_signature())
     cres = CFunc(pyfunc, sig, locals={}, options={"error_model": KERNEL_ERROR_MODEL})._compile_uncached()
     library = cres.library

@@ -267,7 +267,7 @@ def test_o2_training_tracks_float32_and_a_huge_scale_overflows_in_float16():
 
     def run(manager, steps):
         net = mlp()
-        start = {k: p.asnumpy().copy() for k, p in net.parameters_and_names()}
+        start = {k: p.asnumpy().copy() for k, p in net.parameters_dict().items()}
         step = amp.build_train_network(net, nn.Momentum(net.trainable_params(), 0.05, 0.9), loss_fn(), "O2",
                                        loss_scale_manager=manager)
         return net, start, [step(Tensor(X), Tensor(Y)) for _ in range(steps)]
@@ -276,7 +276,7 @@ def test_o2_training_tracks_float32_and_a_huge_scale_overflows_in_float16():
     losses, want = mlp_reference(start, 4)
     assert not any(bool(o[1].asnumpy()) for o in outs)
     np.testing.assert_allclose([float(o[0].asnumpy()) for o in outs], losses, rtol=2e-3)
-    for name, p in net.parameters_and_names():
+    for name, p in net.parameters_dict().items():       # by name: amp wraps BatchNorm (its path gains _backbone)
         assert p.dtype == ms.float32, name
         if name in want:
             np.testing.assert_allclose(p.asnumpy(), want[name], rtol=1e-2, atol=2e-3, err_msg=name)
@@ -284,7 +284,7 @@ def test_o2_training_tracks_float32_and_a_huge_scale_overflows_in_float16():
     net, start, outs = run(amp.DynamicLossScaleManager(2.0 ** 24, 2, 1000), 2)
     assert [bool(o[1].asnumpy()) for o in outs] == [True, True]
     assert [float(o[2].asnumpy()) for o in outs] == [2.0 ** 24, 2.0 ** 23]
-    for name, p in net.parameters_and_names():
+    for name, p in net.parameters_dict().items():
         if "moving" not in name:                 # BatchNorm's statistics move in the forward pass
             np.testing.assert_array_equal(p.asnumpy(), start[name], err_msg=name)
 

@@ -434,3 +434,19 @@ def test_corrupt_entry_warning_is_a_cache_warning(cache_root):
     (directory / f"{name}.json").write_text("{")
     with pytest.warns(CacheWarning, match=name):
         KernelCache(cache_root, rank=0).get_many(BASE_SIGS, jobs=1, progress=False)
+
+
+def test_build_log_ranks_builds_per_op_with_their_cpu(cache_root):
+    """bench_speed's build ranking: every entry the base build compiled, counted under its kernel function
+    name, with the CPU its building thread spent (a compile costs well over a millisecond)."""
+    from ascendemu.cache.entry import builds_by_op
+
+    directory = cache_root / "rank_0" / "kernel_meta"
+    ops = builds_by_op(directory)
+    expected: dict[str, int] = {}
+    for name in entry_files(directory):
+        expected[name.rsplit("_", 2)[0]] = expected.get(name.rsplit("_", 2)[0], 0) + 1
+    assert {op: n for op, (n, _) in ops.items()} == expected
+    assert sum(expected.values()) == len(BASE_SIGS)
+    assert all(cpu > 0.001 for _, cpu in ops.values())
+    assert [cpu for _, cpu in ops.values()] == sorted((cpu for _, cpu in ops.values()), reverse=True)

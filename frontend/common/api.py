@@ -19,10 +19,11 @@ from ascendemu.graph.plan import JIT_LEVELS
 
 from ..backend import get_backend
 from ..context import get_context
+from .fallback import HostValueNeeded
 from .dynamic_inputs import any_shape, check_inputs
 from .jit_config import jit_level_of
 from .parse import convert, refuse_unsupported
-from .phase import cached_capture
+from .phase import JIT_KEY, cached_capture
 
 
 def _is_cell(obj: Any) -> bool:
@@ -105,17 +106,27 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
     if jit_level is not None and jit_level not in JIT_LEVELS:
         raise InvalidParamError(f"jit: jit_level must be one of {JIT_LEVELS}, got {jit_level!r}")
 
+    bytecode = _bytecode_capture(options)
+
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if bytecode and current_tracer() is None:
+                return fn(*args, **kwargs)
             refuse_unsupported(fn)          # MindSpore's parser refuses `try` in a jit function in any mode
             if current_tracer() is not None:
                 return convert(fn)(*args, **kwargs)
+            try:
+                return _run_jit(fn, args, kwargs)
+            except HostValueNeeded:         # JIT Fallback at run time (common/fallback.py)
+                return fn(*args, **kwargs)
+
+        def _run_jit(fn: Callable, args: tuple, kwargs: dict) -> Any:
             call = functools.partial(convert(fn), **kwargs) if kwargs else convert(fn)
             static = tuple(sorted(kwargs.items()))
             if args and _is_cell(args[0]):
                 return run_graph(functools.partial(call, args[0]), args[1:], type(args[0]).__name__, jit_level,
-                                 owner=args[0], static=(("__jit__", id(fn)),) + static,
+                                 owner=args[0], static=((JIT_KEY, id(fn)),) + static,
                                  signature=any_shape(args[1:]) if dynamic else None)
             return run_graph(call, args, getattr(fn, "__name__", "graph"), jit_level, owner=fn, static=static,
                              signature=any_shape(args) if dynamic else None)
@@ -124,6 +135,23 @@ def jit(function: Callable | None = None, *, jit_level: str | None = None, jit_c
         return wrapper
 
     return decorate(function) if function is not None else decorate
+
+
+# jit(capture_mode=...): MindSpore 2.10's ways of building the graph. "ast" parses the source (this
+# front end's capture); "bytecode" (PIJit) builds graphs from the bytecode and runs whatever it cannot
+# compile as Python (a graph break); "trace" records the ops of one run.
+CAPTURE_MODES = ("ast", "bytecode", "trace")
+
+
+def _bytecode_capture(options: dict[str, Any]) -> bool:
+    """Whether ``jit(capture_mode="bytecode")`` was asked for. Modelled as PIJit's graph-break limit: the
+    function runs as Python, its ops dispatched one by one as in PyNative, so what PIJit runs as Python
+    (``range`` of a tensor, a tensor stored on ``self``) gives MindSpore's values; no graph is built."""
+    mode = options.get("capture_mode", "ast")
+    if mode not in CAPTURE_MODES:
+        raise ValueError(f"For 'jit', the 'capture_mode' must be str and must be in '{list(CAPTURE_MODES)}', "
+                         f"but got {mode!r}.")
+    return mode == "bytecode"
 
 
 def jit_class(cls: type) -> type:

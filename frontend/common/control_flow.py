@@ -30,10 +30,13 @@ import numpy as np
 
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 
+from .fallback import assert_  # noqa: F401 - the parser's runtime: assert in a converted function
+from .graph_builtins import dict_method  # noqa: F401 - the parser's runtime: d.keys() etc. in a graph
 from .graph_print import print_  # noqa: F401 - the parser's runtime: print(...) in a converted function
 from .tensor import Tensor
 
-__all__ = ["LOOP_FLAG", "Undefined", "and_", "if_exp", "if_stmt", "load", "not_", "or_", "print_", "while_stmt"]
+__all__ = ["LOOP_FLAG", "Undefined", "and_", "assert_", "dict_method", "if_exp", "if_stmt", "load", "not_", "or_",
+           "print_", "while_stmt"]
 
 
 # the name prefix of the flags the parser adds for break/continue/return inside loops (parse._LoopExits)

@@ -86,6 +86,9 @@ class Parameter(Tensor):
 
     @property
     def shape(self) -> tuple[int, ...]:
+        sliced = self.__dict__.get("_shard_layout")      # (layout, global shape): sliced by SEMI_AUTO_PARALLEL
+        if sliced is not None and _sharded_capture():
+            return sliced[1]                  # the script sees the global Parameter
         return self.__dict__["_shape"]        # fixed for life: never fetches from the device or fills
 
     @property
@@ -158,6 +161,13 @@ class Parameter(Tensor):
                 f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__          # print(param) shows this line in MindSpore 2.10, not the values
+
+
+def _sharded_capture() -> bool:
+    """Whether a SEMI_AUTO_PARALLEL capture is running (a sliced Parameter then shows its global shape)."""
+    from ascendemu.graph.capture import current_tracer
+    tracer = current_tracer()
+    return tracer is not None and getattr(tracer, "sharding", None) is not None
 
 
 def _abstract_fill(data: Any) -> DeferredFill | None:

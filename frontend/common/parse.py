@@ -10,6 +10,10 @@ Python) or a tensor the graph computes:
 - ``while`` -> ``while_stmt(cond, body, ...)`` the same way; ``for`` stays Python (it unrolls, as
   MindSpore unrolls for-loops; a symbolic tensor iterates its first dimension);
 - ``print(...)`` -> ``print_(print, ...)``: a graph print, every run (:mod:`.graph_print`);
+- ``assert test, msg`` -> ``assert_(lambda: test, lambda: msg, where)``: checked on the data at run
+  time when the condition needs a graph tensor's (:mod:`.fallback`);
+- ``obj.keys()``/``values()``/``items()``/``has_key(k)`` -> ``dict_method(obj, name, ...)``: a dict
+  gives MindSpore's graph results (:mod:`.graph_builtins`);
 - ``a if c else b`` -> ``if_exp``; ``not``/``and``/``or`` inside conditions -> ``not_``/``and_``/``or_``;
 - an early ``return`` in a branch: the statements after the ``if`` move into the branches that do not
   return, each return becomes an assignment of one result variable, returned after the ``if``.
@@ -23,8 +27,8 @@ Python) or a tensor the graph computes:
 Left as Python (a tensor condition there still raises GraphCaptureError at its line): a loop exit
 inside ``try``/``with``/``match`` (a ``return`` there leaves the function unconverted),
 ``global``/``nonlocal``, ``yield`` or zero-argument ``super()``. Functions with no ``if``/``while``,
-conditional expression or ``print`` are never rewritten. The rewritten code keeps the user's file name
-and line numbers, so errors name them.
+conditional expression, ``print``, ``assert`` or dict method call are never rewritten. The rewritten
+code keeps the user's file name and line numbers, so errors name them.
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ import types
 from typing import Any, Callable
 
 from ..context import GRAPH_MODE, get_context
-from . import control_flow
+from . import control_flow, graph_builtins
 
 __all__ = ["convert", "convert_method", "refuse_unsupported"]
 
@@ -189,7 +193,7 @@ def _worth_converting(func: ast.FunctionDef, flow_needed: bool = True) -> bool:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
                 and not node.args:
             return False
-        if isinstance(node, (ast.If, ast.While, ast.IfExp)) or _is_print(node):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) or _is_print(node) or _is_dict_method(node):
             has_flow = True
     return has_flow
 
@@ -225,6 +229,14 @@ def _global_prelude(names: list[str], func: ast.FunctionDef) -> list[ast.stmt]:
 def _is_print(node: ast.AST) -> bool:
     """A call of the name ``print`` (a graph print: :mod:`.graph_print`)."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+
+
+def _is_dict_method(node: ast.AST) -> bool:
+    """A call ``obj.keys()``/``values()``/``items()``/``has_key(k)`` (positional arguments only): a dict's
+    gives MindSpore's graph result (:mod:`.graph_builtins`)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in graph_builtins.DICT_METHODS and not node.keywords \
+        and not any(isinstance(a, ast.Starred) for a in node.args)
 
 
 def _return_in_loop(func: ast.FunctionDef) -> bool:
@@ -412,7 +424,15 @@ class _Converter(ast.NodeTransformer):
         if _is_print(node):
             node.args = [node.func] + node.args
             node.func = _rt("print_")
+        elif _is_dict_method(node):
+            node.args = [node.func.value, ast.Constant(node.func.attr)] + node.args
+            node.func = _rt("dict_method")
         return node
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        msg = _thunk(self.visit(node.msg)) if node.msg is not None else ast.Constant(None)
+        call = _call("assert_", _thunk(self.visit(node.test)), msg, self._where(node))
+        return ast.copy_location(ast.Expr(call), node)
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         return ast.copy_location(_call("if_exp", self._test(node.test), _thunk(self.visit(node.body)),

@@ -39,15 +39,32 @@ from .parameter import Parameter
 from .seed import get_seed
 from .tensor import Tensor
 
-__all__ = ["PhaseCache", "PHASE_CACHE", "PHASES_PER_OWNER"]
+__all__ = ["PhaseCache", "PHASE_CACHE", "PHASES_PER_OWNER", "jit_phase_key"]
 
 # Compiled phases kept per cell or function (least recently used dropped): a network called with a few
 # input shapes (train and eval batch, a last partial batch) keeps all of them.
 PHASES_PER_OWNER = 8
+# A Cell method decorated with @jit: MindSpore keys its compiled graph by the method, the object and the
+# inputs, so a number or string attribute the Cell is given afterwards is not perceived (static_graph.md:
+# "the modification of the attributes of the class outside the graph will not take effect"; real
+# MindSpore 2.10 prints out2: 3). Such attributes are left out of an @jit phase's key (the first call's
+# values stay); bools (flags such as ``training``), Tensors, Parameters and sub-cells still recapture.
+# A GRAPH_MODE call of a Cell without @jit keeps them in its key and recaptures (MindSpore 2.10 does not:
+# a deliberate difference, the safer one for training scripts that change a Python hyper-parameter).
+JIT_FROZEN = (int, float, complex, str)
+# the extra key entry api.jit adds to its calls' phases
+JIT_KEY = "__jit__"
 # Containers longer than this are fingerprinted by identity and length, not element by element.
 MAX_ELEMENTS = 64
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
 _UNCACHEABLE = object()
+
+
+def jit_phase_key(construct: Any) -> tuple:
+    """The extra phase key entry of a GRAPH_MODE call whose ``construct`` is decorated with ``@jit``
+    (its Python attributes frozen as under ``@jit`` in PyNative: :data:`JIT_FROZEN`); () otherwise."""
+    fn = getattr(construct, "__func__", construct)
+    return ((JIT_KEY, id(fn)),) if getattr(fn, "__ascendemu_jit__", False) else ()
 
 
 def _value_key(value: Any, depth: int = 0) -> Any:
@@ -75,12 +92,19 @@ def _value_key(value: Any, depth: int = 0) -> Any:
     return (type(value), id(value))
 
 
-def _cell_fingerprint(cell: Any) -> tuple:
+def _cell_fingerprint(cell: Any, frozen: bool = False) -> tuple:
+    """The cells' state as a key; ``frozen``: without their number and string attributes
+    (:data:`JIT_FROZEN`)."""
     out = []
     for _, c in cell.cells_and_names():
         out.append((id(c), type(c), tuple((k, _value_key(v)) for k, v in c.__dict__.items()
-                                          if k not in ("_cells", "_params"))))
+                                          if k not in ("_cells", "_params")
+                                          and not (frozen and _frozen_under_jit(v)))))
     return tuple(out)
+
+
+def _frozen_under_jit(value: Any) -> bool:
+    return isinstance(value, JIT_FROZEN) and not isinstance(value, bool)
 
 
 def _function_fingerprint(fn: Any) -> tuple:
@@ -124,7 +148,9 @@ class PhaseCache:
         if any(k is _UNCACHEABLE for k in keys):
             return None
         keys += tuple(k for k, _ in extra)
-        state = _cell_fingerprint(owner) if hasattr(owner, "cells_and_names") else _function_fingerprint(owner)
+        frozen = any(k == JIT_KEY for k, _ in extra)
+        state = _cell_fingerprint(owner, frozen) if hasattr(owner, "cells_and_names") \
+            else _function_fingerprint(owner)
         return (jit_level, keys, state, get_seed())
 
     def get(self, owner: Any, key: tuple) -> Any | None:

@@ -149,6 +149,21 @@ class _StorageFacts:
         return []
 
 
+def _asnumpy(self: "Tensor") -> np.ndarray:
+    """``Tensor.asnumpy()``: a copy of the data. Of a graph tensor inside ``@jit``: JIT Fallback's
+    HostValueNeeded, so the function runs as Python on the data (common/fallback.py)."""
+    if self._sym is not None:
+        from .fallback import host_value_needed
+
+        raise host_value_needed("Tensor.asnumpy()", self._where())
+    return self._need_data("Tensor.asnumpy()").copy()
+
+
+def _setitem(self: "Tensor", index: Any, value: Any) -> None:
+    """``Tensor.__setitem__`` (``x[index] = value``): frontend/index_update.py."""
+    _ops("setitem")(self, index, value)
+
+
 class Tensor(_StorageFacts):
     """A tensor in host memory, or a symbolic placeholder during GRAPH_MODE capture."""
 
@@ -185,7 +200,7 @@ class Tensor(_StorageFacts):
         desc = tracer.graph.values[vid]
         t._data, t._sym, t.const_arg = None, (tracer, vid), False
         t._dtype = mstype.to_type(desc.dtype)
-        t._shape = desc.shape
+        t._shape = desc.shape if getattr(tracer, "sharding", None) is None else tracer.sharding.global_shape(vid)
         return t
 
     # ------------------------------------------------------------------ metadata
@@ -231,8 +246,7 @@ class Tensor(_StorageFacts):
         return np.asarray(self._data)       # a placeholder's data (set_inputs) raises MindSpore's ValueError
 
     # ------------------------------------------------------------------ data access
-    def asnumpy(self) -> np.ndarray:
-        return self._need_data("Tensor.asnumpy()").copy()
+    asnumpy = _asnumpy
 
     def item(self, index: Any = None) -> Any:
         """The element as a Python number: the only one, or the one at ``index`` (an int into the
@@ -449,6 +463,9 @@ class Tensor(_StorageFacts):
 
     def matmul(self, other: "Tensor") -> "Tensor":
         return _ops("matmul")(self, other)
+
+
+Tensor.__setitem__ = _setitem       # x[index] = value (set here: the class body is at its 300-line bound)
 
 
 def tensor(input_data: Any = None, dtype: Any = None, shape: Any = None, init: Any = None,

@@ -21,6 +21,7 @@ from ..common import dtype as mstype
 from ..common.api import run_graph
 from ..common.jit_config import jit_level_of
 from ..common.parse import convert_method
+from ..common.phase import jit_phase_key
 from ..context import GRAPH_MODE, get_context
 from ..common.parameter import ParameterTuple
 from ..common.parameter import Parameter
@@ -56,17 +57,21 @@ class Cell:
             return
         self._params.pop(name, None)
         self._cells.pop(name, None)
-        for key in [k for k in self._params if k.startswith(f"{name}.")]:
-            del self._params[key]
+        old = self.__dict__.get(name)
+        if isinstance(old, ParameterTuple):          # a replaced tuple's members leave with it
+            for p in old:
+                if self._params.get(p.name) is p:
+                    del self._params[p.name]
         if isinstance(value, Parameter):
             if value.name == Parameter.DEFAULT_NAME:
                 value.name = name
             self._params[name] = value
         elif isinstance(value, ParameterTuple):
-            # a ParameterTuple's members belong to this cell too, under their own names (as in
-            # MindSpore, where TrainOneStepCell's weights come first in its checkpoint)
-            for i, p in enumerate(value):
-                self._params[f"{name}.{i}"] = p
+            # a ParameterTuple's members belong to this cell too, keyed by their own names (as in
+            # MindSpore, where TrainOneStepCell's weights come first in its checkpoint, and an adopting
+            # cell's prefix goes before an optimizer's "moments.<name>")
+            for p in value:
+                self._params.setdefault(p.name, p)
         elif isinstance(value, Cell):
             self._adopt(name, value)
         object.__setattr__(self, name, value)
@@ -77,34 +82,47 @@ class Cell:
         object.__delattr__(self, name)
 
     def _adopt(self, name: str, cell: "Cell") -> None:
-        object.__setattr__(cell, "_attr_name", name)
+        """Assign ``cell`` as the attribute ``name``: with auto_prefix its parameters are renamed
+        ``name.<their path in cell>`` (MindSpore's ``_set_attr_for_cell``), then it is a child."""
         if self._auto_prefix:
-            for _, p in cell.parameters_and_names():
-                p.name = f"{name}.{p.name}"
-        self._cells[name] = cell
+            cell.update_parameters_name(f"{name}.")
+        self.insert_child_to_cell(name, cell)
+
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
+        """Name every parameter ``prefix`` + its path in this cell (attribute names, not the names the
+        parameters had): the one naming rule, applied when a cell is assigned, appended or inserted."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"For 'update_parameters_name', 'prefix' must be a str, but got {type(prefix).__name__}.")
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
 
     def insert_child_to_cell(self, child_name: str, child_cell: "Cell") -> None:
         if not isinstance(child_cell, Cell):
             raise InvalidParamError(f"insert_child_to_cell: {child_name!r} must be a Cell, "
                                     f"got {type(child_cell).__name__}")
-        self._adopt(child_name, child_cell)
+        object.__setattr__(child_cell, "_attr_name", child_name)
+        self._cells[child_name] = child_cell
         object.__setattr__(self, child_name, child_cell)
 
     # ------------------------------------------------------------------ queries
     def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(path, parameter) pairs, each parameter once: the path is by attribute names from this cell
+        (``name_prefix`` before it), as MindSpore's; ``Parameter.name`` may differ (``parameters_dict``
+        and checkpoints use the names)."""
         seen: set[int] = set()
-        for cell in [self] + ([c for _, c in self.cells_and_names()][1:] if expand else []):
-            for p in cell._params.values():
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        for cell_name, cell in cells:
+            for key, p in cell._params.items():
                 if id(p) not in seen:
                     seen.add(id(p))
-                    yield p.name, p
+                    yield (f"{cell_name}.{key}" if cell_name else key), p
 
     def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
         for _, p in self.parameters_and_names(expand=expand):
             yield p
 
     def parameters_dict(self, recurse: bool = True) -> "OrderedDict[str, Parameter]":
-        return OrderedDict(self.parameters_and_names(expand=recurse))
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
     def trainable_params(self, recurse: bool = True) -> list[Parameter]:
         return [p for p in self.get_parameters(recurse) if p.requires_grad]
@@ -234,7 +252,8 @@ class Cell:
                 def construct(*a: Any) -> Any:
                     return self._run_construct(*a, **kwargs)
             return run_graph(construct, args, type(self).__name__, self._jit_level(), owner=self,
-                             static=tuple(sorted(kwargs.items())), signature=self.get_inputs())
+                             static=tuple(sorted(kwargs.items())) + jit_phase_key(self.construct),
+                             signature=self.get_inputs())
         return self._run_construct(*args, **kwargs)
 
     def set_inputs(self, *inputs: Any, **kwargs: Any) -> None:

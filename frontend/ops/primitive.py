@@ -250,6 +250,12 @@ class Primitive:
         self.attrs[name] = value
         return self
 
+    def shard(self, in_strategy: Any = None, out_strategy: Any = None) -> "Primitive":
+        """MindSpore's ``Primitive.shard``: how SEMI_AUTO_PARALLEL splits this op's inputs over the devices
+        (``frontend.parallel._sharding``); the primitive itself."""
+        from ..parallel._sharding import shard_primitive
+        return shard_primitive(self, in_strategy, out_strategy)
+
     def init_prim_io_names(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:
         self.add_prim_attr("input_names", list(inputs))
         self.add_prim_attr("output_names", list(outputs))

@@ -4,7 +4,8 @@ MindSpore reads them only in AUTO_PARALLEL mode, to search how to shard each op 
 emulator runs data parallel only, so there is nothing to search: the values are checked as MindSpore
 checks them (a wrong type is a TypeError, an unknown key or an out-of-range align size a ValueError,
 an epsilon outside (0, 1] a RuntimeError), recorded, and read back by ``get_algo_parameters``.
-Sharding itself (``shard``, ``Layout``, checkpoint transforms) is outside the subset. ``_utils`` and
+SEMI_AUTO_PARALLEL's sharding (``Primitive.shard``) is ``_sharding`` over ``ascendemu.graph.parallel``;
+``Layout``, ``Cell.shard`` and checkpoint transforms are outside the subset. ``_utils`` and
 ``_auto_parallel_context`` hold the private helpers the model zoo's training cells import to find out
 whether they run data parallel.
 """
@@ -89,5 +90,5 @@ reset_algo_parameters()
 
 def __getattr__(name: str) -> Any:
     raise unsupported("parallel", name, __all__,
-                      hint="sharding strategies (semi-auto and auto parallel) are outside the emulated subset; "
+                      hint="of the sharding APIs, Primitive.shard under SEMI_AUTO_PARALLEL is supported; "
                            "data parallel is supported")

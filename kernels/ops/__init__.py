@@ -9,11 +9,12 @@ from . import (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, 
 from . import linalg, special
 from . import search
 from . import fft
+from . import attention
 
 __all__ = ["FAMILIES", "common", "src", "nb"] + [m.__name__.rsplit(".", 1)[-1] for m in
                                                   (comm, conv, elementwise, index, loss, matmul, misc, norm, optim, order,
-                                                   pool, random, reduce, resize, scan, search, linalg, special, fft)]
+                                                   pool, random, reduce, resize, scan, search, linalg, special, fft, attention)]
 
 # every family module, in the order their ops are listed
 FAMILIES = (elementwise, norm, loss, reduce, scan, order, matmul, conv, pool, resize, misc, index, optim, random, comm,
-            search, linalg, special, fft)
+            search, linalg, special, fft, attention)

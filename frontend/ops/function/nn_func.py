@@ -16,6 +16,7 @@ import numpy as np
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.graph.capture import current_tracer
+from ascendemu.kernels.ops.attention import FA_MASKED_SCORE
 
 from ...common import dtype as mstype
 from ...common.seed import call_site_op, graph_seed
@@ -878,8 +879,8 @@ from ..operations.nn_ops import (FUSED_FLOATS, _dtype_in, _FusedRuntimeError, _F
 
 # the layouts of query/key/value the attention functions take (TND, BNSD_BSND are not served)
 ATTENTION_LAYOUTS = ("BSH", "BNSD", "SBH", "BSND")
-# the score a masked position gets before the softmax: far below any real score, finite in float32
-MASKED_SCORE = -1.0e30
+# the score a masked position gets before the softmax (the fused kernels' constant, one home)
+MASKED_SCORE = FA_MASKED_SCORE
 # the dtypes of the attention inputs MindSpore's kernels compute (int8 is their quantized path)
 ATTENTION_FLOATS = ("float16", "bfloat16")
 
@@ -1022,11 +1023,9 @@ def _kv_length_mask(owner: str, lengths: Any, b: int, s2: int) -> np.ndarray:
     return (np.arange(s2)[None, :] >= np.array(values)[:, None]).reshape(b, 1, 1, s2)
 
 
-def _attention(owner: str, query: Any, key: Any, value: Any, *, heads: int, kv_heads: int, layout: str,
-               scale: float, pse: Any = None, mask: Any = None, sparse_mode: int = 0, pre_tokens: int = 2147483647,
-               next_tokens: int = 2147483647, kv_lengths: Any = None) -> tuple[Tensor, Tensor]:
-    """``softmax(mask(scale * q k^T + pse)) v`` in float32, returned in query's layout and dtype, and the
-    softmax's log-sum-exp (B, N, S1, 1) float32."""
+def _attention_inputs(owner: str, query: Any, key: Any, value: Any, heads: Any) -> tuple[Tensor, Tensor, Tensor, int]:
+    """(q, k, v, heads) after the checks MindSpore's attention ops make, with their error types: one
+    float dtype of ATTENTION_FLOATS for the three, a positive head count."""
     q, k, v = _tensor(query), _tensor(key), _tensor(value)
     if q.dtype.name == "int8":
         raise InvalidParamError(f"{owner}: int8 (quantized) attention is not supported here; use float16 or bfloat16")
@@ -1037,6 +1036,15 @@ def _attention(owner: str, query: Any, key: Any, value: Any, *, heads: int, kv_h
     heads = _typed(owner, "head_num", heads, (int,))
     if heads <= 0:
         raise _FusedRuntimeError(f"For '{owner}', the head number must be > 0, but got {heads}.")
+    return q, k, v, heads
+
+
+def _attention(owner: str, query: Any, key: Any, value: Any, *, heads: int, kv_heads: int, layout: str,
+               scale: float, pse: Any = None, mask: Any = None, sparse_mode: int = 0, pre_tokens: int = 2147483647,
+               next_tokens: int = 2147483647, kv_lengths: Any = None) -> tuple[Tensor, Tensor]:
+    """``softmax(mask(scale * q k^T + pse)) v`` in float32, returned in query's layout and dtype, and the
+    softmax's log-sum-exp (B, N, S1, 1) float32."""
+    q, k, v, heads = _attention_inputs(owner, query, key, value, heads)
     _typed(owner, "scale", scale, (float, int))
     _typed(owner, "sparse_mode", sparse_mode, (int,))
     if sparse_mode not in (0, 1, 2, 3):
@@ -1095,10 +1103,35 @@ def flash_attention_score(query: Any, key: Any, value: Any, head_num: int, real_
     layout = _layout(owner, input_layout, ATTENTION_LAYOUTS)
     if real_shift is not None and _tensor(real_shift).dtype != _tensor(query).dtype:
         raise ArgumentError(f"For '{owner}', 'real_shift' must have the dtype of 'query'.")
+    if real_shift is None:       # the fused kernel (kernels/ops/attention.py); a positional bias is composed
+        return _flash_attention_fused(owner, query, key, value, head_num, attn_mask, scalar_value, pre_tokens,
+                                      next_tokens, layout, sparse_mode)
     out, _ = _attention(owner, query, key, value, heads=head_num, kv_heads=0, layout=layout, scale=scalar_value,
                         pse=real_shift, mask=attn_mask, sparse_mode=sparse_mode, pre_tokens=pre_tokens,
                         next_tokens=next_tokens)
     return out
+
+
+def _flash_attention_fused(owner: str, query: Any, key: Any, value: Any, head_num: int, attn_mask: Any,
+                           scalar_value: float, pre_tokens: int, next_tokens: int, layout: str,
+                           sparse_mode: int) -> Tensor:
+    """attention_out of the FlashAttentionScore primitive (one fused kernel forward, its Grad kernel
+    backward), after the checks MindSpore's front end makes with its error types."""
+    q, k, v, heads = _attention_inputs(owner, query, key, value, head_num)
+    _typed(owner, "sparse_mode", sparse_mode, (int,))
+    if sparse_mode not in (0, 1, 2, 3):
+        raise InvalidParamError(f"{owner}: sparse_mode={sparse_mode} is not supported here; use 0, 1, 2 or 3")
+    if layout in ("BNSD", "BSND") and q.ndim == 4 and q.shape[1 if layout == "BNSD" else 2] != heads:
+        raise _FusedRuntimeError(f"For '{owner}', N of 'query' {q.shape} must be equal to the head number {heads}.")
+    _kv_heads(owner, q, k, layout, heads, 0)
+    if attn_mask is not None and sparse_mode in (0, 1) and _tensor(attn_mask).dtype.name not in ("bool", "uint8",
+                                                                                                 "int8"):
+        raise ArgumentError(f"For '{owner}', the dtype of the attention mask must be bool, int8 or uint8, but got "
+                            f"{_tensor(attn_mask).dtype}.")
+    prim = operations.nn_ops.FlashAttentionScore(heads, scale_value=scalar_value, pre_tokens=pre_tokens,
+                                                 next_tokens=next_tokens, input_layout=layout,
+                                                 sparse_mode=sparse_mode)
+    return prim(q, k, v, attn_mask=attn_mask)[3]
 
 
 def _query_lengths(owner: str, lengths: Any, s1: int) -> None:

@@ -3116,5 +3116,62 @@ __all__ += ["SparseApplyAdagrad", "SparseApplyAdagradV2", "SparseApplyProximalAd
             "FusedSparseAdam", "FusedSparseLazyAdam", "LARSUpdate", "PagedAttention", "PagedAttentionMask"]
 
 
+
+# FlashAttentionScore's inputs this build does not serve (dropout, padding, prefix and TND's sequence lists):
+# each must be None, as the fused kernel has no path for them
+_FA_UNSERVED = ("drop_mask", "padding_mask", "prefix", "actual_seq_qlen", "actual_seq_kvlen")
+
+
+class FlashAttentionScore(_Op):
+    """``FlashAttentionScore(head_num, ...)(query, key, value, ..., attn_mask)`` -> (softmax_max,
+    softmax_sum, softmax_out, attention_out): Ascend's fused training attention, the registry op of
+    ``kernels/ops/attention.py`` (tiled online softmax; the backward recomputes the scores from the saved
+    softmax statistics, so no B x N x S x S tensor is kept). The primitive MindFormers instantiates."""
+
+    def __init__(self, head_num: int, keep_prob: float = 1.0, scale_value: float = 1.0, pre_tokens: int = 2147483647,
+                 next_tokens: int = 2147483647, inner_precise: int = 0, input_layout: str = "BSH",
+                 sparse_mode: int = 0):
+        super().__init__()
+        if keep_prob != 1.0:
+            raise InvalidParamError(f"FlashAttentionScore: keep_prob={keep_prob} is not supported here (attention "
+                                    f"dropout); use 1.0")
+        self.head_num, self.scale_value, self.input_layout = head_num, scale_value, input_layout
+        self.pre_tokens, self.next_tokens, self.sparse_mode = pre_tokens, next_tokens, sparse_mode
+        self.keep_prob, self.inner_precise = keep_prob, inner_precise
+
+    def fa_attrs(self) -> dict:
+        return {"head_num": check_int(self.head_num, "FlashAttentionScore: head_num"),
+                "scale_value": float(self.scale_value), "input_layout": self.input_layout,
+                "sparse_mode": int(self.sparse_mode), "pre_tokens": int(self.pre_tokens),
+                "next_tokens": int(self.next_tokens)}
+
+    def __call__(self, query: Any, key: Any, value: Any, real_shift: Any = None, drop_mask: Any = None,
+                 padding_mask: Any = None, attn_mask: Any = None, prefix: Any = None, actual_seq_qlen: Any = None,
+                 actual_seq_kvlen: Any = None) -> tuple[Tensor, ...]:
+        given = dict(zip(_FA_UNSERVED, (drop_mask, padding_mask, prefix, actual_seq_qlen, actual_seq_kvlen)))
+        given["real_shift"] = real_shift
+        for name, arg in given.items():
+            if arg is not None:
+                raise InvalidParamError(f"FlashAttentionScore: {name} is not supported by the fused kernel here; pass "
+                                        f"None (ops.flash_attention_score serves real_shift by composition)")
+        inputs = [query, key, value]
+        if attn_mask is not None and int(self.sparse_mode) in (0, 1):    # modes 2/3: the causal triangle itself
+            inputs.append(_fa_mask(attn_mask))
+        return apply_op("FlashAttentionScore", inputs, self.fa_attrs())
+
+
+def _fa_mask(mask: Any) -> Tensor:
+    """An attention mask as the fused kernel reads it: bool or uint8, (S1, S2) or (B|1, N1|1, S1, S2)
+    ((B|1, S1, S2) gets its head axis; other integer dtypes become ``mask != 0``)."""
+    m = _tensor(mask)
+    if m.ndim == 3:
+        m = apply_op("ExpandDims", [m], {"axis": 1})[0]
+    if m.dtype.name not in ("bool", "uint8"):
+        m = apply_op("NotEqual", [m, Tensor(np.zeros((), m.dtype.name if m.dtype.name != "bfloat16" else "float32"))])[0]
+    return m
+
+
+__all__ += ["FlashAttentionScore"]
+
 def __getattr__(name: str) -> Any:
     raise unsupported("ops.operations.nn_ops", name, __all__)

@@ -11,7 +11,7 @@ from ascendemu.graph.capture import current_tracer
 
 from ...capture import tracer_value
 from ...common.parameter import Parameter
-from ...common.tensor import Tensor
+from ...common.tensor import Tensor, hold_value
 from ...unsupported import unsupported
 from .._utils import defined_here
 from ..primitive import Primitive, _Op, _cast, _tensor, apply_op
@@ -36,16 +36,21 @@ class Depend(_Op):
 
 class Assign(_Op):
     """``Assign()(variable, value)``: the Parameter holds ``value`` from here on (in a graph: later reads
-    see it and the parameter's device memory receives it when the graph has run)."""
+    see it and the parameter's device memory receives it when the graph has run). A Tensor variable
+    holds it too (``tensor.hold_value``; a graph input's caller-side tensor is not written back, where
+    MindSpore's graph writes it)."""
 
     def __call__(self, variable: Any, value: Any) -> Tensor:
-        if not isinstance(variable, Parameter):
-            raise InvalidParamError(f"Assign: variable must be a Parameter, got {type(variable).__name__}")
+        if not isinstance(variable, Tensor):
+            raise InvalidParamError(f"Assign: variable must be a Parameter or a Tensor, got "
+                                    f"{type(variable).__name__}")
         value = _tensor(value)
         if value.dtype != variable.dtype:
             value = _cast(value, variable.dtype)
         if value.shape != variable.shape:
             value = BroadcastTo(variable.shape)(value)
+        if not isinstance(variable, Parameter):     # a Tensor holds the value (MindSpore 2.10, both modes)
+            return hold_value(variable, value)
         tracer = current_tracer()
         if tracer is None:
             variable.set_data(value)

@@ -38,12 +38,12 @@ def _grad_fn(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, with
                 raise InvalidParamError("sens_param=True: the call must end with the sens (the gradient of "
                                         "the output), got no arguments")
             args, sens = args[:-1], args[-1]
-        positions = () if grad_position is None else _positions(grad_position, len(args))
+        positions = () if grad_position is None else _tensor_positions(_positions(grad_position, len(args)), args)
         out, inputs, weight_grads = _grad_call(fn, args, positions, params, sens, has_aux)
         if return_ids:
             inputs = [(p, g) for p, g in zip(positions, inputs)]
             weight_grads = [(w.name, g) for w, g in zip(params, weight_grads)]
-        ins = inputs[0] if isinstance(grad_position, int) else tuple(inputs)
+        ins = inputs[0] if len(inputs) == 1 else tuple(inputs)
         grads = tuple(weight_grads) if grad_position is None else (ins, tuple(weight_grads)) if params else ins
         if has_aux and isinstance(out, (tuple, list)):
             aux = tuple(out[1:])
@@ -52,6 +52,14 @@ def _grad_fn(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, with
             return grads, aux
         return (out, grads) if with_value else grads
     return call
+
+
+def _tensor_positions(positions: tuple[int, ...], args: tuple) -> tuple[int, ...]:
+    """The positions whose argument is a Tensor. MindSpore 2.10 (measured, static_graph.md's
+    ``grad_position=(0, 1, 2)`` with a Python int in the middle) treats a Python number there as a
+    constant: it gets no gradient and leaves the result; one gradient left is returned as a Tensor, not
+    a tuple (an int or a one-element tuple alike), none as ``()``."""
+    return tuple(p for p in positions if isinstance(args[p], Tensor))
 
 
 def grad(fn: Callable, grad_position: Any = 0, weights: Any = None, has_aux: bool = False,

@@ -1,0 +1,7 @@
+"""Semi-auto parallel (MindSpore's SEMI_AUTO_PARALLEL): the sharding pass that turns the global graph a
+script describes into one rank's local graph. ``layout`` (device matrix + tensor map), ``strategy``
+(``Primitive.shard`` strategies, checked, and the device matrix they make), ``rules`` (one stanza per op
+kind: which layouts its inputs need and which its outputs get), ``redistribution`` (the collectives and
+slices that move a value between layouts), ``sharding`` (the pass itself, run as ops are captured)."""
+
+__all__ = ["layout", "strategy", "rules", "redistribution", "sharding"]

@@ -1,0 +1,126 @@
+"""A tensor layout: how a global tensor is split over the ranks of a parallel job.
+
+MindSpore's representation: a *device matrix* (the ranks 0..N-1 arranged row-major as an N-d grid,
+e.g. ``(dp, mp)``) and a *tensor map* (for each tensor dimension, the device-matrix axis that splits it,
+or -1 when it is not split). Rank r holds, in dimension d, shard ``coord(r)[tensor_map[d]]`` of
+``dev_matrix[tensor_map[d]]`` equal shards; the device-matrix axes no dimension uses are *replica* axes:
+the ranks along them hold the same slice (their gradients are summed over them). Axes are counted from
+the left here (MindSpore's tensor map counts them from the right; the placement is the same).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from ascendemu.errors import InvalidParamError
+
+__all__ = ["Layout", "LayoutError"]
+
+
+class LayoutError(InvalidParamError, RuntimeError):
+    """A tensor that cannot take a layout (a dimension not divisible by its shards): MindSpore's
+    parallel compiler raises RuntimeError there."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    dev_matrix: tuple[int, ...]
+    tensor_map: tuple[int, ...]     # per tensor dim: the device-matrix axis splitting it, or -1
+
+    @staticmethod
+    def replicated(device_num: int, ndim: int) -> "Layout":
+        """Every rank holds the whole tensor."""
+        return Layout((device_num,), (-1,) * ndim)
+
+    @property
+    def device_num(self) -> int:
+        return math.prod(self.dev_matrix)
+
+    @cached_property
+    def _strides(self) -> tuple[int, ...]:
+        strides, s = [], 1
+        for n in reversed(self.dev_matrix):
+            strides.append(s)
+            s *= n
+        return tuple(reversed(strides))
+
+    def coord(self, rank: int) -> tuple[int, ...]:
+        """The rank's position in the device matrix (row-major)."""
+        return tuple((rank // s) % n for s, n in zip(self._strides, self.dev_matrix))
+
+    def shards(self, dim: int) -> int:
+        axis = self.tensor_map[dim]
+        return 1 if axis < 0 else self.dev_matrix[axis]
+
+    def index(self, rank: int, dim: int) -> int:
+        """Which shard of dimension ``dim`` rank ``rank`` holds."""
+        axis = self.tensor_map[dim]
+        return 0 if axis < 0 else self.coord(rank)[axis]
+
+    @property
+    def is_replicated(self) -> bool:
+        return all(self.shards(d) == 1 for d in range(len(self.tensor_map)))
+
+    def local_shape(self, global_shape: tuple[int, ...], what: str = "tensor") -> tuple[int, ...]:
+        if len(global_shape) != len(self.tensor_map):
+            raise LayoutError(f"{what}: a layout of rank {len(self.tensor_map)} for a tensor of shape {global_shape}")
+        out = []
+        for d, size in enumerate(global_shape):
+            n = self.shards(d)
+            if size % n:
+                raise LayoutError(f"{what}: dimension {d} of shape {global_shape} is not divisible by its {n} "
+                                  f"shards; choose a strategy whose splits divide the shape")
+            out.append(size // n)
+        return tuple(out)
+
+    def slices(self, rank: int, global_shape: tuple[int, ...]) -> tuple[slice, ...]:
+        """Rank ``rank``'s slice of the global tensor."""
+        local = self.local_shape(global_shape)
+        return tuple(slice(self.index(rank, d) * n, (self.index(rank, d) + 1) * n) for d, n in enumerate(local))
+
+    def group(self, rank: int, axes: tuple[int, ...]) -> tuple[int, ...]:
+        """The ranks that differ from ``rank`` only along ``axes``, in row-major order of those axes
+        (the communicator of a collective over those axes; rank ``rank`` is one of them)."""
+        base = self.coord(rank)
+        ranks = []
+        for r in range(self.device_num):
+            c = self.coord(r)
+            if all(c[a] == base[a] for a in range(len(base)) if a not in axes):
+                ranks.append(r)
+        return tuple(ranks)
+
+    def dim_group(self, rank: int, dim: int) -> tuple[int, ...]:
+        """The ranks holding the other shards of dimension ``dim`` (and the same shard of every other)."""
+        axis = self.tensor_map[dim]
+        return (rank,) if axis < 0 else self.group(rank, (axis,))
+
+    @property
+    def replica_axes(self) -> tuple[int, ...]:
+        return tuple(a for a, n in enumerate(self.dev_matrix) if n > 1 and a not in self.tensor_map)
+
+    def replica_group(self, rank: int) -> tuple[int, ...]:
+        """The ranks holding the same slice as ``rank`` (a Parameter's gradient is summed over them)."""
+        return self.group(rank, self.replica_axes)
+
+    @property
+    def replicas(self) -> int:
+        return math.prod(self.dev_matrix[a] for a in self.replica_axes)
+
+    def same_dim(self, other: "Layout", dim: int) -> bool:
+        """Whether every rank holds the same shard of dimension ``dim`` under both layouts."""
+        if self.shards(dim) != other.shards(dim):
+            return False
+        if self.shards(dim) == 1:
+            return True
+        return all(self.index(r, dim) == other.index(r, dim) for r in range(self.device_num))
+
+    def same(self, other: "Layout") -> bool:
+        return len(self.tensor_map) == len(other.tensor_map) and \
+            all(self.same_dim(other, d) for d in range(len(self.tensor_map)))
+
+    def with_dim(self, dim: int, axis: int) -> "Layout":
+        """This layout with dimension ``dim`` split along ``axis`` (-1: not split)."""
+        tmap = list(self.tensor_map)
+        tmap[dim] = axis
+        return Layout(self.dev_matrix, tuple(tmap))

@@ -1,0 +1,266 @@
+"""The sharding pass: rank r's local graph from the global graph a SEMI_AUTO_PARALLEL script describes.
+
+It runs as the graph is captured (the Tracer hands it every op, ``Tracer.sharding``), because autodiff
+appends the backward to the capture: each forward op is split by its rule (``rules``) under its
+``Primitive.shard`` strategy or the semi-auto default; its inputs are first moved to the layouts the
+rule needs (``redistribution``: AllGather, Slice); partial sums it leaves are combined at once
+(AllReduce); the local op is recorded with local shapes. A Parameter takes the layout of its first
+consumer and is sliced in place (the front end's ``ShardingHost``), as MindSpore slices parameters
+after compiling; an op that updates it (the optimizer) keeps that layout for the Parameter, its gradient
+and its states. Values the pass has not seen (constants, backward values) are whole on every rank.
+
+The backward is the adjoint of the local forward: autodiff differentiates the inserted collectives by
+their own rules, with the pass switched off (:func:`differentiate_sharded`), which also adds the
+gradient AllReduce of each Parameter over the ranks holding the same slice of it (MindSpore's mirror
+operator) and scales the loss's sens by 1/(ranks holding the same loss), so the gradients are those of
+one global loss: the single-device gradients.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator, Protocol
+
+import numpy as np
+
+from ascendemu.errors import InternalError
+from ascendemu.kernels.signature import TensorDesc
+
+from ..autodiff import GRADIENTS_SCOPE, differentiate
+from ..ir import infer_node_outputs
+from .layout import Layout
+from .redistribution import all_reduce, move
+from .rules import rule_for
+from .strategy import Strategy, with_repeat
+
+__all__ = ["ShardingHost", "ShardingPass", "strategy_scope", "differentiate_sharded", "DATA_PARALLEL_INPUTS"]
+
+Shape = tuple[int, ...]
+# dataset_strategy "data_parallel": each rank's batch is one of N equal row blocks of the global batch
+DATA_PARALLEL_INPUTS = "data_parallel"
+
+
+class ShardingHost(Protocol):
+    """What the pass needs from the front end: communicators and in-place slicing of Parameters."""
+
+    def group(self, ranks: tuple[int, ...]) -> str:
+        """The name of the communicator of ``ranks`` (created, on every member, when first asked for)."""
+
+    def state_layout(self, source: Any) -> tuple[Layout, Shape] | None:
+        """The layout and global shape a Parameter was sliced to by an earlier capture, else None."""
+
+    def slice_state(self, source: Any, layout: Layout, global_shape: Shape) -> None:
+        """Make the Parameter this rank's slice of itself under ``layout``."""
+
+
+_pending = threading.local()
+
+
+@contextmanager
+def strategy_scope(op: str, strategy: Strategy) -> Iterator[None]:
+    """A sharded primitive's call: the first ``op`` it applies takes ``strategy``."""
+    stack = _pending.__dict__.setdefault("stack", [])
+    stack.append([op, strategy])
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def _take_strategy(op: str) -> Strategy | None:
+    stack = getattr(_pending, "stack", None)
+    if stack and stack[-1][0] == op and stack[-1][1] is not None:
+        strategy, stack[-1][1] = stack[-1][1], None
+        return strategy
+    return None
+
+
+class ShardingPass:
+    """One capture's sharding: the layout and global shape of every value it has placed."""
+
+    def __init__(self, host: ShardingHost, rank: int, device_num: int, full_batch: bool,
+                 dataset_strategy: Any = DATA_PARALLEL_INPUTS, alltoall: bool = False):
+        self.host, self.rank, self.n, self.alltoall = host, rank, device_num, alltoall
+        self.full_batch, self.dataset_strategy = full_batch, dataset_strategy
+        self.layouts: dict[int, Layout] = {}
+        self.globals: dict[int, Shape] = {}
+        self.param_scopes: dict[int, list[str]] = {}     # Parameter value -> its first consumer's scope
+        self._local = 0
+        self.tracer: Any = None
+
+    # -- the Emitter of redistribution
+    def record(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        return self.tracer.record_node(op, inputs, attrs)
+
+    def shape(self, vid: int) -> Shape:
+        return self.tracer.graph.values[vid].shape
+
+    def dtype(self, vid: int) -> str:
+        return self.tracer.graph.values[vid].dtype
+
+    def literal(self, value: float, dtype: str) -> int:
+        """A scalar constant of ``dtype``."""
+        return self.tracer.literal(np.asarray(value, np.dtype(dtype)), dtype)
+
+    def group(self, ranks: tuple[int, ...]) -> str:
+        return self.host.group(tuple(ranks))
+
+    @contextmanager
+    def local(self) -> Iterator[None]:
+        """Ops recorded inside are local ops on local values, recorded as they are (the backward)."""
+        self._local += 1
+        try:
+            yield
+        finally:
+            self._local -= 1
+
+    # -- layouts of values
+    def attach(self, tracer: Any) -> "ShardingPass":
+        """Shard the ops ``tracer`` captures."""
+        self.tracer = tracer
+        tracer.sharding = self
+        return self
+
+    def global_shape(self, vid: int) -> Shape:
+        """The shape the script sees (a graph input, a Parameter, an op's output: the global tensor's)."""
+        if vid not in self.globals:
+            self.layout(vid)
+        return self.globals.get(vid, self.shape(vid))
+
+    def layout(self, vid: int) -> Layout | None:
+        """The value's layout; None for a Parameter not placed yet (its first consumer places it)."""
+        lay = self.layouts.get(vid)
+        if lay is not None:
+            return lay
+        graph = self.tracer.graph
+        const = graph.constants.get(vid)
+        if const is not None and const.is_parameter and const.source is not None:
+            known = self.host.state_layout(const.source)
+            if known is None:
+                return None
+            desc = graph.values[vid]                # read in the script's view: the global shape
+            graph.values[vid] = TensorDesc(known[0].local_shape(known[1], const.name), desc.dtype)
+            graph._hash = None
+            self._place(vid, *known)
+            return known[0]
+        shape = self.shape(vid)
+        if vid in graph.inputs and self.tracer.parent is None:
+            lay, whole = self._input_layout(graph.inputs.index(vid), shape)
+        else:
+            lay, whole = Layout.replicated(self.n, len(shape)), shape
+        self._place(vid, lay, whole)
+        return lay
+
+    def _place(self, vid: int, layout: Layout, global_shape: Shape) -> None:
+        self.layouts[vid], self.globals[vid] = layout, tuple(global_shape)
+
+    def _input_layout(self, index: int, shape: Shape) -> tuple[Layout, Shape]:
+        """A graph input: the whole batch on every rank (full_batch), or this rank's block of it
+        (dataset_strategy: "data_parallel", or a strategy per input)."""
+        if self.full_batch or not shape:
+            return Layout.replicated(self.n, len(shape)), shape
+        if self.dataset_strategy == DATA_PARALLEL_INPUTS:
+            split = (self.n,) + (1,) * (len(shape) - 1)
+        else:
+            split = tuple(self.dataset_strategy[index])
+        dev = with_repeat(list(split), self.n, "dataset_strategy", self.dataset_strategy)
+        return Layout(dev, tuple(range(1, 1 + len(shape)))), tuple(s * k for s, k in zip(shape, split))
+
+    def replicas(self, vid: int) -> int:
+        lay = self.layout(vid)
+        return 1 if lay is None else lay.replicas
+
+    # -- the pass
+    def apply(self, tracer: Any, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        """Record ``op`` on ``inputs`` as this rank's share of the global op."""
+        self.tracer = tracer
+        if self._local or tracer.parent is not None:
+            return tracer.record_node(op, inputs, attrs)
+        strategy = _take_strategy(op)
+        current = [self.layout(v) for v in inputs]
+        graph = tracer.graph
+        for v in inputs:
+            if v in graph.constants and graph.constants[v].is_parameter:
+                self.param_scopes.setdefault(v, list(tracer.scopes))
+        descs = [TensorDesc(self.global_shape(v), graph.values[v].dtype) for v in inputs]
+        whole = infer_node_outputs(op, descs, attrs)
+        rule = rule_for(op)
+        plan = rule.plan(self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs, current, op)
+        local = [self._relayout(v, cur, want) for v, cur, want in zip(inputs, current, plan.inputs)]
+        outs = list(rule.emit(self, op, local, plan, self.rank))
+        for i, (lay, desc) in enumerate(zip(plan.outputs, whole)):
+            part = plan.partial.get(i)
+            if part is not None:
+                outs[i] = all_reduce(self, outs[i], lay.group(self.rank, part.axes), part.reduce_op)
+                if part.mean > 1:
+                    outs[i] = tracer.record_node("Mul", [outs[i], self.literal(1.0 / part.mean, desc.dtype)], {})[0]
+            expected = lay.local_shape(desc.shape, op)
+            if self.shape(outs[i]) != expected:
+                raise InternalError(f"sharding {op}: its local output {i} has shape {self.shape(outs[i])}, the layout "
+                                    f"{lay} of {desc.shape} says {expected}")
+            self._place(outs[i], lay, desc.shape)
+        return tuple(outs)
+
+    def _relayout(self, vid: int, current: Layout | None, want: Layout) -> int:
+        graph = self.tracer.graph
+        if current is None:                 # a Parameter's first consumer: slice it in place
+            desc = graph.values[vid]
+            self.host.slice_state(graph.constants[vid].source, want, desc.shape)
+            graph.values[vid] = TensorDesc(want.local_shape(desc.shape, graph.constants[vid].name), desc.dtype)
+            graph._hash = None
+            self._place(vid, want, desc.shape)
+            return vid
+        if current.same(want):
+            return vid
+        out = move(self, vid, current, want)
+        self._place(out, want, self.global_shape(vid))
+        return out
+
+
+def differentiate_sharded(tracer: Any, outputs: list[int], wrt: list[int], senses: list[int | None]) -> list[int]:
+    """``autodiff.differentiate`` of a sharded capture (see the module docstring); the plain one otherwise."""
+    sp: ShardingPass | None = getattr(tracer, "sharding", None)
+    if sp is None or tracer.parent is not None:
+        return differentiate(tracer, outputs, wrt, senses)
+    sp.tracer = tracer
+    graph = tracer.graph
+    with sp.local():
+        scaled: list[int | None] = []
+        for out, sens in zip(outputs, senses):
+            copies = sp.replicas(out)
+            desc = graph.values[out]
+            lay = sp.layout(out)
+            if sens is not None and lay is not None and not sp.layout(sens).same(lay):
+                sens = move(sp, sens, sp.layout(sens), lay)         # a whole sens: this rank's slice of it
+            if copies > 1:
+                if sens is None:
+                    sens = tracer.literal(np.ones(desc.shape, np.dtype(desc.dtype)), desc.dtype)
+                share = tracer.literal(np.asarray(1.0 / copies, np.dtype(desc.dtype)), desc.dtype)
+                sens = tracer.record_node("Mul", [sens, share], {})[0]
+            scaled.append(sens)
+        grads = differentiate(tracer, outputs, wrt, scaled)
+        result = []
+        for w, g in zip(wrt, grads):
+            lay = sp.layouts.get(w)
+            const = graph.constants.get(w)
+            if lay is not None:
+                if const is not None and const.is_parameter:
+                    g = _mirror(sp, tracer, w, g, lay)
+                sp._place(g, lay, sp.global_shape(w))
+            result.append(g)
+    return result
+
+
+# MindSpore's name of the scope of a Parameter's gradient AllReduce (its mirror operator's backward)
+MIRROR_SCOPE = "Grad__MirrorOperator"
+
+
+def _mirror(sp: ShardingPass, tracer: Any, param: int, grad: int, layout: Layout) -> int:
+    """The gradient of ``param`` summed over the ranks holding the same slice, named as MindSpore names it:
+    ``Gradients/<its first consumer's scope>/Grad__MirrorOperator/AllReduce-opN``."""
+    saved = tracer.scopes
+    tracer.scopes = [GRADIENTS_SCOPE, *sp.param_scopes.get(param, saved), MIRROR_SCOPE]
+    try:
+        return all_reduce(sp, grad, layout.replica_group(sp.rank))
+    finally:
+        tracer.scopes = saved

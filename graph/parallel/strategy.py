@@ -1,0 +1,53 @@
+"""Sharding strategies as ``Primitive.shard`` takes them, checked as MindSpore checks them, and the
+device matrix a strategy makes.
+
+A strategy has one tuple per op input: how many equal shards each dimension of that input is cut into
+(``((dp, 1), (1, mp))`` for a MatMul of ``x`` and ``w``). The device matrix is the op's distinct split
+counts; when their product is less than the job's device count, the rest becomes a leading *repeat*
+axis (ranks along it compute the same slice: MindSpore's repeated calculation).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ascendemu.errors import InvalidParamError
+
+__all__ = ["Strategy", "StrategyError", "ShardTypeError", "check_strategy", "with_repeat"]
+
+Strategy = tuple[tuple[int, ...], ...]
+
+
+class ShardTypeError(InvalidParamError, TypeError):
+    """``Primitive.shard`` given something that is not a tuple of int tuples (MindSpore: TypeError)."""
+
+
+class StrategyError(InvalidParamError, RuntimeError):
+    """A strategy an op cannot run with (MindSpore's parallel compiler: RuntimeError, 'Invalid strategy')."""
+
+
+def check_strategy(strategy: Any, what: str, op: str) -> Strategy:
+    """``strategy`` as ``Primitive.shard`` accepts it (MindSpore's ``_check_shard_strategy`` texts);
+    ``ms.Layout`` strategies are not supported yet."""
+    if not isinstance(strategy, tuple):
+        raise ShardTypeError(f"{what} must be tuple type, but got:{type(strategy)}")
+    for item in strategy:
+        if not isinstance(item, tuple):
+            raise ShardTypeError(f"The element of strategy must be tuple/Layout type, but got:{type(item)}")
+        for value in item:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ShardTypeError(f"The {what}: {strategy} of {op} is not valid, the value of strategy must be int "
+                                     f"type, but got:{type(value)}")
+            if value < 1 or value & (value - 1):
+                raise StrategyError(f"For {op}, Invalid strategy {strategy}: each split must be a power of 2 "
+                                    f"(as MindSpore requires), got {value}")
+    return strategy
+
+
+def with_repeat(dims: list[int], device_num: int, op: str, strategy: Any) -> tuple[int, ...]:
+    """The device matrix ``(repeat, *dims)``: the repeat axis makes the product the device count."""
+    used = math.prod(dims)
+    if used > device_num or device_num % used:
+        raise StrategyError(f"For {op}, Invalid strategy {strategy}: the product of its splits ({used}) must divide "
+                            f"the device number ({device_num}); use fewer or other splits")
+    return (device_num // used, *dims)
