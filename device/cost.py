@@ -14,7 +14,10 @@ the chip would run it, independently of how the host splits the kernel into bloc
   fixed number of bytes per core cycle); the bytes that miss L2 also share HBM's bandwidth. A GEMM
   reads operand A once per column of tiles and B once per row of tiles, unless a core keeps its strip
   of one of them in L1 across its consecutive tiles; those re-reads, and a kernel's declared second
-  pass (``reread``), hit L2 when the re-read data fits in it.
+  pass (``reread``), hit L2 when the re-read data fits in it. A convolution also reads again the
+  feature-map rows its bands of output rows share (:func:`fmap_rereads`: the band a quarter of L1
+  holds); a gather or scatter-add pays the DMA's fixed cost once per row it moves
+  (``KernelCost.transfers``, :data:`DMA_SETUP_BYTES`).
 * the pipes overlap (double buffering, "execution time of vector is hidden by execution time of
   cube"), so a kernel's body is the slowest of them; a task adds a fixed device-side cost, a block
   a fixed start cost.
@@ -50,6 +53,32 @@ CORE_BLOCK_BYTES = 32
 DTYPE_BYTES = {"float16": 2, "float32": 4, "int8": 1}
 # Bytes per element of an fp32 accumulator (L0C holds the cube's partial sums in fp32).
 ACC_BYTES = 4
+# The MTE's fixed cost of one DMA transfer, in bytes of the core's port time: a transfer of s bytes moves
+# at s / (s + 2 KiB) of the port's rate, 89% at 16 KiB, the size above which CANN's Ascend C best practices
+# ("Transferring a Large Data Block at a Time": bandwidth utilisation by transfer size, GM <-> UB) find the
+# bandwidth optimal; a 320-byte embedding row moves at 14%. Streaming kernels move blocks far larger than
+# this and do not declare transfers; gathers and scatter-adds move one row per transfer (docs/FIDELITY.md).
+DMA_SETUP_BYTES = 2048
+# CANN's convolution tiling holds the feature map's band of rows in L1 next to the weights, each double
+# buffered: a band gets a quarter of L1 (docs/FIDELITY.md, "Convolutions: the feature map's band in L1").
+FMAP_L1_SHARE = 4
+
+
+@dataclass(frozen=True)
+class Window:
+    """How a convolution's feature-map operand reaches L1: rows of ``row_elems`` elements (padded width
+    x channels padded to C0 = 16, NC1HWC0), ``kh`` rows (the dilated kernel height) under each output
+    row, ``stride`` rows between output rows. ``on_b``: the feature map is the GEMM's B operand
+    (Conv2DBackpropFilter's x), else its A (Conv2D's x, Conv2DBackpropInput's dout).
+    :func:`fmap_rereads` prices the rows a band of output rows shares with the next band."""
+
+    row_elems: int
+    kh: int
+    stride: int
+    on_b: bool = False
+
+    def to_json(self) -> list:
+        return [self.row_elems, self.kh, self.stride, int(self.on_b)]
 
 
 @dataclass(frozen=True)
@@ -70,17 +99,21 @@ class Gemm:
     b_bytes: int
     split_k: bool = False
     conv: bool = False
+    window: Window | None = None
 
     def to_json(self) -> list:
-        """[batch, m, n, k, a_bytes, b_bytes, split_k], with ``conv`` appended only when set, so a
-        MatMul's form is the one older traces hold."""
+        """[batch, m, n, k, a_bytes, b_bytes, split_k], with ``conv`` appended only when set (then the
+        feature map's window, when known), so a MatMul's form is the one older traces hold."""
         head = [self.batch, self.m, self.n, self.k, self.a_bytes, self.b_bytes, int(self.split_k)]
-        return head + [1] if self.conv else head
+        if not self.conv:
+            return head
+        return head + [1] + (self.window.to_json() if self.window is not None else [])
 
     @classmethod
     def from_json(cls, d: list) -> "Gemm":
         b, m, n, k, a, bb, s, *rest = (int(v) for v in d)
-        return cls(b, m, n, k, a, bb, bool(s), bool(rest[0]) if rest else False)
+        window = Window(rest[1], rest[2], rest[3], bool(rest[4])) if len(rest) >= 5 else None
+        return cls(b, m, n, k, a, bb, bool(s), bool(rest[0]) if rest else False, window)
 
 
 @dataclass(frozen=True)
@@ -89,7 +122,9 @@ class KernelCost:
 
     ``bytes``: HBM traffic of one pass over the kernel's inputs and outputs. ``reread``: bytes read a
     second time within the kernel (BatchNorm reads x once for the statistics and once to normalise);
-    they hit L2 when they fit in it. ``gemm``: the cube's product, for cube kernels."""
+    they hit L2 when they fit in it. ``gemm``: the cube's product, for cube kernels. ``transfers``:
+    separate DMA transfers to or from scattered addresses (a Gather's rows, a scatter-add's rows),
+    each paying the MTE's fixed cost per transfer (:data:`DMA_SETUP_BYTES`)."""
 
     cube_flops: int = 0
     vector_ops: int = 0
@@ -97,6 +132,7 @@ class KernelCost:
     dtype: str = "float16"
     gemm: Gemm | None = None
     reread: int = 0
+    transfers: int = 0
 
     def to_json(self) -> dict:
         d = {"cube_flops": self.cube_flops, "vector_ops": self.vector_ops, "bytes": self.bytes, "dtype": self.dtype}
@@ -104,26 +140,30 @@ class KernelCost:
             d["gemm"] = self.gemm.to_json()
         if self.reread:
             d["reread"] = self.reread
+        if self.transfers:
+            d["transfers"] = self.transfers
         return d
 
     def to_list(self) -> list:
         """The trace form (.aetrace ``Kernel.cost``): [cube_flops, vector_ops, bytes, dtype, gemm or
-        None, reread]; the last two were appended to the first four, which older traces hold alone."""
-        return [self.cube_flops, self.vector_ops, self.bytes, self.dtype,
+        None, reread, transfers]; each later field was appended to the ones before, which older traces
+        hold alone (``transfers`` only when non-zero)."""
+        head = [self.cube_flops, self.vector_ops, self.bytes, self.dtype,
                 self.gemm.to_json() if self.gemm is not None else None, self.reread]
+        return head + [self.transfers] if self.transfers else head
 
     @classmethod
     def from_list(cls, v: list) -> "KernelCost":
         gemm = v[4] if len(v) > 4 else None
         return cls(int(v[0]), int(v[1]), int(v[2]), str(v[3]), Gemm.from_json(gemm) if gemm is not None else None,
-                   int(v[5]) if len(v) > 5 else 0)
+                   int(v[5]) if len(v) > 5 else 0, int(v[6]) if len(v) > 6 else 0)
 
     @classmethod
     def from_json(cls, d: dict) -> "KernelCost":
         gemm = d.get("gemm")
         return cls(int(d.get("cube_flops", 0)), int(d.get("vector_ops", 0)), int(d.get("bytes", 0)),
                    str(d.get("dtype", "float16")), Gemm.from_json(gemm) if gemm is not None else None,
-                   int(d.get("reread", 0)))
+                   int(d.get("reread", 0)), int(d.get("transfers", 0)))
 
 
 def fractal_pad(n: int) -> int:
@@ -200,6 +240,23 @@ def operand_rereads(spec: DeviceSpec, g: Gemm, t: Tiling, itemsize: int) -> tupl
     return g.a_bytes * (a_loads - 1), g.b_bytes * (b_loads - 1)
 
 
+def fmap_rereads(spec: DeviceSpec, g: Gemm, itemsize: int) -> int:
+    """Bytes of a convolution's feature map read again because bands of output rows overlap: load3d
+    expands the im2col fractals from the rows held in L1, and a band of ``m`` output rows needs
+    ``(m - 1) x stride + kh`` input rows, of which ``kh - stride`` are the next band's too. ``m`` is
+    what a quarter of L1 holds (:data:`FMAP_L1_SHARE`), at least one row: on a 570-wide, 64-channel
+    map (73 KiB a row) three rows fit, so a 3x3 convolution reads its input three times; on a
+    56-wide one (7 KiB) 35 rows fit and it reads 6% again. The repeats hit L2 (neighbouring bands
+    run on neighbouring cores at the same time): port traffic, not HBM's."""
+    w = g.window
+    if w is None or w.kh <= w.stride:
+        return 0
+    rows = spec.l1_bytes // FMAP_L1_SHARE // max(w.row_elems * itemsize, 1)
+    m = max(1, (rows - w.kh) // w.stride + 1)
+    fmap = g.b_bytes if w.on_b else g.a_bytes
+    return fmap * (w.kh - w.stride) // (m * w.stride)
+
+
 @dataclass(frozen=True)
 class Breakdown:
     """A kernel body's time per pipe (seconds; the body is the largest) and what it ran on."""
@@ -241,16 +298,18 @@ def breakdown(spec: DeviceSpec, cost: KernelCost) -> Breakdown:
         return Breakdown(
             cube=cost.cube_flops * DTYPE_CUBE_SLOWDOWN.get(cost.dtype, 1.0) / (spec.peak_cube_flops * spec.cube_efficiency),
             vector=cost.vector_ops * slow / (cores * vector_rate),
-            port=(cost.bytes + cost.reread) / (cores * port_rate),
+            port=(cost.bytes + cost.reread + cost.transfers * DMA_SETUP_BYTES) / (cores * port_rate),
             hbm=(cost.bytes + reread_miss) / spec.hbm_bandwidth,
             cores=cores)
     g, t = cost.gemm, gemm_tiling(spec, cost.gemm)
     macs = t.tm * t.tn * t.tk * DTYPE_CUBE_SLOWDOWN.get(cost.dtype, 1.0)
     cube = t.waves * macs / spec.cube_macs_per_cycle * cycle / cube_efficiency(spec, g)
-    a_again, b_again = operand_rereads(spec, g, t, DTYPE_BYTES.get(cost.dtype, 2))
+    itemsize = DTYPE_BYTES.get(cost.dtype, 2)
+    a_again, b_again = operand_rereads(spec, g, t, itemsize)
     misses = (a_again if g.a_bytes > spec.l2_bytes else 0) + (b_again if g.b_bytes > spec.l2_bytes else 0)
     partials = 2 * ACC_BYTES * g.batch * g.m * g.n * (t.splits - 1) if t.splits > 1 else 0   # atomic adds
-    traffic = cost.bytes + cost.reread + a_again + b_again + partials
+    traffic = (cost.bytes + cost.reread + a_again + b_again + partials + fmap_rereads(spec, g, itemsize)
+               + cost.transfers * DMA_SETUP_BYTES)
     return Breakdown(
         cube=cube,
         vector=cost.vector_ops * slow / (t.cores * vector_rate),

@@ -117,7 +117,7 @@ class DynamicBinding:
         rt, c, buffers = self.rt, self.p.compiled, self.buffers
         for v in self.p.tasks[node].outputs:
             r = c.root(v)
-            if r not in buffers:
+            if r not in buffers and r not in self.p.constants:      # an update in place writes its parameter
                 buffers[r] = rt.malloc(max(c.values[r].nbytes, 1))
 
     def communicate(self, node: int, stream: int) -> hal_steps.Communicate:

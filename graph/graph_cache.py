@@ -157,6 +157,7 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
     producer: dict[int, int] = {}
     users: dict[int, int] = {}
     position: dict[int, int] = {}
+    in_place: list[tuple[int, int]] = []           # (kernel, parameter it writes in place)
     for i, k in enumerate(c.kernels):
         if k.node_id in position:
             fail(f"node {k.node_id} has two kernels")
@@ -170,6 +171,10 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
         if infer_outputs(k.signature) != tuple(c.values[v] for v in k.outputs):
             fail(f"kernel {k.full_name} writes values whose shapes are not what its signature infers")
         for v in k.outputs:
+            if v in c.aliases and c.updates.get(c.aliases[v]) == v:     # an update written in place
+                in_place.append((i, c.aliases[v]))
+                users[c.aliases[v]] = users.get(c.aliases[v], 0) | 1 << i
+                continue
             if v in defined or v in c.aliases:
                 fail(f"value {v} is defined twice (kernel {k.full_name})")
             defined.add(v)
@@ -209,6 +214,12 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
             p = producer.get(c.root(v))
             if p is not None and not before[i] >> p & 1:
                 fail(f"kernel {k.full_name} may start before kernel {c.kernels[p].full_name}, whose output it reads")
+
+    for i, param in in_place:
+        for j in range(len(c.kernels)):
+            if j != i and users.get(param, 0) >> j & 1 and not (before[i] >> j & 1 or before[j] >> i & 1):
+                fail(f"kernel {c.kernels[i].full_name} writes parameter value {param} in place while "
+                     f"kernel {c.kernels[j].full_name} may still read it")
 
     to_end = {c.root(v) for v in ends}
     if c.memory == "static":

@@ -155,6 +155,10 @@ class Graph:
     _next_value: int = 0
     _next_node: int = 0
     _hash: str | None = field(default=None, repr=False, compare=False)
+    # node id -> nodes that must finish before it though it reads none of their outputs (MindSpore's
+    # UpdateState/Depend): an update written in place waits for every other reader of the old contents.
+    # Set by compile passes after capture (graph.passes.write_updates_in_place); not part of the hash.
+    control: dict[int, tuple[int, ...]] = field(default_factory=dict, compare=False)
 
     # ------------------------------------------------------------------ building
     def new_value(self, desc: TensorDesc) -> int:
@@ -262,7 +266,8 @@ class Graph:
         return out
 
     def dependencies(self) -> dict[int, list[int]]:
-        """node id -> ids of the nodes producing its inputs (through aliases), in input order."""
+        """node id -> ids of the nodes producing its inputs (through aliases), in input order, then the
+        nodes it must wait for without reading them (``control``)."""
         producers = {v: n.id for n in self.nodes for v in n.outputs}
         deps = {}
         for n in self.nodes:
@@ -271,6 +276,7 @@ class Graph:
                 p = producers.get(self.root(v))
                 if p is not None and p not in seen:
                     seen.append(p)
+            seen += [p for p in self.control.get(n.id, ()) if p not in seen]
             deps[n.id] = seen
         return deps
 
@@ -288,6 +294,7 @@ class Graph:
         g = Graph(self.name, dict(self.values), [dataclasses.replace(n, attrs=dict(n.attrs)) for n in self.nodes],
                   list(self.inputs), dict(self.constants), list(self.outputs), dict(self.aliases),
                   dict(self.updates), self._next_value, self._next_node)
+        g.control = dict(self.control)
         return g
 
     def validate(self) -> None:

@@ -32,7 +32,8 @@ def lifetimes(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, int]]
     pos = {nid: i for i, nid in enumerate(node_order)}
     if len(pos) != len(graph.nodes) or any(n.id not in pos for n in graph.nodes):
         raise InvalidParamError("node_order must list every node of the graph exactly once")
-    span = {v: [pos[n.id], pos[n.id]] for n in graph.nodes for v in n.outputs}
+    # an output written into another value's memory (an update in place) is that value's, not a new one
+    span = {v: [pos[n.id], pos[n.id]] for n in graph.nodes for v in n.outputs if v not in graph.aliases}
     for n in graph.nodes:
         for v in n.inputs:
             r = graph.root(v)
@@ -45,17 +46,22 @@ def lifetimes(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, int]]
     return {v: (s, e) for v, (s, e) in span.items()}
 
 
-def release_after(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, ...]]:
+def release_after(graph: Graph, node_order: list[int],
+                  held_to_end: frozenset[int] = frozenset()) -> dict[int, tuple[int, ...]]:
     """node id -> values the executor may free once that node has run (reference count hits zero).
 
     Lists node outputs (including ones nothing reads, freed right after their producer) and graph
     inputs (their per-run device copies); never constants or anything a graph output aliases. In a
-    multi-stream plan a free must also wait until the consumer's stream has passed the node.
+    multi-stream plan a free must also wait until the consumer's stream has passed the node. Values of
+    ``held_to_end`` (roots) are freed after the last node instead of their last reader.
     """
     spans = lifetimes(graph, node_order)
     pos = {nid: i for i, nid in enumerate(node_order)}
     outputs = {graph.root(v) for v in graph.outputs}
     last: dict[int, int] = {v: e for v, (s, e) in spans.items() if v not in outputs}
+    for v in held_to_end:
+        if v in last:
+            last[v] = len(node_order) - 1
     for n in graph.nodes:
         for v in n.inputs:
             r = graph.root(v)

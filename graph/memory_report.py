@@ -75,7 +75,8 @@ class MemoryReport:
         return sum(self.bytes[k] for k in AT_PEAK)
 
 
-def _is_backward(names: tuple[str, ...]) -> bool:
+def is_backward(names: tuple[str, ...]) -> bool:
+    """Whether a node of these origins (full names) is autodiff's (the ``Gradients/...`` scope)."""
     return any(n.startswith(GRADIENTS_SCOPE + "/") for n in names)
 
 
@@ -86,7 +87,7 @@ def memory_report(graph: Graph, node_order: list[int]) -> MemoryReport:
     kind_of_node: dict[int, MemoryKind] = {}
     for nid in node_order:                       # producers come first in any execution order
         n = nodes[nid]
-        if _is_backward(n.origins or (n.full_name,)):
+        if is_backward(n.origins or (n.full_name,)):
             kind_of_node[nid] = MemoryKind.GRADIENTS
         elif any(kind_of_node.get(producer.get(graph.root(v)), None) in (MemoryKind.GRADIENTS, MemoryKind.UPDATE)
                  for v in n.inputs):

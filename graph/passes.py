@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 
 from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.ops.common import FLOAT
-from ascendemu.kernels.registry import communication, lowerings
+from ascendemu.kernels.ops import elementwise
+from ascendemu.kernels.registry import communication, get_op, lowerings
 from ascendemu.kernels.signature import ITEMSIZE, TensorDesc, jsonable
 
 from .ir import NO_TASK_OPS, Graph, OpNode
+from .memory_report import is_backward
 from .memory_plan import peak_memory  # noqa: F401  (part of this module's API: order + peak)
 from .schedule import RunCollective, RecordAfter, Run, ScheduleStep, Wait
 
@@ -430,6 +432,115 @@ def prune_constants(graph: Graph) -> None:
         graph.values.pop(alias, None)
 
 
+# ------------------------------------------------------------------------------ updates in place
+
+def _reads_at_own_index(node: OpNode) -> bool:
+    """Whether ``node``'s kernel is of the elementwise family (ops with a scalar lowering, optimizer
+    programs such as ApplyMomentum/Adam, FusedElemwise): its loop reads every input element at the
+    output's index before writing that element, so an output may share an input of its own shape."""
+    return get_op(node.op).plan is elementwise.plan
+
+
+# MindSpore chains an optimizer's updates by their side effects (UpdateState) after the gradients it is given:
+# none starts before the backward has made every gradient, so all gradients are alive together when the
+# updates begin (an MLP 784-1024-1024-10 with Momentum: weights, moments and every gradient at its peak).
+OPTIMIZER_AFTER_BACKWARD = True
+
+
+def optimizer_after_backward(graph: Graph) -> Graph:
+    """The optimizer's nodes (outside the backward, reading a gradient directly or through another such
+    node) each wait for the previous one in capture order, the first for every node of the backward
+    that no backward node reads (each gradient's last node); :data:`OPTIMIZER_AFTER_BACKWARD`."""
+    if not OPTIMIZER_AFTER_BACKWARD:
+        return graph
+    g = graph.copy()
+    producer = {v: n for n in g.nodes for v in n.outputs}
+    backward = {n.id for n in g.nodes if is_backward(n.origins or (n.full_name,))}
+    optimizer: list[OpNode] = []
+    downstream: set[int] = set()
+    for n in g.nodes:
+        if n.id in backward:
+            continue
+        if any(g.root(v) in producer and producer[g.root(v)].id in backward | downstream for v in n.inputs):
+            downstream.add(n.id)
+            optimizer.append(n)
+    if not optimizer:
+        return g
+    position = {n.id: i for i, n in enumerate(g.nodes)}
+    first = optimizer[0]
+    _wait(g, first.id, [b for b in gradient_ends(g) if position[b] < position[first.id]])
+    for before, after in zip(optimizer, optimizer[1:]):
+        _wait(g, after.id, [before.id])
+    return g
+
+
+def gradient_ends(graph: Graph) -> set[int]:
+    """Nodes of the backward that no backward node reads: each gradient's last node (a weight gradient's
+    MatMul, its mirror AllReduce), read only by the optimizer."""
+    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    backward = {n.id for n in graph.nodes if is_backward(n.origins or (n.full_name,))}
+    read = {producer[graph.root(v)] for n in graph.nodes if n.id in backward for v in n.inputs
+            if graph.root(v) in producer}
+    return backward - read
+
+
+def write_updates_in_place(graph: Graph, kept: set[int]) -> Graph:
+    """Each Parameter update written by its producing kernel straight into the Parameter's buffer, as
+    Ascend's ApplyMomentum/Adam kernels and MindSpore's Assign do: the updated value becomes an alias of
+    the parameter (no memory of its own, no copy after the run), and the producer waits (``control``)
+    for every other node reading the parameter's old contents.
+
+    An update stays a copy after the run when writing in place could change what someone reads: its
+    value is not a node output (an input, a constant, a view), it updates two parameters, the old
+    contents are a graph output (``kept``: roots the host reads after the run), a reader of the old
+    contents comes after the producer in capture order (it may depend on the new value), or the
+    producer reads the parameter other than element for element (a MatMul into its own operand).
+    """
+    g = graph.copy()
+    producers = {v: n for n in g.nodes for v in n.outputs}
+    position = {n.id: i for i, n in enumerate(g.nodes)}
+    readers: dict[int, list[OpNode]] = {}
+    for n in g.nodes:
+        for r in dict.fromkeys(g.root(v) for v in n.inputs):
+            readers.setdefault(r, []).append(n)
+    readers_of: dict[int, list[OpNode]] = {}         # value id as read (not through aliases) -> its readers
+    for n in g.nodes:
+        for v in dict.fromkeys(n.inputs):
+            readers_of.setdefault(v, []).append(n)
+    views_of: dict[int, list[int]] = {}              # root value -> its aliases
+    for alias, root in g.aliases.items():
+        views_of.setdefault(root, []).append(alias)
+    claimed: dict[int, int] = {}
+    for value in g.updates.values():
+        claimed[value] = claimed.get(value, 0) + 1
+    for param, value in g.updates.items():
+        node = producers.get(value)
+        if (node is None or value in g.aliases or claimed[value] > 1 or param in kept
+                or g.values[value] != g.values[param]):
+            continue
+        others = [r for r in readers.get(param, ()) if r.id != node.id]
+        if any(position[r.id] > position[node.id] for r in others):
+            continue
+        own = [v for v in node.inputs if g.root(v) == param]
+        if own and not (_reads_at_own_index(node) and all(g.values[v].shape == g.values[param].shape for v in own)):
+            continue
+        views = [value] + views_of.get(value, [])
+        for alias in views:
+            g.aliases[alias] = param
+        _wait(g, node.id, [r.id for r in others])
+        # readers of the new value: through the alias their data edge now resolves to the parameter
+        for n in {r.id: r for v in views for r in readers_of.get(v, ())}.values():
+            if n.id != node.id:
+                _wait(g, n.id, [node.id])
+    return g
+
+
+def _wait(g: Graph, nid: int, before: list[int]) -> None:
+    """Node ``nid`` starts only after the nodes ``before`` (``Graph.control``)."""
+    if before:
+        g.control[nid] = tuple(dict.fromkeys(g.control.get(nid, ()) + tuple(before)))
+
+
 # --------------------------------------------------------------------------------- execution order
 
 def order(graph: Graph, policy: str = DEFAULT_ORDER_POLICY) -> list[int]:
@@ -444,7 +555,8 @@ def order(graph: Graph, policy: str = DEFAULT_ORDER_POLICY) -> list[int]:
     among the nodes one node makes ready, those fewer steps away from a collective go first (a weight
     gradient before the data gradient that continues the backward), and a node that reads a
     collective's output waits until nothing else is ready (its stream would stall on the collective).
-    Graphs without collectives keep the plain order.
+    A weight gradient (:func:`gradient_ends`) goes before the data gradient the same way, as in
+    MindSpore's order. Graphs without either keep the plain order.
     """
     if policy not in ORDER_POLICIES:
         raise InvalidParamError(f"execution order {policy!r} is not supported; use one of {ORDER_POLICIES}")
@@ -456,7 +568,9 @@ def order(graph: Graph, policy: str = DEFAULT_ORDER_POLICY) -> list[int]:
             succs[p].append(n.id)
     pending = {nid: len(d) for nid, d in deps.items()}
     ready = [n.id for n in graph.nodes if pending[n.id] == 0]
-    to_comm = _steps_to(comm_nodes, deps)
+    # weight gradients go first too: MindSpore's order computes a layer's weight gradient with its data
+    # gradient, so it is held from there to the optimizer (its DryRun peaks with it)
+    to_comm = _steps_to(comm_nodes | gradient_ends(graph), deps)
     deferred: deque[int] = deque()
     result = []
     work: deque[int] = deque(ready if policy == "bfs" else reversed(ready))
@@ -504,12 +618,15 @@ def defer_to_first_use(graph: Graph, node_order: list[int]) -> list[int]:
     last_reader = {r: max(ids, key=pos.__getitem__) for r, ids in readers.items()}
     kept = {graph.root(v) for v in graph.outputs} | {graph.root(v) for v in graph.updates.values()}
     produced = {v for n in graph.nodes for v in n.outputs}
-    feeds_comm = set(_steps_to({n.id for n in graph.nodes if communication(n.op) is not None}, deps))
+    # never deferred: what feeds a collective, and a gradient's last node (it runs where the backward
+    # reaches it, as in MindSpore's order, not just before the optimizer)
+    stays = set(_steps_to({n.id for n in graph.nodes if communication(n.op) is not None}, deps))
+    stays |= gradient_ends(graph)
     size = lambda v: graph.values[v].nbytes  # noqa: E731
     held: set[int] = set()
 
     def waits(n: OpNode) -> bool:
-        if n.id in held or n.id in feeds_comm or not succs[n.id] or kept.intersection(n.outputs):
+        if n.id in held or n.id in stays or not succs[n.id] or kept.intersection(n.outputs):
             return False
         # an input n reads last is stretched, unless another reader of it waits too (and stretches it anyway)
         stretched = sum(size(r) for r in {graph.root(v) for v in n.inputs}

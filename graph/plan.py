@@ -26,16 +26,18 @@ from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .memory_report import MemoryReport, memory_report
 from .passes import (DEFAULT_ORDER_POLICY, ORDER_POLICIES, assign_streams, defer_to_first_use,
-                     eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues, fuse_norm_programs, order,
-                     remove_no_task)
+                     eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues, fuse_norm_programs,
+                     optimizer_after_backward, order, remove_no_task, write_updates_in_place)
+from .parallel.sharding import MIRROR_SCOPE
 from .schedule import GraphKernel, ScheduleStep, step_from_json
 
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 8     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
+FORMAT_VERSION = 9     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
 # 6: memory_report; 7: collective-aware execution order (a cached order would lose the overlap);
-# 8: nodes deferred to their first use (a cached order would keep the larger plan)
+# 8: nodes deferred to their first use (a cached order would keep the larger plan); 9: updates written
+# in place (an updated value may alias its parameter)
 
 
 @dataclass
@@ -52,6 +54,8 @@ class CompiledGraph:
       once per graph, parameters shared by every graph that reads them (the executor's state buffers).
       ``updates``: parameter constant -> value id written into the parameter's buffer once the graph
       has run (optimizer updates, Assign, moving statistics); those values live to the graph's end.
+      Most are written in place: the value is an alias of its parameter (``passes.write_updates_in_place``),
+      so it has no memory of its own and there is nothing to copy.
       ``aliases``: alias value -> root value. An alias (output of a removed Reshape/ExpandDims/Squeeze/
       Flatten, or a broadcast view of a bias in a fused kernel) has its own desc but lives at its
       root's address; the root may be a node output, a graph input or a constant. Resolve every value
@@ -191,12 +195,14 @@ def optimize(graph: Graph, jit_level: str) -> Graph:
     if jit_level not in JIT_LEVELS:
         raise InvalidParamError(f"jit_level must be one of {JIT_LEVELS}, got {jit_level!r}")
     g = graph.copy()
+    user_outputs = len(g.outputs)
     # updated values are read after the graph has run: for every pass they are outputs
     g.outputs = g.outputs + [v for v in g.updates.values() if v not in g.outputs]
     g = remove_no_task(eliminate_common_subexpressions(g))
     if jit_level in ("O1", "O2"):
         g = fuse_norm_programs(fuse_epilogues(fuse_elementwise(g)))
-    return g
+    g = optimizer_after_backward(g)
+    return write_updates_in_place(g, {g.root(v) for v in g.outputs[:user_outputs]})
 
 
 def compile_graph(graph: Graph, jit_level: str, exec_order: str = DEFAULT_ORDER_POLICY,
@@ -232,9 +238,24 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = DEFAULT_ORDER_
         compiled.workspace_size, compiled.lower_bound = plan.size, plan.lower_bound
         compiled.concurrent_bound = plan.concurrent_bound
     else:
-        compiled.release_after = release_after(g, node_order)
+        compiled.release_after = release_after(g, node_order, mirror_inputs(g))
         compiled.lower_bound = peak_memory(g, node_order, ALIGN)
     return compiled
+
+
+# MindSpore's kernel-by-kernel runtime (O0/O1) frees a gradient its mirror AllReduce read on the
+# communication stream only when the step's streams synchronise at its end: its DryRun holds every raw
+# gradient beside its AllReduce's output (mp_dryrun.py MP=1: 128 MiB of each at the peak). Other
+# cross-stream values (a forward AllGather's input) are freed after their last reader, as there.
+MIRROR_INPUTS_HELD_TO_END = True
+
+
+def mirror_inputs(g: Graph) -> frozenset[int]:
+    """Root values the gradient mirror AllReduces (``parallel.sharding.MIRROR_SCOPE``) read, when
+    :data:`MIRROR_INPUTS_HELD_TO_END`."""
+    if not MIRROR_INPUTS_HELD_TO_END:
+        return frozenset()
+    return frozenset(g.root(v) for n in g.nodes if f"/{MIRROR_SCOPE}/" in n.full_name for v in n.inputs)
 
 
 def describe(compiled: CompiledGraph) -> dict[str, Any]:

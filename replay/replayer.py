@@ -562,17 +562,19 @@ def _launch_facts(rec: fmt.Kernel) -> KernelFunction:
             raise InvalidFileError(f"argument {i} is {short_repr(a)}, not [nbytes, role ({roles}), zero_init]")
         args.append(ArgSpec(_count(a[0], f"argument {i}'s size"), a[1], a[2]))
     cost = rec.cost
-    if not (4 <= len(cost) <= 6 and type(cost[3]) is str):
-        raise InvalidFileError(f"cost {short_repr(cost)} is not [cube_flops, vector_ops, bytes, dtype, gemm, reread]")
+    if not (4 <= len(cost) <= 7 and type(cost[3]) is str):
+        raise InvalidFileError(f"cost {short_repr(cost)} is not [cube_flops, vector_ops, bytes, dtype, gemm, reread, "
+                               f"(transfers)]")
     work = [_count(v, name) for v, name in zip(cost[:3], ("cube_flops", "vector_ops", "bytes"))]
     gemm = cost[4] if len(cost) > 4 else None
     if gemm is not None:
-        if type(gemm) is not list or len(gemm) not in (7, 8):
+        if type(gemm) is not list or len(gemm) not in (7, 8, 12):
             raise InvalidFileError(f"gemm {short_repr(gemm)} is not [batch, m, n, k, a_bytes, b_bytes, split_k, "
-                                   f"(conv)]")
-        gemm = Gemm.from_json([_count(v, f"gemm[{i}]", 1 if i == 0 else 0) for i, v in enumerate(gemm)])
+                                   f"(conv, (row_elems, kh, stride, on_b))]")
+        gemm = Gemm.from_json([_count(v, f"gemm[{i}]", 1 if i in (0, 9, 10) else 0) for i, v in enumerate(gemm)])
     reread = _count(cost[5], "reread") if len(cost) > 5 else 0
-    return KernelFunction(rec.name, 0, block_dim, tuple(args), KernelCost(*work, cost[3], gemm, reread))
+    transfers = _count(cost[6], "transfers") if len(cost) > 6 else 0
+    return KernelFunction(rec.name, 0, block_dim, tuple(args), KernelCost(*work, cost[3], gemm, reread, transfers))
 
 
 def _collective(wire: Any) -> Collective:

@@ -35,7 +35,8 @@ from ascendemu.cli.pytest_plugin import emulated_device, fresh_runtime
 # has nothing left (the suite's tail). pyproject's ``--dist worksteal`` lets the worker that ran out take
 # half of the other's remaining tests, and gives each worker a contiguous run of tests, so the two seldom
 # wait on each other's build lock for the same kernel. Everything else keeps its collection order.
-SLOW_FIRST = ("test_data_parallel.py", "test_cache_faults.py", "test_first_contact.py", "test_detection_ops.py")
+SLOW_FIRST = ("test_data_parallel.py", "test_llama_parallel.py", "test_semi_auto_parallel.py", "test_cache_faults.py",
+              "test_first_contact.py", "test_detection_ops.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

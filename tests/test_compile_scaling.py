@@ -99,7 +99,7 @@ def test_static_plan_equals_the_pairwise_reference(graphs, name, streams):
     stream_of = passes.assign_streams(g, node_order, streams).stream_of if streams else None
     plan = static_plan(g, node_order, stream_of)
     offsets, size = reference_plan(g, node_order, stream_of)
-    assert len(offsets) >= 50
+    assert len(offsets) >= 25          # optimizer updates write their Parameters in place: not planned
     assert plan.offsets == offsets and plan.size == size
     assert plan.lower_bound == peak_memory(g, node_order, ALIGN) <= size
 
@@ -129,7 +129,7 @@ def test_stream_reach_is_the_happens_before_bitset(graphs, streams):
         for b, vb in enumerate(values):
             assert bool((last_user[a] <= reached[b]).all()) == (users[va] & ~anc[producer[vb]] == 0)
             pairs += 1
-    assert pairs > 1000
+    assert pairs > 500
 
 
 def test_a_longer_sequence_needs_no_more_device_events():
@@ -140,7 +140,7 @@ def test_a_longer_sequence_needs_no_more_device_events():
     from ascendemu.graph.schedule import event_slots
 
     counts = []
-    for steps in (STEPS, 2 * STEPS):
+    for steps in (2 * STEPS, 4 * STEPS):
         step, inputs = build("lstm", steps)
         g = optimize(ms.capture(step, *map(Tensor, inputs))[0], "O2")
         node_order = passes.defer_to_first_use(g, passes.order(g))

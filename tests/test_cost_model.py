@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ascendemu.device.cost import (Gemm, KernelCost, breakdown, cube_tile, fractal_pad, gemm_tiling, kernel_time,
-                                   operand_rereads)
+from ascendemu.device.cost import (DMA_SETUP_BYTES, Gemm, KernelCost, Window, breakdown, cube_tile, fmap_rereads,
+                                   fractal_pad, gemm_tiling, kernel_time, operand_rereads)
 from ascendemu.device.spec import get_spec
 
 SPEC = get_spec()
@@ -58,10 +58,72 @@ def test_convolutions_run_at_their_own_cube_efficiency():
 def test_conv_kernels_declare_a_conv_gemm():
     from ascendemu.kernels.ops.conv import implicit_gemm
     from ascendemu.kernels.signature import TensorDesc
-    g = dict(group=1, n=2, c=8, h=8, w=8, oc=16, oh=8, ow=8, kh=3, kw=3)
+    g = dict(group=1, n=2, c=8, h=8, w=8, oc=16, oh=8, ow=8, kh=3, kw=3, dh=1, dw=1, sh=1, sw=1, pl=1, pr=1)
     inputs = (TensorDesc((2, 8, 8, 8), "float16"), TensorDesc((16, 8, 3, 3), "float16"))
     for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
         assert implicit_gemm(op, g, inputs).conv
+    # the feature map's rows as load3d reads them: x padded to 10 wide x C0 16 (8 channels); the filter's x
+    # is its B operand; the backprop-input's dout 8 + 2 x 2 wide x 16 (its 16 channels), stride 1
+    assert implicit_gemm("Conv2D", g, inputs).window == Window(10 * 16, 3, 1)
+    assert implicit_gemm("Conv2DBackpropFilter", g, inputs).window == Window(10 * 16, 3, 1, on_b=True)
+    assert implicit_gemm("Conv2DBackpropInput", g, inputs).window == Window(12 * 16, 3, 1)
+    conv = implicit_gemm("Conv2D", g, inputs)
+    assert Gemm.from_json(conv.to_json()) == conv
+
+
+def test_feature_map_bands_overlap_by_the_kernel_height():
+    # a U-Net-sized map: 570 wide x 64 channels fp16 = 72,960 B a row; a quarter of L1 (256 KiB) holds 3
+    # rows, so each band is one output row and a 3x3 convolution reads every input row 3 times: 2 extra
+    a = 16 * 64 * 570 * 570 * 2
+    big = Gemm(1, 16 * 568 * 568, 64, 576, a, 64 * 576 * 2, conv=True, window=Window(570 * 64, 3, 1))
+    assert fmap_rereads(SPEC, big, 2) == 2 * a
+    # a ResNet-sized one: 58 x 64 x 2 = 7,424 B a row: 35 rows fit, bands of 33 output rows share 2 rows
+    small = Gemm(1, 256 * 56 * 56, 64, 576, 256 * 64 * 58 * 58 * 2, 1, conv=True, window=Window(58 * 64, 3, 1))
+    assert fmap_rereads(SPEC, small, 2) == small.a_bytes * 2 // 33
+    # stride 2 (rows 14,848 B: 17 fit, bands of 8 output rows = 17 input rows for 16 new ones): 1/16 again
+    s2 = Gemm(1, 256 * 28 * 28, 128, 1152, 256 * 128 * 58 * 58 * 2, 1, conv=True, window=Window(58 * 128, 3, 2))
+    assert fmap_rereads(SPEC, s2, 2) == s2.a_bytes // 16
+    # 1x1 kernels and MatMuls read nothing twice; the filter's feature map is its B operand
+    assert fmap_rereads(SPEC, Gemm(1, 8, 8, 16, 1, 1, conv=True, window=Window(64, 1, 1)), 2) == 0
+    assert fmap_rereads(SPEC, Gemm(1, 8, 8, 16, 1, 1), 2) == 0
+    on_b = Gemm(1, 64, 576, 16 * 568 * 568, 7, a, split_k=True, conv=True, window=Window(570 * 64, 3, 1, on_b=True))
+    assert fmap_rereads(SPEC, on_b, 2) == 2 * a
+    # the extra rows cross the port: the port term grows by them over the cores' units
+    t = gemm_tiling(SPEC, big)
+    cost = KernelCost(bytes=a, gemm=big)
+    plain = KernelCost(bytes=a, gemm=Gemm(*big.to_json()[:6], conv=True))
+    port_rate = SPEC.core_port_bytes_per_cycle / NS
+    grown = breakdown(SPEC, cost).port - breakdown(SPEC, plain).port
+    assert grown == pytest.approx(t.waves * 2 * a / t.units / port_rate)
+    assert breakdown(SPEC, cost).hbm == breakdown(SPEC, plain).hbm          # neighbouring bands: L2 hits
+
+
+def test_scattered_transfers_pay_the_dma_setup():
+    # 624,000 rows of 80 fp32 (320 B) gathered: each row a transfer; 32 cores share them
+    port_rate = SPEC.core_port_bytes_per_cycle / NS
+    rows, row = 624_000, 320
+    cost = KernelCost(bytes=2 * rows * row, dtype="float32", transfers=rows)
+    assert DMA_SETUP_BYTES == 2048
+    assert breakdown(SPEC, cost).port == pytest.approx((2 * rows * row + rows * 2048) / (32 * port_rate))
+    assert breakdown(SPEC, cost).hbm == pytest.approx(2 * rows * row / SPEC.hbm_bandwidth)
+    assert KernelCost.from_list(cost.to_list()) == cost and KernelCost.from_json(cost.to_json()) == cost
+    assert len(KernelCost(bytes=1).to_list()) == 6                      # older traces' form when there are none
+
+
+def test_gather_and_scatter_add_declare_one_transfer_per_row():
+    from ascendemu.kernels.ops.misc import plan_gather, plan_segment_sum
+    from ascendemu.kernels.signature import OpSignature, TensorDesc
+    table, ids = TensorDesc((1000, 80), "float32"), TensorDesc((16, 39), "int32")
+    out = TensorDesc((16, 39, 80), "float32")
+    plan = plan_gather(OpSignature("Gather", (table, ids), (("axis", 0),)), (out,))
+    assert plan.cost.transfers == 16 * 39
+    rows = TensorDesc((624, 80), "float32")
+    flat = TensorDesc((624,), "int32")
+    plan = plan_segment_sum(OpSignature("UnsortedSegmentSum", (rows, flat), (("num_segments", 1000),)),
+                            (TensorDesc((1000, 80), "float32"),))
+    # each row is added to its segment atomically (one transfer per row): the rows are read and written
+    assert plan.cost.transfers == 624
+    assert plan.cost.bytes == 2 * rows.nbytes + plan.block_dim * flat.nbytes + 1000 * 80 * 4
 
 
 def test_split_k_spreads_a_few_tiles_over_the_idle_cores():

@@ -42,7 +42,9 @@ def test_dry_run_prices_and_sizes_like_the_real_run(tmp_path, level):
     _, dry_time, dry_mem, dry_lines = _run(dry_dir, True, level)
     assert not list((dry_dir / "rank_0" / "kernel_meta").glob("*.o"))      # nothing was built
     out, real_time, real_mem, _ = _run(real_dir, False, level)
-    assert len(list((real_dir / "rank_0" / "kernel_meta").glob("*.o"))) >= 2
+    # built for real: the two Dense layers' MatMul + bias (+ ReLU) at least (one kernel at O2, where the
+    # fused epilogues are chosen at run time from kernels.ops.matmul.EPILOGUE_MENU)
+    assert len(list((real_dir / "rank_0" / "kernel_meta").glob("*.o"))) >= 1
     assert np.isfinite(out).all() and out.shape == (4, 8)
     assert dry_time == pytest.approx(real_time, rel=1e-12)                   # same simulated step time
     assert (dry_mem.peak_used, dry_mem.actual_peak) == (real_mem.peak_used, real_mem.actual_peak)

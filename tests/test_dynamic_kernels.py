@@ -64,10 +64,17 @@ def test_convolutions_of_one_geometry_share_one_kernel(cache):
         (y,) = run(k, s, [x, w])
         want = conv_ref(x.astype(np.float64), w.astype(np.float64), (1, 1), pad, (1, 1), attrs.get("group", 1))
         np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
-    # a stride-2 convolution is compiled for its stride: another entry
-    s2 = OpSignature.make("Conv2D", [((1, 3, 8, 8), "float32"), ((4, 3, 3, 3), "float32")], out_channel=4,
-                          kernel_size=(3, 3), stride=2, pad_mode="same")
-    assert cache.get(s2).name != kernels[0].name
+    # kernel size, stride and dilation are tiling data too: other geometries run on the same kernel
+    for (xs, ws), stride, dilation in ((((1, 3, 8, 8), (4, 3, 3, 3)), 2, 1), (((2, 4, 11, 9), (8, 4, 5, 3)), 1, 2),
+                                       (((1, 6, 9, 9), (4, 6, 1, 1)), 2, 1), (((1, 3, 16, 16), (4, 3, 7, 7)), 2, 1)):
+        s = OpSignature.make("Conv2D", [(xs, "float32"), (ws, "float32")], out_channel=ws[0], kernel_size=ws[2:],
+                             stride=stride, dilation=dilation, pad_mode="pad", pad=(1, 2, 0, 1))
+        k = cache.get(s)
+        assert k.name == kernels[0].name
+        x, w = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
+        (y,) = run(k, s, [x, w])
+        want = conv_ref(x.astype(np.float64), w.astype(np.float64), (stride,) * 2, (1, 2, 0, 1), (dilation,) * 2, 1)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
 
 
 def test_batch_norm_training_of_any_shape_is_one_kernel(cache):
@@ -198,10 +205,11 @@ def test_products_of_any_size_share_one_kernel_and_any_block_count_computes_them
     assert cache.get(plain).name != cache.get(transposed).name
 
 
-def test_batch_products_of_one_batch_rank_share_a_kernel_broadcast_or_not(cache):
+def test_batch_products_up_to_batch_rank_4_share_a_kernel_broadcast_or_not(cache):
     rng = np.random.default_rng(5)
     names = set()
-    for a_shape, b_shape in (((2, 1, 5, 7), (3, 7, 4)), ((1, 4, 3, 6), (2, 1, 6, 9)), ((3, 2, 8, 2), (3, 2, 2, 5))):
+    for a_shape, b_shape in (((2, 1, 5, 7), (3, 7, 4)), ((1, 4, 3, 6), (2, 1, 6, 9)), ((3, 2, 8, 2), (3, 2, 2, 5)),
+                             ((3, 5, 7), (3, 7, 2)), ((2, 1, 3, 3, 4), (3, 1, 4, 6))):      # ranks 3 to 5 too
         s = OpSignature.make("BatchMatMul", [(a_shape, "float16"), (b_shape, "float16")])
         k = cache.get(s)
         names.add(k.name)
@@ -511,3 +519,46 @@ def test_a_one_element_op_runs_on_the_dense_ops_kernel(cache):
             assert k.name == name
             (y,) = run(k, s, [np.ascontiguousarray(a), np.ascontiguousarray(b)])
             assert y.tobytes() == ref(a, b).astype(dtype).reshape(y.shape).tobytes()
+
+
+MENU_EPILOGUES = {  # epilogue input count -> epilogues one kernel selects at run time (matmul.EPILOGUE_MENU)
+    0: [None, (("ReLU", ("in", 0)),), (("Mul", ("in", 0), ("c", 0.125)),), (("Div", ("in", 0), ("c", 8.0)),),
+        (("Div", ("in", 0), ("c", 3.0)),)],
+    1: [(("Add", ("in", 0), ("in", 1)),), (("Add", ("in", 0), ("in", 1)), ("ReLU", ("t", 0))),
+        (("ReluGrad", ("in", 0), ("in", 1)),)],
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_menu_epilogues_share_one_kernel_per_input_count_bitwise_as_the_unfused_pair(cache, dtype):
+    """A float32 product with no epilogue, ReLU, a scale, bias, bias + ReLU or ReLU's gradient selects
+    its epilogue at run time: one kernel per epilogue input count. Every result (float16's compiled-in
+    epilogues too) is the bits of the product followed by FusedElemwise of the same program. An
+    epilogue off the menu is compiled in (its own kernel)."""
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((37, 19)).astype(dtype), rng.standard_normal((19, 70)).astype(dtype)
+    e = rng.standard_normal((70,)).astype(dtype)
+    descs = [(a.shape, dtype), (b.shape, dtype)]
+    plain = OpSignature.make("MatMul", descs)
+    (product,) = run(cache.get(plain), plain, [a, b])
+    names = {}
+    for count, programs in MENU_EPILOGUES.items():
+        for program in programs + ([(("Sub", ("in", 0), ("c", 1.0)),)] if count == 0 else []):
+            extras = [e][:count]
+            s = plain if program is None else OpSignature.make(
+                "MatMul", descs + [(x.shape, dtype) for x in extras], epilogue=program)
+            k = cache.get(s)
+            names.setdefault(count if program in programs else "off menu", set()).add(k.name)
+            (y,) = run(k, s, [a, b, *extras])
+            if program is None:
+                np.testing.assert_array_equal(y, product)
+                continue
+            fused = OpSignature.make("FusedElemwise", [(product.shape, dtype)] + [(x.shape, dtype) for x in extras],
+                                     program=program)
+            (want,) = run(cache.get(fused), fused, [product, *extras])
+            np.testing.assert_array_equal(y, want)
+    if dtype == "float32":
+        assert len(names[0]) == 1 and len(names[1]) == 1 and not names[0] & names["off menu"]
+        assert names[0] != names[1]
+    else:       # the blocked route has no menu: each epilogue (and constant) is compiled in
+        assert len(names[0]) == len(MENU_EPILOGUES[0]) and len(names[1]) == len(MENU_EPILOGUES[1])

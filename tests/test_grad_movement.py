@@ -146,7 +146,8 @@ def test_segment_sum_blocks_own_their_rows_and_sum_deterministically(dtype):
 
 def test_plans_price_the_bytes_they_move():
     """Slice reads only its window; Pad reads all of x and writes the padded output; Split reads x and
-    writes it as pieces; the segment sum reads x once and the ids once per block, and writes the output."""
+    writes it as pieces; the segment sum reads x once and the ids once per block, and writes the output
+    (zeroed) and then each row of x into it by an atomic add, one transfer per row (device/cost.py)."""
     x = TensorDesc((8, 10), "float32")
     sl = plan_kernel(OpSignature.make("Slice", [x], begin=(2, 0), size=(3, -1)))
     assert sl.cost.bytes == 2 * 3 * 10 * 4
@@ -156,7 +157,7 @@ def test_plans_price_the_bytes_they_move():
     assert split.cost.bytes == 2 * 8 * 10 * 4 and len(split.outputs) == 5
     ids = TensorDesc((8,), "int32")
     seg = plan_kernel(OpSignature.make("UnsortedSegmentSum", [x, ids], num_segments=5))
-    assert seg.cost.bytes == 8 * 10 * 4 + seg.block_dim * 8 * 4 + 5 * 10 * 4
+    assert seg.cost.bytes == 2 * 8 * 10 * 4 + seg.block_dim * 8 * 4 + 5 * 10 * 4 and seg.cost.transfers == 8
     assert seg.cost.vector_ops == 8 * 10 + 5 * 10
 
 

@@ -287,7 +287,7 @@ class End(Record):
 class Kernel(Record):
     """A kernel some launch used, recorded before its first launch: ``args`` are [nbytes, role,
     zero_init] per argument (inputs, outputs, workspaces), ``cost``
-    [cube_flops, vector_ops, bytes, dtype, gemm, reread] (:meth:`KernelCost.to_list`);
+    [cube_flops, vector_ops, bytes, dtype, gemm, reread, (transfers)] (:meth:`KernelCost.to_list`);
     ``identity`` says where it came from ({"signature", "outputs"} and, from the kernel cache,
     "kernel_meta" (the entry's name) and "json" (its .json)), None for a kernel nobody named."""
 

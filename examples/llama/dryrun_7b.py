@@ -2,8 +2,15 @@
 4096, 32 heads, seq 4096, vocab 32000, float16 weights and compute, flash attention) on one device:
 
     ascendemu run --dry-run examples/llama/dryrun_7b.py [--num_layers 4] [--seq_length 4096]
+    RANK_SIZE=8 RANK_ID=r ascendemu run --dry-run examples/llama/dryrun_7b.py --dp 8 --mp 1
+    ascendemu msrun --sim_level 1 --worker_num 8 examples/llama/dryrun_7b.py --dp 1 --mp 8
 
-The step is MindFormers' training cell: AdamWeightDecay under a dynamic loss scale. The run's DryRun lines
+On more than one rank the step runs under SEMI_AUTO_PARALLEL with MindFormers' parallel_config (dp x mp =
+RANK_SIZE, full_batch, the global batch batch_size * dp as MindFormers' yaml makes it).
+
+The step is MindFormers' training cell: AdamWeightDecay under a dynamic loss scale (``--train_cell
+loss_scale``), or TrainOneStepCell with the same optimizer and the loss scale as a static sens (``--train_cell
+plain``: the one real MindSpore's DryRun runs, at ``--jit_level O0``). The run's DryRun lines
 (used and actual peak memory) and its summary (simulated step time) come from ascendemu run; this script
 prints its own host time and peak RSS. At 32 layers one 910A (32 GiB) cannot hold the weights, gradients
 and optimizer states without sharding: the step then fails with the device's out-of-memory error, printed.
@@ -22,33 +29,58 @@ import numpy as np  # noqa: E402
 
 import mindspore as ms  # noqa: E402
 from mindspore import Tensor, nn  # noqa: E402
+from mindspore.communication import init  # noqa: E402
 
 from llama import LlamaForCausalLM  # noqa: E402
-from llama_config import llama2_7b  # noqa: E402
+from llama_config import TransformerOpParallelConfig, llama2_7b  # noqa: E402
+
+# MindFormers' initial loss scale (its yaml's runner_wrapper scale_sense: loss_scale_value 65536)
+LOSS_SCALE = 2.0 ** 16
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--num_layers", type=int, default=32)
     parser.add_argument("--seq_length", type=int, default=4096)
+    parser.add_argument("--hidden_size", type=int, default=4096)
+    parser.add_argument("--num_heads", type=int, default=32)
     parser.add_argument("--batch_size", type=int, default=1)
     parser.add_argument("--use_attn_mask_compression", action="store_true")
+    parser.add_argument("--dp", type=int, default=1, help="parallel_config.data_parallel")
+    parser.add_argument("--mp", type=int, default=1, help="parallel_config.model_parallel")
+    parser.add_argument("--vocab_emb_dp", type=int, default=1, help="MindFormers' vocab_emb_dp (1: yes)")
+    parser.add_argument("--jit_level", default="O2", help="O0 for real MindSpore's DryRun (level 1)")
     parser.add_argument("--no_flash_attention", action="store_true",
                         help="compose the attention (BatchMatMul, Softmax) instead of FlashAttentionScore")
+    parser.add_argument("--train_cell", choices=("loss_scale", "plain"), default="loss_scale",
+                        help="loss_scale: TrainOneStepWithLossScaleCell (MindFormers'); plain: TrainOneStepCell "
+                             "with the static loss scale folded into sens (real MindSpore's DryRun runs at jit O0, "
+                             "kernel by kernel, and refuses the loss-scale cell's tensor `if`)")
     args = parser.parse_args()
     start = time.perf_counter()
-    ms.set_context(mode=ms.GRAPH_MODE, jit_config={"jit_level": "O2"})
-    config = llama2_7b(num_layers=args.num_layers, seq_length=args.seq_length, batch_size=args.batch_size,
+    ms.set_context(mode=ms.GRAPH_MODE, jit_config={"jit_level": args.jit_level})
+    parallel = None
+    if args.dp * args.mp > 1:
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=args.dp * args.mp,
+                                     full_batch=True)
+        parallel = TransformerOpParallelConfig(args.dp, args.mp, vocab_emb_dp=bool(args.vocab_emb_dp))
+    batch = args.batch_size * args.dp
+    config = llama2_7b(num_layers=args.num_layers, seq_length=args.seq_length, batch_size=batch,
+                       hidden_size=args.hidden_size, num_heads=args.num_heads,
                        use_attn_mask_compression=args.use_attn_mask_compression,
-                       use_flash_attention=not args.no_flash_attention)
+                       use_flash_attention=not args.no_flash_attention, parallel_config=parallel)
     net = LlamaForCausalLM(config)
     params = sum(int(np.prod(p.shape)) for p in net.trainable_params())
     optimizer = nn.AdamWeightDecay(net.trainable_params(), learning_rate=1e-5, weight_decay=0.1)
-    step = nn.TrainOneStepWithLossScaleCell(net, optimizer,
-                                            scale_sense=nn.DynamicLossScaleUpdateCell(2.0 ** 16, 2, 1000))
-    input_ids = Tensor(np.ones((args.batch_size, args.seq_length + 1), np.int32))
+    if args.train_cell == "plain":
+        step = nn.TrainOneStepCell(net, optimizer, sens=LOSS_SCALE)
+    else:
+        step = nn.TrainOneStepWithLossScaleCell(net, optimizer,
+                                                scale_sense=nn.DynamicLossScaleUpdateCell(LOSS_SCALE, 2, 1000))
+    input_ids = Tensor(np.ones((batch, args.seq_length + 1), np.int32))
     print(f"Llama-2-7B shape: {args.num_layers} layers, {params / 1e9:.2f} B parameters, seq {args.seq_length}, "
-          f"batch {args.batch_size}")
+          f"global batch {batch}, dp {args.dp} x mp {args.mp}")
     try:
         step(input_ids)
         outcome = "step done"

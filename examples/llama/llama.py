@@ -1,5 +1,5 @@
 """LlamaModel and LlamaForCausalLM as MindFormers writes them (mindformers/models/llama/llama.py), for
-training without the parallel configuration: token embedding, a CellList of decoder layers, the final
+training, sharded by ``config.parallel_config`` (dp, mp) under SEMI_AUTO_PARALLEL: token embedding, a CellList of decoder layers, the final
 RMSNorm, the lm_head (untied, or the embedding's weight when ``tie_word_embeddings``), and the loss of
 pretraining: input_ids (B, seq_length + 1) -> tokens input_ids[:, :-1], labels input_ids[:, 1:], the
 cross entropy of the float32 logits averaged over the tokens that are not padding."""
@@ -56,6 +56,14 @@ class LlamaModel(nn.Cell):
         self.norm_out = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps,
                                      compute_type=config.layernorm_compute_type)
         self.cast = ops.Cast()
+        if config.parallel_config is not None:
+            self.shard(config.parallel_config)
+
+    def shard(self, parallel_config):
+        self.tok_embeddings.shard(parallel_config)
+        for layer in self.layers:
+            layer.shard(parallel_config)
+        self.norm_out.shard((parallel_config.data_parallel, 1, 1))
 
     def construct(self, tokens):
         mask = self.casual_mask(tokens)
@@ -84,6 +92,18 @@ class LlamaForCausalLM(nn.Cell):
         self.cast = ops.Cast()
         self.reshape = ops.Reshape()
         self.pad_token_id = config.pad_token_id
+        if config.parallel_config is not None:
+            self.shard(config.parallel_config)
+
+    def shard(self, parallel_config):
+        """The lm_head column parallel over the vocabulary (MindFormers: unless vocab_emb_dp or the vocabulary
+        does not divide by mp); the loss on the batch default (MindFormers' vocabulary-parallel
+        CrossEntropyLoss is not written here: the logits' columns are gathered for its softmax)."""
+        dp, mp = parallel_config.data_parallel, parallel_config.model_parallel
+        if parallel_config.vocab_emb_dp or self.config.vocab_size % mp:
+            self.lm_head.shard(((dp, 1), (1, 1)))
+        else:
+            self.lm_head.shard(((dp, 1), (mp, 1)))
 
     def construct(self, input_ids):
         bsz, seqlen = input_ids.shape

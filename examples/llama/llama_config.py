@@ -1,5 +1,5 @@
 """LlamaConfig: MindFormers' field names and defaults (mindformers/models/llama/llama_config.py), minus the
-parallel, MoE and inference fields this example does not use yet.
+MoE and inference fields this example does not use yet; ``parallel_config`` holds dp / mp.
 
 dtypes are given as MindFormers' yaml gives them (strings) and read as mindspore dtypes by ``dtype``.
 ``intermediate_size`` defaults as MindFormers (and Meta's Llama) derive it: 2/3 of 4 * hidden, times
@@ -25,6 +25,17 @@ def llama_intermediate_size(hidden_size: int, multiple_of: int, ffn_dim_multipli
     return multiple_of * ((hidden_dim + multiple_of - 1) // multiple_of)
 
 
+class TransformerOpParallelConfig:
+    """MindFormers' parallel_config (mindformers/modules/transformer/op_parallel_config.py) as far as this
+    example uses it: data_parallel (dp) x model_parallel (mp) ranks, the embedding's lookup data parallel
+    (``vocab_emb_dp``) or split by vocabulary rows over mp. The job's device count is dp * mp (pipeline
+    stages, context parallel and micro batches are not modelled yet)."""
+
+    def __init__(self, data_parallel: int = 1, model_parallel: int = 1, vocab_emb_dp: bool = True, **kwargs):
+        self.data_parallel, self.model_parallel, self.vocab_emb_dp = data_parallel, model_parallel, vocab_emb_dp
+        self.extra = dict(kwargs)
+
+
 class LlamaConfig:
     """Llama's hyper-parameters under MindFormers' names (see the module docstring)."""
 
@@ -36,7 +47,7 @@ class LlamaConfig:
                  softmax_compute_type: str = "float32", rotary_dtype: str = "float32",
                  param_init_type: str = "float16", use_flash_attention: bool = False,
                  use_attn_mask_compression: bool = False, tie_word_embeddings: bool = False,
-                 init_method_std: float = 0.01, **kwargs):
+                 init_method_std: float = 0.01, parallel_config=None, **kwargs):
         self.batch_size, self.seq_length, self.hidden_size = batch_size, seq_length, hidden_size
         self.num_layers, self.num_heads, self.n_kv_heads = num_layers, num_heads, n_kv_heads
         self.vocab_size, self.multiple_of, self.ffn_dim_multiplier = vocab_size, multiple_of, ffn_dim_multiplier
@@ -52,7 +63,8 @@ class LlamaConfig:
         self.param_init_type = dtype(param_init_type)
         self.use_flash_attention, self.use_attn_mask_compression = use_flash_attention, use_attn_mask_compression
         self.tie_word_embeddings, self.init_method_std = tie_word_embeddings, init_method_std
-        self.extra = dict(kwargs)      # MindFormers fields not modelled here (parallel_config, ...)
+        self.parallel_config = parallel_config     # a TransformerOpParallelConfig: the layers call .shard with it
+        self.extra = dict(kwargs)      # MindFormers fields not modelled here
 
 
 def llama2_7b(**overrides) -> LlamaConfig:

@@ -35,6 +35,12 @@ class Linear(nn.Cell):
             x = x + self.cast(self.bias, self.dtype)
         return self.reshape(x, out_shape)
 
+    def shard(self, strategy_matmul, strategy_bias=None):
+        """The product's strategy in the inputs' own orientation (x (M, in), weight (out, in)):
+        ``((dp, 1), (mp, 1))`` column parallel, ``((dp, mp), (1, mp))`` row parallel."""
+        self.matmul.shard(strategy_matmul)
+        return self
+
 
 class LlamaEmbedding(nn.Cell):
     """Token embedding: a gather of rows of ``embedding_weight`` (vocab, hidden)."""
@@ -49,6 +55,15 @@ class LlamaEmbedding(nn.Cell):
 
     def construct(self, input_ids):
         return self.gather(self.embedding_weight, input_ids, 0)
+
+    def shard(self, parallel_config):
+        """Data-parallel lookup (vocab_emb_dp), or the table's rows split over mp (vocabulary parallel)."""
+        dp, mp = parallel_config.data_parallel, parallel_config.model_parallel
+        vocab = self.embedding_weight.shape[0]
+        if parallel_config.vocab_emb_dp or vocab % mp:
+            self.gather.shard(((1, 1), (dp, 1)))
+        else:
+            self.gather.shard(((mp, 1), (dp, 1)))
 
 
 class LlamaRMSNorm(nn.Cell):
@@ -78,6 +93,14 @@ class LlamaRMSNorm(nn.Cell):
     def construct(self, x):
         return self._self_norm(x) if self.self_define else self._rms_norm(x)
 
+    def shard(self, strategy_in):
+        """The normalised input's strategy (the normalised dimension is never split), gamma whole."""
+        if self.self_define:
+            self.square.shard((strategy_in,))
+            self.mean.shard((strategy_in,))
+        else:
+            self.norm.shard((strategy_in, (1,)))
+
 
 class LlamaFeedForward(nn.Cell):
     """SwiGLU: w2(silu(w1 x) * w3 x), the hidden size from the config."""
@@ -91,14 +114,27 @@ class LlamaFeedForward(nn.Cell):
         self.w2 = Linear(intermediate_size, dim, **kw)
         self.w3 = Linear(dim, intermediate_size, **kw)
         self.sigmoid = ops.Sigmoid()
+        self.silu_mul = ops.Mul()
+        self.mul = ops.Mul()
         self.cast = ops.Cast()
 
     def construct(self, x):
         x = self.cast(x, self.dtype)
         gate = self.w1(x)
         hidden = self.w3(x)
-        hidden = hidden * (gate * self.sigmoid(gate))       # LlamaSiLU
+        hidden = self.mul(hidden, self.silu_mul(gate, self.sigmoid(gate)))       # LlamaSiLU
         return self.w2(hidden)
+
+    def shard(self, parallel_config):
+        """MindFormers' semi-auto strategies: w1 and w3 column parallel, w2 row parallel, the SwiGLU
+        product split as the columns (B, S, ffn / mp)."""
+        dp, mp = parallel_config.data_parallel, parallel_config.model_parallel
+        self.w1.shard(((dp, 1), (mp, 1)))
+        self.w3.shard(((dp, 1), (mp, 1)))
+        self.w2.shard(((dp, mp), (1, mp)))
+        self.sigmoid.shard(((dp, 1, mp),))
+        self.silu_mul.shard(((dp, 1, mp), (dp, 1, mp)))
+        self.mul.shard(((dp, 1, mp), (dp, 1, mp)))
 
 
 def get_swap_mask(head_dim: int) -> np.ndarray:
@@ -133,12 +169,22 @@ class RotaryEmbedding(nn.Cell):
         super().__init__()
         self.dtype = compute_dtype
         self.bmm_swap = ops.BatchMatMul()
+        self.mul, self.mul_inc, self.add = ops.Mul(), ops.Mul(), ops.Add()
         self.cast = ops.Cast()
 
     def construct(self, xq, xk, freqs_cis):
         original_type = xq.dtype
         xq, xk = self.cast(xq, self.dtype), self.cast(xk, self.dtype)
         freqs_cos, freqs_sin, swap_mask = freqs_cis
-        xq_out = xq * freqs_cos + self.bmm_swap(xq, swap_mask) * freqs_sin
-        xk_out = xk * freqs_cos + self.bmm_swap(xk, swap_mask) * freqs_sin
+        xq_out = self.add(self.mul(xq, freqs_cos), self.mul_inc(self.bmm_swap(xq, swap_mask), freqs_sin))
+        xk_out = self.add(self.mul(xk, freqs_cos), self.mul_inc(self.bmm_swap(xk, swap_mask), freqs_sin))
         return self.cast(xq_out, original_type), self.cast(xk_out, original_type)
+
+    def shard(self, parallel_config):
+        """(B, N, S, D) queries and keys split by batch and heads, the frequencies (S, D) whole."""
+        dp, mp = parallel_config.data_parallel, parallel_config.model_parallel
+        strategy_in = (dp, mp, 1, 1)
+        self.add.shard((strategy_in, strategy_in))
+        self.bmm_swap.shard((strategy_in, (1, 1)))
+        self.mul.shard((strategy_in, (1, 1)))
+        self.mul_inc.shard((strategy_in, (1, 1)))

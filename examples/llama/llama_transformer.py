@@ -1,6 +1,7 @@
 """Llama's attention and decoder layer as MindFormers writes them (mindformers/models/llama/
 llama_transformer.py: LLamaAttention, LLamaDecodeLayer; mindformers/modules/flash_attention.py:
-FlashAttention), without the parallel configuration and the inference (use_past) paths.
+FlashAttention), with the semi-auto parallel strategies of MindFormers' parallel_config (dp, mp: each
+cell's ``shard``) and without the inference (use_past) paths.
 
 Attention: wq/wk/wv/wo Linears; q and k reshaped to (B, N, S, D) with rotary embedding applied; grouped-
 query attention when n_kv_heads < num_heads (FlashAttentionScore reads each key/value head for
@@ -26,6 +27,7 @@ class FlashAttention(nn.Cell):
                  use_attention_mask: bool = True):
         super().__init__()
         self.use_attention_mask = use_attention_mask
+        self.compressed_mask = sparse_mode == 2      # MindFormers' (2048, 2048) triangle
         self.flash_attention = FlashAttentionScore(head_num=head_num, keep_prob=keep_prob, scale_value=scale_value,
                                                    pre_tokens=pre_tokens, next_tokens=next_tokens, inner_precise=0,
                                                    input_layout=input_layout, sparse_mode=sparse_mode)
@@ -35,6 +37,15 @@ class FlashAttention(nn.Cell):
             attn_mask = None
         _, _, _, output = self.flash_attention(query, key, value, None, None, None, attn_mask, None)
         return output
+
+    def shard(self, parallel_config):
+        """Query, key and value (B, N, S, D) split by batch (dp) and heads (mp); the mask, one (1, 1, S, S)
+        triangle for the whole batch, whole on every rank (MindSpore refuses a split of its size-1 batch
+        dimension, as MindFormers' compressed mask's (1, 1))."""
+        dp, mp = parallel_config.data_parallel, parallel_config.model_parallel
+        qkv = (dp, mp, 1, 1)
+        mask = (1, 1) if self.compressed_mask else (1, 1, 1, 1)
+        self.flash_attention.shard((qkv, qkv, qkv, mask))
 
 
 class LLamaAttention(nn.Cell):
@@ -60,6 +71,7 @@ class LLamaAttention(nn.Cell):
         self.wo = Linear(self.hidden_size, self.hidden_size, **kw)
         self.apply_rotary_emb = RotaryEmbedding(self.head_dim, rotary_dtype)
         self.transpose, self.reshape, self.cast = ops.Transpose(), ops.Reshape(), ops.Cast()
+        self.merger_head_transpose = ops.Transpose()
         self.batch_matmul, self.batch_matmul_q_k = ops.BatchMatMul(), ops.BatchMatMul(transpose_b=True)
         self.softmax = ops.Softmax()
         if use_flash_attention:
@@ -96,7 +108,24 @@ class LLamaAttention(nn.Cell):
 
     def _merge_heads(self, x):
         bs, n_head, seq_len, head_dim = x.shape
-        return self.reshape(self.transpose(x, (0, 2, 1, 3)), (bs, seq_len, n_head * head_dim))
+        return self.reshape(self.merger_head_transpose(x, (0, 2, 1, 3)), (bs, seq_len, n_head * head_dim))
+
+    def shard(self, parallel_config):
+        """MindFormers' semi-auto strategies: wq / wk / wv column parallel (heads split over mp), wo row
+        parallel (an AllReduce of its partial sums), the heads split through rotary embedding and attention."""
+        dp, mp = parallel_config.data_parallel, parallel_config.model_parallel
+        for linear in (self.wq, self.wk, self.wv):
+            linear.shard(((dp, 1), (mp, 1)))
+        self.wo.shard(((dp, mp), (1, mp)))
+        self.transpose.shard(((dp, 1, mp, 1),))
+        self.merger_head_transpose.shard(((dp, mp, 1, 1),))
+        self.apply_rotary_emb.shard(parallel_config)
+        if self.use_flash_attention:
+            self.flash_attention.shard(parallel_config)
+        else:
+            self.batch_matmul_q_k.shard(((dp, mp, 1, 1), (dp, mp, 1, 1)))
+            self.batch_matmul.shard(((dp, mp, 1, 1), (dp, mp, 1, 1)))
+            self.softmax.shard(((dp, mp, 1, 1),))
 
     def _attn(self, query, key, value, mask):
         """softmax(q k^T / sqrt(d) + mask * -10000) v (MindFormers' composed path; mask 1 = discard)."""
@@ -123,7 +152,19 @@ class LLamaDecodeLayer(nn.Cell):
                                         param_init_type, use_flash_attention, use_attn_mask_compression,
                                         init_method_std)
         self.feed_forward = LlamaFeedForward(dim, intermediate_size, compute_dtype, param_init_type, init_method_std)
+        self.add = ops.Add()
+        self.ffn_add = ops.Add()
 
     def construct(self, x, freqs_cis, mask=None):
-        h = x + self.attention(self.attention_norm(x), freqs_cis, mask)
-        return h + self.feed_forward(self.ffn_norm(h))
+        h = self.add(x, self.attention(self.attention_norm(x), freqs_cis, mask))
+        return self.ffn_add(h, self.feed_forward(self.ffn_norm(h)))
+
+    def shard(self, parallel_config):
+        """The residual stream (B, S, hidden) split by batch; attention and feed-forward as they shard."""
+        dp = parallel_config.data_parallel
+        self.attention_norm.shard((dp, 1, 1))
+        self.ffn_norm.shard((dp, 1, 1))
+        self.add.shard(((dp, 1, 1), (dp, 1, 1)))
+        self.ffn_add.shard(((dp, 1, 1), (dp, 1, 1)))
+        self.attention.shard(parallel_config)
+        self.feed_forward.shard(parallel_config)

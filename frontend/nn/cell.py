@@ -57,11 +57,6 @@ class Cell:
             return
         self._params.pop(name, None)
         self._cells.pop(name, None)
-        old = self.__dict__.get(name)
-        if isinstance(old, ParameterTuple):          # a replaced tuple's members leave with it
-            for p in old:
-                if self._params.get(p.name) is p:
-                    del self._params[p.name]
         if isinstance(value, Parameter):
             if value.name == Parameter.DEFAULT_NAME:
                 value.name = name
@@ -69,7 +64,8 @@ class Cell:
         elif isinstance(value, ParameterTuple):
             # a ParameterTuple's members belong to this cell too, keyed by their own names (as in
             # MindSpore, where TrainOneStepCell's weights come first in its checkpoint, and an adopting
-            # cell's prefix goes before an optimizer's "moments.<name>")
+            # cell's prefix goes before an optimizer's "moments.<name>"); as there, a replaced tuple's
+            # members stay (LARS keeps its "fake_param" after taking the wrapped optimizer's parameters)
             for p in value:
                 self._params.setdefault(p.name, p)
         elif isinstance(value, Cell):

@@ -127,11 +127,12 @@ def move(emit: Emitter, vid: int, src: Layout, dst: Layout) -> int:
     swapped = _all_to_all(emit, vid, src, dst, rank) if emit.alltoall else None
     if swapped is not None:
         return swapped[0]
-    for d in range(len(src.tensor_map)):
+    cuts = []                         # (dim, f): cut after every gather, so that the gathers' peers hold the
+    for d in range(len(src.tensor_map)):      # same blocks of the other dimensions as this rank
         if cur.shards(d) > 1 and not cur.same_dim(dst, d):
             finer = _refinement(cur, dst, d)
             if finer > 1:             # this rank's shard contains its new one: cut it, no communication
-                vid = _slice(emit, vid, d, finer, dst.index(rank, d) % finer)
+                cuts.append((d, finer))
                 placed.add(d)
                 continue
             group = _coarsening_group(cur, dst, d, rank)
@@ -141,6 +142,8 @@ def move(emit: Emitter, vid: int, src: Layout, dst: Layout) -> int:
                 continue
             vid = _all_gather(emit, vid, d, cur.dim_group(rank, d))
             cur = cur.with_dim(d, -1)
+    for d, finer in cuts:
+        vid = _slice(emit, vid, d, finer, dst.index(rank, d) % finer)
     for d in range(len(dst.tensor_map)):
         if d not in placed and dst.shards(d) > 1 and cur.shards(d) == 1:
             vid = _slice(emit, vid, d, dst.shards(d), dst.index(rank, d))

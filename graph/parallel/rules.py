@@ -17,10 +17,11 @@ from ascendemu.kernels.registry import REGISTRY
 
 from .layout import Layout
 from .redistribution import Emitter
-from .strategy import Strategy, StrategyError, with_repeat
+from .strategy import RepeatFirst, Strategy, StrategyError, with_repeat
 
 __all__ = ["PartialSum", "ShardPlan", "OpRule", "ElementwiseRule", "MatMulRule", "SoftmaxRule", "ReduceRule",
-           "ReshapeRule", "GatherRule", "BatchRule", "ParameterUpdateRule", "ReplicatedRule", "rule_for"]
+           "ReshapeRule", "FollowRule", "TransposeRule",
+           "FlashAttentionRule", "GatherRule", "BatchRule", "ParameterUpdateRule", "ReplicatedRule", "rule_for"]
 
 Shape = tuple[int, ...]
 
@@ -43,6 +44,31 @@ class ShardPlan:
     partial: dict[int, PartialSum] = field(default_factory=dict)     # output index -> its partial sums
 
 
+def _right_axis(axis: int, axes: int) -> int:
+    """Axis ``axis`` of a repeat-first device matrix of ``axes`` axes, in the repeat-last one."""
+    return -1 if axis < 0 else axes - 1 if axis == 0 else axis - 1
+
+
+def _repeat_right(lay: Layout) -> Layout:
+    dev = lay.dev_matrix
+    if not isinstance(dev, RepeatFirst) or dev[0] == 1:
+        return lay                    # passed through (already MindSpore's), or no repeat: the same placement
+    return Layout((*dev[1:], dev[0]), tuple(_right_axis(a, len(dev)) for a in lay.tensor_map))
+
+
+def repeat_on_the_right(plan: ShardPlan) -> ShardPlan:
+    """The plan with each repeat-first device matrix (``strategy.with_repeat``) as MindSpore's, the repeat
+    axis last, and the partial sums' axes renumbered with it."""
+    partial = {}
+    for i, part in plan.partial.items():
+        dev = plan.outputs[i].dev_matrix
+        if isinstance(dev, RepeatFirst) and dev[0] > 1:
+            part = PartialSum(tuple(_right_axis(a, len(dev)) for a in part.axes), part.reduce_op, part.mean)
+        partial[i] = part
+    return ShardPlan([_repeat_right(x) for x in plan.inputs], [_repeat_right(x) for x in plan.outputs],
+                     plan.attrs, partial)
+
+
 class OpRule:
     """How one kind of op is split. ``plan`` checks the strategy's shape and calls ``split``."""
 
@@ -61,7 +87,7 @@ class OpRule:
                 if any(size % k for size, k in zip(x, s)):
                     raise StrategyError(f"For {op}, Invalid strategy {strategy}: the splits must divide the input "
                                         f"shapes {shapes}")
-        return self.split(n, strategy, shapes, out_shapes, attrs, current, op)
+        return repeat_on_the_right(self.split(n, strategy, shapes, out_shapes, attrs, current, op))
 
     def default(self, n: int, shapes: list[Shape], attrs: dict[str, Any]) -> Strategy:
         """MindSpore's semi-auto strategy for an op without one: dimension 0 of each input of the
@@ -193,8 +219,11 @@ class ReduceRule(OpRule):
 
 
 class ReshapeRule(OpRule):
-    """Reshape and Flatten keep a split of dimension 0 when the new shape keeps dimension 0 (a batch
-    reshaped in place: each rank reshapes its own rows); any other reshape runs on the whole tensor."""
+    """Reshape and Flatten keep the splits the new shape can hold: the dimensions are matched in groups of
+    equal products (``(B, S, H) -> (B * S, H)``: ``(B, S)`` with ``B * S``; ``H -> (N, D)``), and a group's
+    split moves to the new shape when only its leading dimension (not counting size-1 ones) is split and
+    the new leading dimension divides by it (a batch merged with the sequence, a hidden size split into
+    heads: each rank reshapes its own block). Any other reshape runs on the whole tensor."""
 
     ops = ("Reshape", "Flatten")
     takes_strategy = False
@@ -205,12 +234,129 @@ class ReshapeRule(OpRule):
     def split(self, n, strategy, shapes, out_shapes, attrs, current, op):
         (x,), (o,) = shapes, out_shapes
         cur = current[0]
-        if cur is not None and x and o and x[0] == o[0] and all(cur.shards(d) == 1 for d in range(1, len(x))):
-            local = attrs
-            if "shape" in attrs:
-                local = {**attrs, "shape": (o[0] // cur.shards(0), *o[1:])}
-            return ShardPlan([cur], [Layout(cur.dev_matrix, (cur.tensor_map[0],) + (-1,) * (len(o) - 1))], local)
-        return ReplicatedRule().split(n, strategy, shapes, out_shapes, attrs, current, op)
+        out_map = _reshaped_map(cur, x, o) if cur is not None else None
+        if out_map is None:
+            return ReplicatedRule().split(n, strategy, shapes, out_shapes, attrs, current, op)
+        out = Layout(cur.dev_matrix, out_map)
+        local = attrs
+        if "shape" in attrs:
+            local = {**attrs, "shape": out.local_shape(tuple(o), op)}
+        return ShardPlan([cur], [out], local)
+
+
+def _groups(x: Shape, o: Shape) -> list[tuple[list[int], list[int]]] | None:
+    """The dimensions of ``x`` and ``o`` in consecutive groups of equal products, or None."""
+    groups, i, j = [], 0, 0
+    while i < len(x) or j < len(o):
+        gi, gj, pi, pj = [], [], 1, 1
+        while True:
+            if i < len(x) and (not gi or pi < pj):
+                pi *= x[i]
+                gi.append(i)
+                i += 1
+            elif j < len(o) and (not gj or pj < pi):
+                pj *= o[j]
+                gj.append(j)
+                j += 1
+            else:
+                break
+        if pi != pj:
+            return None
+        groups.append((gi, gj))
+    return groups
+
+
+def _reshaped_map(cur: Layout, x: Shape, o: Shape) -> tuple[int, ...] | None:
+    """The tensor map of ``o`` that keeps ``cur``'s splits of ``x`` (see ReshapeRule), or None."""
+    groups = _groups(tuple(x), tuple(o))
+    if groups is None:
+        return None
+    out = [-1] * len(o)
+    for gi, gj in groups:
+        split = [d for d in gi if cur.shards(d) > 1]
+        if not split:
+            continue
+        lead_in = next((d for d in gi if x[d] > 1), None)
+        lead_out = next((d for d in gj if o[d] > 1), None)
+        if split != [lead_in] or lead_out is None or o[lead_out] % cur.shards(lead_in):
+            return None
+        out[lead_out] = cur.tensor_map[lead_in]
+    return tuple(out)
+
+
+class FollowRule(OpRule):
+    """Ops that keep their input's layout whatever it is (Cast: MindSpore's parallel compiler gives a Cast
+    its producer's layout rather than the batch default); a Parameter's Cast waits for its first real
+    consumer (``ShardingPass``), as MindSpore slices a weight by the op that reads it through the Cast."""
+
+    ops = ("Cast",)
+    takes_strategy = False
+
+    def default(self, n, shapes, attrs):
+        return tuple((1,) * len(s) for s in shapes)
+
+    def split(self, n, strategy, shapes, out_shapes, attrs, current, op):
+        lay = current[0] or Layout.replicated(n, len(shapes[0]))
+        return ShardPlan([lay], [lay], dict(attrs))
+
+
+class TransposeRule(OpRule):
+    """Transpose: the input split as its strategy says (or as it already is, without one); the output's
+    dimensions carry the splits of the dimensions they come from."""
+
+    ops = ("Transpose",)
+
+    def plan(self, n, strategy, shapes, out_shapes, attrs, current, op):
+        if strategy is None and current[0] is not None:
+            return self._permuted(current[0], attrs)
+        return super().plan(n, strategy, shapes, out_shapes, attrs, current, op)
+
+    def split(self, n, strategy, shapes, out_shapes, attrs, current, op):
+        (s,) = strategy
+        dev = with_repeat(list(s), n, op, strategy)
+        return self._permuted(Layout(dev, tuple(range(1, 1 + len(s)))), attrs)
+
+    @staticmethod
+    def _permuted(lay: Layout, attrs: dict[str, Any]) -> ShardPlan:
+        perm = attrs["perm"]
+        return ShardPlan([lay], [Layout(lay.dev_matrix, tuple(lay.tensor_map[p] for p in perm))], dict(attrs))
+
+
+class FlashAttentionRule(OpRule):
+    """FlashAttentionScore (BNSD or BSND): query, key and value split by batch (dp) and heads (mp) as the
+    query's strategy says, the sequence and head size whole; the mask whole, or split by batch when it has
+    one; the outputs follow: the statistics (B, N, S, 8) and attention_out as the query. The local op runs
+    ``head_num / mp`` heads (with grouped-query attention the key/value heads divide by mp too). Its
+    backward, FlashAttentionScoreGrad, is derived from the local op, so it runs the same heads."""
+
+    ops = ("FlashAttentionScore",)
+
+    def plan(self, n, strategy, shapes, out_shapes, attrs, current, op):
+        layout = attrs.get("input_layout", "BNSD")
+        if layout not in ("BNSD", "BSND"):
+            return ReplicatedRule().split(n, strategy, shapes, out_shapes, attrs, current, op)
+        head = 1 if layout == "BNSD" else 2
+        q = shapes[0]
+        if strategy is None:
+            dp, mp = (n if q[0] % n == 0 else 1), 1
+        else:
+            dp, mp = strategy[0][0], strategy[0][head]
+            if any(k != 1 for d, k in enumerate(strategy[0]) if d not in (0, head)):
+                raise StrategyError(f"For {op}, Invalid strategy {strategy}: only the batch and head dimensions of "
+                                    f"the query can be split (sequence parallel is not supported here)")
+        for s in shapes[:3]:
+            if s[0] % dp or s[head] % mp:
+                raise StrategyError(f"For {op}, Invalid strategy {strategy}: the batch {s[0]} and heads {s[head]} of "
+                                    f"query, key and value must divide by dp={dp} and mp={mp}")
+        dev = with_repeat([dp, mp], n, op, strategy)
+        qkv = Layout(dev, tuple(1 if d == 0 else 2 if d == head else -1 for d in range(4)))
+        ins = [qkv] * 3
+        for mask in shapes[3:]:
+            split = len(mask) == 4 and mask[0] > 1
+            ins.append(Layout(dev, tuple(1 if split and d == 0 else -1 for d in range(len(mask)))))
+        stats = Layout(dev, (1, 2, -1, -1))
+        outs = [stats, stats, Layout(dev, ()), qkv]
+        return ShardPlan(ins, outs, {**attrs, "head_num": attrs["head_num"] // mp})
 
 
 class GatherRule(OpRule):
@@ -310,7 +456,7 @@ class ReplicatedRule(OpRule):
 
 _RULES: dict[str, OpRule] = {}
 for _rule in (SoftmaxRule(), MatMulRule(), ReduceRule(), ReshapeRule(), GatherRule(), BatchRule(),
-              ParameterUpdateRule()):
+              ParameterUpdateRule(), FollowRule(), TransposeRule(), FlashAttentionRule()):
     for _op in _rule.ops:
         _RULES[_op] = _rule
 _ELEMENTWISE = ElementwiseRule()

@@ -24,14 +24,15 @@ from typing import Any, Iterator, Protocol
 import numpy as np
 
 from ascendemu.errors import InternalError
+from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import TensorDesc
 
 from ..autodiff import GRADIENTS_SCOPE, differentiate
 from ..ir import infer_node_outputs
 from .layout import Layout
 from .redistribution import all_reduce, move
-from .rules import rule_for
-from .strategy import Strategy, with_repeat
+from .rules import ShardPlan, rule_for
+from .strategy import Strategy, StrategyError, with_repeat
 
 __all__ = ["ShardingHost", "ShardingPass", "strategy_scope", "differentiate_sharded", "DATA_PARALLEL_INPUTS"]
 
@@ -67,12 +68,28 @@ def strategy_scope(op: str, strategy: Strategy) -> Iterator[None]:
         stack.pop()
 
 
+def _inside_sharded_composite(op: str) -> bool:
+    """Whether ``op`` is applied inside a call of a sharded primitive that never applies an op of its own
+    name (a composite such as RmsNorm): its strategy, meant for the one fused op, is still pending."""
+    stack = getattr(_pending, "stack", None)
+    return bool(stack) and stack[-1][0] != op and stack[-1][1] is not None
+
+
 def _take_strategy(op: str) -> Strategy | None:
     stack = getattr(_pending, "stack", None)
     if stack and stack[-1][0] == op and stack[-1][1] is not None:
         strategy, stack[-1][1] = stack[-1][1], None
         return strategy
     return None
+
+
+def _following(current: list[Layout | None], descs: list[TensorDesc]) -> Strategy:
+    """The strategy that keeps each input split as it is (a Parameter, not yet placed, whole): the ops of
+    a sharded composite run on the shards their fused op would (MindSpore's RmsNorm is one kernel taking
+    the ``(dp, 1, 1)`` strategy; ours is Cast, Square, ReduceMean, Rsqrt, Mul, ...), rather than each
+    taking the batch default and gathering a batch that does not divide over every device."""
+    return tuple(tuple(1 if lay is None else lay.shards(d) for d in range(len(desc.shape)))
+                 for lay, desc in zip(current, descs))
 
 
 class ShardingPass:
@@ -85,6 +102,8 @@ class ShardingPass:
         self.layouts: dict[int, Layout] = {}
         self.globals: dict[int, Shape] = {}
         self.param_scopes: dict[int, list[str]] = {}     # Parameter value -> its first consumer's scope
+        self.param_casts: dict[int, int] = {}            # a Cast of an unplaced Parameter -> that Parameter
+        self.updates: set[int] = set()                   # Parameters' gradients and values computed from them
         self._local = 0
         self.tracer: Any = None
 
@@ -132,6 +151,8 @@ class ShardingPass:
         lay = self.layouts.get(vid)
         if lay is not None:
             return lay
+        if vid in self.param_casts:                 # placed with its Parameter by their first consumer
+            return None
         graph = self.tracer.graph
         const = graph.constants.get(vid)
         if const is not None and const.is_parameter and const.source is not None:
@@ -179,13 +200,25 @@ class ShardingPass:
         strategy = _take_strategy(op)
         current = [self.layout(v) for v in inputs]
         graph = tracer.graph
+        if op == "Cast" and current[0] is None:
+            return self._cast_parameter(tracer, inputs, attrs)
         for v in inputs:
             if v in graph.constants and graph.constants[v].is_parameter:
                 self.param_scopes.setdefault(v, list(tracer.scopes))
         descs = [TensorDesc(self.global_shape(v), graph.values[v].dtype) for v in inputs]
         whole = infer_node_outputs(op, descs, attrs)
         rule = rule_for(op)
-        plan = rule.plan(self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs, current, op)
+        if strategy is None and rule.takes_strategy and _inside_sharded_composite(op):
+            strategy = _following(current, descs)
+        plan = self._update_plan(op, inputs, current, whole, attrs) if strategy is None else None
+        if plan is None:
+            try:
+                plan = rule.plan(self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs, current,
+                                 op)
+            except StrategyError:
+                if not _inside_sharded_composite(op):
+                    raise
+                plan = rule.plan(self.n, None, [d.shape for d in descs], [d.shape for d in whole], attrs, current, op)
         local = [self._relayout(v, cur, want) for v, cur, want in zip(inputs, current, plan.inputs)]
         outs = list(rule.emit(self, op, local, plan, self.rank))
         for i, (lay, desc) in enumerate(zip(plan.outputs, whole)):
@@ -199,16 +232,49 @@ class ShardingPass:
                 raise InternalError(f"sharding {op}: its local output {i} has shape {self.shape(outs[i])}, the layout "
                                     f"{lay} of {desc.shape} says {expected}")
             self._place(outs[i], lay, desc.shape)
+        if any(v in self.updates for v in inputs):
+            self.updates.update(outs)
         return tuple(outs)
+
+    def _update_plan(self, op: str, inputs: list[int], current: list[Layout | None], whole: list[TensorDesc],
+                     attrs: dict[str, Any]) -> ShardPlan | None:
+        """An elementwise op on a Parameter's gradient (the loss scale's unscaling, clipping, the optimizer's
+        arithmetic) without a strategy keeps the gradient's layout, as MindSpore gives the ops between a
+        gradient (or a Parameter, an optimizer state) and its update the Parameter's layout; not the batch default, which would
+        gather and re-slice every gradient of a model-parallel weight."""
+        consts = self.tracer.graph.constants
+        grads = [i for i, v in enumerate(inputs) if current[i] is not None and
+                 (v in self.updates or v in consts and consts[v].is_parameter)]
+        if not grads or REGISTRY.get(op) is None or REGISTRY[op].elementwise is None:
+            return None
+        lay = current[grads[0]]
+        shape = self.global_shape(inputs[grads[0]])
+        if any(d.shape != shape for d in whole):
+            return None
+        ins = [lay if self.global_shape(v) == shape else Layout.replicated(self.n, len(self.global_shape(v)))
+               for v in inputs]
+        return ShardPlan(ins, [lay] * len(whole), dict(attrs))
+
+    def _cast_parameter(self, tracer: Any, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        """A Parameter's Cast before its first consumer (MindFormers' Linear casts its weight to the compute
+        dtype): recorded on the whole Parameter and left unplaced, so that the consumer's layout slices the
+        Parameter itself, and the Cast with it, rather than a whole weight on every rank."""
+        self.param_scopes.setdefault(inputs[0], list(tracer.scopes))
+        out = tracer.record_node("Cast", inputs, attrs)
+        self.param_casts[out[0]] = inputs[0]
+        return out
 
     def _relayout(self, vid: int, current: Layout | None, want: Layout) -> int:
         graph = self.tracer.graph
         if current is None:                 # a Parameter's first consumer: slice it in place
-            desc = graph.values[vid]
-            self.host.slice_state(graph.constants[vid].source, want, desc.shape)
-            graph.values[vid] = TensorDesc(want.local_shape(desc.shape, graph.constants[vid].name), desc.dtype)
+            param = self.param_casts.get(vid, vid)
+            desc = graph.values[param]
+            self.host.slice_state(graph.constants[param].source, want, desc.shape)
+            local = want.local_shape(desc.shape, graph.constants[param].name)
+            for v in (param, *(c for c, p in self.param_casts.items() if p == param)):
+                graph.values[v] = TensorDesc(local, graph.values[v].dtype)
+                self._place(v, want, desc.shape)
             graph._hash = None
-            self._place(vid, want, desc.shape)
             return vid
         if current.same(want):
             return vid
@@ -246,6 +312,7 @@ def differentiate_sharded(tracer: Any, outputs: list[int], wrt: list[int], sense
             if lay is not None:
                 if const is not None and const.is_parameter:
                     g = _mirror(sp, tracer, w, g, lay)
+                    sp.updates.add(g)
                 sp._place(g, lay, sp.global_shape(w))
             result.append(g)
     return result

@@ -3,8 +3,11 @@ device matrix a strategy makes.
 
 A strategy has one tuple per op input: how many equal shards each dimension of that input is cut into
 (``((dp, 1), (1, mp))`` for a MatMul of ``x`` and ``w``). The device matrix is the op's distinct split
-counts; when their product is less than the job's device count, the rest becomes a leading *repeat*
-axis (ranks along it compute the same slice: MindSpore's repeated calculation).
+counts; when their product is less than the job's device count, the rest becomes a *repeat* axis (ranks
+along it compute the same slice: MindSpore's repeated calculation), the last (right-most) axis as MindSpore
+places it (``repeated_num_in_dev_matrix_right_``): consecutive ranks repeat, so a ``(dp, 1)`` strategy on 8
+devices gives rows by ``rank // (8 / dp)``, the same blocks as the ``(dp, mp)`` ops around it. The rules
+number the axes with the repeat first (``with_repeat``); ``rules.repeat_on_the_right`` moves it.
 """
 from __future__ import annotations
 
@@ -44,10 +47,15 @@ def check_strategy(strategy: Any, what: str, op: str) -> Strategy:
     return strategy
 
 
+class RepeatFirst(tuple):
+    """A device matrix ``(repeat, *dims)`` as the rules build it (axis 0 the repeat, the strategy's axes from
+    1), still to be turned into MindSpore's ``(*dims, repeat)`` (``rules.repeat_on_the_right``)."""
+
+
 def with_repeat(dims: list[int], device_num: int, op: str, strategy: Any) -> tuple[int, ...]:
     """The device matrix ``(repeat, *dims)``: the repeat axis makes the product the device count."""
     used = math.prod(dims)
     if used > device_num or device_num % used:
         raise StrategyError(f"For {op}, Invalid strategy {strategy}: the product of its splits ({used}) must divide "
                             f"the device number ({device_num}); use fewer or other splits")
-    return (device_num // used, *dims)
+    return RepeatFirst((device_num // used, *dims))

@@ -25,7 +25,7 @@ Blocks split work units, so each block writes its own output planes (or filter s
 """
 from __future__ import annotations
 
-from ascendemu.device.cost import Gemm, KernelCost, fractal_pad
+from ascendemu.device.cost import Gemm, KernelCost, Window, fractal_pad
 from ascendemu.errors import check_int
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
@@ -33,10 +33,14 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 from . import src
 from .common import FLOAT, check_arity, check_format, check_rank, fail, hw_pair, int_tuple, same_dtype
 
-# What the kernels read at run time (dynamic-shape kernels): sizes, channels, groups, pads and the GEMM
-# route's bands. Kernel size, stride and dilation stay literals (they shape the inner loops), as do the
-# route and dtype: a network's convolutions share a handful of kernels.
-RUNTIME_TILING = ("n", "c", "h", "w", "oc", "oh", "ow", "group", "pt", "pb", "pl", "pr", "band", "bands")
+# What the kernels read at run time (dynamic-shape kernels): sizes, channels, groups, pads, kernel size,
+# stride, dilation and the GEMM route's bands. Only the route (GEMM, its 1x1 "direct" case, the direct
+# loops) and dtype are literals: a network's convolutions of one dtype share one kernel per route and
+# op (ResNet-18's 7x7/2, 3x3/1, 3x3/2 and 1x1/2 convolutions were four builds of ~0.7 CPU-s each). A
+# stride-1 inner loop still vectorises: each strided loop is emitted twice, behind a run-time
+# ``stride == 1`` test (:func:`strided_loop_lines`).
+RUNTIME_TILING = ("n", "c", "h", "w", "oc", "oh", "ow", "group", "pt", "pb", "pl", "pr", "band", "bands",
+                  "kh", "kw", "sh", "sw", "dh", "dw")
 MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller convolutions use fewer blocks
 GEMM_MIN_CHANNELS = 4             # float32 Conv2D with this many output channels per group runs as GEMMs
 IM2COL_FLOATS = 1 << 17           # im2col columns per band: 512 KiB, about an L2
@@ -145,6 +149,15 @@ def tap_range_lines(lo: str, hi: str, tap: str, out: int, size: int, stride: int
             f"{hi} = max({lo}, min({out}, max(0, ({size} - 1 - {shift}) // {stride} + 1)))"]
 
 
+def strided_loop_lines(lo: str, hi: str, stride, statement: str) -> list[str]:
+    """Kernel source for ``for q in range(lo, hi): statement``, where ``statement`` writes its strided
+    index as ``{qs}`` (``q * stride``). Emitted once for stride 1 (contiguous: the loop vectorises) and
+    once for any stride, chosen at run time; both compute the same values in the same order."""
+    loop = f"for q in range({lo}, {hi}):"
+    return ([f"if {stride} == 1:", "    " + loop, "        " + statement.format(qs="q"), "else:",
+             "    " + loop, "        " + statement.format(qs=f"q * {stride}")])
+
+
 def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """Every op of the family is priced as the forward Conv2D's cube work (the backprops multiply
     the same pairs); blocks split work units (see the module docstring)."""
@@ -182,12 +195,26 @@ def implicit_gemm(op: str, g: dict, inputs: tuple[TensorDesc, ...]) -> Gemm:
     group, taps = g["group"], g["kh"] * g["kw"]
     cg, ocg = g["c"] // group, g["oc"] // group
     a, b = inputs[0].nbytes, inputs[1].nbytes
+    window = fmap_window(op, g)
     if op == "Conv2D":
-        return Gemm(group, g["n"] * g["oh"] * g["ow"], ocg, fractal_pad(cg) * taps, a, b, conv=True)
+        return Gemm(group, g["n"] * g["oh"] * g["ow"], ocg, fractal_pad(cg) * taps, a, b, conv=True, window=window)
     if op == "Conv2DBackpropInput":
         rows = g["n"] * (g["h"] * g["w"] if taps > 1 else g["oh"] * g["ow"])
-        return Gemm(group, rows, cg, fractal_pad(ocg) * taps, a, b, conv=True)
-    return Gemm(group, ocg, fractal_pad(cg) * taps, g["n"] * g["oh"] * g["ow"], a, b, split_k=True, conv=True)
+        return Gemm(group, rows, cg, fractal_pad(ocg) * taps, a, b, conv=True, window=window)
+    return Gemm(group, ocg, fractal_pad(cg) * taps, g["n"] * g["oh"] * g["ow"], a, b, split_k=True, conv=True,
+                window=window)
+
+
+def fmap_window(op: str, g: dict) -> Window:
+    """The feature map's rows as load3d reads them from L1 (device/cost.py ``fmap_rereads``): Conv2D's and
+    Conv2DBackpropFilter's x (padded width x C padded to C0; the filter's x is its B operand), and
+    Conv2DBackpropInput's dout (width padded by the dilated kernel on both sides, OC padded to C0), which it
+    walks one row at a time (stride 1 over the zero-dilated rows load3d inserts)."""
+    ekh = (g["kh"] - 1) * g["dh"] + 1
+    cg, ocg = g["c"] // g["group"], g["oc"] // g["group"]
+    if op == "Conv2DBackpropInput":
+        return Window((g["ow"] + 2 * ((g["kw"] - 1) * g["dw"])) * fractal_pad(ocg), ekh, 1)
+    return Window((g["w"] + g["pl"] + g["pr"]) * fractal_pad(cg), ekh, g["sh"], on_b=op == "Conv2DBackpropFilter")
 
 
 def gemm_tiling(g: dict, block_dim: int) -> int:
@@ -236,7 +263,7 @@ def emit_gemm(g: dict) -> str:
                 "        ql = min(max(q0, owl), q1)", "        qh = max(min(q1, owh), ql)",
                 f"        xo = xb + icg * {h * w} + ih * {w} - {g['pl']} + s * {dw}",
                 "        for q in range(q0, ql):", "            col[d + q] = f32(0.0)",
-                "        for q in range(ql, qh):", f"            col[d + q] = x[xo + q * {sw}]",
+                *src.indent(strided_loop_lines("ql", "qh", sw, "col[d + q] = x[xo + {qs}]"), 2),
                 "        for q in range(qh, q1):", "            col[d + q] = f32(0.0)",
                 "    p += q1 - q0"]
         body += [f"for icg in range({cg}):", f"    for r in range({kh}):", f"        for s in range({kw}):"]
@@ -280,8 +307,8 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
              "            for o in range(ohl, ohh):",
              f"                xo = xb + (o * {sh} - {g['pt']} + r * {dh}) * {w} - {g['pl']} + s * {dw}",
              f"                ao = ab + o * {ow}",
-             "                for q in range(owl, owh):",
-             f"                    acc[ao + q] += wv * {src.load(dtype, f'x[xo + q * {sw}]')}"]
+             *src.indent(strided_loop_lines("owl", "owh", sw, "acc[ao + q] += wv * "
+                                            + src.load(dtype, "x[xo + {qs}]")), 4)]
     if acc_ws:
         body += [f"yb = u * {plane}", f"for t in range({plane}):",
                  f"    y[yb + t] = {src.store(dtype, 'acc[ab + t]')}"]
@@ -321,8 +348,8 @@ def emit_backprop_input(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan:
              "            for o in range(ohl, ohh):",
              f"                xo = ab + (o * {sh} - {g['pt']} + r * {dh}) * {w} - {g['pl']} + s * {dw}",
              f"                do = db + o * {ow}",
-             "                for q in range(owl, owh):",
-             f"                    acc[xo + q * {sw}] += wv * {src.load(dtype, 'dy[do + q]')}"]
+             *src.indent(strided_loop_lines("owl", "owh", sw, "acc[xo + {qs}] += wv * "
+                                            + src.load(dtype, "dy[do + q]")), 4)]
     if acc_ws:
         body += [f"xb = u * {plane}", f"for t in range({plane}):",
                  f"    dx[xb + t] = {src.store(dtype, 'acc[ab + t]')}"]
@@ -354,9 +381,8 @@ def emit_backprop_filter(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan
             "            for o in range(ohl, ohh):",
             f"                xo = xb + o * {sh * w}",
             f"                do = db + o * {ow}",
-            "                for q in range(owl, owh):",
-            f"                    part[pb + q] += {src.load(dtype, 'dy[do + q]')} * "
-            f"{src.load(dtype, f'x[xo + q * {sw}]')}",
+            *src.indent(strided_loop_lines("owl", "owh", sw, "part[pb + q] += " + src.load(dtype, "dy[do + q]")
+                                           + " * " + src.load(dtype, "x[xo + {qs}]")), 4),
             "        t = f32(0.0)",
             "        for q in range(owl, owh):",
             "            t += part[pb + q]",

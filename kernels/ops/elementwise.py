@@ -334,13 +334,14 @@ def double_expr(template: str) -> str:
 
 
 def program_steps(program: tuple, compute: str) -> list[str]:
-    """Assignment lines t0 = ..., t1 = ... of a FusedElemwise-style program."""
+    """Assignment lines t0 = ..., t1 = ... of a FusedElemwise-style program. An operand ("src", name)
+    is a kernel local (a constant the kernel reads at run time: MatMul's epilogue menu)."""
     lines = []
     for j, (op, *operands) in enumerate(program):
         names = []
         for kind, value in operands:
             names.append(f"v{value}" if kind == "in" else f"t{value}" if kind == "t"
-                         else const_literal(value, compute))
+                         else value if kind == "src" else const_literal(value, compute))
         lowering = LOWERINGS[op]
         template = (lowering.float_expr if compute == "f" else double_expr(lowering.float_expr) if compute == "d"
                     else COMPLEX_EXPRS[op] if compute == "c" else lowering.int_expr)

@@ -18,6 +18,7 @@ three. The blocked route keeps them compiled in: they decide its loads' strides 
 from __future__ import annotations
 
 import math
+import struct
 
 from ascendemu.device.cost import Gemm, KernelCost
 from ascendemu.device.tasks import HOST_BLOCK_THREADS
@@ -34,6 +35,9 @@ MATMUL_COL_TILE = 256      # output columns per work unit
 MATMUL_K_SLICE = 256       # contraction slice kept in cache
 ROW_GROUP = 4              # rows updated together from one B row
 MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller matmuls use fewer blocks
+# BatchMatMul's batch dims are walked as at least this many (leading 1s added: a size-1 dim adds 0 to
+# every offset), so attention's 3-D and 4-D products share one kernel; the rank is compiled in.
+BATCH_RANK = 4
 
 # What the kernels read at run time (dynamic-shape kernels): sizes, batch strides (0 where an operand
 # is broadcast), the tiles of the blocked route, the BLAS route's grids and leading dimensions, and the
@@ -42,7 +46,27 @@ MIN_FLOPS_PER_BLOCK = 1 << 22     # ~1 ms of host work: smaller matmuls use fewe
 RUNTIME_TILING = ("out_batch", "batch", "a_strides", "b_strides", "e_strides", "m", "n", "k", "row_tile",
                   "col_tile", "tiles_m", "tiles_n", "units", "k_slice", "k_step", "pack_size", "per_block",
                   "grid", "host_grid", "host_block_dim", "lda", "ldb", "ldc",
-                  "blas_ta", "blas_tb", "a_row_step", "b_col_step")
+                  "blas_ta", "blas_tb", "a_row_step", "b_col_step", "epi_select", "epi_consts")
+
+# Epilogues a kernel selects at run time, by its number of epilogue inputs: the forms O1 fusion makes
+# of Dense layers (bias either side, bias + ReLU, ReLU's gradient, amp O2's float32 bias cast in, an
+# LSTM gate's two biases) and of attention's scaling (a product times or divided by a constant, written
+# EPILOGUE_CONST: its value is tiling data), as the nine first-run scripts make them. A network's products with
+# these epilogues, or none, share one kernel per epilogue input count instead of one per epilogue
+# (4 -> 2 builds for a training script's Dense layers; ~0.2-0.45 CPU-s each). One epilogue loop
+# branches on the selection (loop-invariant) per element: each form's steps are the expressions a kernel
+# of its own would compute, on the same values. Only the BLAS
+# route (float32) has the menu: the blocked route's kernels already differ by transposes, and each form's
+# float16 loop added ~0.15 CPU-s to every one of them. Other epilogues are compiled in (a kernel each).
+EPILOGUE_CONST = ("src", "ek")
+EPILOGUE_MENU: dict[int, tuple[tuple, ...]] = {
+    0: ((("ReLU", ("in", 0)),), (("Mul", ("in", 0), EPILOGUE_CONST),), (("Div", ("in", 0), EPILOGUE_CONST),)),
+    1: ((("Add", ("in", 0), ("in", 1)),), (("Add", ("in", 0), ("in", 1)), ("ReLU", ("t", 0))),
+        (("ReluGrad", ("in", 0), ("in", 1)),), (("Add", ("in", 1), ("in", 0)),),
+        (("Cast", ("in", 1)), ("Add", ("in", 0), ("t", 0))),
+        (("Cast", ("in", 1)), ("Add", ("in", 0), ("t", 0)), ("ReLU", ("t", 1)))),
+    2: ((("Add", ("in", 1), ("in", 2)), ("Add", ("in", 0), ("t", 0))),),
+}
 
 
 def matmul_dims(sig: OpSignature) -> tuple[tuple[int, ...], int, int, int]:
@@ -93,6 +117,32 @@ def infer_matmul(sig: OpSignature) -> tuple[TensorDesc, ...]:
     return (out,)
 
 
+def epilogue_menu(sig: OpSignature) -> tuple[tuple, ...]:
+    """The EPILOGUE_MENU forms a kernel of ``sig``'s dtypes compiles in: those with a Cast only when an
+    epilogue input's dtype is not the product's (amp O2's float32 bias), the others only when none is."""
+    cast = any(d.dtype != sig.inputs[0].dtype for d in sig.inputs[2:])
+    return tuple(form for form in EPILOGUE_MENU.get(len(sig.inputs) - 2, ())
+                 if any(step[0] == "Cast" for step in form) == cast)
+
+
+def epilogue_choice(sig: OpSignature, epilogue: tuple | None) -> tuple[int, int] | None:
+    """(menu index + 1, the float64 bits of its constant) of an epilogue the kernel selects at run
+    time, (0, 0) for none, None for an epilogue compiled in (not in EPILOGUE_MENU). The constant is
+    read back as float64 and rounded to float32 as the literal ``f32(value)`` is."""
+    if epilogue is None:
+        return 0, 0
+    consts = [value for step in epilogue for kind, value in step[1:] if kind == "c"]
+    if len(consts) > 1 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in consts):
+        return None
+    form = tuple((step[0], *(EPILOGUE_CONST if kind == "c" else (kind, value) for kind, value in step[1:]))
+                 for step in epilogue)
+    menu = epilogue_menu(sig)
+    if form not in menu:
+        return None
+    bits = struct.unpack("<q", struct.pack("<d", float(consts[0])))[0] if consts else 0
+    return menu.index(form) + 1, bits
+
+
 def batch_strides(out_batch: tuple[int, ...], batch: tuple[int, ...], matrix: int) -> list[int]:
     """Element strides of one operand over the broadcast batch dims (0 where it is broadcast)."""
     padded = (1,) * (len(out_batch) - len(batch)) + batch
@@ -134,18 +184,22 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     extras = sig.inputs[2:]
     moved = a_desc.nbytes + b_desc.nbytes + outputs[0].nbytes + sum(d.nbytes for d in extras)
     epilogue = sig.attr("epilogue")
+    choice = epilogue_choice(sig, epilogue) if blas else None
     gemm = Gemm(batch, m, n, k, a_desc.nbytes, b_desc.nbytes)
     cost = KernelCost(cube_flops=flops, vector_ops=outputs[0].size * len(epilogue or ()), bytes=moved, dtype=dtype,
                       gemm=gemm)
     ta, tb = bool(sig.attr("transpose_a", False)), bool(sig.attr("transpose_b", False))
     host_block_dim = min(block_dim, HOST_BLOCK_THREADS)
-    tiling = dict(out_batch=out_batch, batch=batch, m=m, n=n, k=k, row_tile=row_tile, col_tile=col_tile,
+    walked = (1,) * (BATCH_RANK - len(out_batch)) + out_batch if sig.op == "BatchMatMul" else out_batch
+    tiling = dict(out_batch=walked, batch=batch, m=m, n=n, k=k, row_tile=row_tile, col_tile=col_tile,
                   tiles_m=tiles_m, tiles_n=tiles_n, units=units, k_slice=k_slice, k_step=max(k_slice, 1),
                   pack_b=pack_b, acc_ws=acc_ws, pack_size=pack_size, per_block=per_block, blas=blas,
-                  epilogue=epilogue, **transpose_facts(blas, ta, tb, k),
-                  a_strides=tuple(batch_strides(out_batch, a_desc.shape[:-2], m * k)),
-                  b_strides=tuple(batch_strides(out_batch, b_desc.shape[:-2], k * n)),
-                  e_strides=tuple(tuple(broadcast_strides(out_batch + (m, n), d.shape)) for d in extras),
+                  epilogue=None if choice else epilogue, epi_menu=choice is not None,
+                  epi_select=choice[0] if choice else 0, epi_consts=choice[1] if choice else 0,
+                  **transpose_facts(blas, ta, tb, k),
+                  a_strides=tuple(batch_strides(walked, a_desc.shape[:-2], m * k)),
+                  b_strides=tuple(batch_strides(walked, b_desc.shape[:-2], k * n)),
+                  e_strides=tuple(tuple(broadcast_strides(walked + (m, n), d.shape)) for d in extras),
                   grid=blas_grid(batch, m, n, block_dim), host_grid=blas_grid(batch, m, n, host_block_dim),
                   host_block_dim=host_block_dim, lda=max(m if ta else k, 1), ldb=max(k if tb else n, 1), ldc=max(n, 1))
     # the BLAS route picks its tile grid by the run-time block count, so the host may run it as fewer,
@@ -163,17 +217,44 @@ def transpose_facts(blas: bool, ta: bool, tb: bool, k: int) -> dict:
     return dict(transpose_a=ta, transpose_b=tb, blas_ta=0, blas_tb=0, a_row_step=0, b_col_step=0)
 
 
-def epilogue_lines(sig: OpSignature, plan: Plan) -> list[str]:
-    """Lines applying the fused epilogue in place over output rows [i0, i1), columns jc + [0, nj),
-    reading the stored product exactly as an unfused kernel would."""
+def all_epilogue_lines(sig: OpSignature, plan: Plan) -> list[str]:
+    """Lines applying the kernel's epilogue (see :func:`epilogue_lines`): the one compiled in, or on a
+    menu kernel the EPILOGUE_MENU form its tiling selects (none: 0), its constant read as ``ek``: one
+    loop whose body branches on the (loop-invariant) selection, so the menu adds only its steps' code."""
+    t = plan.tiling
+    if not t["epi_menu"]:
+        return [] if t["epilogue"] is None else epilogue_lines(sig, plan, program_steps(t["epilogue"], "f"),
+                                                               f"t{len(t['epilogue']) - 1}")
+    menu = epilogue_menu(sig)
+    if not menu:
+        return []
+    steps = []
+    for index, form in enumerate(menu, 1):
+        steps += [f"{'if' if index == 1 else 'elif'} {t['epi_select']} == {index}:"]
+        steps += src.indent(program_steps(form, "f") + [f"r = t{len(form) - 1}"])
+    steps += ["else:", "    r = v0"]
+    lines = [f"if {t['epi_select']} != 0:"]
+    if any(EPILOGUE_CONST in step[1:] for form in menu for step in form):
+        # the tiling data (the argument after the workspaces) read as float64: cheaper to compile than
+        # a bit cast of the bound int64
+        arg = len(sig.inputs) + 1 + len(plan.workspace_sizes)
+        lines.append(f"    {EPILOGUE_CONST[1]} = f32(ptr_float64(args[{arg}])"
+                     f"[{src.tiling_offset(t, RUNTIME_TILING, 'epi_consts')}])")
+    return lines + src.indent(epilogue_lines(sig, plan, steps, "r"))
+
+
+def epilogue_lines(sig: OpSignature, plan: Plan, steps: list[str], result: str) -> list[str]:
+    """Lines applying a fused epilogue's ``steps`` (computing ``result`` from the product v0 and the
+    epilogue inputs v1, ...) in place over output rows [i0, i1), columns jc + [0, nj), reading the
+    stored product exactly as an unfused kernel would."""
     dtype, extras = sig.inputs[0].dtype, sig.inputs[2:]
-    epilogue, e_strides, n = plan.tiling["epilogue"], plan.tiling["e_strides"], plan.tiling["n"]
+    e_strides, n = plan.tiling["e_strides"], plan.tiling["n"]
     body = [f"v0 = {src.load(dtype, 'c[co + j]')}"]
     for x, (d, st) in enumerate(zip(extras, e_strides)):
         index = f"eoff{x} + i * {st[-2]} + (jc + j) * {st[-1]}"
         body.append(f"v{x + 1} = {src.load(d.dtype, f'e{x}[{index}]')}")
-    body += program_steps(epilogue, "f")
-    body.append(f"c[co + j] = {store_value(dtype, f't{len(epilogue) - 1}', 'f')}")
+    body += steps
+    body.append(f"c[co + j] = {store_value(dtype, result, 'f')}")
     return ["for i in range(i0, i1):", f"    co = coff + i * {n} + jc", "    for j in range(nj):"] + src.indent(body, 2)
 
 
@@ -226,8 +307,7 @@ def emit_blas(sig: OpSignature, plan: Plan) -> str:
             "if i1 > i0 and nj > 0:",
             f"    sgemm({ta}, {tb}, i1 - i0, nj, {k}, a, aoff + i0 * {t['a_row_step']}, {t['lda']}, "
             f"b, boff + jc * {t['b_col_step']}, {t['ldb']}, c, coff + i0 * {n} + jc, {t['ldc']})"]
-    if t["epilogue"] is not None:
-        unit += epilogue_lines(sig, plan)
+    unit += all_epilogue_lines(sig, plan)
     lines += ["    for u in range(lo, hi):"] + src.indent(unit, 2)
     return src.finish(lines)
 
@@ -293,8 +373,7 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     if acc_ws:
         tile += ["for i in range(i0, i1):", f"    ro = {acc_row}", f"    co = coff + i * {n} + jc",
                  "    for j in range(nj):", f"        c[co + j] = {src.store(dtype, 'w[ro + j]')}"]
-    if t["epilogue"] is not None:
-        tile += epilogue_lines(sig, plan)
+    tile += all_epilogue_lines(sig, plan)
     unit += tile
     lines += ["    for u in range(lo, hi):"] + src.indent(unit, 2)
     return src.finish(lines)

@@ -6,7 +6,8 @@ ApplyProximalGradientDescent, ApplyKerasMomentum, AdamNoUpdateParam and AdamW (m
 Each is one elementwise program over the parameter and its state (the elementwise family's
 :func:`~.elementwise.program_op`): every element is read once and its new parameter and state values
 written once, as the chip's fused optimizer kernels do. The front end assigns the outputs back to the
-Parameters (``graph.updates``), so the step graph updates weights in device memory. Scalars (learning
+Parameters (``graph.updates``) and the compiler makes each output an alias of its Parameter
+(``graph.passes.write_updates_in_place``): the kernel writes the weights and states in place, as Ascend's. Scalars (learning
 rate, momentum, beta powers) are 0-d or (1,) tensors broadcast over the parameter; hyper-parameters that
 MindSpore keeps as attributes (weight decay, dampening, nesterov) are attributes here too. The update
 formulas are MindSpore's (../shared/REFERENCE-training.md 4.2): Adam puts epsilon outside the bias

@@ -10,7 +10,7 @@ and converted with ``h2f``/``f2h`` and ``bf2f``/``f2bf`` (see nb.py).
 from __future__ import annotations
 
 __all__ = ["PARTIALS", "MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view",
-           "views", "load", "store", "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish",
+           "views", "tiling_offset", "load", "store", "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish",
            "with_tiling"]
 
 # Independent accumulators of a fold along a row (sums, maxima): they break the add latency chain, and
@@ -84,6 +84,15 @@ def with_tiling(source: str, names: tuple[str, ...], arg: int) -> str:
     bind = ["    " + view(TILING_POINTER, arg, "int64")]
     bind += [f"    {name} = {TILING_POINTER}[{i}]" for i, name in enumerate(names)]
     return "\n".join(lines[:head] + bind + lines[head:])
+
+
+def tiling_offset(tiling: dict, runtime: tuple[str, ...], name: str) -> int:
+    """Index in a dynamic-shape kernel's tiling data of runtime fact ``name``'s first value (the facts
+    ``runtime`` lists, flat, in order: what :func:`with_tiling` binds), so a kernel can index a tuple
+    fact with a run-time index (``tiling[offset + i]``) instead of naming each of its values."""
+    def count(value) -> int:
+        return sum(count(v) for v in value) if isinstance(value, tuple) else 1
+    return sum(count(tiling[fact]) for fact in runtime[:runtime.index(name)])
 
 
 def view(name: str, arg: int, dtype: str) -> str:
