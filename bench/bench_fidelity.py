@@ -18,7 +18,7 @@ runs (per card; they include the gradient AllReduce, which overlaps the backward
 simulation is one card.
 
 Run: python bench/bench_fidelity.py [--only resnet50,bert_large,...] [--no-clock] [--spec field=value,...]
-(about 12 minutes in all on 2 cores; BERT-large's graph capture and compilation take most of it.)
+(8-13 minutes in all on 2 cores, with load; BERT-large's graph capture and compilation take most of it.)
 """
 from __future__ import annotations
 

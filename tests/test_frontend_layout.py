@@ -107,8 +107,10 @@ def test_a_name_a_home_module_lacks_is_a_clear_error():
         random_ops.NonDeterministicInts
 
 
-def test_get_backend_names_the_groups_backend():
-    """MindSpore's ops.get_backend(group) is the group's communication backend: "hccl" on Ascend."""
+def test_get_backend_names_the_groups_backend(ex):
+    """MindSpore's ops.get_backend(group) is the group's communication backend: "hccl" on Ascend. (On the
+    module's live device: init() joins the world through the runtime, which another test may have
+    finalized.)"""
     from ascendemu.frontend.communication import management
     from ascendemu.frontend.communication.management import CommTypeError
     with pytest.raises(CommTypeError):
