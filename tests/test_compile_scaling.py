@@ -61,17 +61,24 @@ def graphs():
     return {"lstm": lstm, "block": block}
 
 
-def reference_plan(graph, node_order, stream_of, align=ALIGN):
-    """The pairwise best fit: (offsets, size)."""
-    spans = lifetimes(graph, node_order)
-    anc = happens_before(graph, node_order, stream_of)
+def user_bitsets(graph: Graph, node_order: list[int], values) -> dict[int, int]:
+    """value -> bitset (by order position) of its producer and every node reading it (through aliases)."""
     pos = {nid: i for i, nid in enumerate(node_order)}
     producer = {v: n.id for n in graph.nodes for v in n.outputs}
-    users = {v: 1 << pos[producer[v]] for v in spans}
+    users = {v: 1 << pos[producer[v]] for v in values}
     for n in graph.nodes:
         for v in n.inputs:
             if graph.root(v) in users:
                 users[graph.root(v)] |= 1 << pos[n.id]
+    return users
+
+
+def reference_plan(graph, node_order, stream_of, align=ALIGN):
+    """The pairwise best fit: (offsets, size)."""
+    spans = lifetimes(graph, node_order)
+    anc = happens_before(graph, node_order, stream_of)
+    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    users = user_bitsets(graph, node_order, spans)
     to_end = {v for v, (_, e) in spans.items() if e == len(node_order)}
 
     def before(a, b):
@@ -115,11 +122,7 @@ def test_stream_reach_is_the_happens_before_bitset(graphs, streams):
     pos = {nid: i for i, nid in enumerate(node_order)}
     values = list(lifetimes(g, node_order))
     producer = {v: n.id for n in g.nodes for v in n.outputs}
-    users = {v: 1 << pos[producer[v]] for v in values}
-    for n in g.nodes:
-        for v in n.inputs:
-            if g.root(v) in users:
-                users[g.root(v)] |= 1 << pos[n.id]
+    users = user_bitsets(g, node_order, values)
     last_user, reached, concurrent_from = _stream_reach(g, node_order, stream_of, values)
     for a, va in enumerate(values):    # the first node in the order that does not happen before the producer
         not_before = [i for i in range(len(node_order)) if not anc[producer[va]] >> i & 1]

@@ -114,21 +114,14 @@ print("numba" in sys.modules, sorted(m for m in sys.modules if m.startswith("num
 def test_a_long_pynative_run_keeps_bounded_step_records_and_full_totals(tmp_path):
     from ascendemu.frontend import ops
     from ascendemu.graph.executor import STEP_HISTORY
+    from test_abstract_weights import dry_run
 
-    rt = get_runtime()
-    if rt.node is not None:
-        rt.finalize()
-    executor = DeviceExecutor(cache_root=str(tmp_path), dry_run=True, progress=False)
-    previous = set_backend(executor)
-    try:
+    with dry_run(tmp_path) as executor:
         x = Tensor(np.ones(8, np.float32))
         for _ in range(STEP_HISTORY + 500):
             x = ops.neg(x)
         assert len(executor.steps) == STEP_HISTORY
         assert any(line.startswith(f"Neg [PyNative]: {STEP_HISTORY + 500} run(s)") for line in executor.summary())
-    finally:
-        set_backend(previous)
-        rt.finalize()
 
 
 def test_dry_run_of_a_training_step_reports_memory_by_kind(tmp_path):
