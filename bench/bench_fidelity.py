@@ -10,7 +10,9 @@ Two figures calibrate the cost model's two fitted constants (DeviceSpec.core_por
 cube_efficiency), once, with MLPerf's clock scaling: ResNet-50 v1.5 (2115 images/s, MindSpore's
 benchmark page) and BERT-large pre-training (269 sequences/s). A third, ResNet-18 ImageNet (the zoo's
 110 ms/step, input-bound by its README), fits the host input pipeline's rate that floors a sunk step of
-the image classifiers (IMAGE_PIPELINE_PER_S). The model zoo's per-step figures for other networks (16:
+the image classifiers (IMAGE_PIPELINE_PER_S). A fourth, NCF (bench/ncf.py, the zoo's 0.575 ms/step, its
+device work half that), fits the sunk loop's per-batch GetNext cost (device/cost.py GETNEXT_S), which the
+emulator runs on the data queue's stream. The model zoo's per-step figures for other networks (16:
 ResNets, SE-ResNet, LeNet, VGG16, SqueezeNet, SSD-MobileNetV1-FPN, BERT-base, U-Net (bench/unet.py),
 Wide&Deep (bench/wide_deep.py), each README read at ZOO_COMMIT) are checks against the same constants, summarised as the median absolute
 error and the shares within 15%/25% (docs/FIDELITY.md). Many of the zoo's figures are 8-card
@@ -18,7 +20,8 @@ runs (per card; they include the gradient AllReduce, which overlaps the backward
 simulation is one card.
 
 Run: python bench/bench_fidelity.py [--only resnet50,bert_large,...] [--no-clock] [--spec field=value,...]
-(8-13 minutes in all on 2 cores, with load; BERT-large's graph capture and compilation take most of it.)
+(about 110 s of CPU with warm caches, 5-11 minutes of wall time on 2 loaded cores; BERT-large's graph
+capture and compilation take most of it.)
 """
 from __future__ import annotations
 
@@ -94,6 +97,8 @@ NETWORKS: dict[str, tuple] = {
     "wide_deep": ("Wide&Deep Criteo (recommender), FTRL + Adam", "wide_deep", 16000, 20.906, "ms/step",
                   f"mindspore-ai/models@{ZOO_COMMIT} official/recommend/Wide_and_Deep/README.md, single Ascend",
                   "check"),
+    "ncf": ("NCF MovieLens-1M (fits GetNext's per-batch cost), Adam", "ncf", 256, 0.575, "ms/step",
+            f"mindspore-ai/models@{ZOO_COMMIT} research/recommend/ncf/README.md, 1pc", "calibration"),
 }
 
 
@@ -281,7 +286,8 @@ def child(name: str, presets: list[str], cache: str, overrides: dict | None = No
               "vgg16_imagenet": lambda: _vgg(builder, batch), "ssd_fpn": lambda: _ssd(batch),
               "squeezenet_cifar": lambda: _squeezenet(builder, batch),
               "squeezenet": lambda: _squeezenet(builder, batch),
-              "unet": lambda: _bench_module("unet", batch), "wide_deep": lambda: _bench_module("wide_deep", batch)}
+              "unet": lambda: _bench_module("unet", batch), "wide_deep": lambda: _bench_module("wide_deep", batch),
+              "ncf": lambda: _bench_module("ncf", batch)}
     build = builds.get(builder, lambda: _resnet(builder, batch))
     return {preset: steady_step(build, preset, cache, overrides=overrides) for preset in presets}
 
@@ -309,6 +315,11 @@ def row(name: str, step_s: float) -> tuple[str, float, float, float]:
         return unit, published, sim, sim / published
     sim = step_s * 1e3
     return unit, published, sim, published / sim
+
+
+def figure(value: float) -> str:
+    """A simulated figure as the tables print it: one decimal, three for sub-10 ms steps (LeNet, NCF)."""
+    return f"{value:.1f}" if value >= 10 else f"{value:.3f}"
 
 
 def summary(ratios: list[float]) -> str:
@@ -344,8 +355,8 @@ def main() -> None:
                 done[key] = run_child(name, presets, cache, args.spec)
             results[name] = done[key]
             unit, pub, sim, ratio = row(name, results[name][DEFAULT_PRESET])
-            print(f"{name}: {unit} published {pub:g} simulated {sim:.1f} (device {results[name][DEFAULT_PRESET] * 1e3:.1f}"
-                  f" ms/step) ratio {ratio:.3f}", file=sys.stderr)
+            print(f"{name}: {unit} published {pub:g} simulated {figure(sim)} (device "
+                  f"{figure(results[name][DEFAULT_PRESET] * 1e3)} ms/step) ratio {ratio:.3f}", file=sys.stderr)
     print("Simulated on the Ascend910A preset (1.0 GHz), DryRun, dataset sink mode; ratio = simulated / "
           "published throughput (within 0.85-1.15 is the goal)\n")
     print("| network | batch | role | published | simulated | ratio | source |")
@@ -353,7 +364,7 @@ def main() -> None:
     for name in names:
         label, _, batch, _, _, source, role = NETWORKS[name]
         unit, pub, sim, ratio = row(name, results[name][DEFAULT_PRESET])
-        print(f"| {label} | {batch} | {role} | {pub:g} {unit} | {sim:.1f} {unit} | {ratio:.3f} | {source} |")
+        print(f"| {label} | {batch} | {role} | {pub:g} {unit} | {figure(sim)} {unit} | {ratio:.3f} | {source} |")
     checks = [row(n, results[n][DEFAULT_PRESET])[3] for n in names if NETWORKS[n][6] == "check"]
     if checks:
         print("\n" + summary(checks))

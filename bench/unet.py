@@ -12,16 +12,14 @@ the README's Ascend 910 run (267 ms/step, 1pc).
 
 bench/bench_fidelity.py runs it as the segmentation check.
 """
-import argparse
-
 import numpy as np
 
 import mindspore as ms
-import mindspore.dataset as ds
 import mindspore.nn as nn
 import mindspore.ops as ops
-from mindspore import context
 from mindspore.common.initializer import TruncatedNormal
+
+from sunk_main import train_sunk
 
 IMAGE = 572                  # unet_medical_config.yaml image_size
 CROP = 388                   # its crop: the output's size after the valid convolutions
@@ -129,17 +127,5 @@ def build(batch):
     return model, inputs
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=16, help="batch size (default 16)")
-    parser.add_argument("--steps", type=int, default=2, help="sunk steps (default 2)")
-    args = parser.parse_args()
-    context.set_context(mode=context.GRAPH_MODE)
-    model, batch = build(args.batch)
-    data = ds.GeneratorDataset(lambda: (tuple(batch) for _ in range(args.steps)), ["image", "mask"])
-    model.train(1, data, dataset_sink_mode=True)
-    print(f"U-Net: {args.steps} step(s), batch {args.batch}, {IMAGE}x{IMAGE}")
-
-
 if __name__ == "__main__":
-    main()
+    train_sunk(__doc__.splitlines()[0], build, 16, ["image", "mask"], f"U-Net ({IMAGE}x{IMAGE})")

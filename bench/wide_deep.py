@@ -12,16 +12,15 @@ README's 20.906 ms/step, "Single Ascend").
 
 bench/bench_fidelity.py runs it as the recommender check.
 """
-import argparse
-
 import numpy as np
 
 import mindspore as ms
-import mindspore.dataset as ds
 import mindspore.nn as nn
 import mindspore.ops as ops
-from mindspore import Parameter, ParameterTuple, context
+from mindspore import Parameter, ParameterTuple
 from mindspore.common.initializer import initializer
+
+from sunk_main import train_sunk
 
 FIELDS = 39                  # default_config.yaml field_size (13 dense + 26 categorical)
 VOCAB = 200000               # vocab_size
@@ -126,17 +125,5 @@ def build(batch):
     return cell, inputs
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=16000, help="batch size (default 16000)")
-    parser.add_argument("--steps", type=int, default=2, help="sunk steps (default 2)")
-    args = parser.parse_args()
-    context.set_context(mode=context.GRAPH_MODE)
-    cell, batch = build(args.batch)
-    data = ds.GeneratorDataset(lambda: (tuple(batch) for _ in range(args.steps)), ["ids", "wts", "label"])
-    ms.Model(cell).train(1, data, dataset_sink_mode=True)
-    print(f"Wide&Deep: {args.steps} step(s), batch {args.batch}")
-
-
 if __name__ == "__main__":
-    main()
+    train_sunk(__doc__.splitlines()[0], build, 16000, ["ids", "wts", "label"], "Wide&Deep")

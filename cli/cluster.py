@@ -18,10 +18,10 @@ worker finished, is stopped and named as hung (a worker that ended leaves MPI un
 not wait for the others). The scheduler's status is the worst exit status of the workers it did not
 stop itself (1 when it stopped the job for a timeout).
 
-``--sim_level`` (DryRun, ``MS_SIMULATION_LEVEL``): no MPI world and no scheduler ports; the ranks
-run one after another (or only ``--sim_rank_id``), each told RANK_SIZE = worker_num, and the
-scheduler ends with one table of every rank's peak memory and simulated step time, read from the
-DryRun lines each rank's summary prints.
+``--sim_level`` (DryRun, ``MS_SIMULATION_LEVEL``): no MPI world and no scheduler ports; one rank per distinct
+parallel position (``positions.py``) runs, one after another (or only ``--sim_rank_id``), each told RANK_SIZE =
+worker_num, and the scheduler ends with one table of every rank's peak memory, simulated step time,
+communication and exposed communication, read from the DryRun lines each simulated rank's summary prints.
 """
 from __future__ import annotations
 
@@ -86,9 +86,10 @@ class Job:
         return self.sim_level != -1
 
     def ranks(self) -> list[int]:
-        """The ranks this node runs, by local index (MindSpore's rank assignment)."""
-        if self.simulation and self.sim_rank_id != -1:
-            return [self.sim_rank_id]
+        """The ranks this node runs, by local index (MindSpore's rank assignment); in a DryRun every rank of
+        the job (one simulation per distinct position, ``simulate``) or ``sim_rank_id`` alone."""
+        if self.simulation:
+            return [self.sim_rank_id] if self.sim_rank_id != -1 else list(range(self.worker_num))
         if self.local_worker_num < self.worker_num and self.node_rank >= 0:
             return [self.node_rank * self.local_worker_num + i for i in range(self.local_worker_num)]
         return list(range(self.local_worker_num))
@@ -385,39 +386,66 @@ _FIGURE = re.compile(r"^\[ascendemu\] (?P<line>DryRun: .*)$", re.MULTILINE)
 
 
 def dryrun_figures(log: str) -> dict[str, str]:
-    """The peak memory and step time lines of a DryRun rank's summary, from its log."""
-    from ascendemu.graph.executor import DRYRUN_ACTUAL, DRYRUN_STEP, DRYRUN_USED   # the one home of those lines
+    """The peak memory, step time and communication lines of a DryRun rank's summary, from its log."""
+    from ascendemu.device.comm_overlap import COMM_LINE, EXPOSED_LINE
+    from ascendemu.graph.modes import DRYRUN_ACTUAL, DRYRUN_OVER_HBM, DRYRUN_STEP, DRYRUN_USED   # their one home
 
     figures = {}
+    prefixes = (("used", DRYRUN_USED), ("actual", DRYRUN_ACTUAL), ("step", DRYRUN_STEP), ("comm", COMM_LINE),
+                ("exposed", EXPOSED_LINE), ("over_hbm", DRYRUN_OVER_HBM))
     for m in _FIGURE.finditer(log):
-        for key, prefix in (("used", DRYRUN_USED), ("actual", DRYRUN_ACTUAL), ("step", DRYRUN_STEP)):
+        for key, prefix in prefixes:
             if m.group("line").startswith(prefix):
                 figures[key] = m.group("line")[len(prefix):].split(" (")[0]
     return figures
 
 
-def simulate(job: Job) -> int:
-    """Run each rank of a DryRun alone, one after another, and print one table of their figures."""
-    rows, worst = [], 0
-    for local, rank in enumerate(job.ranks()):
+DRYRUN_COLUMNS = ("rank", "Used peak memory usage (without fragments)", "Actual peak memory usage (with fragments)",
+                  "simulated step time", "communication time", "exposed communication", "simulated as rank")
+
+
+def simulate(job: Job, state: Path) -> int:
+    """Run one rank of each distinct parallel position alone (cli/positions.py), one after another, and print
+    one table of every rank's figures: a rank in the position of a simulated rank shows that rank's."""
+    from .positions import POSITION_ENV, position_keys, read_position
+
+    rows: dict[int, tuple[dict[str, str], int, int]] = {}      # rank -> (figures, status, simulated rank)
+    pending, worst, simulated = list(job.ranks()), 0, 0
+    while pending:
+        rank = pending.pop(0)
         say("WARNING", job.start_line(rank))
-        env = {**os.environ, **job.worker_env(rank, local)}
+        position = state / f"position_{rank}.json"
+        env = {**os.environ, **job.worker_env(rank, rank % job.local_worker_num), POSITION_ENV: str(position)}
         log = job.log_path(rank)
         with open(log, "w") as out:
             status = subprocess.run(job.command(), env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT).returncode
+        simulated += 1
         figures = dryrun_figures(log.read_text(errors="replace"))
-        rows.append((rank, figures, status))
+        rows[rank] = (figures, status, rank)
         if status:
             worst = max(worst, exit_code(status))
             say("ERROR", f"worker rank {rank} exited with status {describe_status(status)}; its log: {log}")
-    headers = ("rank", "Used peak memory usage (without fragments)", "Actual peak memory usage (with fragments)",
-               "simulated step time")
-    table = [headers] + [(str(rank), f.get("used", "-"), f.get("actual", "-"),
-                          f.get("step", "-") if not status else f"failed ({describe_status(status)})")
-                         for rank, f, status in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(headers))]
-    say("WARNING", f"DryRun (MS_SIMULATION_LEVEL={job.sim_level}) of {len(rows)} rank(s), RANK_SIZE={job.worker_num}:\n"
+        doc = read_position(position)      # a rank that failed in its step still wrote it: its peers would fail alike
+        if doc is None or doc["world"] != job.worker_num:
+            continue
+        keys = position_keys(doc, [rank, *pending])
+        if keys[rank] is None:
+            continue
+        same = {r for r in pending if keys[r] == keys[rank]}
+        for r in same:
+            rows[r] = (figures, status, rank)
+        pending = [r for r in pending if r not in same]
+    table = [DRYRUN_COLUMNS]
+    for rank in sorted(rows):
+        f, status, source = rows[rank]
+        actual = f"{f['actual']}(>HBM)" if "over_hbm" in f else f.get("actual", "-")     # does not fit
+        table.append((str(rank), f.get("used", "-"), actual,
+                      f.get("step", "-") if not status else f"failed ({describe_status(status)})",
+                      f.get("comm", "-"), f.get("exposed", "-"), str(source)))
+    widths = [max(len(row[i]) for row in table) for i in range(len(DRYRUN_COLUMNS))]
+    say("WARNING", f"DryRun (MS_SIMULATION_LEVEL={job.sim_level}) of {len(rows)} rank(s), RANK_SIZE={job.worker_num}, "
+        f"{simulated} distinct position(s) simulated:\n"
         + "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table))
     return worst
 
@@ -426,7 +454,7 @@ def run_scheduler(state: Path) -> int:
     """The scheduler process's work; the state directory is removed when the job has ended."""
     try:
         job = Job.load(state)
-        return simulate(job) if job.simulation else Scheduler(job, state).run()
+        return simulate(job, state) if job.simulation else Scheduler(job, state).run()
     finally:
         shutil.rmtree(state, ignore_errors=True)
 

@@ -11,7 +11,9 @@ for the scheduler, here the process that starts the workers as one MPI world and
 
 One node only: a job over several nodes (``worker_num`` > ``local_worker_num``) is one MPI world
 started from one place, ``mpiexec -f hostfile -n N ascendemu run script.py``, which maps MPI's ranks
-as msrun would; ``--sim_level`` needs no other node and is accepted with any ``worker_num``.
+as msrun would; ``--sim_level`` needs no other node and is accepted with any ``worker_num``: it covers all
+``worker_num`` ranks (MindSpore's msrun simulates this node's), simulating one per distinct parallel
+position (``positions.py``), or ``--sim_rank_id`` alone.
 """
 from __future__ import annotations
 
@@ -166,8 +168,12 @@ def main(argv: list[str]) -> int:
                                      start_new_session=True,
                                      preexec_fn=(lambda: die_with_parent(parent)) if job.join else None)
     if not job.join:
-        for rank in job.ranks():
-            print(job.start_line(rank), flush=True)
+        if job.simulation:        # which ranks start is known only as they run: one per distinct position
+            print(f"DryRun of {len(job.ranks())} rank(s), one simulated per distinct parallel position; the table "
+                  f"will be in {job.scheduler_log}", flush=True)
+        else:
+            for rank in job.ranks():
+                print(job.start_line(rank), flush=True)
         return 0
     print("[WARNING] Distributed job is spawned. Waiting all processes to exit...", file=sys.stderr, flush=True)
     return _join(job, scheduler)
@@ -176,20 +182,28 @@ def main(argv: list[str]) -> int:
 def _join(job: Job, scheduler: subprocess.Popen) -> int:
     """Show the scheduler's lines and the tailed worker logs until the job ends; its status."""
     ranks = job.ranks() if job.tail_worker_log == "-1" else [int(r) for r in job.tail_worker_log.split(",")]
-    offsets: dict[Path, int] = {p: 0 for p in [job.scheduler_log, *map(job.log_path, ranks)]}
+    logs = [job.scheduler_log, *map(job.log_path, ranks)]
+    # a DryRun writes the logs of its simulated positions only, found by one directory listing a poll
+    # rather than an open per rank of 1024
+    later = logs if job.simulation else []
+    offsets: dict[Path, int] = {job.scheduler_log: 0} if job.simulation else dict.fromkeys(logs, 0)
     try:
         while scheduler.poll() is None:
-            _show(offsets)
+            _show(offsets, later)
             time.sleep(POLL_S)
     except KeyboardInterrupt:             # Ctrl-C: the scheduler stops every worker and says so
         scheduler.send_signal(signal.SIGTERM)
         scheduler.wait()
-    _show(offsets)
+    _show(offsets, later)
     return scheduler.returncode
 
 
-def _show(offsets: dict[Path, int]) -> None:
-    """Print what each file gained since last time, whole lines only."""
+def _show(offsets: dict[Path, int], later: list[Path]) -> None:
+    """Print what each file gained since last time, whole lines only; each of ``later`` (files in one
+    directory) joins ``offsets`` once it exists."""
+    if later:
+        present = set(os.listdir(later[0].parent))
+        offsets.update({path: 0 for path in later if path not in offsets and path.name in present})
     for path, offset in offsets.items():
         try:
             with open(path, "rb") as f:

@@ -200,6 +200,7 @@ def main(argv: list[str]) -> int:
                               trace=bool(opts.trace), progress=not opts.quiet, jit_level=opts.jit_level,
                               dry_run=dry_run, device=opts.device)
     previous = backend.set_backend(executor)
+    overlap = _observe_communication(executor) if dry_run else None
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [opts.module or opts.script, *opts.args]
     sys.path.insert(0, os.getcwd() if opts.module else os.path.dirname(os.path.abspath(opts.script)))
@@ -231,6 +232,11 @@ def main(argv: list[str]) -> int:
     try:
         executor.write_execute_order(context.get_context("save_graphs_path"))
         _report(opts, what, executor, wall0)
+        if overlap is not None and not opts.quiet:
+            for line in overlap.lines():
+                print(f"[ascendemu] {line}")
+        if dry_run:
+            _write_position(executor, context)
     except Exception as exc:     # never let the report hide the script's own error
         print(f"[ascendemu] could not finish the run summary: {type(exc).__name__}: {exc}", file=sys.stderr)
     note = pytest_file_note(opts.script) if status == 0 and not opts.module else None
@@ -348,6 +354,26 @@ def gate_report(baseline: dict, figures: dict, tolerance: float, against: str) -
     print(f"[ascendemu] gate passed against {against}: no simulated step time or peak memory grew past "
           f"{tolerance:.1%}")
     return 0
+
+
+def _observe_communication(executor):
+    """A DryRun's communication figures (``device.comm_overlap``): the executor's device's task observer,
+    unless something else observes it already."""
+    from ascendemu.device.comm_overlap import CommOverlap
+    device = executor.rt.node.devices[executor.device_id]
+    if device.observer is not None:
+        return None
+    device.observer = CommOverlap()
+    return device.observer
+
+
+def _write_position(executor, context) -> None:
+    """A DryRun rank started by ``ascendemu msrun --sim_level`` tells it its parallel position (cli/positions.py)."""
+    from ascendemu.ranks import process_world
+    from .positions import write_position
+    size, rank = process_world()
+    write_position(executor.rt, rank, size, context.get_auto_parallel_context("parallel_mode"),
+                   context.get_auto_parallel_context("pipeline_stages"))
 
 
 def _report(opts: argparse.Namespace, what: str, executor, wall0: float) -> None:

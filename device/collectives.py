@@ -8,7 +8,8 @@ task that runs it (:class:`~.tasks.CollectiveTask`) knows none of them:
   ``recv_count``, in elements, from the call's ``count`` and the communicator's size);
 * its simulated duration on the communicator's algorithm (``seconds``, :mod:`.interconnect`);
 * how the data moves (``perform``): what each rank sends to which peer through the communicator's
-  fabric (:mod:`.fabric`) and how it combines what it receives. A reduction always combines the
+  fabric (:mod:`.fabric`) and how it combines what it receives (a point-to-point Send is one-way:
+  ``Exchange.post``; its Recv takes the next message: ``Exchange.take``). A reduction always combines the
   contributions in communicator-rank order, on the rank that owns that part of the vector, and the
   result is then copied to everyone, so every rank holds the same bits whatever the scheduling.
 
@@ -79,6 +80,20 @@ class Exchange:
         for i in self.peers:
             self.arrivals.setdefault(i, got[comm.ranks[i]][0])
         return {i: got[comm.ranks[i]][1] for i in self.peers}
+
+    def post(self, peer: int, data: np.ndarray | None) -> None:
+        """One-way: send communicator rank ``peer`` ``data`` and go on (a point-to-point Send does not wait
+        for its receiver, so two pipeline stages that each send before they receive never deadlock)."""
+        comm = self.comm
+        comm.fabric.post(comm.ranks[peer], comm.p2p_header(comm.index, peer), self.arrival, data, self.what)
+
+    def take(self, peer: int) -> memoryview | None:
+        """The message communicator rank ``peer`` posted to this rank next; its arrival joins ``arrivals``."""
+        comm = self.comm
+        arrival, payload = comm.fabric.take(comm.ranks[peer], comm.p2p_header(peer, comm.index), self.arrival,
+                                            self.timeout, self.what)
+        self.arrivals[peer] = arrival
+        return payload
 
 
 class Collective:
@@ -262,7 +277,7 @@ class Send(Collective):
         return link.alpha + count * itemsize * link.beta
 
     def perform(self, ex, data, count, dtype):
-        ex.send({self.peer: data})
+        ex.post(self.peer, data)
         return None
 
     def label(self) -> str:
@@ -286,7 +301,7 @@ class Recv(Collective):
         return Send(self.peer).seconds(comm, count, itemsize, gamma)
 
     def perform(self, ex, data, count, dtype):
-        payload = ex.send({})[self.peer]
+        payload = ex.take(self.peer)
         return None if payload is None else np.frombuffer(payload, dtype=dtype)
 
     def label(self) -> str:
@@ -355,6 +370,14 @@ class Communicator:
         """(communicator key, collective number among these peers, phase): what a peer's message must carry."""
         key = tuple(sorted((*peers, self.index)))
         return self.key, self._seq.get(key, 0), phase
+
+    def p2p_header(self, src: int, dst: int) -> tuple[int, int, int]:
+        """The header of the next message from communicator rank ``src`` to ``dst``, and count it: point-to-point
+        messages are numbered per direction (a Send's receiver may be sending to it at the same time)."""
+        key = (-1, src, dst)
+        seq = self._seq.get(key, 0)
+        self._seq[key] = seq + 1
+        return self.key, seq, 0
 
     def next_collective(self, peers: Sequence[int]) -> None:
         key = tuple(sorted((*peers, self.index)))

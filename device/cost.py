@@ -32,6 +32,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ascendemu.errors import InvalidParamError
+
 from .spec import DeviceSpec
 
 # Cube: the fractal edge. The cube multiplies 16x16 by 16x16 fp16 fractals (REFERENCE.md, CANN
@@ -346,6 +348,42 @@ def kernel_time(spec: DeviceSpec, cost: KernelCost, block_dim: int) -> float:
 # the switch, one uncached scalar load), small next to a kernel's launch; a loop's price is its kernels.
 LABEL_SWITCH_S = 1.0e-6
 LABEL_GOTO_S = 0.5e-6
+
+# The tasks MindSpore's loop sink adds to every iteration of a sunk step graph on Ascend
+# (KernelAdjust::ProcessLoopSink, mindspore/ccsrc/plugin/device/ascend/hal/device/kernel_adjust.cc): the
+# GetNext loop's StreamSwitch and GetNext (an AI CPU kernel taking the next batch off the device data
+# queue), and on the step's stream a StreamSwitch on the loop counter, an AssignAdd of the next-loop counter,
+# a StreamActive restarting the GetNext loop (so the next batch is fetched while this step computes), the
+# step's kernels, an AssignAdd of the current-loop counter and a StreamActive restarting the step's loop.
+# StreamSwitch compares two int64 counters in HBM and picks a stream, as LabelSwitchByIndex picks a label;
+# StreamActive is a scheduler task like LabelGotoEx; AssignAdd is a TBE kernel on one int64, priced as any
+# one-block AI-core kernel. GetNext is an AI CPU kernel that takes the next batch off the device data queue
+# (MindSpore's data channel from the host's dataset pipeline); its per-batch cost, GETNEXT_S, is the fourth
+# fitted constant, fitted once on NCF (mindspore-ai/models research/recommend/ncf/README.md: 0.575 ms/step
+# on one 910, batch 256 of four 1 KiB columns), whose step work the simulation puts at 0.28 ms, so its step
+# is the GetNext loop's (4 uploads of 2.03 us, the StreamSwitch, GetNext): bench/bench_fidelity.py's steady
+# NCF step is 0.575 ms with this value. GetNext runs on the data queue's stream, fetching the next batch
+# while the step computes, so it is a floor on a sunk step, not an addition to it (docs/FIDELITY.md,
+# "Sink mode: the loop's own tasks").
+GETNEXT_S = 557e-6
+COUNTER_COST = KernelCost(vector_ops=1, bytes=3 * 8, dtype="int32")     # AssignAdd: read two int64, write one
+
+
+def loop_task_time(spec: DeviceSpec, op: str) -> float:
+    """Simulated seconds of one of the loop sink's per-iteration tasks, by MindSpore's op name
+    (:data:`LOOP_TASKS`)."""
+    if op == "StreamSwitch":
+        return LABEL_SWITCH_S
+    if op == "StreamActive":
+        return LABEL_GOTO_S
+    if op == "AssignAdd":
+        return kernel_time(spec, COUNTER_COST, 1)
+    if op == "GetNext":
+        return GETNEXT_S
+    raise InvalidParamError(f"{op!r} is not a loop sink task; use one of {LOOP_TASKS}")
+
+
+LOOP_TASKS = ("StreamSwitch", "StreamActive", "AssignAdd", "GetNext")
 
 
 def copy_time(spec: DeviceSpec, nbytes: int, kind: str) -> float:

@@ -3,7 +3,9 @@
 One small interface, :class:`Fabric`, with one call, :meth:`Fabric.exchange`: send each peer (a world
 rank) one message (a header naming the collective, this rank's simulated arrival time, a payload) and
 receive one from each, or fail with a typed HCCL error naming the peers that never sent. Everything a
-collective does is built from that call (:mod:`.collectives`). Two implementations:
+collective does is built from that call (:mod:`.collectives`); a point-to-point Send is one-way
+(:meth:`Fabric.post`, its own message tag) and a Receive takes the peer's next such message
+(:meth:`Fabric.take`), so pipeline stages that each send before they receive never deadlock. Two implementations:
 
 * :class:`MpiFabric`: the ranks are processes of one MPI job (``mpiexec -n N``; mpi4py with MPICH).
   Messages are non-blocking point-to-point sends on a private duplicate of ``MPI_COMM_WORLD``, and
@@ -61,6 +63,7 @@ _HEADER = struct.Struct("<QQQdq")
 _NO_PAYLOAD = -1
 # message tags: a collective's data, a failure notice, "this process ends", a note gathered at the end
 _DATA_TAG, _NOTICE_TAG, _ENDED_TAG, _NOTE_TAG = 1, 2, 3, 4
+_P2P_TAG = 5                               # a point-to-point Send's message (one-way: Fabric.post / take)
 _POLL_MIN_S, _POLL_MAX_S = 20e-6, 2e-3     # polling sleep: starts short, doubles while nothing arrives
 # After a failure: how long a rank waits for the others to report and end before it leaves (a rank busy
 # outside any collective never hears of the failure, and is stopped after this long), and how long a rank
@@ -101,6 +104,16 @@ class Fabric:
         failure, HcclError if a peer is at another collective."""
         raise NotImplementedError
 
+    def post(self, peer: int, header: tuple[int, int, int], arrival: float, payload: np.ndarray | None,
+             what: str) -> None:
+        """Send world rank ``peer`` one point-to-point message without waiting for it to be received."""
+        raise NotImplementedError
+
+    def take(self, peer: int, header: tuple[int, int, int], arrival: float, timeout: float,
+             what: str) -> tuple[float, memoryview | None]:
+        """The next point-to-point message world rank ``peer`` posted to this rank: its arrival and payload."""
+        raise NotImplementedError
+
     def describe(self) -> str:
         return f"{type(self).__name__}(rank {self.rank} of {self.size})"
 
@@ -117,6 +130,12 @@ class SimulatedFabric(Fabric):
 
     def exchange(self, peers, header, arrival, outgoing, timeout, what):
         return {peer: (arrival, None) for peer in peers}
+
+    def post(self, peer, header, arrival, payload, what):
+        return None
+
+    def take(self, peer, header, arrival, timeout, what):
+        return arrival, None
 
 
 @dataclass(frozen=True)
@@ -144,6 +163,17 @@ class ReplayedFabric(SimulatedFabric):
     def exchange(self, peers, header, arrival, outgoing, timeout, what):
         if header[2] != 0:                       # a later phase: the arrivals are known already
             return {peer: (arrival, None) for peer in peers}
+        latest = self._latest(header, arrival, what)
+        return {peer: (latest, None) for peer in peers}
+
+    def post(self, peer, header, arrival, payload, what):
+        self._latest(header, arrival, what)      # a Send waited for nobody, but its record is consumed
+
+    def take(self, peer, header, arrival, timeout, what):
+        return self._latest(header, arrival, what), None
+
+    def _latest(self, header: tuple[int, int, int], arrival: float, what: str) -> float:
+        """The peers' latest arrival at the recording's next collective (consumed)."""
         if not self.waits:
             raise HcclError(f"{what}: the trace holds no record of what this collective waited for (a trace "
                             "cut short, or recorded by an older ascendemu); replay a complete trace")
@@ -151,8 +181,7 @@ class ReplayedFabric(SimulatedFabric):
         if wait.comm_key != header[0]:       # (its number may differ: the run's handshakes counted too)
             raise HcclError(f"{what}: the trace's next collective is of another communicator; the replay "
                             "issued its collectives in another order than the run")
-        latest = wait.start if arrival == wait.arrival else arrival + (wait.start - wait.arrival)
-        return {peer: (latest, None) for peer in peers}
+        return wait.start if arrival == wait.arrival else arrival + (wait.start - wait.arrival)
 
 
 class MpiFabric(Fabric):
@@ -170,6 +199,7 @@ class MpiFabric(Fabric):
         self.missing: set[int] = set()       # ranks a timeout found gone: nobody waits for them at exit
         self.exit_status: int | None = None  # what the rank runner exits with (script_ended)
         self._sends: list = []               # notices and notes in flight, completed at exit
+        self._p2p: list = []                 # point-to-point Sends in flight (request, buffer)
 
     @classmethod
     def join(cls) -> "MpiFabric":
@@ -188,16 +218,41 @@ class MpiFabric(Fabric):
         if self.failure is not None:
             raise type(self.failure)(f"the fabric failed before: {self.failure.message}", self.failure.code)
 
+    @staticmethod
+    def _message(header: tuple[int, int, int], arrival: float, payload: np.ndarray | bytes | None) -> bytearray:
+        body = b"" if payload is None else memoryview(np.ascontiguousarray(payload)).cast("B")
+        msg = bytearray(_HEADER.size + len(body))
+        _HEADER.pack_into(msg, 0, *header, arrival, _NO_PAYLOAD if payload is None else len(body))
+        msg[_HEADER.size:] = body
+        return msg
+
+    def post(self, peer, header, arrival, payload, what):
+        self._check_failed()
+        msg = self._message(header, arrival, payload)
+        self._p2p = [(req, buf) for req, buf in self._p2p if not req.Test()]
+        self._p2p.append((self.comm.Isend([msg, self._mpi.BYTE], dest=peer, tag=_P2P_TAG), msg))
+
+    def take(self, peer, header, arrival, timeout, what):
+        self._check_failed()
+        MPI, comm = self._mpi, self.comm
+        deadline, nap, status = time.monotonic() + timeout, 0.0, MPI.Status()
+        while not comm.Iprobe(source=peer, tag=_P2P_TAG, status=status):
+            if comm.Iprobe(source=MPI.ANY_SOURCE, tag=_NOTICE_TAG, status=status):
+                raise self._notice(status.Get_source(), what)
+            if time.monotonic() > deadline:
+                self._timed_out([peer], what, timeout)
+            nap = min(max(nap * 2, _POLL_MIN_S), _POLL_MAX_S)
+            time.sleep(nap)
+        msg = bytearray(status.Get_count(MPI.BYTE))
+        comm.Recv([msg, MPI.BYTE], source=peer, tag=_P2P_TAG)
+        return self._parse(msg, peer, header, what)
+
     def exchange(self, peers, header, arrival, outgoing, timeout, what):
         self._check_failed()
         MPI, comm = self._mpi, self.comm
         sends, buffers = [], []
         for peer in peers:
-            payload = outgoing.get(peer)
-            body = b"" if payload is None else memoryview(np.ascontiguousarray(payload)).cast("B")
-            msg = bytearray(_HEADER.size + len(body))
-            _HEADER.pack_into(msg, 0, *header, arrival, _NO_PAYLOAD if payload is None else len(body))
-            msg[_HEADER.size:] = body
+            msg = self._message(header, arrival, outgoing.get(peer))
             buffers.append(msg)
             sends.append(comm.Isend([msg, MPI.BYTE], dest=peer, tag=_DATA_TAG))
         got: dict[int, tuple[float, memoryview | None]] = {}
@@ -319,7 +374,8 @@ class MpiFabric(Fabric):
     def _drain(self) -> None:
         """Complete this process's sends (small, so at once unless a peer is gone), a few seconds at most."""
         deadline = time.monotonic() + _SEND_DRAIN_S
-        while not self._mpi.Request.Testall(self._sends) and time.monotonic() < deadline:
+        sends = self._sends + [req for req, _ in self._p2p]
+        while not self._mpi.Request.Testall(sends) and time.monotonic() < deadline:
             time.sleep(_POLL_MAX_S)
 
     def _close(self) -> None:

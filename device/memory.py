@@ -24,6 +24,8 @@ still touch it, and a backing is closed only when nothing can touch it any more.
 A device created with ``backing=False`` (DryRun) has the same pool, addresses, checks and statistics
 but no host memory at all: copies are checked and timed without moving bytes, and whatever needs the
 bytes themselves (:meth:`DeviceMemory.view`, a kernel with native code) raises FeatureNotSupportedError.
+Where a backed device would run out of memory, it grows past its HBM (``DRYRUN_CAPACITY``) instead: up to
+then everything is the backed twin's, and the DryRun reports the whole peak of a strategy that does not fit.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ from ascendemu.errors import (FeatureNotSupportedError, InvalidParamError, Memor
                               check_int)
 
 from .pool import DEFAULT_POOL_POLICY, PoolStats, pool_class
+from .segments import SEGMENT_GUARD
 from .spec import DeviceSpec
 
 
@@ -64,6 +67,9 @@ ACL_SIZE_PAD = 32
 # Each device gets its own address range, so a pointer of device 0 is unknown on device 1.
 DEVICE_VA_BASE = 0x1_0000_0000
 DEVICE_VA_STRIDE = 1 << 40
+# A device without backing (DryRun) that runs out of HBM grows to this much (its pool's VA factor within the
+# stride), so a strategy that does not fit still plans and runs, and the DryRun reports its whole peak.
+DRYRUN_CAPACITY = DEVICE_VA_STRIDE // 4
 FREE_HINT = "pass the device address that malloc returned"
 CHECKED_RANGES_MAX = 4096     # checked (addr, nbytes) ranges remembered for the launch path
 
@@ -109,7 +115,8 @@ class DeviceMemory:
         self.backed = backing
         if not backing:
             self.host_address = self._no_host_address      # the launch path stays free of a backing test
-        self.pool = pool_class(pool)(spec.hbm_bytes, base=DEVICE_VA_BASE + device_id * DEVICE_VA_STRIDE,
+        self.va_base = DEVICE_VA_BASE + device_id * DEVICE_VA_STRIDE
+        self.pool = pool_class(pool)(spec.hbm_bytes, base=self.va_base,
                                 expand_unit=spec.pool_expand_unit, defrag=defrag,
                                 on_map=self._map if backing else None, on_unmap=self._unmap if backing else None)
         self.sizes: dict[int, int] = {}          # live allocation start -> size the user asked for
@@ -132,7 +139,12 @@ class DeviceMemory:
         try:
             addr = self.pool.malloc(padded)
         except MemoryAllocationError as e:
-            raise MemoryAllocationError(f"device {self.device_id}: cannot allocate {size} bytes. {e.message}") from None
+            if self.backed or self.pool.capacity >= DRYRUN_CAPACITY:
+                raise MemoryAllocationError(f"device {self.device_id}: cannot allocate {size} bytes. {e.message}") \
+                    from None
+            # DryRun past the HBM, as MindSpore's DryRun reports a peak above it: the rest of the device's VA
+            self.pool.grow_beyond(DRYRUN_CAPACITY, self.va_base + DEVICE_VA_STRIDE - SEGMENT_GUARD)
+            return self.malloc(size)
         self.sizes[addr] = size
         if self.backed:
             backing = self._backing_of(addr)

@@ -273,6 +273,13 @@ class BestFitPool:
             self._freed = set()
         return size
 
+    def grow_beyond(self, capacity: int, va_end: int) -> None:
+        """Let the pool hold up to ``capacity`` bytes in VA up to ``va_end`` (never less than now): a DryRun
+        device past its HBM (``device.memory``), so that a strategy that does not fit still runs and its peak
+        is measured. Nothing was ever mapped past the old bounds, so the pool's state is unchanged."""
+        self.capacity = max(self.capacity, _page_multiple("capacity", capacity, minimum=PAGE))
+        self._segments.va_end = max(self._segments.va_end, va_end)
+
     def find(self, addr: int) -> tuple[int, int] | None:
         """(start, block size) of the live block containing ``addr``, or None: the runtime's pointer check.
 

@@ -25,8 +25,10 @@ from .common.dtype import (bfloat16, bool_, byte, cdouble, cfloat, complex64, co
                            pytype_to_dtype, short, single, ubyte, uint8, uint16, uint32, uint64, uintc, uintp, ushort)
 from .common.initializer import initializer
 from .common.jit_config import JitConfig
+from .common.lazy_inline import lazy_inline
 from .common.mutable import mutable
 from .common.parameter import Parameter
+from .common.recompute import recompute
 from .common.seed import get_seed, set_seed
 from .common.tensor import Tensor, tensor
 from .common.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor
@@ -65,6 +67,8 @@ __all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
 __all__ += ["vmap", "vjp", "jvp", "jacfwd", "jacrev", "get_grad"]
 __all__ += ["tensor", "jit_class"]
 __all__ += ["mutable"]
+__all__ += ["recompute"]
+__all__ += ["lazy_inline"]
 
 
 def __getattr__(name: str) -> Any:

@@ -22,8 +22,9 @@ from typing import Any
 
 from ascendemu.errors import InvalidParamError
 
-from . import nn, ops
+from . import context, nn, ops
 from .common import dtype as mstype
+from .nn.wrap.cell_wrapper import _TrainGradAccuStepCell
 from .nn.wrap.loss_scale import all_finite
 from .ops import constexpr  # noqa: F401  (MindSpore's amp has it)
 from .common.parameter import Parameter
@@ -221,6 +222,8 @@ def build_train_network(network: nn.Cell, optimizer: nn.Optimizer, loss_fn: nn.C
         update_cell = manager.get_update_cell()
         if update_cell is not None:
             return nn.TrainOneStepWithLossScaleCell(network, optimizer, scale_sense=update_cell).set_train()
+    if context.get_auto_parallel_context("pipeline_stages") > 1:      # as MindSpore's (its loss scale unused)
+        return _TrainGradAccuStepCell(network, optimizer).set_train()
     return nn.TrainOneStepCell(network, optimizer, loss_scale).set_train()
 
 

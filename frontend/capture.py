@@ -66,6 +66,8 @@ def _trace(fn: Callable[..., Any], args: tuple, name: str, select_branches: bool
         prints.append(tuple(entry))
     if prints:
         structure = ("printed", (structure, prints))
+    if sharding is not None:
+        outputs = sharding.finish(outputs)
     tracer.graph.outputs = outputs
     tracer.graph.validate()
     return tracer.graph, structure

@@ -129,6 +129,64 @@ _auto_parallel: dict[str, Any] = dict(_AUTO_PARALLEL_DEFAULTS)
 _device_num_set = [False]          # whether the script set device_num (MindSpore's get_device_num_is_set)
 
 
+class ParallelOptimizerTypeError(InvalidParamError, TypeError):
+    """A parallel optimizer setting of the wrong type (MindSpore raises TypeError)."""
+
+
+class ParallelOptimizerValueError(InvalidParamError, ValueError):
+    """An unknown or out-of-range parallel optimizer setting (MindSpore raises ValueError)."""
+
+
+_PARALLEL_OPTIMIZER_KEYS = ("gradient_accumulation_shard", "parallel_optimizer_threshold",
+                            "optimizer_weight_shard_size", "optimizer_level")
+
+
+def _check_int_setting(name: str, value: Any, minimum: int) -> None:
+    """MindSpore's Validator.check_non_negative_int / check_positive_int, with its messages."""
+    bound = ">= 0" if minimum == 0 else "> 0"
+    if not isinstance(value, int) or isinstance(value, bool) and minimum == 0:
+        raise ParallelOptimizerTypeError(f"For '{name}', the input value must be int, but got "
+                                         f"'{type(value).__name__}'")
+    if isinstance(value, bool):
+        raise ParallelOptimizerTypeError(f"For '{name}', the input value must be int and must {bound}, but got "
+                                         f"'{value}' with type 'bool'.")
+    if value < minimum:
+        raise ParallelOptimizerValueError(f"For '{name}', the input value must be int and must {bound}, but got "
+                                          f"'{value}' with type 'int'.")
+
+
+def _parallel_optimizer_config(value: Any) -> dict[str, Any]:
+    """``parallel_optimizer_config`` checked as MindSpore checks it, merged into the current one (MindSpore keeps
+    the keys a later call leaves out); optimizer_weight_shard_size 1 is ignored, as MindSpore ignores it."""
+    if not isinstance(value, dict):
+        raise ParallelOptimizerTypeError(f"The parameter 'parallel_optimizer_config' must be <class 'dict'>, but "
+                                         f"got {type(value)}")
+    unknown = [k for k in value if k not in _PARALLEL_OPTIMIZER_KEYS]
+    if unknown:
+        raise ParallelOptimizerValueError(f"Unknown config: {unknown[:1]}; the keys are {_PARALLEL_OPTIMIZER_KEYS}")
+    merged = dict(_auto_parallel["parallel_optimizer_config"])
+    if "gradient_accumulation_shard" in value:
+        flag = value["gradient_accumulation_shard"]
+        if not isinstance(flag, bool):
+            raise ParallelOptimizerTypeError(f"For 'gradient_accumulation_shard', the 'gradient_accumulation_shard' "
+                                             f"must be a bool, but got {type(flag).__name__}.")
+        merged["gradient_accumulation_shard"] = flag
+    if "parallel_optimizer_threshold" in value:
+        _check_int_setting("parallel_optimizer_threshold", value["parallel_optimizer_threshold"], 0)
+        merged["parallel_optimizer_threshold"] = value["parallel_optimizer_threshold"]
+    size = value.get("optimizer_weight_shard_size", -1)
+    if size != -1:
+        _check_int_setting("optimizer_weight_shard_size", size, 1)
+        if size > 1:
+            merged["optimizer_weight_shard_size"] = size
+    if "optimizer_level" in value:
+        if value["optimizer_level"] not in ("level1", "level2", "level3"):
+            raise ParallelOptimizerValueError(f"Optimizer level should in ['level1', 'level2', 'level3'], but got "
+                                              f"{value['optimizer_level']}")
+        merged["optimizer_level"] = value["optimizer_level"]
+    return merged
+
+
 def _check_auto_parallel(key: str, value: Any) -> Any:
     if key not in _AUTO_PARALLEL_DEFAULTS:
         raise InvalidParamError(f"set_auto_parallel_context: unknown key {key!r}; known keys are "
@@ -149,6 +207,11 @@ def _check_auto_parallel(key: str, value: Any) -> Any:
         return list(value)
     if key in ("gradients_mean", "parameter_broadcast") and not isinstance(value, bool):
         raise InvalidParamError(f"set_auto_parallel_context: {key} must be a bool, got {value!r}")
+    if key == "enable_parallel_optimizer" and not isinstance(value, bool):
+        raise ParallelOptimizerTypeError(f"The parameter 'enable_parallel_optimizer' must be <class 'bool'>, but got "
+                                         f"{type(value)}")
+    if key == "parallel_optimizer_config":
+        return _parallel_optimizer_config(value)
     return value
 
 

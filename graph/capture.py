@@ -143,6 +143,12 @@ class Tracer:
         if self.parent is not None:
             raise GraphCaptureError(_LOOP_ASSIGN.format(where=self.where))
         self._current(obj, name, desc)
+        if self.sharding is not None and self.sharding.computed_elsewhere(value):
+            # another pipeline stage's Parameter (its stage updates it; the capture's end drops this): recorded
+            # unchecked, its placeholder holds that stage's slice
+            self.graph.updates[self._states[id(obj)]] = value
+            self._objects[id(obj)] = (obj, value)
+            return
         self.graph.add_update(self._states[id(obj)], value)
         self._objects[id(obj)] = (obj, value)
 

@@ -20,6 +20,7 @@ from ascendemu.ranks import resolve_rank
 from .bindings import Prepared
 from .graph_cache import GraphCache
 from .ir import Graph
+from .memory_tracker import MemoryTracker, tracker_enabled
 from .modes import DRYRUN_ACTUAL, DRYRUN_STEP, DRYRUN_USED, RunMode, run_mode
 from .passes import DEFAULT_ORDER_POLICY
 from .prepare import GraphPreparer
@@ -50,6 +51,8 @@ class DeviceExecutor:
             raise InvalidParamError(f"the runtime already runs a {self.rt.node.spec.name} node; finalize() it "
                                     f"before asking for {device}")
         self.rt.set_device(device_id)
+        # MS_ALLOC_CONF=memory_tracker:True: MindSpore's memory_block.csv / task.csv at the end
+        self.memory_tracker = MemoryTracker().attach(self.rt) if tracker_enabled() else None
         self.device_id = device_id
         self.exec_order = exec_order
         self.progress = progress
@@ -94,8 +97,12 @@ class DeviceExecutor:
 
     def write_execute_order(self, save_graphs_path: str | None) -> list:
         """Write ``<save_graphs_path or .>/rank_<rank>/execute_order/*.csv`` as MindSpore does when a
-        DryRun process ends; nothing outside a DryRun. Returns the files written."""
-        return self.mode.write_execute_order(save_graphs_path or ".", self.rank)
+        DryRun process ends (nothing outside a DryRun), and the memory tracker's ``rank_<rank>/memory_block.csv``
+        and ``task.csv`` when ``MS_ALLOC_CONF`` asks for them. Returns the files written."""
+        written = self.mode.write_execute_order(save_graphs_path or ".", self.rank)
+        if self.memory_tracker is not None:
+            written += self.memory_tracker.write(save_graphs_path or ".", self.rank)
+        return written
 
     def step_time(self) -> tuple[str, float] | None:
         """(graph, simulated device seconds per steady-state step) of the graph that took the most

@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 import numpy as np
 
@@ -159,6 +159,12 @@ class Graph:
     # UpdateState/Depend): an update written in place waits for every other reader of the old contents.
     # Set by compile passes after capture (graph.passes.write_updates_in_place); not part of the hash.
     control: dict[int, tuple[int, ...]] = field(default_factory=dict, compare=False)
+    # full names of captured forward nodes whose outputs the backward recomputes instead of keeping
+    # (``Cell.recompute``, ``Primitive.recompute``; the pass is ``graph.recompute``); part of the hash
+    recompute: set[str] = field(default_factory=set)
+    # node id -> its pipeline phase's place in the stage's 1F1B order (graph.parallel.pipeline); part of the
+    # hash (it orders the compiled schedule)
+    phases: dict[int, int] = field(default_factory=dict, compare=False)
 
     # ------------------------------------------------------------------ building
     def new_value(self, desc: TensorDesc) -> int:
@@ -195,6 +201,14 @@ class Graph:
                                     f"{self.values[param]}: shape and dtype must match")
         self._hash = None
         self.updates[param] = value
+
+    def set_recompute(self, names: Iterable[str], on: bool) -> None:
+        """Mark (``on``) or unmark the captured nodes ``names`` as recomputed in the backward."""
+        self._hash = None
+        if on:
+            self.recompute.update(names)
+        else:
+            self.recompute.difference_update(names)
 
     def new_node_id(self) -> int:
         nid = self._next_node
@@ -295,6 +309,8 @@ class Graph:
                   list(self.inputs), dict(self.constants), list(self.outputs), dict(self.aliases),
                   dict(self.updates), self._next_value, self._next_node)
         g.control = dict(self.control)
+        g.recompute = set(self.recompute)
+        g.phases = self.phases
         return g
 
     def validate(self) -> None:
@@ -355,6 +371,10 @@ class Graph:
         doc["aliases"] = sorted([ren(a), ren(r), self.values[a].to_json()] for a, r in self.aliases.items())
         doc["outputs"] = [ren(v) for v in self.outputs]
         doc["updates"] = sorted([ren(p), ren(v)] for p, v in self.updates.items())
+        if self.recompute:          # only then: the hashes of graphs without recompute stay as they were
+            doc["recompute"] = [i for i, n in enumerate(self.nodes) if n.full_name in self.recompute]
+        if self.phases:             # likewise: only pipeline stages' graphs have phases
+            doc["phases"] = [self.phases.get(n.id, -1) for n in self.nodes]
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

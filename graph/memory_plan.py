@@ -47,21 +47,22 @@ def lifetimes(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, int]]
 
 
 def release_after(graph: Graph, node_order: list[int],
-                  held_to_end: frozenset[int] = frozenset()) -> dict[int, tuple[int, ...]]:
+                  held_until: dict[int, int] | None = None) -> dict[int, tuple[int, ...]]:
     """node id -> values the executor may free once that node has run (reference count hits zero).
 
     Lists node outputs (including ones nothing reads, freed right after their producer) and graph
     inputs (their per-run device copies); never constants or anything a graph output aliases. In a
     multi-stream plan a free must also wait until the consumer's stream has passed the node. Values of
-    ``held_to_end`` (roots) are freed after the last node instead of their last reader.
+    A value of ``held_until`` (root -> position in ``node_order``) is freed after that position, or after its
+    last reader if that comes later.
     """
     spans = lifetimes(graph, node_order)
     pos = {nid: i for i, nid in enumerate(node_order)}
     outputs = {graph.root(v) for v in graph.outputs}
     last: dict[int, int] = {v: e for v, (s, e) in spans.items() if v not in outputs}
-    for v in held_to_end:
+    for v, until in (held_until or {}).items():
         if v in last:
-            last[v] = len(node_order) - 1
+            last[v] = max(last[v], until)
     for n in graph.nodes:
         for v in n.inputs:
             r = graph.root(v)

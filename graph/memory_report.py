@@ -7,7 +7,9 @@ same as a fresh compile:
 
 * a node is **backward** when it is (or fuses) an op autodiff emitted (full name under
   ``Gradients/``); **update** when it is not backward but reads, directly or through other nodes, a
-  backward output (the optimizer and loss-scale arithmetic); **forward** otherwise;
+  backward output (the optimizer and loss-scale arithmetic), or when only update nodes read it (an
+  update's inputs prepared from state alone: AdamWeightDecay's float32 casts of a float16 Parameter and its
+  moments); **forward** otherwise;
 * node outputs alive at the peak are **activations** (forward), **gradients** (backward: the
   gradients and the backward pass's temporaries) or **update temporaries**;
 * a parameter constant read by a forward node is a **weight** (so are BatchNorm's moving statistics
@@ -94,6 +96,15 @@ def memory_report(graph: Graph, node_order: list[int]) -> MemoryReport:
             kind_of_node[nid] = MemoryKind.UPDATE
         else:
             kind_of_node[nid] = MemoryKind.ACTIVATIONS
+    readers: dict[int, list[int]] = {}
+    for n in graph.nodes:
+        for v in n.inputs:
+            readers.setdefault(graph.root(v), []).append(n.id)
+    # an update's inputs prepared from state alone (AdamWeightDecay's float32 casts) are the update's
+    for nid in reversed(node_order):
+        kinds = {kind_of_node[r] for v in nodes[nid].outputs for r in readers.get(v, ())}
+        if kind_of_node[nid] is MemoryKind.ACTIVATIONS and kinds == {MemoryKind.UPDATE}:
+            kind_of_node[nid] = MemoryKind.UPDATE
     sizes: dict[MemoryKind, int] = {k: 0 for k in MemoryKind}
     counts: dict[MemoryKind, int] = {k: 0 for k in MemoryKind}
 

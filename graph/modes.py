@@ -27,12 +27,13 @@ from .execute_order import ExecuteOrderTracker
 from .ir import StateSource
 from .plan import CompiledGraph
 
-__all__ = ["DRYRUN_ACTUAL", "DRYRUN_STEP", "DRYRUN_USED", "Compute", "DryRun", "RunMode", "run_mode"]
+__all__ = ["DRYRUN_ACTUAL", "DRYRUN_OVER_HBM", "DRYRUN_STEP", "DRYRUN_USED", "Compute", "DryRun", "RunMode", "run_mode"]
 
 # The DryRun lines a launcher reads back from each rank's log (``ascendemu msrun --sim_level``).
 DRYRUN_USED = "DryRun: Used peak memory usage (without fragments): "
 DRYRUN_ACTUAL = "DryRun: Actual peak memory usage (with fragments): "
 DRYRUN_STEP = "DryRun: Simulated step time: "
+DRYRUN_OVER_HBM = "DryRun: Actual peak exceeds the device's HBM by "
 
 
 class RunMode:
@@ -75,8 +76,8 @@ class RunMode:
         raise NotImplementedError
 
     def summary_tail(self, pool: dict, step: tuple[str, float] | None) -> list[str]:
-        """The summary's last lines, from the device pool's figures (``hal.record.figures``) and the
-        executor's step time; none by default."""
+        """The summary's last lines, from the device pool's figures (``hal.record.figures``, plus ``hbm``, the
+        device's HBM bytes) and the executor's step time; none by default."""
         return []
 
 
@@ -142,9 +143,13 @@ class DryRun(RunMode):
 
     def summary_tail(self, pool: dict, step: tuple[str, float] | None) -> list[str]:
         mib = lambda n: f"{n / (1 << 20):.2f}M"  # noqa: E731
-        lines = [f"DryRun: Device HBM memory size: {mib(pool['total'])}",
+        hbm = pool.get("hbm", pool["total"])
+        lines = [f"DryRun: Device HBM memory size: {mib(hbm)}",
                  f"{DRYRUN_USED}{mib(pool['peak_used'])}",
                  f"{DRYRUN_ACTUAL}{mib(pool['actual_peak'])}"]
+        if pool["actual_peak"] > hbm:       # the device grew past its HBM to measure it (device.memory)
+            lines.append(f"{DRYRUN_OVER_HBM}{mib(pool['actual_peak'] - hbm)}: this strategy does not fit the "
+                         f"device (on hardware the step runs out of memory)")
         if step is not None:
             lines.append(f"{DRYRUN_STEP}{step[1] * 1e3:.3f} ms ({step[0]}, simulated device time)")
         return lines

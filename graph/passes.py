@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.ops.common import FLOAT
-from ascendemu.kernels.ops import elementwise
+from ascendemu.kernels.ops import elementwise, norm_fusion
 from ascendemu.kernels.registry import communication, get_op, lowerings
 from ascendemu.kernels.signature import ITEMSIZE, TensorDesc, jsonable
 
@@ -390,6 +390,31 @@ def fuse_norm_programs(graph: Graph) -> Graph:
     return g
 
 
+def fuse_conv_bn_reduce(graph: Graph) -> Graph:
+    """O1/O2 Conv2D + BNTrainingReduce, MindSpore's Ascend buffer fusion ConvBnReduceFusionPass: a training
+    BatchNorm whose x a Conv2D makes gets its channel statistics from that convolution, which sums its
+    output (and its square) while the output is still on chip; the BatchNorm then reads x once, to
+    normalise it, instead of twice. As MindSpore's pass requires (the convolution's output used by the
+    BatchNorm's four Ascend kernels and nothing else), x has no reader but the BatchNorm and its grad.
+    Both nodes keep their inputs and outputs (the values they compute are unchanged); the attrs
+    (kernels/ops/norm_fusion.py) mark the work each kernel does on the chip."""
+    g = graph.copy()
+    producers, consumers = g.producers(), g.consumers()
+    marked: dict[int, OpNode] = {}
+    for node in g.nodes:
+        if node.op != "BatchNorm" or not node.attrs.get("is_training"):
+            continue
+        x = node.inputs[0]
+        conv = producers.get(x)
+        if (conv is None or conv.op != "Conv2D" or conv.id in marked or x in g.outputs
+                or any(c is not node and c.op != "BatchNormGrad" for c in consumers.get(x, ()))):
+            continue
+        marked[conv.id] = replace(conv, attrs={**conv.attrs, norm_fusion.REDUCES_OUTPUT: True})
+        marked[node.id] = replace(node, attrs={**node.attrs, norm_fusion.STATS_FROM_CONV: True})
+    _replace_nodes(g, marked, set())
+    return g
+
+
 def _epilogue(g: Graph, bn: OpNode, node: OpNode, consumers: dict, pinned: set[int],
               position: dict[int, int]) -> OpNode | None:
     """``bn`` with ``node`` as its epilogue, where ``node`` is the fused node's place: so no reader
@@ -461,7 +486,9 @@ def optimizer_after_backward(graph: Graph) -> Graph:
     for n in g.nodes:
         if n.id in backward:
             continue
-        if any(g.root(v) in producer and producer[g.root(v)].id in backward | downstream for v in n.inputs):
+        # two lookups, not `in backward | downstream`: that builds a set per input (quadratic in nodes)
+        if any(g.root(v) in producer and (producer[g.root(v)].id in backward or producer[g.root(v)].id in downstream)
+               for v in n.inputs):
             downstream.add(n.id)
             optimizer.append(n)
     if not optimizer:

@@ -26,9 +26,14 @@ from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .memory_report import MemoryReport, memory_report
 from .passes import (DEFAULT_ORDER_POLICY, ORDER_POLICIES, assign_streams, defer_to_first_use,
-                     eliminate_common_subexpressions, fuse_elementwise, fuse_epilogues, fuse_norm_programs,
+                     eliminate_common_subexpressions, fuse_conv_bn_reduce, fuse_elementwise, fuse_epilogues,
+                     fuse_norm_programs,
                      optimizer_after_backward, order, remove_no_task, write_updates_in_place)
+from .parallel.pipeline import order_phases
+from .autodiff import GRADIENTS_SCOPE
+from .parallel.optimizer_shard import SHARD_GATHER_SCOPE
 from .parallel.sharding import MIRROR_SCOPE
+from .recompute import recompute_activations
 from .schedule import GraphKernel, ScheduleStep, step_from_json
 
 JIT_LEVELS = ("O0", "O1", "O2")
@@ -167,7 +172,8 @@ class CompiledGraph:
 
 # The modules whose code decides what a graph compiles to: a cached compiled graph is valid only for
 # the compiler that made it, so their sources' digest is part of every graph cache name.
-COMPILER_MODULES = ("passes", "plan", "memory_plan", "memory_report", "schedule", "execute_order", "ir")
+COMPILER_MODULES = ("passes", "plan", "memory_plan", "memory_report", "schedule", "execute_order", "ir",
+                    "recompute", "parallel/pipeline")
 
 
 @functools.lru_cache(maxsize=1)
@@ -175,7 +181,7 @@ def compiler_digest() -> str:
     """sha256 over the graph compiler's sources (:data:`COMPILER_MODULES`), computed once per process."""
     digest = hashlib.sha256()
     for name in COMPILER_MODULES:
-        digest.update((Path(__file__).with_name(f"{name}.py")).read_bytes())
+        digest.update((Path(__file__).parent / f"{name}.py").read_bytes())
     return digest.hexdigest()
 
 
@@ -200,8 +206,8 @@ def optimize(graph: Graph, jit_level: str) -> Graph:
     g.outputs = g.outputs + [v for v in g.updates.values() if v not in g.outputs]
     g = remove_no_task(eliminate_common_subexpressions(g))
     if jit_level in ("O1", "O2"):
-        g = fuse_norm_programs(fuse_epilogues(fuse_elementwise(g)))
-    g = optimizer_after_backward(g)
+        g = fuse_conv_bn_reduce(fuse_norm_programs(fuse_epilogues(fuse_elementwise(g))))
+    g = optimizer_after_backward(order_phases(recompute_activations(g)))
     return write_updates_in_place(g, {g.root(v) for v in g.outputs[:user_outputs]})
 
 
@@ -238,24 +244,48 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = DEFAULT_ORDER_
         compiled.workspace_size, compiled.lower_bound = plan.size, plan.lower_bound
         compiled.concurrent_bound = plan.concurrent_bound
     else:
-        compiled.release_after = release_after(g, node_order, mirror_inputs(g))
+        compiled.release_after = release_after(g, node_order, mirror_inputs(g, node_order))
         compiled.lower_bound = peak_memory(g, node_order, ALIGN)
     return compiled
 
 
 # MindSpore's kernel-by-kernel runtime (O0/O1) frees a gradient its mirror AllReduce read on the
-# communication stream only when the step's streams synchronise at its end: its DryRun holds every raw
-# gradient beside its AllReduce's output (mp_dryrun.py MP=1: 128 MiB of each at the peak). Other
-# cross-stream values (a forward AllGather's input) are freed after their last reader, as there.
+# communication stream only when the compute stream next synchronises with it (waits for that AllReduce or a
+# later one): its DryRun holds every raw gradient beside its AllReduce's output until the first kernel reading
+# a reduced gradient (mp_dryrun.py MP=1: 128 MiB of each at the peak; the Llama's are freed just before its
+# AdamWeightDecay's first gradient Cast). Other cross-stream values (a forward AllGather's input) are freed
+# after their last reader, as there.
 MIRROR_INPUTS_HELD_TO_END = True
 
 
-def mirror_inputs(g: Graph) -> frozenset[int]:
-    """Root values the gradient mirror AllReduces (``parallel.sharding.MIRROR_SCOPE``) read, when
-    :data:`MIRROR_INPUTS_HELD_TO_END`."""
+def mirror_inputs(g: Graph, node_order: list[int]) -> dict[int, int]:
+    """Root values the gradient mirror AllReduces (``parallel.sharding.MIRROR_SCOPE``; a sharded weight's gradient
+    ReduceScatter, ``optimizer_shard.SHARD_GATHER_SCOPE``) read -> the position in
+    ``node_order`` after which they may be freed (just before the first node reading the output of that
+    AllReduce or of a later one; the last node if none), when :data:`MIRROR_INPUTS_HELD_TO_END`."""
     if not MIRROR_INPUTS_HELD_TO_END:
-        return frozenset()
-    return frozenset(g.root(v) for n in g.nodes if f"/{MIRROR_SCOPE}/" in n.full_name for v in n.inputs)
+        return {}
+    nodes = {n.id: n for n in g.nodes}
+    names = {nid: nodes[nid].full_name for nid in node_order}
+    mirrors = [i for i, nid in enumerate(node_order) if f"/{MIRROR_SCOPE}/" in names[nid] or
+               names[nid].startswith(f"{GRADIENTS_SCOPE}/") and f"/{SHARD_GATHER_SCOPE}/" in names[nid]]
+    mirror_at = {g.root(v): i for i in mirrors for v in nodes[node_order[i]].outputs}
+    first_reader: dict[int, int] = {}          # mirror position -> position of the first node reading its output
+    on_comm = set(mirrors)                     # a mirror reading another's (communication stream) syncs nothing
+    for i, nid in enumerate(node_order):
+        if i in on_comm:
+            continue
+        for v in nodes[nid].inputs:
+            q = mirror_at.get(g.root(v))
+            if q is not None and q != i:
+                first_reader.setdefault(q, i)
+    held: dict[int, int] = {}
+    sync = len(node_order)                     # suffix minimum over mirrors at or after this one
+    for i in reversed(mirrors):
+        sync = min(sync, first_reader.get(i, len(node_order)))
+        for v in nodes[node_order[i]].inputs:
+            held[g.root(v)] = max(held.get(g.root(v), 0), sync - 1)
+    return held
 
 
 def describe(compiled: CompiledGraph) -> dict[str, Any]:

@@ -178,13 +178,19 @@ class SinkRunner(_GraphRunner):
     def _execute(self, p: Prepared, batches: list[list[np.ndarray]]) -> list[np.ndarray]:
         """One launch for all the steps. Issue order, per step k (slot = k mod the queue depth):
 
-        * queue stream (the host's data channel): wait until slot's previous batch was consumed,
-          copy batch k host to device into the slot, record ``filled[slot]``;
-        * first graph stream: wait for ``filled[slot]``, GetNext (copy the slot into the graph's input
-          buffers), record ``consumed[slot]``; the other graph streams wait for that;
+        * queue stream (the host's data channel and MindSpore's GetNext loop): wait until slot's previous
+          batch was consumed, copy batch k host to device into the slot, the GetNext loop's StreamSwitch
+          and GetNext (the AI CPU takes the batch off the queue), record ``filled[slot]``;
+        * first graph stream: StreamSwitch on the loop counter, wait for ``filled[slot]``, AssignAdd of the
+          next-loop counter, copy the slot into the graph's input buffers, StreamActive of the GetNext
+          loop, record ``consumed[slot]``; the other graph streams wait for that;
         * the compiled schedule (every stream);
         * the other streams' ends recorded, awaited by the first stream, which then copies the
-          parameter updates in place, so step k+1 reads them.
+          parameter updates in place, so step k+1 reads them, and runs the AssignAdd of the current-loop
+          counter and the StreamActive that restarts the step's loop.
+
+        The loop tasks (``hal_steps.LoopTask``) are those MindSpore's loop sink adds to every iteration on
+        Ascend (KernelAdjust::ProcessLoopSink), priced by kind in device/cost.py (``loop_task_time``).
 
         Every wait comes after the record it needs in issue order, so the loop runs without the host;
         the host synchronises once and downloads the last step's outputs.
@@ -204,6 +210,7 @@ class SinkRunner(_GraphRunner):
         updates = [hal_steps.MemcpyAsync(dst, n, src, n, MEMCPY_DEVICE_TO_DEVICE, first)
                    for dst, src, n in update_copies(p, p.inputs)]
         descs = [c.values[v] for v in c.inputs]
+        loop_end = [hal_steps.LoopTask("AssignAdd", first), hal_steps.LoopTask("StreamActive", first)]
         steps: list[hal_steps.Step] = []
         for k, batch in enumerate(batches):
             slot = k % queue.depth
@@ -214,13 +221,15 @@ class SinkRunner(_GraphRunner):
                 if data.nbytes:
                     steps.append(hal_steps.MemcpyAsync(queue.slots[slot][v], data.nbytes, data, data.nbytes,
                                                        MEMCPY_HOST_TO_DEVICE, qs))
-            steps.append(hal_steps.RecordEvent(queue.filled[slot], qs))
-            steps.append(hal_steps.WaitEvent(queue.filled[slot], first))
+            steps += [hal_steps.LoopTask("StreamSwitch", qs), hal_steps.LoopTask("GetNext", qs),
+                      hal_steps.RecordEvent(queue.filled[slot], qs)]
+            steps += [hal_steps.LoopTask("StreamSwitch", first), hal_steps.WaitEvent(queue.filled[slot], first),
+                      hal_steps.LoopTask("AssignAdd", first)]
             steps += [hal_steps.MemcpyAsync(p.inputs[v], d.nbytes, queue.slots[slot][v], d.nbytes,
                                             MEMCPY_DEVICE_TO_DEVICE, first)
                       for v, d in zip(c.inputs, descs) if d.nbytes]
-            steps.append(hal_steps.RecordEvent(queue.consumed[slot], first))
-            steps += fence_out + sunk + fence_in + updates
+            steps += [hal_steps.LoopTask("StreamActive", first), hal_steps.RecordEvent(queue.consumed[slot], first)]
+            steps += fence_out + sunk + fence_in + updates + loop_end
         rt.launch_graph(steps)
         for s in (qs, *p.streams):
             rt.synchronize_stream(s)

@@ -165,7 +165,8 @@ class RunCollective(Run):
         for attr in ("src_rank", "dest_rank", "root_rank"):
             rank = k.signature.attr(attr)
             row[attr] = "" if rank is None else str(ranks[rank])
-        for side, desc in (("input", k.signature.inputs[0]), ("output", values[k.outputs[0]])):
+        out = values[k.outputs[0]]
+        for side, desc in (("input", k.signature.inputs[0] if k.signature.inputs else out), ("output", out)):
             row[f"{side}_shape"] = "(" + ", ".join(map(str, desc.shape)) + ")"
             row[f"{side}_type"] = desc.dtype.capitalize()
             row[f"{side}_size"] = str(desc.nbytes)

@@ -183,7 +183,7 @@ def run_summary(rt: Runtime, device_id: int, mode: RunMode, preparer: GraphPrepa
                  f"AI cores {busy:.1%} busy over {device_s * 1e3:.3f} ms; memory peak "
                  f"used {format_bytes(pool['peak_used'])}, actual peak with fragments "
                  f"{format_bytes(pool['actual_peak'])}, reserved {format_bytes(pool['reserved'])}")
-    return lines + mode.summary_tail(pool, log.step_time())
+    return lines + mode.summary_tail({**pool, "hbm": device.spec.hbm_bytes}, log.step_time())
 
 
 def _graph_lines(prepared: Iterable[Prepared]) -> list[str]:

@@ -41,20 +41,22 @@ from .launch import Binary, LaunchMixin
 from .memory import (HOST_PTR_BASE, MEM_MALLOC_HUGE_FIRST, MEM_MALLOC_HUGE_ONLY, MEM_MALLOC_NORMAL_ONLY,
                      MEMCPY_DEFAULT, MEMCPY_DEVICE_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE,
                      MEMCPY_HOST_TO_HOST, HostAllocation, MemoryMixin)
-from .steps import Communicate, LabelGoto, Launch, MemcpyAsync, RecordEvent, WaitEvent
-from .streams import EVENT_STATUS_COMPLETE, EVENT_STATUS_NOT_READY, EVENT_TIME_LINE, StreamsMixin
+from .steps import Communicate, LabelGoto, Launch, LoopTask, MemcpyAsync, RecordEvent, WaitEvent
+from .events import EVENT_STATUS_COMPLETE, EVENT_STATUS_NOT_READY, EVENT_TIME_LINE, EventsMixin
+from .streams import StreamsMixin
 from .validate import bind_checks
 
 _api = api     # the choke-point marker under its historical name
 
 
-class Runtime(DevicesMixin, StreamsMixin, MemoryMixin, LaunchMixin, HcclMixin):
+class Runtime(DevicesMixin, StreamsMixin, EventsMixin, MemoryMixin, LaunchMixin, HcclMixin):
     """One process-wide runtime (like libascendcl): call :meth:`init` first, then :meth:`set_device`."""
 
     # each step kind (hal.steps) -> the chapter's builder of its validated device task (StreamsMixin.step_task)
     STEP_TASKS = {Launch: LaunchMixin._launch_step_task, RecordEvent: StreamsMixin._record_step_task,
                   WaitEvent: StreamsMixin._wait_step_task, MemcpyAsync: MemoryMixin._memcpy_step_task,
-                  Communicate: HcclMixin._collective_task, LabelGoto: StreamsMixin._goto_step_task}
+                  Communicate: HcclMixin._collective_task, LabelGoto: StreamsMixin._goto_step_task,
+                  LoopTask: StreamsMixin._loop_step_task}
 
     def __init__(self) -> None:
         self.node: Node | None = None
@@ -233,6 +235,7 @@ synchronize_event = _runtime.synchronize_event
 event_elapsed_time = _runtime.event_elapsed_time
 label_switch = _runtime.label_switch
 label_goto = _runtime.label_goto
+loop_task = _runtime.loop_task
 # memory
 malloc = _runtime.malloc
 free = _runtime.free
@@ -286,7 +289,7 @@ __all__ = [
     "set_current_context",
     "create_stream", "destroy_stream", "synchronize_stream", "synchronize_device", "query_stream",
     "stream_wait_event", "create_event", "destroy_event", "record_event", "reset_event", "query_event_status",
-    "synchronize_event", "event_elapsed_time", "label_switch", "label_goto",
+    "synchronize_event", "event_elapsed_time", "label_switch", "label_goto", "loop_task",
     "malloc", "free", "malloc_host", "free_host", "host_buffer", "memcpy", "memcpy_async", "memset",
     "memset_async", "get_mem_info", "mem_stats", "dump_memory_snapshot",
     "load_binary", "register_function", "unload_binary", "get_function", "launch_kernel", "launch_graph",

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # The runtime a step is issued on (a hal.runtime.Runtime; not imported: the runtime imports the steps).
 Runtime = Any
 
-__all__ = ["Communicate", "LabelGoto", "Launch", "MemcpyAsync", "RecordEvent", "Step", "WaitEvent"]
+__all__ = ["Communicate", "LabelGoto", "Launch", "LoopTask", "MemcpyAsync", "RecordEvent", "Step", "WaitEvent"]
 
 
 class Step:
@@ -112,6 +112,19 @@ class LabelGoto(Step):
 
     def issue(self, rt: Runtime) -> None:
         rt.label_goto(self.stream)
+
+
+@dataclass(frozen=True, slots=True)
+class LoopTask(Step):
+    """One of the tasks a sunk training loop runs every iteration on ``stream``, named ``task`` as MindSpore
+    names it (StreamSwitch, StreamActive, the loop counter's AssignAdd, GetNext; device/cost.py
+    ``LOOP_TASKS``): it costs what its kind costs and shows in the trace, and moves no user data."""
+
+    task: str
+    stream: int | None
+
+    def issue(self, rt: Runtime) -> None:
+        rt.loop_task(self.task, self.stream)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
-"""Runtime chapter "streams and events" (aclrtCreateStream, aclrtRecordEvent, ...), and how the host
-hands work to the device and waits for it.
+"""Runtime chapter "streams" (aclrtCreateStream, aclrtSynchronizeStream, ...), and how the host hands work
+to the device and waits for it (events are :mod:`.events`).
 
 A *stream* is a FIFO of device tasks; an *event* orders work across streams (a record on one stream,
 a wait on another). Everything that enqueues ends in :meth:`StreamsMixin._submit` (the host blocks
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from ascendemu.device.model import Device, Event, Stream
 from ascendemu.device.system import DeadlockError
-from ascendemu.device.tasks import LabelGotoTask, LabelSwitchTask, RecordTask, WaitTask
-from ascendemu.errors import (EventSyncTimeoutError, FeatureNotSupportedError, NoEventResourceError,
-                              NoStreamResourceError, RtParamInvalidError, StreamSyncTimeoutError)
+from ascendemu.device.cost import loop_task_time
+from ascendemu.device.tasks import LabelGotoTask, LabelSwitchTask, RecordTask, TimedTask, WaitTask
+from ascendemu.errors import FeatureNotSupportedError, NoStreamResourceError, RtParamInvalidError, StreamSyncTimeoutError
 
 from .api import api
-from .steps import LabelGoto, RecordEvent, WaitEvent
+from .steps import LabelGoto, LoopTask, RecordEvent, WaitEvent
 
 if TYPE_CHECKING:
     import simpy
@@ -30,16 +30,12 @@ if TYPE_CHECKING:
 
     from .steps import Step
 
-__all__ = ["EVENT_STATUS_COMPLETE", "EVENT_STATUS_NOT_READY", "EVENT_TIME_LINE", "StreamsMixin"]
+__all__ = ["StreamsMixin"]
 
-# event flags and status
-EVENT_TIME_LINE = 0x8
-EVENT_STATUS_COMPLETE = 0
-EVENT_STATUS_NOT_READY = 1
 
 
 class StreamsMixin:
-    """Streams, events, and the runtime's submit/wait plumbing."""
+    """Streams and the runtime's submit/wait plumbing (events: :class:`~.events.EventsMixin`)."""
 
     node: Node | None
     streams: dict[int, Stream]
@@ -184,6 +180,18 @@ class StreamsMixin:
         """Jump back to a device loop's head (rtLabelGotoEx): one small task at the end of a loop's body."""
         self._enqueue(LabelGoto(stream))
 
+    def _loop_step_task(self, step: LoopTask) -> tuple[Stream, TimedTask]:
+        """A :class:`~.steps.LoopTask` step as its stream and a task holding it for its kind's price."""
+        s = self._stream(step.stream)
+        return s, TimedTask(step.task, self.node.host_time, loop_task_time(s.device.spec, step.task), "loop")
+
+    @api()
+    def loop_task(self, task: str, stream: int | None = None) -> None:
+        """One of the tasks a sunk training loop runs each iteration (MindSpore's StreamSwitch, StreamActive,
+        loop-counter AssignAdd, GetNext on Ascend) named ``task``: it holds ``stream`` for what that kind costs
+        (device/cost.py ``loop_task_time``), so a sunk step's fixed cost is simulated and traced."""
+        self._enqueue(LoopTask(task, stream))
+
     @api(cost=0.0)
     def label_switch(self, ptr: int, stream: int | None = None, steps: Sequence[Step] = (),
                      taken: bool | None = None) -> bool:
@@ -260,76 +268,3 @@ class StreamsMixin:
     @api()
     def stream_wait_event(self, stream: int | None, event: int) -> None:
         self._enqueue(WaitEvent(event, stream))
-
-    # -- events ---------------------------------------------------------------------------------
-    def _event(self, event: int) -> Event:
-        """The live event of a handle (an int: the layer in :mod:`.validate` checked it)."""
-        ev = self.events.get(event)
-        if ev is None:
-            hint = "it was destroyed" if self._destroyed.get(event) == "event" else "it was never created"
-            raise RtParamInvalidError(f"event {event!r} is not a live event ({hint}); use create_event()")
-        return ev
-
-    @staticmethod
-    def _check_same_device(s: Stream, ev: Event) -> None:
-        if s.device is not ev.device:
-            raise RtParamInvalidError(f"stream {s.id} is on device {s.device.id} but event {ev.id} "
-                                      f"on device {ev.device.id}; events work within one device")
-
-    @api()
-    def create_event(self, flags: int = 0) -> int:
-        dev = self._cur_device()
-        if len(dev.events) >= dev.spec.max_events:
-            raise NoEventResourceError(f"device {dev.id} already has {len(dev.events)} events "
-                                       f"(limit {dev.spec.max_events}); destroy unused events")
-        h = self._handle()
-        ev = Event(dev, h, flags)
-        dev.events[h] = ev
-        self.events[h] = ev
-        return h
-
-    @api()
-    def destroy_event(self, event: int) -> None:
-        ev = self._event(event)
-        ev.destroyed = True
-        del self.events[event]
-        del ev.device.events[event]
-        self._destroyed[event] = "event"
-
-    @api()
-    def record_event(self, event: int, stream: int | None = None) -> None:
-        self._enqueue(RecordEvent(event, stream))
-
-    @api()
-    def reset_event(self, event: int, stream: int | None = None) -> None:
-        """Return the event to the never-recorded state (later waits wait for the next record)."""
-        ev = self._event(event)
-        self._stream(stream)
-        ev.last_issued = None
-        ev.timestamp = None
-
-    @api()
-    def query_event_status(self, event: int) -> int:
-        ev = self._event(event)
-        self.node.catch_up()
-        return EVENT_STATUS_COMPLETE if ev.complete else EVENT_STATUS_NOT_READY
-
-    @api()
-    def synchronize_event(self, event: int) -> None:
-        ev = self._event(event)
-        if ev.last_issued is None:
-            return
-        self._wait(ev.last_issued, f"synchronize of event {ev.id}", EventSyncTimeoutError)
-
-    @api()
-    def event_elapsed_time(self, start: int, end: int) -> float:
-        """Simulated milliseconds between two completed records."""
-        a, b = self._event(start), self._event(end)
-        self.node.catch_up()
-        for ev in (a, b):
-            if ev.last_issued is None:
-                raise RtParamInvalidError(f"event {ev.id} was never recorded; record_event() both events first")
-            if not ev.complete:
-                raise RtParamInvalidError(f"event {ev.id} is recorded but not complete yet; "
-                                          "synchronize_event() it before asking for the elapsed time")
-        return (b.timestamp - a.timestamp) * 1e3

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ascendemu.device.collectives import Collective
+from ascendemu.device.cost import LOOP_TASKS
 from ascendemu.device.memory import DEVICE_VA_BASE, DEVICE_VA_STRIDE
 from ascendemu.device.pool import POOL_POLICIES
 from ascendemu.device.spec import DeviceSpec
@@ -103,6 +104,15 @@ def enum_kind(names: dict[int, str], error: type[AclError] = InvalidParamError) 
             return v
         return check
     return kind
+
+
+def loop_task_kind(what: str, optional: bool) -> Validator:
+    """The name of one of a sunk loop's per-iteration tasks (device/cost.py ``LOOP_TASKS``)."""
+    def check(v):
+        if isinstance(v, str) and v in LOOP_TASKS:
+            return v
+        raise _reject(RtParamInvalidError, what, v, f"a sunk loop's task, one of {', '.join(LOOP_TASKS)}")
+    return check
 
 
 def type_kind(types: tuple[type, ...], rule: str, error: type[AclError] = InvalidParamError) -> Kind:
@@ -314,6 +324,7 @@ PARAMS: dict[str, Kind] = {
     "path": PATH, "magic": BINARY_MAGIC, "binary": BINARY, "name": KERNEL_NAME,
     "func": FUNCTION, "kernel": FUNCTION, "register_function.func": KERNEL_FUNCTION,
     "block_dim": BLOCK_DIM, "args": KERNEL_ARGS, "steps": STEPS, "launch_kernel.name": OP_NAME, "Launch.name": OP_NAME,
+    "loop_task.task": loop_task_kind, "LoopTask.task": loop_task_kind,
     # collective communication
     "rank_size": RANK_SIZE, "rank_id": COMM_RANK, "comm": COMM, "ranks": ranks_kind,
     "comm_create_group.name": COMM_NAME, "comm_find.name": COMM_NAME, "comm_init_world.name": COMM_NAME,

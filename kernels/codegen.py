@@ -21,9 +21,13 @@ import re
 import sys
 
 import llvmlite.binding as llvm
-from numba.core import sigutils
+from numba.core import compiler, sigutils
 from numba.core.ccallback import CFunc
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import PassManager
+from numba.core.typed_passes import (AnnotateTypes, IRLegalization, NativeLowering, NopythonTypeInference,
+                                     NoPythonBackend, PreLowerStripPhis)
+from numba.core.untyped_passes import FixupArgs, IRProcessing, ReconstructSSA, TranslateByteCode
 
 from ascendemu.hal.elf import read_elf
 from ascendemu.hal.meta import META_SECTION
@@ -123,8 +127,39 @@ def _no_blas() -> None:
     raise ImportError("ascendemu kernels call OpenBLAS through hal.blas, not numba's np.dot")
 
 
+class KernelPipeline(compiler.CompilerBase):
+    """numba's nopython pipeline less the passes a generated kernel never needs: it has no ``with``
+    blocks, closures, raises, literal_unroll or parfors, calls no ``@overload(inline="always")`` and
+    no branch folds at compile time that LLVM would not fold, and numba's rewrites (array expressions,
+    constant getitems) find nothing to rewrite in it. Bytecode to SSA IR, typing, lowering, as numba's
+    own pipeline does them: the objects are the same bytes (tests/test_kernel_helpers.py builds both),
+    in ~15% less CPU (bench/README.md, round 9). A source it cannot compile is compiled by numba's full
+    pipeline instead (:func:`_compile`), so it never decides whether a kernel builds."""
+
+    def define_pipelines(self):
+        pm = PassManager("ascendemu-kernel")
+        for pass_ in (TranslateByteCode, FixupArgs, IRProcessing, ReconstructSSA, NopythonTypeInference,
+                      PreLowerStripPhis, IRLegalization, AnnotateTypes, NativeLowering, NoPythonBackend):
+            pm.add_pass(pass_, pass_.__name__)
+        pm.finalize()
+        return [pm]
+
+
+def _compile(pyfunc, pipeline=KernelPipeline):
+    """numba's compile result of ``pyfunc`` as a cfunc of the kernel ABI, through ``pipeline``; numba's
+    full pipeline if the lean one fails (the kernel's own errors then come from numba's usual path)."""
+    sig = sigutils.normalize_signature(kernel_signature())
+    try:
+        return CFunc(pyfunc, sig, locals={}, options={"error_model": KERNEL_ERROR_MODEL},
+                     pipeline_class=pipeline)._compile_uncached()
+    except Exception:
+        if pipeline is compiler.Compiler:
+            raise
+        return _compile(pyfunc, compiler.Compiler)
+
+
 @global_compiler_lock
-def _numba_ir(pyfunc) -> tuple[str, str]:
+def _numba_ir(pyfunc, pipeline=KernelPipeline) -> tuple[str, str]:
     """The cfunc wrapper's name and numba's optimised LLVM IR of ``pyfunc``, never compiled to machine code.
 
     ``numba.cfunc`` would also finalise its library into numba's JIT engine (machine code for an address
@@ -132,8 +167,7 @@ def _numba_ir(pyfunc) -> tuple[str, str]:
     same compilation (numba's CFunc pipeline: type inference, lowering, the cfunc wrapper), then what
     ``CodeLibrary.finalize`` does before the JIT step: link the helper libraries in and optimise."""
     _load_numba_without_blas_probe()
-    sig = sigutils.normalize_signature(kernel_signature())
-    cres = CFunc(pyfunc, sig, locals={}, options={"error_model": KERNEL_ERROR_MODEL})._compile_uncached()
+    cres = _compile(pyfunc, pipeline)
     library = cres.library
     for linked in dict.fromkeys(library._linking_libraries):      # numba helpers (njit) the kernel calls
         library._final_module.link_in(linked._get_module_for_linking(), preserve=True)
@@ -141,12 +175,13 @@ def _numba_ir(pyfunc) -> tuple[str, str]:
     return cres.fndesc.llvm_cfunc_wrapper_name, str(library._final_module)
 
 
-def compile_object(pyfunc, symbol: str, meta: bytes) -> tuple[bytes, list[str]]:
-    """Compile ``pyfunc`` (uniform kernel ABI) to object bytes exporting only ``symbol``.
+def compile_object(pyfunc, symbol: str, meta: bytes, pipeline=KernelPipeline) -> tuple[bytes, list[str]]:
+    """Compile ``pyfunc`` (uniform kernel ABI) to object bytes exporting only ``symbol``; ``pipeline``:
+    the numba compiler class (numba's own ``compiler.Compiler`` builds the same bytes, slower).
 
     Returns the object and the sorted names of the symbols it leaves undefined.
     """
-    wrapper, optimised = _numba_ir(pyfunc)
+    wrapper, optimised = _numba_ir(pyfunc, pipeline)
     tm = host_target_machine()
     ir = _reshape(optimised, wrapper, symbol, meta, tm)
     module = llvm.parse_assembly(ir)

@@ -32,10 +32,7 @@ from .signature import OpSignature, TensorDesc, attrs_from_json
 __all__ = ["KERNEL_ERROR_MODEL", "FUNC_NAMES", "SUPPORTED_OPS", "KernelFamily", "KernelPlan", "KernelSource",
            "infer_outputs", "plan_kernel", "generate", "dry_run_function", "compile_inprocess", "kernel_signature"]
 
-# Kernels cannot raise: float division and int32 Div use IEEE / guarded intrinsics, and numpy's error
-# model turns a division by zero into inf/nan (as on the device) instead of a Python exception, which
-# would need numba's runtime helpers (absent from the loader's allowlist) at load time.
-KERNEL_ERROR_MODEL = "numpy"
+KERNEL_ERROR_MODEL = src.KERNEL_ERROR_MODEL
 
 # Kernel function names as MindSpore's .info spells them (op_info "func_name"), by op.
 FUNC_NAMES: dict[str, str] = {name: op.func_name for name, op in REGISTRY.items()}

@@ -216,7 +216,7 @@ def check_child_results(sigs, report: dict) -> None:
                                    NUMPY_OPS[s.op](*ins), rtol=1e-6)
 
 
-KILL_TRIALS = 20
+KILL_TRIALS = 10            # bench/bench_reliability.py runs 150 (each trial is a process start, ~2 CPU-s)
 # A child is "ready" after its imports; its first compile then takes ~1.8 s (numba's lazy set-up),
 # each further one ~0.25 s: kill delays up to KILL_MAX_DELAY_S land in set-up, builds and commits.
 KILL_MAX_DELAY_S = 3.0

@@ -140,3 +140,25 @@ def test_assign_into_a_parameter_in_place_matches_numpy():
         np.testing.assert_array_equal(p.asnumpy(), base * 2 + x)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_a_raw_gradient_is_freed_when_the_compute_stream_first_reads_a_reduced_one():
+    """MindSpore's memory_block.csv of the Llama: each raw gradient a mirror AllReduce read is freed right before
+    the first kernel reading the output of that AllReduce or a later one, not after its own AllReduce and not at
+    the step's end (plan.mirror_inputs). Two gradients, reduced in turn; the second's reduced value is read first."""
+    from ascendemu.graph.parallel.sharding import MIRROR_SCOPE
+    from ascendemu.graph.plan import mirror_inputs
+
+    g = Graph("mirrors")
+    x = g.add_input(TensorDesc((4, 4), "float32"))
+    raw = [g.add_node("Mul", [x, x]).outputs[0], g.add_node("Add", [x, x]).outputs[0]]
+    world = {"reduce_op": "sum", "group": "hccl_world_group"}
+    reduced = [g.add_node("AllReduce", [r], world, full_name=f"Gradients/w{i}/{MIRROR_SCOPE}/AllReduce").outputs[0]
+               for i, r in enumerate(raw)]
+    g.add_node("Neg", [x])
+    g.add_node("Neg", [reduced[1]])                   # the first reader of a reduced gradient
+    g.add_node("Neg", [reduced[0]])
+    order = [n.id for n in g.nodes]
+    held = mirror_inputs(g, order)
+    # both raw gradients are freed after position 4 (the Neg of x), just before position 5 reads reduced[1]
+    assert held == {g.root(raw[0]): 4, g.root(raw[1]): 4}

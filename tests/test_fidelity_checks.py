@@ -1,6 +1,6 @@
 """The fidelity bench's checks (bench/bench_fidelity.py, docs/FIDELITY.md): the host input pipeline's
-floor on a sunk step, and the segmentation and recommender networks written for it (bench/unet.py,
-bench/wide_deep.py) against their sizes counted by hand from the zoo's configs."""
+floor on a sunk step, GetNext's fit on NCF, and the segmentation and recommender networks written for it
+(bench/unet.py, bench/wide_deep.py) against their sizes counted by hand from the zoo's configs."""
 from __future__ import annotations
 
 import sys
@@ -12,6 +12,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import bench_fidelity as bf  # noqa: E402
+from test_abstract_weights import dry_run  # noqa: E402
 
 
 def test_input_pipeline_floor_is_fitted_on_resnet18_and_caps_the_image_classifiers():
@@ -29,6 +30,13 @@ def test_input_pipeline_floor_is_fitted_on_resnet18_and_caps_the_image_classifie
     assert bf.row("resnet50", 256 / 2400)[2] == pytest.approx(256 / 0.110)
 
 
+def test_getnext_is_fitted_on_ncf(tmp_path):
+    """GetNext's per-batch cost (device/cost.py GETNEXT_S) is fitted on NCF's published 0.575 ms/step, a
+    calibration figure: the bench's steady NCF step (its step work is 0.28 ms) reproduces it."""
+    step = bf.child("ncf", ["Ascend910A"], str(tmp_path))["Ascend910A"]
+    assert bf.row("ncf", step)[3] == pytest.approx(1.0, abs=0.002)
+
+
 @pytest.fixture(scope="module")
 def mindspore_alias():
     from ascendemu.cli.run import install_mindspore_alias
@@ -40,9 +48,10 @@ def _size(params) -> int:
     return sum(math.prod(p.shape) for p in params)
 
 
-def test_unet_has_the_zoo_unet_medical_parameters(mindspore_alias):
+def test_unet_has_the_zoo_unet_medical_parameters(mindspore_alias, tmp_path):
     import unet
-    net = unet.UNetMedical(1, 2)
+    with dry_run(tmp_path):                # abstract weights: shapes without drawing 31M initial values
+        net = unet.UNetMedical(1, 2)
 
     def double(i, o, m):               # two 3x3 convolutions with bias
         return 9 * i * m + m + 9 * m * o + o
@@ -57,9 +66,10 @@ def test_unet_has_the_zoo_unet_medical_parameters(mindspore_alias):
     assert len(net.trainable_params()) == 42
 
 
-def test_wide_deep_has_the_zoo_default_config_parameters(mindspore_alias):
+def test_wide_deep_has_the_zoo_default_config_parameters(mindspore_alias, tmp_path):
     import wide_deep
-    cell, inputs = wide_deep.build(8)
+    with dry_run(tmp_path):
+        cell, inputs = wide_deep.build(8)
     dims = [39 * 80, 1024, 512, 256, 128, 1]
     dense = sum(a * b + b for a, b in zip(dims, dims[1:]))
     assert dense == 3_885_057

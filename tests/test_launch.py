@@ -311,7 +311,8 @@ def test_msrun_sim_level_table_of_every_rank(ascendemu_kernel_cache, tmp_path):
     assert [row[0] for row in rows] == ["0", "1", "2", "3"]
     for row in rows:         # each rank's figures are the ones its own DryRun summary printed
         log = (tmp_path / "logs" / f"worker_{row[0]}.log").read_text()
-        assert dryrun_figures(log) == {"used": row[1], "actual": row[2], "step": f"{row[3]} ms"}
+        assert dryrun_figures(log) == {"used": row[1], "actual": row[2], "step": f"{row[3]} ms",
+                                       "comm": f"{row[5]} ms", "exposed": f"{row[7]} ms"}
     used = [float(row[1].rstrip("M")) for row in rows]
     assert used == sorted(used) and len(set(used)) == 4                 # larger layers, larger peaks
     for rank in range(4):    # MindSpore writes the execution order of every rank in a DryRun

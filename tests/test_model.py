@@ -32,6 +32,7 @@ from ascendemu.frontend.train import (F1, MAE, MSE, Accuracy, Callback, Checkpoi
 from ascendemu.frontend.unsupported import UnsupportedOpError
 from ascendemu.graph import runners as runners_module
 from ascendemu.cli.pytest_plugin import emulated_device
+from ascendemu.device.cost import GETNEXT_S
 from datafiles import write_idx
 from test_run_cli import run_cli
 
@@ -229,10 +230,12 @@ def test_sink_mode_runs_each_epoch_as_one_launch_with_callbacks_per_sink_and_the
     sink = ex._sinks[("TrainOneStepCell", "O2")]
     assert (sink.steps, sink.sinks) >= (8, 2)
     stepwise = ex._totals[("TrainOneStepCell", "O2")]
-    assert sink.host_s / sink.steps < stepwise.host_s / stepwise.runs
+    # a sunk step this small waits for GetNext's per-batch cost (device/cost.py GETNEXT_S, issue 23), which
+    # a step-by-step run has no device queue to pay: here the sink saves API calls, not host time
+    assert sink.host_s / sink.steps > GETNEXT_S > stepwise.host_s / stepwise.runs
     line = next(s for s in ex.summary() if "dataset sink mode" in s)
-    saved = re.search(r"host time saved (\d+\.\d+) ms/step", line)
-    assert saved and float(saved.group(1)) > 0, line
+    saved = re.search(r"host time saved (-?\d+\.\d+) ms/step", line)
+    assert saved, line
     assert float(saved.group(1)) == pytest.approx((stepwise.host_s / stepwise.runs - sink.host_s / sink.steps) * 1e3,
                                                   abs=1e-3)
 

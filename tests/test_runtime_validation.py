@@ -36,6 +36,7 @@ CODES = {
     "free.ptr": errors.ACL_ERROR_RT_MEMORY_FREE,                # 207002
     "free_host.ptr": errors.ACL_ERROR_RT_MEMORY_FREE,
     "register_function.func": errors.ACL_ERROR_INVALID_PARAM,   # a KernelFunction object, not a handle
+    "loop_task.task": errors.ACL_ERROR_RT_PARAM_INVALID,        # not one of a sunk loop's tasks
     # the collective chapter: HCCL's HCCL_E_PARA for a bad communicator, data type, reduce op, rank or group
     **dict.fromkeys(("comm", "dtype", "op", "root", "peer", "rank_size", "rank_id", "ranks",
                      "comm_create_group.name", "comm_find.name", "comm_init_world.name"), errors.HCCL_E_PARA),
@@ -113,6 +114,8 @@ def ready(rt, make_scale):
         "barrier": (10**6, s),
         # device loops: the predicate's branch and the jump back (no loop is live: the switch reads d)
         "label_switch": (d, s, (), None), "label_goto": (s,),
+        # a sunk training loop's per-iteration task (issue 23)
+        "loop_task": ("GetNext", s),
     }
     return rt, templates
 

@@ -6,10 +6,13 @@ Needs an installed MindSpore 2.10 and the stub CANN of /work/shared/msdryrun/mak
 dependency of ascendemu; CI reads the JSON):
     python tools/record_msdryrun_parallel.py /work/msvenv/bin/python /tmp/fakecann [--single]
 It also records the single-device scripts of SINGLE into single_dryrun.json (only those with --single), and
-with --llama only the Llama of examples/llama/dryrun_7b.py (LLAMA: small shapes, one rank of 8, jit O0, the
+with --opt-shard only OPT_SHARD and LLAMA_OPT_SHARD (optimizer parallel) into opt_shard_dryrun.json, with
+--llama only the Llama of examples/llama/dryrun_7b.py (LLAMA: small shapes, one rank of 8, jit O0, the
 plain training cell) into llama_dryrun.json: the peak lines plus memory_block.csv summed by what the blocks
 hold (weights, optimizer states, and at the peak the live kernel outputs by scope) and the peak before the
-optimizer's first kernel (the network's own: forward activations and gradients).
+optimizer's first kernel (the network's own: forward activations and gradients). With --tracker-sample only
+the head of the memory tracker's two files of one single-device run (MS_ALLOC_CONF=memory_tracker:True); with
+--oversize only what MindSpore's DryRun does with a strategy over its memory size (oversize_dryrun.json).
 """
 from __future__ import annotations
 
@@ -28,6 +31,17 @@ CONFIGS = [("mp_dryrun.py", 8, 3, {"MP": str(mp)}) for mp in (1, 2, 4, 8)] + \
           [("mlp_dp_mp.py", 4, 1, {"DP": "2", "MP": "2"}), ("mlp_dp_mp.py", 8, 5, {"DP": "2", "MP": "4"}),
            ("mlp_dp_mp.py", 8, 5, {"DP": "4", "MP": "2"}),
            ("relayout_dryrun.py", 8, 3, {"ALLTOALL": "0"}), ("relayout_dryrun.py", 8, 3, {"ALLTOALL": "1"})]
+# optimizer parallel (enable_parallel_optimizer): with --opt-shard, into opt_shard_dryrun.json
+OPT_SHARD = [("mlp_opt_shard.py", 4, 1, {"DP": "2", "MP": "2"}), ("mlp_opt_shard.py", 8, 5, {"DP": "4", "MP": "2"}),
+             ("mlp_opt_shard.py", 8, 5, {"DP": "4", "MP": "2", "SHARD_SIZE": "2", "OPT": "adam"}),
+             ("mlp_opt_shard.py", 8, 5, {"DP": "8", "MP": "1", "OPT": "adam"}),
+             ("mlp_opt_shard.py", 8, 5, {"DP": "8", "MP": "1", "THRESHOLD": "0"})]
+# and the Llama of LLAMA with --optimizer_shard (MindFormers' enable_parallel_optimizer, threshold 64 KB)
+LLAMA_OPT_SHARD = [(8, 1, 2, 1024, 8, 1024), (2, 4, 2, 1024, 8, 1024)]
+# pipeline parallel (pipeline_stages): with --pipeline, into pipeline_dryrun.json, with memory_block.csv's summary
+PIPELINE = [("mlp_pipeline.py", 2, 0, {"PP": "2", "MICRO": "4"}), ("mlp_pipeline.py", 2, 1, {"PP": "2", "MICRO": "4"}),
+            ("mlp_pipeline.py", 4, 1, {"DP": "2", "PP": "2", "MICRO": "4"}),
+            ("mlp_pipeline.py", 8, 6, {"DP": "2", "MP": "2", "PP": "2", "MICRO": "4"})]
 PEAK = re.compile(r"(Used peak memory usage \(without fragments\)|Actual peak memory usage \(with fragments\)): (\d+)M")
 
 
@@ -41,21 +55,38 @@ KEEP_FLAG = "--keep"
 # memory_block.csv's name prefixes of AdamWeightDecay's moment Parameters
 OPTIMIZER_STATE_PREFIXES = ("adam_m.", "adam_v.")
 
+# --tracker-sample: the memory tracker's two files of one single-device run, their first lines, into
+# TRACKER_SAMPLE (tests/test_memory_tracker.py checks ours has MindSpore's columns)
+TRACKER_FLAG = "--tracker-sample"
+TRACKER_SAMPLE = FIXTURES / "memory_tracker_sample"
+TRACKER_SAMPLE_LINES = 12
+
+# --oversize: the Llama of llama_dryrun.json's first run (1510 MB) under max_device_memory=1GB, into
+# oversize_dryrun.json: MindSpore's DryRun neither fails nor warns, it prints a peak above its memory size
+OVERSIZE_FLAG, OVERSIZE_SCRIPT, OVERSIZE_LIMIT = "--oversize", "llama_max_memory.py", "1GB"
+MEMORY_LINE = re.compile(r"^(Device MOC memory size|MindSpore Used memory size|Used peak memory usage \(without "
+                         r"fragments\)|Actual peak memory usage \(with fragments\)): (\d+)M", re.M)
+
 # single-device scripts (no init(), no collectives): their peaks go to single_dryrun.json
 SINGLE = ["mlp_momentum.py", "cnn_adam.py"]
+
+
+def dryrun_output(python: str, cann: Path, script: str, cwd: str, env: dict[str, str],
+                  args: list[str] | None = None) -> tuple[int, str]:
+    """Run ``script`` under MindSpore's DryRun in ``cwd``: its return code and everything it printed."""
+    env = {**os.environ, **env, "MS_SIMULATION_LEVEL": "1", "ASCEND_HOME_PATH": str(cann / "latest"),
+           "LD_LIBRARY_PATH": str(cann / "latest" / "lib64"), "PYTHONPATH": str(cann / "python")}
+    proc = subprocess.run([python, str(FIXTURES / script), *(args or [])], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+    return proc.returncode, proc.stdout + proc.stderr
 
 
 def peaks_of(python: str, cann: Path, script: str, cwd: str, env: dict[str, str],
              args: list[str] | None = None) -> dict[str, int]:
     """Run ``script`` under MindSpore's DryRun in ``cwd``; its two peak lines (MB)."""
-    env = {**os.environ, **env, "MS_SIMULATION_LEVEL": "1", "ASCEND_HOME_PATH": str(cann / "latest"),
-           "LD_LIBRARY_PATH": str(cann / "latest" / "lib64"), "PYTHONPATH": str(cann / "python")}
-    proc = subprocess.run([python, str(FIXTURES / script), *(args or [])], cwd=cwd, env=env, capture_output=True,
-                          text=True,
-                          timeout=600)
-    text = proc.stdout + proc.stderr
+    returncode, text = dryrun_output(python, cann, script, cwd, env, args)
     peaks = {name: int(mb) for name, mb in PEAK.findall(text)}
-    if proc.returncode != 0 or len(peaks) != 2:
+    if returncode != 0 or len(peaks) != 2:
         raise SystemExit(f"{script} {env}: MindSpore's DryRun failed:\n{text[-3000:]}")
     return peaks
 
@@ -104,9 +135,10 @@ def memory_blocks_summary(path: Path) -> dict:
             "network_peak_mb": round(network[0] / MB, 2), "network_peak_kernel_outputs_mb": by_scope(network[1])}
 
 
-def record_llama(python: str, cann: Path, dp: int, mp: int, layers: int, hidden: int, heads: int, seq: int) -> dict:
+def record_llama(python: str, cann: Path, dp: int, mp: int, layers: int, hidden: int, heads: int, seq: int,
+                 extra: tuple[str, ...] = ()) -> dict:
     args = ["--dp", str(dp), "--mp", str(mp), "--num_layers", str(layers), "--hidden_size", str(hidden),
-            "--num_heads", str(heads), "--seq_length", str(seq), "--jit_level", "O0", "--train_cell", "plain"]
+            "--num_heads", str(heads), "--seq_length", str(seq), "--jit_level", "O0", "--train_cell", "plain", *extra]
     with tempfile.TemporaryDirectory() as tmp:
         peaks = peaks_of(python, cann, str(LLAMA_SCRIPT), tmp, {"RANK_SIZE": str(dp * mp), "RANK_ID": "0",
                                                                 "MS_ALLOC_CONF": "memory_tracker:True"}, args)
@@ -127,6 +159,30 @@ def record_single(python: str, cann: Path, script: str) -> dict:
             "actual_peak_mb": peaks["Actual peak memory usage (with fragments)"]}
 
 
+def record_tracker_sample(python: str, cann: Path, script: str) -> None:
+    """MS_ALLOC_CONF=memory_tracker:True on ``script``: the head of rank_0/memory_block.csv and task.csv."""
+    with tempfile.TemporaryDirectory() as tmp:
+        peaks_of(python, cann, script, tmp, {"RANK_SIZE": "1", "RANK_ID": "0",
+                                             "MS_ALLOC_CONF": "memory_tracker:True"})
+        TRACKER_SAMPLE.mkdir(parents=True, exist_ok=True)
+        for name in ("memory_block.csv", "task.csv"):
+            found = sorted(Path(tmp).rglob(name))         # without init() MindSpore names no rank directory
+            if not found:
+                raise SystemExit(f"{script}: MindSpore wrote no {name} under {tmp}")
+            lines = found[0].read_text().splitlines(keepends=True)
+            (TRACKER_SAMPLE / name).write_text("".join(lines[:TRACKER_SAMPLE_LINES]))
+
+
+def record_oversize(python: str, cann: Path) -> dict:
+    """OVERSIZE_SCRIPT on a device limited below its peak: MindSpore's return code and its memory lines."""
+    with tempfile.TemporaryDirectory() as tmp:
+        returncode, text = dryrun_output(python, cann, OVERSIZE_SCRIPT, tmp, {"RANK_SIZE": "8", "RANK_ID": "0",
+                                                                            "MAX_DEVICE_MEMORY": OVERSIZE_LIMIT})
+    return {"script": OVERSIZE_SCRIPT, "rank_size": 8, "rank_id": 0, "max_device_memory": OVERSIZE_LIMIT,
+            "returncode": returncode, "lines": {name: int(mb) for name, mb in MEMORY_LINE.findall(text)},
+            "errors": [line for line in text.splitlines() if "memory" in line.lower() and "[ERROR]" in line]}
+
+
 def record(python: str, cann: Path, script: str, size: int, rank: int, extra: dict[str, str]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         peaks = peaks_of(python, cann, script, tmp, {**extra, "RANK_SIZE": str(size), "RANK_ID": str(rank)})
@@ -141,15 +197,56 @@ def record(python: str, cann: Path, script: str, size: int, rank: int, extra: di
             "step_collectives": comms[:len(comms) // steps]}
 
 
+def record_pipeline(python: str, cann: Path, script: str, size: int, rank: int, extra: dict[str, str]) -> dict:
+    """``record`` of a pipeline configuration, plus its memory_block.csv summed (``memory_blocks_summary``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**extra, "RANK_SIZE": str(size), "RANK_ID": str(rank), "MS_ALLOC_CONF": "memory_tracker:True"}
+        peaks = peaks_of(python, cann, script, tmp, env)
+        with open(Path(tmp) / f"rank_{rank}" / "execute_order" / "comm_execute_order.csv") as f:
+            rows = list(csv.DictReader(f))
+        blocks = memory_blocks_summary(Path(tmp) / f"rank_{rank}" / "memory_block.csv")
+    return {"script": script, "rank_size": size, "rank_id": rank, "env": extra,
+            "used_peak_mb": peaks["Used peak memory usage (without fragments)"],
+            "actual_peak_mb": peaks["Actual peak memory usage (with fragments)"], "memory_blocks": blocks,
+            "step_collectives": [{"primitive": r["primitive"], "ranks": [int(x) for x in r["comm_rank"].split()],
+                                  "src_rank": r["src_rank"], "dest_rank": r["dest_rank"],
+                                  "input_shape": r["input_shape"], "output_shape": r["output_shape"]} for r in rows]}
+
+
 def main() -> None:
     python, cann = sys.argv[1], Path(sys.argv[2])
     version = subprocess.run([python, "-c", "import mindspore; print(mindspore.__version__)"], capture_output=True,
                              text=True, check=True).stdout.strip()
+    if OVERSIZE_FLAG in sys.argv[3:]:
+        run = record_oversize(python, cann)
+        (FIXTURES / "oversize_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": [run]}, indent=1) +
+                                                       "\n")
+        print(run)
+        return
+    if TRACKER_FLAG in sys.argv[3:]:
+        record_tracker_sample(python, cann, SINGLE[0])
+        return
     if "--llama" in sys.argv[3:]:
         runs = [record_llama(python, cann, *config) for config in LLAMA]
         (FIXTURES / "llama_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": runs}, indent=1) + "\n")
         for r in runs:
             print(" ".join(r["args"]), r["used_peak_mb"], r["actual_peak_mb"], r["memory_blocks"])
+        return
+    if "--opt-shard" in sys.argv[3:]:
+        runs = [record(python, cann, *config) for config in OPT_SHARD]
+        llama = [record_llama(python, cann, *config, extra=("--optimizer_shard",)) for config in LLAMA_OPT_SHARD]
+        (FIXTURES / "opt_shard_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": runs, "llama": llama},
+                                                                   indent=1) + "\n")
+        for r in llama:
+            print(" ".join(r["args"]), r["used_peak_mb"], r["actual_peak_mb"], r["memory_blocks"])
+        for r in runs:
+            print(r["script"], r["env"], r["used_peak_mb"], r["actual_peak_mb"], len(r["step_collectives"]))
+        return
+    if "--pipeline" in sys.argv[3:]:
+        runs = [record_pipeline(python, cann, *config) for config in PIPELINE]
+        (FIXTURES / "pipeline_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": runs}, indent=1) + "\n")
+        for r in runs:
+            print(r["env"], r["rank_id"], r["used_peak_mb"], r["actual_peak_mb"], r["memory_blocks"])
         return
     singles = [record_single(python, cann, script) for script in SINGLE]
     (FIXTURES / "single_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": singles}, indent=1) + "\n")

@@ -627,6 +627,15 @@ class LabelGotoCall(Record):
     stream: int | None = None
 
 
+@record(68, "loop_task")
+class LoopTaskCall(Record):
+    """One of a sunk training loop's per-iteration tasks (``task``: StreamSwitch, StreamActive, AssignAdd,
+    GetNext) on ``stream``."""
+
+    task: str
+    stream: int | None = None
+
+
 # collective communication (ascendemu.hal.hccl) --------------------------------------------------------
 @record(70, "comm_init_world", Operand.COMM)
 class CommInitWorld(Record):

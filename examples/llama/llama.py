@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 import mindspore as ms
-from mindspore import Tensor, nn, ops
+from mindspore import Tensor, lazy_inline, nn, ops
 
-from llama_config import LlamaConfig
+from llama_config import LlamaConfig, set_layer_recompute, set_layer_stage
 from llama_layer import FreqsMgr, Linear, LlamaEmbedding, LlamaRMSNorm
 from llama_transformer import LLamaDecodeLayer
 
@@ -53,8 +53,17 @@ class LlamaModel(nn.Cell):
                 param_init_type=config.param_init_type, use_flash_attention=config.use_flash_attention,
                 use_attn_mask_compression=config.use_attn_mask_compression,
                 init_method_std=config.init_method_std))
+        if config.parallel_config is not None:
+            for layer in self.layers:
+                set_layer_recompute(layer, config.parallel_config.recompute)
         self.norm_out = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps,
                                      compute_type=config.layernorm_compute_type)
+        pp = 1 if config.parallel_config is None else config.parallel_config.pipeline_stage
+        if pp > 1:                                  # MindFormers' stages: embedding first, norm last
+            self.tok_embeddings.pipeline_stage = 0
+            for layer_id, layer in enumerate(self.layers):
+                set_layer_stage(layer, layer_id, config.parallel_config, config.num_layers)
+            self.norm_out.pipeline_stage = pp - 1
         self.cast = ops.Cast()
         if config.parallel_config is not None:
             self.shard(config.parallel_config)
@@ -77,6 +86,7 @@ class LlamaModel(nn.Cell):
 class LlamaForCausalLM(nn.Cell):
     """LlamaModel + lm_head; ``construct(input_ids)`` returns the pretraining loss."""
 
+    @lazy_inline                 # as MindFormers decorates it (compiles each layer once there; a no-op here)
     def __init__(self, config: LlamaConfig):
         super().__init__()
         self.config = config
@@ -94,6 +104,8 @@ class LlamaForCausalLM(nn.Cell):
         self.pad_token_id = config.pad_token_id
         if config.parallel_config is not None:
             self.shard(config.parallel_config)
+            if config.parallel_config.pipeline_stage > 1:
+                self.lm_head.pipeline_stage = config.parallel_config.pipeline_stage - 1
 
     def shard(self, parallel_config):
         """The lm_head column parallel over the vocabulary (MindFormers: unless vocab_emb_dp or the vocabulary

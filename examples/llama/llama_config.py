@@ -25,14 +25,56 @@ def llama_intermediate_size(hidden_size: int, multiple_of: int, ffn_dim_multipli
     return multiple_of * ((hidden_dim + multiple_of - 1) // multiple_of)
 
 
+class TransformerRecomputeConfig:
+    """MindFormers' recompute_config (mindformers/modules/transformer/transformer.py): ``recompute`` each
+    decoder layer whole (its outputs kept), or ``select_recompute`` only the FFN's SwiGLU product;
+    ``mp_comm_recompute`` also recomputes the layer's model-parallel collectives;
+    ``parallel_optimizer_comm_recompute`` and ``recompute_slice_activation`` are passed to ``Cell.recompute``."""
+
+    def __init__(self, recompute: bool = False, parallel_optimizer_comm_recompute: bool = False,
+                 select_recompute: bool = False, mp_comm_recompute: bool = True,
+                 recompute_slice_activation: bool = False, **kwargs):
+        self.recompute, self.select_recompute = recompute, select_recompute
+        self.parallel_optimizer_comm_recompute = parallel_optimizer_comm_recompute
+        self.mp_comm_recompute, self.recompute_slice_activation = mp_comm_recompute, recompute_slice_activation
+        self.extra = dict(kwargs)
+
+
+def set_layer_recompute(layer, recompute_config) -> None:
+    """The recompute part of MindFormers' ``set_layer_stage_recompute`` (mindformers/models/utils.py) for one
+    decoder layer: the whole layer, or (select_recompute) the SwiGLU's SiLU and product."""
+    if recompute_config.recompute and not recompute_config.select_recompute:
+        layer.recompute(parallel_optimizer_comm_recompute=recompute_config.parallel_optimizer_comm_recompute,
+                        mp_comm_recompute=recompute_config.mp_comm_recompute,
+                        recompute_slice_activation=recompute_config.recompute_slice_activation)
+    elif recompute_config.select_recompute:
+        for prim in (layer.feed_forward.mul, layer.feed_forward.silu_mul, layer.feed_forward.sigmoid):
+            prim.recompute()
+
+
+def set_layer_stage(layer, layer_id: int, parallel_config, n_layers: int, offset: int = 0) -> None:
+    """The stage part of MindFormers' ``set_layer_stage_recompute``: decoder layer ``layer_id`` of ``n_layers``
+    on stage min((layer_id + offset) // max((n_layers + 1) // pp, 1), pp - 1) (the embedding is on stage 0,
+    the final norm and lm_head on the last)."""
+    pp = parallel_config.pipeline_stage
+    per_stage = max(int((n_layers + 1) / pp), 1)
+    layer.pipeline_stage = min((layer_id + offset) // per_stage, pp - 1)
+
+
 class TransformerOpParallelConfig:
     """MindFormers' parallel_config (mindformers/modules/transformer/op_parallel_config.py) as far as this
     example uses it: data_parallel (dp) x model_parallel (mp) ranks, the embedding's lookup data parallel
-    (``vocab_emb_dp``) or split by vocabulary rows over mp. The job's device count is dp * mp (pipeline
-    stages, context parallel and micro batches are not modelled yet)."""
+    (``vocab_emb_dp``) or split by vocabulary rows over mp, and the ``recompute`` config
+    (a TransformerRecomputeConfig). The job's device count is dp * mp * ``pipeline_stage`` (pipeline stages of
+    ``micro_batch_num`` micro-batches; context parallel is not modelled yet). ``optimizer_shard`` is recorded, as in MindFormers: the shard itself is
+    the context's ``enable_parallel_optimizer`` (its yaml's ``parallel`` section; dryrun_7b.py --optimizer_shard)."""
 
-    def __init__(self, data_parallel: int = 1, model_parallel: int = 1, vocab_emb_dp: bool = True, **kwargs):
+    def __init__(self, data_parallel: int = 1, model_parallel: int = 1, vocab_emb_dp: bool = True,
+                 recompute=None, optimizer_shard=None, pipeline_stage: int = 1, micro_batch_num: int = 1, **kwargs):
         self.data_parallel, self.model_parallel, self.vocab_emb_dp = data_parallel, model_parallel, vocab_emb_dp
+        self.pipeline_stage, self.micro_batch_num = pipeline_stage, micro_batch_num
+        self.optimizer_shard = optimizer_shard
+        self.recompute = recompute or TransformerRecomputeConfig()
         self.extra = dict(kwargs)
 
 

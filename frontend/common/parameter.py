@@ -57,7 +57,8 @@ class Parameter(Tensor):
         self.name = name or self.DEFAULT_NAME
         self.requires_grad = bool(requires_grad)
         self.layerwise_parallel = bool(layerwise_parallel)   # data parallel leaves its gradient unreduced
-        self.comm_fusion = 1               # the fusion id of its gradient's AllReduce (nn.DistributedGradReducer)
+        self.parallel_optimizer = parallel_optimizer
+        self.comm_fusion = 1
 
     # -- the host copy, fetched lazily from the device after a graph updated it, or filled lazily
     @property
@@ -152,15 +153,49 @@ class Parameter(Tensor):
         self._data = np.asarray(new.astype(self._dtype.np_type), order="C")
         return self
 
+    @property
+    def comm_fusion(self) -> int:
+        """The fusion id of this weight's gradient collective (``nn.DistributedGradReducer`` fuses equal ids;
+        0: never fused), set for a cell's weights by ``Cell.set_comm_fusion``."""
+        return self.__dict__["_comm_fusion"]
+
+    @comm_fusion.setter
+    def comm_fusion(self, value: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ParameterTypeError(f"The input value must be int, but got '{type(value).__name__}'")
+        if value < 0:
+            raise ParameterValueError(f"The input value must be int and must >= 0, but got '{value}' with type 'int'.")
+        self.__dict__["_comm_fusion"] = value
+
+    @property
+    def parallel_optimizer(self) -> bool:
+        """Whether optimizer parallel (``enable_parallel_optimizer``) may split this weight over the ranks that
+        repeat its slice (``graph.parallel.optimizer_shard``); False keeps it whole there."""
+        return self.__dict__["_parallel_optimizer"]
+
+    @parallel_optimizer.setter
+    def parallel_optimizer(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise ParameterTypeError("The argument `parallel_optimizer` must be bool type.")
+        self.__dict__["_parallel_optimizer"] = value
+
     def clone(self, init: str = "same") -> "Parameter":
         return Parameter(self if self._fill is not None else Tensor(self._data.copy()), self.name,
-                         self.requires_grad)
+                         self.requires_grad, parallel_optimizer=self.parallel_optimizer)
 
     def __repr__(self) -> str:
         return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self._dtype}, "
                 f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__          # print(param) shows this line in MindSpore 2.10, not the values
+
+
+class ParameterTypeError(InvalidParamError, TypeError):
+    """A Parameter attribute given a value of the wrong type (MindSpore raises TypeError)."""
+
+
+class ParameterValueError(InvalidParamError, ValueError):
+    """A Parameter attribute given a value out of its range (MindSpore raises ValueError)."""
 
 
 def _sharded_capture() -> bool:

@@ -49,7 +49,8 @@ from .grad import Jvp, Vjp
 from .sparse import SparseTensorDenseMatmul, SparseToDense
 from .wrap import (DistributedGradReducer, DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, ForwardValueAndGrad,
                    TrainOneStepCell, TrainOneStepWithLossScaleCell, WithEvalCell, WithGradCell, WithLossCell)
-from .wrap import GradAccumulationCell, MicroBatchInterleaved, ParameterUpdate, VirtualDatasetCellTriple
+from .wrap import (GradAccumulationCell, MicroBatchInterleaved, ParameterUpdate, PipelineCell, PipelineGradReducer,
+                   VirtualDatasetCellTriple)
 
 SUPPORTED = tuple(name for name in dir() if not name.startswith("_") and name not in
                   ("annotations", "Any", "importlib", "unsupported", "cell", "dynamic_lr", "grad", "layer", "loss",

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator, Protocol, Sequence, runtime_checkabl
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.graph.capture import current_tracer
+from ascendemu.graph.parallel.pipeline import stage_scope
 
 from .. import log, ops
 from ..common import dtype as mstype
@@ -22,6 +23,7 @@ from ..common.api import run_graph
 from ..common.jit_config import jit_level_of
 from ..common.parse import convert_method
 from ..common.phase import jit_phase_key
+from ..common.recompute import RecomputeConfig, cell_config, recomputed_call, unknown_keywords
 from ..context import GRAPH_MODE, get_context
 from ..common.parameter import ParameterTuple
 from ..common.parameter import Parameter
@@ -30,11 +32,21 @@ from ..common.tensor import Tensor
 __all__ = ["Cell", "ParameterTuple", "GraphCell"]   # ParameterTuple: common.parameter's, re-exported as MindSpore does
 
 
+class PipelineStageTypeError(InvalidParamError, TypeError):
+    """A pipeline_stage that is not an int (MindSpore raises TypeError)."""
+
+
+class PipelineStageValueError(InvalidParamError, ValueError):
+    """A negative pipeline_stage (MindSpore raises ValueError)."""
+
+
 class Cell:
     """Base of every network: register Parameters and sub-cells as attributes, define ``construct``."""
 
     _amp: ops.AmpScope | None = None      # None: the caller's mixed precision applies
     _amp_level = ""                       # set by amp.auto_mixed_precision
+    _recompute_config: RecomputeConfig | None = None   # set by recompute()
+    _pipeline_stage: int | None = None    # None: the enclosing cell's stage (pipeline parallel)
 
     def __init__(self, auto_prefix: bool = True, flags: dict | None = None):
         object.__setattr__(self, "_params", OrderedDict())
@@ -122,6 +134,12 @@ class Cell:
 
     def trainable_params(self, recurse: bool = True) -> list[Parameter]:
         return [p for p in self.get_parameters(recurse) if p.requires_grad]
+
+    def set_comm_fusion(self, fusion_type: int, recurse: bool = True) -> "Cell":
+        """MindSpore's: every trainable weight's ``comm_fusion`` (checked by the Parameter, as MindSpore checks it)."""
+        for param in self.trainable_params(recurse):
+            param.comm_fusion = fusion_type
+        return self
 
     def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
         return [p for p in self.get_parameters(recurse) if not p.requires_grad]
@@ -213,6 +231,24 @@ class Cell:
         """The jit level of this cell's graphs; None: the context's."""
         return self._jit_config_dict.get("jit_level") or None
 
+    @property
+    def pipeline_stage(self) -> int:
+        """The pipeline stage of this cell's ops (``pipeline_stages`` > 1 under SEMI_AUTO_PARALLEL); its
+        sub-cells' unless they set their own. Unset, it is missing, as in MindSpore 2.10 (AttributeError)."""
+        if self._pipeline_stage is None:
+            raise AttributeError(f"The '{type(self).__name__}' object has no attribute 'pipeline_stage'.")
+        return self._pipeline_stage
+
+    @pipeline_stage.setter
+    def pipeline_stage(self, value: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise PipelineStageTypeError(f"For 'Cell', the property 'pipeline_stage' must be int type, but got "
+                                         f"type : {type(value)}")
+        if value < 0:
+            raise PipelineStageValueError(f"For 'Cell', the property 'pipeline_stage' can not be less than 0, but "
+                                          f"got {value}")
+        object.__setattr__(self, "_pipeline_stage", value)
+
     # ------------------------------------------------------------------ running
     def construct(self, *args: Any, **kwargs: Any) -> Any:
         raise InvalidParamError(f"{type(self).__name__} does not define construct(); every Cell must")
@@ -238,7 +274,9 @@ class Cell:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         tracer = current_tracer()
         if tracer is not None:
-            with tracer.scope(self.scope_label()):
+            with tracer.scope(self.scope_label()), stage_scope(self._pipeline_stage):
+                if self._recompute_config is not None:
+                    return recomputed_call(self._run_construct, args, kwargs, self._recompute_config)
                 return self._run_construct(*args, **kwargs)
         if get_context("mode") == GRAPH_MODE:
             if any(isinstance(v, Tensor) for v in kwargs.values()):
@@ -251,6 +289,16 @@ class Cell:
                              static=tuple(sorted(kwargs.items())) + jit_phase_key(self.construct),
                              signature=self.get_inputs())
         return self._run_construct(*args, **kwargs)
+
+    def recompute(self, *, use_reentrant: bool = True, output_recompute: bool = False, early_stop: bool = True,
+                  context_fn: Any = None, **kwargs: Any) -> None:
+        """MindSpore's ``Cell.recompute``: the backward recomputes this cell's forward from its inputs instead
+        of keeping its intermediate results; its outputs are kept (``graph.recompute``). ``mp_comm_recompute``
+        (default True) recomputes its model-parallel collectives too; ``parallel_optimizer_comm_recompute``
+        and ``recompute_slice_activation`` are accepted as MindSpore accepts them."""
+        config = cell_config(self._recompute_config, output_recompute, kwargs)
+        object.__setattr__(self, "_recompute_config", config)
+        unknown_keywords(kwargs)
 
     def set_inputs(self, *inputs: Any, **kwargs: Any) -> None:
         """Declare the GRAPH_MODE input signature: ``Tensor(shape=[None, 3], dtype=...)`` per input, a

@@ -14,7 +14,7 @@ from typing import Any
 from ..unsupported import unsupported
 from . import composite, function, functional, operations, primitive
 from ._utils import _MASKS, _pad4, _pair, _probability  # noqa: F401  (nn's layers check their arguments with them)
-from .composite import GradOperation, HyperMap, Map, MultitypeFuncGraph, partial  # noqa: F401
+from .composite import GradOperation, HyperMap, Map, MultitypeFuncGraph, partial, recompute_block  # noqa: F401
 from .function import *  # noqa: F401,F403
 from .operations import *  # noqa: F401,F403
 from .operations.comm_ops import ReduceOp  # noqa: F401
@@ -30,7 +30,7 @@ PRIMITIVES = operations.PRIMITIVES
 FUNCTIONS = function.FUNCTIONS + ("mixed_precision_cast", "dtype") + tuple(functional.INTERNALS)
 SUPPORTED = PRIMITIVES + FUNCTIONS + (
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "constexpr", "MultitypeFuncGraph",
-    "HyperMap", "Map", "partial", "GradOperation", "identity", "kernel", "ms_kernel")
+    "HyperMap", "Map", "partial", "GradOperation", "identity", "kernel", "ms_kernel", "recompute_block")
 __all__ = list(SUPPORTED)
 
 

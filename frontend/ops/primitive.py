@@ -38,6 +38,8 @@ from ..api_coverage import table_signature
 from ..backend import get_backend
 from ..capture import tracer_value
 from ..common import dtype as mstype
+from ..common.recompute import check_bool, primitive_marks
+from ..common.scoped_class import scoped_class
 from ..common.tensor import Tensor
 from ..unsupported import UnsupportedOpError, unsupported
 from ._utils import bind_arguments, check_kept_default
@@ -256,6 +258,14 @@ class Primitive:
         from ..parallel._sharding import shard_primitive
         return shard_primitive(self, in_strategy, out_strategy)
 
+    def recompute(self, mode: bool = True) -> "Primitive":
+        """MindSpore's ``Primitive.recompute``: this primitive's outputs are recomputed in the backward
+        (``mode``) or kept, whatever its cell's ``recompute()`` says; the primitive itself."""
+        self.add_prim_attr("recompute", check_bool(mode))
+        if type(self) not in _RECOMPUTED.values():
+            self.__class__ = scoped_class(type(self), _RECOMPUTED, lambda prim: primitive_marks(prim.attrs["recompute"]))
+        return self
+
     def init_prim_io_names(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:
         self.add_prim_attr("input_names", list(inputs))
         self.add_prim_attr("output_names", list(outputs))
@@ -275,6 +285,9 @@ class Primitive:
 
     def __repr__(self) -> str:
         return f"Prim[{self.name}]"
+
+
+_RECOMPUTED: dict[type, type] = {}
 
 
 # The supported primitive classes by MindSpore name, filled by ``ops.operations`` (register_primitives):

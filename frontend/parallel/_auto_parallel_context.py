@@ -28,6 +28,19 @@ class _AutoParallelContext:
     def get_pipeline_stages(self) -> int:
         return context.get_auto_parallel_context("pipeline_stages")
 
+    def get_enable_parallel_optimizer(self) -> bool:
+        return context.get_auto_parallel_context("enable_parallel_optimizer")
+
+    def get_grad_accumulation_shard(self) -> bool:
+        return context.get_auto_parallel_context("parallel_optimizer_config").get("gradient_accumulation_shard", False)
+
+    def get_parallel_optimizer_threshold(self) -> int:
+        """In KB; -1 (unset) means MindSpore's default, 64."""
+        return context.get_auto_parallel_context("parallel_optimizer_config").get("parallel_optimizer_threshold", -1)
+
+    def get_optimizer_weight_shard_size(self) -> int:
+        return context.get_auto_parallel_context("parallel_optimizer_config").get("optimizer_weight_shard_size", -1)
+
     def get_all_reduce_fusion_split_indices(self, group: str = "") -> list[int]:
         return context.get_auto_parallel_context("all_reduce_fusion_config")
 

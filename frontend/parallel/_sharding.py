@@ -12,11 +12,14 @@ import numpy as np
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.graph.parallel.layout import Layout
+from ascendemu.graph.parallel.optimizer_shard import OptShardConfig
+from ascendemu.graph.parallel.pipeline import Pipeline
 from ascendemu.graph.parallel.sharding import ShardingPass, strategy_scope
 from ascendemu.graph.parallel.strategy import check_strategy
 
 from .. import context
 from ..common.initializer import DeferredFill
+from ..common.scoped_class import scoped_class
 from ..communication import management
 from ._utils import _get_device_num, _get_global_rank
 
@@ -49,10 +52,11 @@ class SlicedFill(DeferredFill):
 class _Host:
     """The pass's :class:`~ascendemu.graph.parallel.sharding.ShardingHost`."""
 
-    def __init__(self, rank: int, device_num: int):
-        self.rank, self.device_num = rank, device_num
+    def __init__(self, rank: int, device_num: int, first: int = 0):
+        self.rank, self.device_num, self.first = rank, device_num, first     # first: the stage's first rank
 
     def group(self, ranks: tuple[int, ...]) -> str:
+        ranks = tuple(self.first + r for r in ranks)        # the stage's ranks -> world ranks
         if ranks == tuple(range(management.get_group_size())):
             return management.HCCL_WORLD_COMM_GROUP
         digest = int(hashlib.sha256(",".join(map(str, ranks)).encode()).hexdigest()[:15], 16)
@@ -87,29 +91,33 @@ def sharding_pass() -> ShardingPass | None:
                              f"mindspore.communication.init() and launch {n} ranks (mpiexec -n {n}, msrun, or a "
                              f"DryRun with RANK_SIZE={n} RANK_ID=r)")
     rank = _get_global_rank()
-    return ShardingPass(_Host(rank, n), rank, n, context.get_auto_parallel_context("full_batch"),
-                        context.get_auto_parallel_context("dataset_strategy"),
-                        context.get_auto_parallel_context("enable_alltoall"))
+    stages = context.get_auto_parallel_context("pipeline_stages")
+    if n % stages:
+        raise DeviceNumError(f"SEMI_AUTO_PARALLEL: device_num={n} is not a multiple of pipeline_stages={stages}; "
+                             f"give a device_num that the stages divide")
+    per_stage = n // stages        # the sharding pass shards each op over its stage's ranks
+    sp = ShardingPass(_Host(rank % per_stage, per_stage, rank - rank % per_stage), rank % per_stage, per_stage,
+                      context.get_auto_parallel_context("full_batch"),
+                      context.get_auto_parallel_context("dataset_strategy"),
+                      context.get_auto_parallel_context("enable_alltoall"), _opt_shard_config())
+    if stages > 1:
+        sp.pipeline = Pipeline(stages, rank // per_stage, per_stage, rank)
+    return sp
+
+
+def _opt_shard_config() -> OptShardConfig | None:
+    """Optimizer parallel's settings (``enable_parallel_optimizer``, ``parallel_optimizer_config``), or None."""
+    if not context.get_auto_parallel_context("enable_parallel_optimizer"):
+        return None
+    config = context.get_auto_parallel_context("parallel_optimizer_config")
+    return OptShardConfig(config.get("parallel_optimizer_threshold", -1), config.get("optimizer_weight_shard_size", -1))
 
 
 _SHARDED: dict[type, type] = {}
 
 
-def _sharded_class(cls: type) -> type:
-    """``cls`` whose calls carry the instance's strategy to the op they apply (``strategy_scope``)."""
-    sub = _SHARDED.get(cls)
-    if sub is None:
-        def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
-            with strategy_scope(getattr(self, "op", "") or self.name, self.in_strategy):
-                return cls.__call__(self, *args, **kwargs)
-
-        def __repr__(self: Any) -> str:
-            return f"Prim[{self.name}]<in_strategy={self.in_strategy}, out_strategy=None>"
-
-        sub = type(cls.__name__, (cls,), {"__call__": __call__, "__repr__": __repr__, "__module__": cls.__module__,
-                                          "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
-        _SHARDED[cls] = sub
-    return sub
+def _repr_sharded(self: Any) -> str:
+    return f"Prim[{self.name}]<in_strategy={self.in_strategy}, out_strategy=None>"
 
 
 def shard_primitive(prim: Any, in_strategy: Any, out_strategy: Any) -> Any:
@@ -125,5 +133,7 @@ def shard_primitive(prim: Any, in_strategy: Any, out_strategy: Any) -> Any:
     prim.in_strategy = strategy
     prim.add_prim_attr("in_strategy", strategy)
     if type(prim) not in _SHARDED.values():
-        prim.__class__ = _sharded_class(type(prim))
+        prim.__class__ = scoped_class(type(prim), _SHARDED, lambda p: strategy_scope(getattr(p, "op", "") or p.name,
+                                                                                     p.in_strategy),
+                                      __repr__=_repr_sharded)
     return prim

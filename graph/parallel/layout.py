@@ -9,6 +9,7 @@ the left here (MindSpore's tensor map counts them from the right; the placement 
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -82,13 +83,12 @@ class Layout:
     def group(self, rank: int, axes: tuple[int, ...]) -> tuple[int, ...]:
         """The ranks that differ from ``rank`` only along ``axes``, in row-major order of those axes
         (the communicator of a collective over those axes; rank ``rank`` is one of them)."""
-        base = self.coord(rank)
-        ranks = []
-        for r in range(self.device_num):
-            c = self.coord(r)
-            if all(c[a] == base[a] for a in range(len(base)) if a not in axes):
-                ranks.append(r)
-        return tuple(ranks)
+        base, strides = self.coord(rank), self._strides
+        moving = sorted({a for a in axes if 0 <= a < len(base)})
+        first = rank - sum(base[a] * strides[a] for a in moving)
+        # row-major over the moving axes is ascending rank order: the group's members, never the whole world
+        return tuple(first + sum(i * strides[a] for i, a in zip(idx, moving))
+                     for idx in itertools.product(*(range(self.dev_matrix[a]) for a in moving)))
 
     def dim_group(self, rank: int, dim: int) -> tuple[int, ...]:
         """The ranks holding the other shards of dimension ``dim`` (and the same shard of every other)."""
@@ -113,7 +113,11 @@ class Layout:
             return False
         if self.shards(dim) == 1:
             return True
-        return all(self.index(r, dim) == other.index(r, dim) for r in range(self.device_num))
+        if type(self) is not Layout or type(other) is not Layout:     # a subclass's shards (optimizer_shard's): walk
+            return all(self.index(r, dim) == other.index(r, dim) for r in range(self.device_num))
+        # rank r holds shard (r // stride) % n: two splits into n > 1 shards agree on every rank exactly when
+        # their strides do (rank min(s, s') tells them apart otherwise), so no walk over a 1024-rank world
+        return self._strides[self.tensor_map[dim]] == other._strides[other.tensor_map[dim]]
 
     def same(self, other: "Layout") -> bool:
         return len(self.tensor_map) == len(other.tensor_map) and \

@@ -7,7 +7,8 @@ rule needs (``redistribution``: AllGather, Slice); partial sums it leaves are co
 (AllReduce); the local op is recorded with local shapes. A Parameter takes the layout of its first
 consumer and is sliced in place (the front end's ``ShardingHost``), as MindSpore slices parameters
 after compiling; an op that updates it (the optimizer) keeps that layout for the Parameter, its gradient
-and its states. Values the pass has not seen (constants, backward values) are whole on every rank.
+and its states. Values the pass has not seen (constants, backward values) are whole on every rank. With
+optimizer parallel a Parameter repeated over ranks is stored split further among them (``optimizer_shard``).
 
 The backward is the adjoint of the local forward: autodiff differentiates the inserted collectives by
 their own rules, with the pass switched off (:func:`differentiate_sharded`), which also adds the
@@ -30,6 +31,7 @@ from ascendemu.kernels.signature import TensorDesc
 from ..autodiff import GRADIENTS_SCOPE, differentiate
 from ..ir import infer_node_outputs
 from .layout import Layout
+from .optimizer_shard import OptimizerShard, OptShardConfig, OptShardLayout
 from .redistribution import all_reduce, move
 from .rules import ShardPlan, rule_for
 from .strategy import Strategy, StrategyError, with_repeat
@@ -96,8 +98,10 @@ class ShardingPass:
     """One capture's sharding: the layout and global shape of every value it has placed."""
 
     def __init__(self, host: ShardingHost, rank: int, device_num: int, full_batch: bool,
-                 dataset_strategy: Any = DATA_PARALLEL_INPUTS, alltoall: bool = False):
+                 dataset_strategy: Any = DATA_PARALLEL_INPUTS, alltoall: bool = False,
+                 opt_shard: OptShardConfig | None = None):
         self.host, self.rank, self.n, self.alltoall = host, rank, device_num, alltoall
+        self.opt = None if opt_shard is None else OptimizerShard(opt_shard)     # enable_parallel_optimizer
         self.full_batch, self.dataset_strategy = full_batch, dataset_strategy
         self.layouts: dict[int, Layout] = {}
         self.globals: dict[int, Shape] = {}
@@ -106,6 +110,7 @@ class ShardingPass:
         self.updates: set[int] = set()                   # Parameters' gradients and values computed from them
         self._local = 0
         self.tracer: Any = None
+        self.pipeline: Any = None          # pipeline.Pipeline when pipeline_stages > 1 (set by the front end)
 
     # -- the Emitter of redistribution
     def record(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
@@ -187,6 +192,18 @@ class ShardingPass:
         dev = with_repeat(list(split), self.n, "dataset_strategy", self.dataset_strategy)
         return Layout(dev, tuple(range(1, 1 + len(shape)))), tuple(s * k for s, k in zip(shape, split))
 
+    def computed_elsewhere(self, vid: int) -> bool:
+        """Whether ``vid`` is a value another pipeline stage computes (this rank holds a placeholder)."""
+        return self.pipeline is not None and vid in self.pipeline.foreign
+
+    def finish(self, outputs: list[int]) -> list[int]:
+        """The capture's outputs, once it has ended (a pipeline stage's: see ``Pipeline.finish``)."""
+        if self.pipeline is None:
+            return outputs
+        tracer = self.tracer
+        return self.pipeline.finish(tracer.graph, outputs,
+                                    lambda d: tracer.literal(np.zeros(d.shape, np.dtype(d.dtype)), d.dtype))
+
     def replicas(self, vid: int) -> int:
         lay = self.layout(vid)
         return 1 if lay is None else lay.replicas
@@ -197,7 +214,13 @@ class ShardingPass:
         self.tracer = tracer
         if self._local or tracer.parent is not None:
             return tracer.record_node(op, inputs, attrs)
-        strategy = _take_strategy(op)
+        if self.pipeline is not None:          # an op of another pipeline stage is only planned (pipeline.py)
+            return self.pipeline.apply(self, op, inputs, attrs)
+        return self.apply_local(op, inputs, attrs)
+
+    def apply_local(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        """``apply`` of an op this rank computes."""
+        tracer = self.tracer
         current = [self.layout(v) for v in inputs]
         graph = tracer.graph
         if op == "Cast" and current[0] is None:
@@ -205,20 +228,9 @@ class ShardingPass:
         for v in inputs:
             if v in graph.constants and graph.constants[v].is_parameter:
                 self.param_scopes.setdefault(v, list(tracer.scopes))
-        descs = [TensorDesc(self.global_shape(v), graph.values[v].dtype) for v in inputs]
-        whole = infer_node_outputs(op, descs, attrs)
-        rule = rule_for(op)
-        if strategy is None and rule.takes_strategy and _inside_sharded_composite(op):
-            strategy = _following(current, descs)
-        plan = self._update_plan(op, inputs, current, whole, attrs) if strategy is None else None
-        if plan is None:
-            try:
-                plan = rule.plan(self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs, current,
-                                 op)
-            except StrategyError:
-                if not _inside_sharded_composite(op):
-                    raise
-                plan = rule.plan(self.n, None, [d.shape for d in descs], [d.shape for d in whole], attrs, current, op)
+        if self.opt is not None:
+            inputs, current = self.opt.whole_inputs(self, op, inputs, current)
+        rule, plan, whole = self.plan(op, inputs, attrs, current)
         local = [self._relayout(v, cur, want) for v, cur, want in zip(inputs, current, plan.inputs)]
         outs = list(rule.emit(self, op, local, plan, self.rank))
         for i, (lay, desc) in enumerate(zip(plan.outputs, whole)):
@@ -236,6 +248,26 @@ class ShardingPass:
             self.updates.update(outs)
         return tuple(outs)
 
+    def plan(self, op: str, inputs: list[int], attrs: dict[str, Any],
+             current: list[Layout | None]) -> tuple[Any, ShardPlan, tuple[TensorDesc, ...]]:
+        """The rule, layouts and global output descs of ``op`` under its strategy (or the default)."""
+        strategy = _take_strategy(op)
+        descs = [TensorDesc(self.global_shape(v), self.tracer.graph.values[v].dtype) for v in inputs]
+        whole = infer_node_outputs(op, descs, attrs)
+        rule = rule_for(op)
+        if strategy is None and rule.takes_strategy and _inside_sharded_composite(op):
+            strategy = _following(current, descs)
+        plan = self._update_plan(op, inputs, current, whole, attrs) if strategy is None else None
+        if plan is None:
+            try:
+                plan = rule.plan(self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs, current,
+                                 op)
+            except StrategyError:
+                if not _inside_sharded_composite(op):
+                    raise
+                plan = rule.plan(self.n, None, [d.shape for d in descs], [d.shape for d in whole], attrs, current, op)
+        return rule, plan, whole
+
     def _update_plan(self, op: str, inputs: list[int], current: list[Layout | None], whole: list[TensorDesc],
                      attrs: dict[str, Any]) -> ShardPlan | None:
         """An elementwise op on a Parameter's gradient (the loss scale's unscaling, clipping, the optimizer's
@@ -244,7 +276,8 @@ class ShardingPass:
         gather and re-slice every gradient of a model-parallel weight."""
         consts = self.tracer.graph.constants
         grads = [i for i, v in enumerate(inputs) if current[i] is not None and
-                 (v in self.updates or v in consts and consts[v].is_parameter)]
+                 (v in self.updates or v in consts and consts[v].is_parameter)
+                 and self.global_shape(v) == whole[0].shape]      # not Select's overflow flag (a skippable update)
         if not grads or REGISTRY.get(op) is None or REGISTRY[op].elementwise is None:
             return None
         lay = current[grads[0]]
@@ -269,15 +302,21 @@ class ShardingPass:
         if current is None:                 # a Parameter's first consumer: slice it in place
             param = self.param_casts.get(vid, vid)
             desc = graph.values[param]
-            self.host.slice_state(graph.constants[param].source, want, desc.shape)
-            local = want.local_shape(desc.shape, graph.constants[param].name)
+            source = graph.constants[param].source
+            store = want if self.opt is None else self.opt.storage(source, want, desc)
+            self.host.slice_state(source, store, desc.shape)
+            local = store.local_shape(desc.shape, graph.constants[param].name)
             for v in (param, *(c for c, p in self.param_casts.items() if p == param)):
                 graph.values[v] = TensorDesc(local, graph.values[v].dtype)
-                self._place(v, want, desc.shape)
+                self._place(v, store, desc.shape)
             graph._hash = None
-            return vid
+            current = store
         if current.same(want):
             return vid
+        if isinstance(current, OptShardLayout):         # optimizer parallel's pieces: gathered first
+            vid, current = self.opt.gather(self, vid, current), current.base
+            if current.same(want):
+                return vid
         out = move(self, vid, current, want)
         self._place(out, want, self.global_shape(vid))
         return out
@@ -290,20 +329,14 @@ def differentiate_sharded(tracer: Any, outputs: list[int], wrt: list[int], sense
         return differentiate(tracer, outputs, wrt, senses)
     sp.tracer = tracer
     graph = tracer.graph
+    if sp.opt is not None:
+        sp.opt.forward_over = True
     with sp.local():
-        scaled: list[int | None] = []
-        for out, sens in zip(outputs, senses):
-            copies = sp.replicas(out)
-            desc = graph.values[out]
-            lay = sp.layout(out)
-            if sens is not None and lay is not None and not sp.layout(sens).same(lay):
-                sens = move(sp, sens, sp.layout(sens), lay)         # a whole sens: this rank's slice of it
-            if copies > 1:
-                if sens is None:
-                    sens = tracer.literal(np.ones(desc.shape, np.dtype(desc.dtype)), desc.dtype)
-                share = tracer.literal(np.asarray(1.0 / copies, np.dtype(desc.dtype)), desc.dtype)
-                sens = tracer.record_node("Mul", [sens, share], {})[0]
-            scaled.append(sens)
+        if sp.pipeline is not None:         # per micro-batch, between Send/Receive pairs (pipeline.py)
+            return sp.pipeline.differentiate(sp, tracer, outputs, wrt, senses,
+                                             lambda out, sens: _scaled_sens(sp, tracer, out, sens),
+                                             lambda w, g, lay: _mirror(sp, tracer, w, g, lay))
+        scaled = [_scaled_sens(sp, tracer, out, sens) for out, sens in zip(outputs, senses)]
         grads = differentiate(tracer, outputs, wrt, scaled)
         result = []
         for w, g in zip(wrt, grads):
@@ -316,6 +349,21 @@ def differentiate_sharded(tracer: Any, outputs: list[int], wrt: list[int], sense
                 sp._place(g, lay, sp.global_shape(w))
             result.append(g)
     return result
+
+
+def _scaled_sens(sp: ShardingPass, tracer: Any, out: int, sens: int | None) -> int | None:
+    """The sens of output ``out``: this rank's slice of it, divided by the ranks holding the same ``out``."""
+    copies = sp.replicas(out)
+    desc = tracer.graph.values[out]
+    lay = sp.layout(out)
+    if sens is not None and lay is not None and not sp.layout(sens).same(lay):
+        sens = move(sp, sens, sp.layout(sens), lay)         # a whole sens: this rank's slice of it
+    if copies > 1:
+        if sens is None:
+            sens = tracer.literal(np.ones(desc.shape, np.dtype(desc.dtype)), desc.dtype)
+        share = tracer.literal(np.asarray(1.0 / copies, np.dtype(desc.dtype)), desc.dtype)
+        sens = tracer.record_node("Mul", [sens, share], {})[0]
+    return sens
 
 
 # MindSpore's name of the scope of a Parameter's gradient AllReduce (its mirror operator's backward)

@@ -10,8 +10,9 @@ signature), ``rank_size`` (the group's size, which the shapes of AllGather, Redu
 AlltoAll depend on) and ``root_rank`` (Broadcast, a rank of the group). AlltoAll here exchanges
 equal blocks along dimension 0; the front end reshapes around it for MindSpore's split_dim/concat_dim.
 Send (``dest_rank``, ``sr_tag``) outputs an empty tensor, Receive (``src_rank``, ``shape``, ``dtype``)
-and Barrier take no input; like MindSpore's, they have no backward rule here (MindSpore's exist for
-pipeline parallelism, which sends gradients back along the Send/Receive pairs).
+and Barrier take no input; they have no backward rule here: pipeline parallelism
+(``graph.parallel.pipeline``) sends the gradients back along the Send/Receive pairs itself. ``sr_tag``
+(MindSpore's) tells one transfer from another; a Send does not wait for its receiver (``device.collectives``).
 """
 from __future__ import annotations
 

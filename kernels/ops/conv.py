@@ -30,7 +30,7 @@ from ascendemu.errors import check_int
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
-from . import src
+from . import norm_fusion, src
 from .common import FLOAT, check_arity, check_format, check_rank, fail, hw_pair, int_tuple, same_dtype
 
 # What the kernels read at run time (dynamic-shape kernels): sizes, channels, groups, pads, kernel size,
@@ -179,7 +179,11 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
         scratch = gemm_tiling(g, block_dim)
     workspace = (block_dim * scratch * 4,) if scratch else ()
     moved = sum(d.nbytes for d in sig.inputs) + outputs[0].nbytes
-    cost = KernelCost(cube_flops=flops, bytes=moved, dtype=dtype, gemm=implicit_gemm(sig.op, g, sig.inputs))
+    reduce_ops = 0
+    if sig.attr(norm_fusion.REDUCES_OUTPUT):    # + BNTrainingReduce: float32 sums of y and y^2 per channel
+        reduce_ops, moved = 4 * outputs[0].size, moved + 2 * 4 * g["oc"]
+    cost = KernelCost(cube_flops=flops, vector_ops=reduce_ops, bytes=moved, dtype=dtype,
+                      gemm=implicit_gemm(sig.op, g, sig.inputs))
     return Plan(block_dim, cost, workspace, g)
 
 

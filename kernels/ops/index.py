@@ -121,13 +121,13 @@ def emit_one_hot(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
     lines += ["    von = on[0]", "    voff = off[0]"] + src.indent(src.split_lines(str(n)))
     if plan.tiling["last"]:
         body = [f"start = row * {depth}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {depth})",
-                "t = i64(ix[row])", "for j in range(j0, j1):", "    y[start + j] = von if j == t else voff",
+                "t = i64(ix[row])", "for j in range(j0, j1):", "    y[start + j] = pick(j == t, von, voff)",
                 "row += 1"]
         lines += [f"    row = lo // {depth}", f"    while row * {depth} < hi:"] + src.indent(body, 2)
         return src.finish(lines)
     body = [f"start = row * {inner}", "j0 = max(lo - start, 0)", f"j1 = min(hi - start, {inner})",
             f"d = row % {depth}", f"at = (row // {depth}) * {inner}",
-            "for j in range(j0, j1):", "    y[start + j] = von if i64(ix[at + j]) == d else voff",
+            "for j in range(j0, j1):", "    y[start + j] = pick(i64(ix[at + j]) == d, von, voff)",
             "row += 1"]
     lines += [f"    row = lo // {inner}", f"    while row * {inner} < hi:"] + src.indent(body, 2)
     return src.finish(lines)

@@ -76,7 +76,7 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     n, c = plan.tiling["n"], plan.tiling["c"]
     x = src.load(dtype, "x[base + j]")
     body = [f"base = u * {c}", "m = f32(-np.inf)",
-            f"for j in range({c}):", f"    v = {x}", "    m = v if (v > m or v != v) else m",
+            f"for j in range({c}):", f"    v = {x}", "    m = nanmax(m, v)",
             "s = f64(0.0)", f"for j in range({c}):", f"    s += math.exp({x} - m)",
             "ls = math.log(s)", "s32 = f32(s)"]
     if sig.op == "SparseSoftmaxCrossEntropyWithLogits":
@@ -85,7 +85,7 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
                  "    loss[u] = " + src.store(dtype, f"(f64(m) - f64({src.load(dtype, 'x[base + t]')})) + ls"),
                  f"    for j in range({c}):",
                  "        p = fdiv(math.exp(" + x + " - m), s32)",
-                 "        bp[base + j] = " + src.store(dtype, "p - f32(1.0) if j == t else p"),
+                 "        bp[base + j] = " + src.store(dtype, "pick(j == t, p - f32(1.0), p)"),
                  "else:",
                  "    loss[u] = " + src.store(dtype, "f32(0.0)"),
                  f"    for j in range({c}):",

@@ -298,7 +298,8 @@ def emit_blas(sig: OpSignature, plan: Plan) -> str:
                                    *((f"e{x}", 2 + x, d.dtype) for x, d in enumerate(extras)), ("c", c_arg, "float32"))
     # the device's grid, or the host's when the host runs the launch as HOST_BLOCK_THREADS blocks (any
     # count computes the same product: blocks take balanced shares of the grid's tiles)
-    lines += [f"    gm, gn = ({hm}, {hn}) if block_dim == {t['host_block_dim']} else ({gm}, {gn})",
+    lines += [f"    gm = pick(block_dim == {t['host_block_dim']}, {hm}, {gm})",
+              f"    gn = pick(block_dim == {t['host_block_dim']}, {hn}, {gn})",
               "    rows, cols = (" + f"{m} + gm - 1) // gm, ({n} + gn - 1) // gn"]
     lines += src.indent(src.balanced_split_lines(f"({t['batch']} * gm * gn)"))
     unit = ["bi = u // (gm * gn)", "i0 = ((u // gn) % gm) * rows", f"i1 = min({m}, i0 + rows)",

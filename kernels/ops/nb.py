@@ -21,6 +21,8 @@ from numba.extending import intrinsic
 from ascendemu.hal.blas import CBLAS_NO_TRANS, CBLAS_ROW_MAJOR, CBLAS_TRANS, blas_symbol_address
 from ascendemu.hal.elf import BLAS_SYMBOLS
 
+from .src import KERNEL_ERROR_MODEL
+
 # numba's pipeline leaves LLVM's SLP vectoriser off; kernels fold rows into src.PARTIALS independent
 # accumulators, which it packs into vector instructions (ReduceSum of 4096x1000 rows: 1.8 -> 0.58 ms)
 numba.config.SLP_VECTORIZE = 1
@@ -135,7 +137,7 @@ def sgemm(typingctx, ta, tb, m, n, k, a, ao, lda, b, bo, ldb, c, co, ldc):
     return sig, codegen
 
 
-@numba.njit
+@numba.njit(no_cpython_wrapper=True)
 def h2f(half):
     """float16 bits -> float32 (exact)."""
     h = np.int64(half)
@@ -153,7 +155,7 @@ def h2f(half):
     return bits_to_f32(f32_to_bits(value) | ((h & 0x8000) << 16))
 
 
-@numba.njit
+@numba.njit(no_cpython_wrapper=True)
 def f2h(value):
     """float32 -> float16 bits, round to nearest even, overflow to Inf, NaN to a quiet NaN."""
     bits = f32_to_bits(np.float32(value))
@@ -170,13 +172,13 @@ def f2h(value):
     return np.uint16(out | sign)
 
 
-@numba.njit
+@numba.njit(no_cpython_wrapper=True)
 def bf2f(half):
     """bfloat16 bits -> float32 (exact: bfloat16 is float32's upper half)."""
     return bits_to_f32(np.int64(half) << 16)
 
 
-@numba.njit
+@numba.njit(no_cpython_wrapper=True)
 def f2bf(value):
     """float32 -> bfloat16 bits, round to nearest even (as ml_dtypes and the device), NaN stays a quiet NaN."""
     bits = f32_to_bits(np.float32(value))
@@ -185,7 +187,7 @@ def f2bf(value):
     return np.uint16((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)
 
 
-@numba.njit
+@numba.njit(no_cpython_wrapper=True)
 def cdiv(a, b):
     """Complex a / b in float64 (Smith's method, as numpy): x / 0 gives inf or nan, never raises
     (numba's complex ``/`` raises ZeroDivisionError through its runtime)."""
@@ -201,7 +203,7 @@ def cdiv(a, b):
     return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
 
 
-@numba.njit
+@numba.njit(no_cpython_wrapper=True)
 def csqrt(z):
     """Principal complex square root in float64 (the branch cut on the negative real axis follows the
     imaginary part's sign, as numpy); numba's cmath.sqrt reaches its runtime."""
@@ -212,6 +214,47 @@ def csqrt(z):
     if a >= 0.0:
         return complex(t, fdiv(b, 2.0 * t))
     return complex(fdiv(abs(b), 2.0 * t), math.copysign(t, b))
+
+
+# Control flow kernels repeat, as helpers (src.HEADER says why): numba types each once per process.
+# Helpers are called by kernels only, never from Python: no CPython wrapper (~40% of a helper's build,
+# paid per process and per argument types).
+@numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
+def outside_blocks(block_idx, block_dim):
+    """No work for this call: an invalid block count or index."""
+    return block_dim <= 0 or block_idx < 0 or block_idx >= block_dim
+
+
+@numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
+def block_share(total, block_idx, block_dim):
+    """(lo, hi): block ``block_idx``'s contiguous share of range(total), ceil(total / block_dim) long."""
+    chunk = (total + block_dim - 1) // block_dim
+    lo = block_idx * chunk
+    return lo, min(total, lo + chunk)
+
+
+@numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
+def balanced_share(total, block_idx, block_dim):
+    """(lo, hi): block ``block_idx``'s share of range(total), the shares' sizes differing by at most one."""
+    return block_idx * total // block_dim, (block_idx + 1) * total // block_dim
+
+
+@numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
+def pick(cond, a, b):
+    """``a if cond else b`` (both already evaluated: lowerings pass it pure expressions)."""
+    return a if cond else b
+
+
+@numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
+def nanmax(acc, value):
+    """A maximum fold's step: ``value`` if it beats ``acc`` or is NaN (NaN propagates, as numpy.maximum)."""
+    return value if (value > acc or value != value) else acc
+
+
+@numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
+def nanmin(acc, value):
+    """A minimum fold's step: ``value`` if it is below ``acc`` or is NaN."""
+    return value if (value < acc or value != value) else acc
 
 
 # expf by Cephes' method, in float32 registers: x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two parts, so
@@ -227,7 +270,7 @@ EXP_POLY = tuple(np.float32(c) for c in (1.9875691500e-4, 1.3981999507e-3, 8.333
 EXP_MAX_ARG, EXP_MIN_ARG = np.float32(89.0), np.float32(-104.0)   # beyond them: inf, 0 (the clamp keeps 2^n finite)
 
 
-@numba.njit
+@numba.njit(no_cpython_wrapper=True)
 def fexp(value):
     """float32 e**value (Inf above ~88.72, 0 below ~-103.97, NaN propagates)."""
     x = np.float32(value)
@@ -245,7 +288,9 @@ def fexp(value):
 def namespace() -> dict:
     """Globals every generated kernel source may use."""
     ns = {"np": np, "math": math, "cmath": cmath, "h2f": h2f, "f2h": f2h, "bf2f": bf2f, "f2bf": f2bf, "fexp": fexp, "fdiv": fdiv, "sdiv": sdiv, "cdiv": cdiv, "csqrt": csqrt,
-          "f32": np.float32, "f64": np.float64, "i64": np.int64, "sgemm": sgemm}
+          "f32": np.float32, "f64": np.float64, "i64": np.int64, "sgemm": sgemm,
+          "outside_blocks": outside_blocks, "block_share": block_share, "balanced_share": balanced_share,
+          "pick": pick, "nanmax": nanmax, "nanmin": nanmin}
     ns.update({f"ptr_{name}": fn for name, fn in POINTER.items()})
     return ns
 

@@ -228,10 +228,10 @@ def emit_softmax(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) 
     body += [f"m{k} = f32(-np.inf)" for k in parts]
     body += ["j = 0", f"while j + {PARTIALS} <= {length}:"]
     body += [line for k in parts for line in (f"    v{k} = {at(f'(j + {k})')}",
-                                               f"    m{k} = v{k} if (v{k} > m{k} or v{k} != v{k}) else m{k}")]
+                                               f"    m{k} = nanmax(m{k}, v{k})")]
     body += [f"    j += {PARTIALS}", f"while j < {length}:", f"    v0 = {at('j')}",
-             "    m0 = v0 if (v0 > m0 or v0 != v0) else m0", "    j += 1", "m = m0"]
-    body += [f"m = m{k} if (m{k} > m or m{k} != m{k}) else m" for k in parts if k]
+             "    m0 = nanmax(m0, v0)", "    j += 1", "m = m0"]
+    body += [f"m = nanmax(m, m{k})" for k in parts if k]
     body += [f"s{k} = f64(0.0)" for k in parts] + ["j = 0", f"while j + {PARTIALS} <= {length}:"]
     body += [f"    s{k} += fexp({at(f'(j + {k})')} - m)" for k in parts]
     body += [f"    j += {PARTIALS}", f"while j < {length}:", f"    s0 += fexp({at('j')} - m)", "    j += 1",
@@ -418,6 +418,8 @@ def plan_batch_norm(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
         tiling["program"] = program
     extras = norm_fusion.extras(sig)
     again = sum(d.nbytes for d in sig.inputs[:2] + extras) if sig.op == "BatchNormGrad" else x.nbytes
+    if sig.attr(norm_fusion.STATS_FROM_CONV):     # the statistics came with x from its convolution
+        again = 0
     cost = KernelCost(vector_ops=(8 + len(program or ())) * x.size, bytes=moved, dtype=x.dtype, reread=again)
     return Plan(row_blocks(channels, x.size), cost, (), tiling)
 

@@ -24,11 +24,18 @@ PROLOGUE = "prologue"
 EPILOGUE_TYPE = "epilogue_type"
 # inputs of BatchNorm / BatchNormGrad before a fused program's extra inputs
 NORM_ARITY = 5
+# Conv2D + BNTrainingReduce (MindSpore's Ascend buffer fusion ConvBnReduceFusionPass; graph/passes.py
+# ``fuse_conv_bn_reduce``): the Conv2D marked REDUCES_OUTPUT sums its output per channel (x and x^2, in
+# float32) while the output is still on chip, so the training BatchNorm marked STATS_FROM_CONV, which reads
+# that output, makes no pass of its own over x for its statistics. The attrs are compiled-in facts of the
+# two plans' costs; the values each kernel computes are unchanged.
+REDUCES_OUTPUT = "reduces_output"
+STATS_FROM_CONV = "stats_from_conv"
 
 
 def base_signature(sig: OpSignature) -> OpSignature:
     """``sig`` without its fused program: the plain op's inputs and attrs."""
-    drop = (EPILOGUE, PROLOGUE, EPILOGUE_TYPE)
+    drop = (EPILOGUE, PROLOGUE, EPILOGUE_TYPE, STATS_FROM_CONV)
     return OpSignature(sig.op, sig.inputs[:NORM_ARITY], tuple((k, v) for k, v in sig.attrs if k not in drop))
 
 

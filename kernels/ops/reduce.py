@@ -95,10 +95,10 @@ def fold(op: str, acc: str, value: str, compute: str) -> str:
         return f"{acc} *= {value}"
     if op not in EXTREMA:
         return f"{acc} += {value}"
-    pick, beats = ("max", ">") if op == "ReduceMax" else ("min", "<")
+    pick = "max" if op == "ReduceMax" else "min"
     if compute == "i":
         return f"{acc} = {pick}({acc}, {value})"
-    return f"{acc} = {value} if ({value} {beats} {acc} or {value} != {value}) else {acc}"
+    return f"{acc} = nan{pick}({acc}, {value})"
 
 
 # What the kernels read at run time (dynamic-shape kernels): the runs' sizes and strides, the output count

@@ -9,9 +9,17 @@ and converted with ``h2f``/``f2h`` and ``bf2f``/``f2bf`` (see nb.py).
 """
 from __future__ import annotations
 
-__all__ = ["PARTIALS", "MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view",
+import re
+
+__all__ = ["KERNEL_ERROR_MODEL", "PARTIALS", "MIN_ELEMENTS_PER_BLOCK", "MAX_BLOCKS", "HEADER", "TILING_POINTER", "RuntimeInt", "view",
            "views", "tiling_offset", "load", "store", "elementwise_blocks", "split_lines", "balanced_split_lines", "indent", "finish",
            "with_tiling"]
+
+# Kernels cannot raise: float division and int32 Div use IEEE / guarded intrinsics, and numpy's error
+# model turns a division by zero into inf/nan (as on the device) instead of a Python exception, which
+# would need numba's runtime helpers (absent from the loader's allowlist) at load time. Kernels and the
+# njit helpers they call (nb.py) compile with it.
+KERNEL_ERROR_MODEL = "numpy"
 
 # Independent accumulators of a fold along a row (sums, maxima): they break the add latency chain, and
 # LLVM's SLP vectoriser packs them into vector registers.
@@ -21,8 +29,11 @@ MIN_ELEMENTS_PER_BLOCK = 64 * 1024
 MAX_BLOCKS = 32
 
 # First lines of every generated kernel: the ABI signature, and no work for an invalid block index.
+# Control flow a kernel repeats (this test, a block's share, a NaN-propagating fold) is an njit helper of
+# nb.py: numba types and lowers a helper once per process, a kernel's own ``or`` chains and conditional
+# expressions once per kernel (~10 ms each; LLVM inlines the helper back, so the code computes the same).
 HEADER = ["def kernel(args, block_idx, block_dim):",
-          "    if block_dim <= 0 or block_idx < 0 or block_idx >= block_dim:",
+          "    if outside_blocks(block_idx, block_dim):",
           "        return"]
 
 
@@ -77,12 +88,14 @@ def with_tiling(source: str, names: tuple[str, ...], arg: int) -> str:
     """``source`` (a kernel whose runtime tiling values are named ``names``) binding each name to its
     int64 in the tiling data, whose address is kernel argument ``arg`` (after the workspaces: the
     dynamic-shape ABI). Bound once at the top, as locals, so no store through an output pointer can
-    make LLVM reload them inside a loop."""
+    make LLVM reload them inside a loop. A name the source never uses is not bound: numba's cost grows
+    with every line it types (a kernel reading a tuple fact by index names none of its values)."""
     lines = source.split("\n")
     head = len(HEADER)
     assert lines[:head] == HEADER, "kernel source must start with src.HEADER"
+    used = set(re.findall(r"\w+", "\n".join(lines[head:])))
     bind = ["    " + view(TILING_POINTER, arg, "int64")]
-    bind += [f"    {name} = {TILING_POINTER}[{i}]" for i, name in enumerate(names)]
+    bind += [f"    {name} = {TILING_POINTER}[{i}]" for i, name in enumerate(names) if name in used]
     return "\n".join(lines[:head] + bind + lines[head:])
 
 
@@ -149,16 +162,15 @@ def elementwise_blocks(n: int) -> int:
 
 
 def split_lines(total: int | str) -> list[str]:
-    """Source lines computing ``lo, hi``: this block's contiguous share of range(total)."""
-    return [f"chunk = ({total} + block_dim - 1) // block_dim",
-            "lo = block_idx * chunk",
-            f"hi = min({total}, lo + chunk)"]
+    """Source lines computing ``lo, hi``: this block's contiguous share of range(total)
+    (``nb.block_share``: ceil(total / block_dim) each, the last block's cut short)."""
+    return [f"lo, hi = block_share({total}, block_idx, block_dim)"]
 
 
 def balanced_split_lines(total: int | str) -> list[str]:
     """Source lines computing ``lo, hi``: this block's share of range(total), sizes differing by at
-    most one, so every block has work when total >= block_dim (few large units: BLAS tiles)."""
-    return [f"lo = block_idx * {total} // block_dim", f"hi = (block_idx + 1) * {total} // block_dim"]
+    most one, so every block has work when total >= block_dim (few large units: BLAS tiles; ``nb.balanced_share``)."""
+    return [f"lo, hi = balanced_share({total}, block_idx, block_dim)"]
 
 
 def indent(lines: list[str], depth: int = 1) -> list[str]:

@@ -8,6 +8,7 @@ import numpy as np
 from ascendemu.errors import InvalidParamError
 
 from ... import ops
+from ...common import dtype as mstype
 from ...common.parameter import Parameter
 from .optimizer import Optimizer, _number
 
@@ -57,5 +58,21 @@ class AdamWeightDecay(Optimizer):
         lr = self._step_lr()
         b1, b2, eps = self._scalar(self.beta1), self._scalar(self.beta2), self._scalar(self.eps)
         for p, m, v, g, wd in zip(self.parameters, self.moments1, self.moments2, grads, self._weight_decay):
-            self._update("AdamWeightDecay", (p, m, v), [p, m, v, lr, b1, b2, eps, self._scalar(wd), g])
+            if p.dtype in (mstype.float16, mstype.bfloat16):
+                self._update_in_float32(p, m, v, g, [lr, b1, b2, eps, self._scalar(wd)])
+            else:
+                self._update("AdamWeightDecay", (p, m, v), [p, m, v, lr, b1, b2, eps, self._scalar(wd), g])
         return True
+
+    @staticmethod
+    def _update_in_float32(p: Parameter, m: Parameter, v: Parameter, g: Any, scalars: list[Any]) -> None:
+        """A float16/bfloat16 Parameter's step as MindSpore 2.10 runs it on Ascend: its fused AdamWeightDecay
+        primitive is expanded by the backend into param, m, v and the gradient cast to float32, one
+        AdamApplyOneWithDecay writing three float32 results, each cast back and assigned (the kernels of its
+        DryRun's memory_block.csv). The numerics are the in-place kernel's (it computes in float32 too); the
+        memory is MindSpore's: 7 float32 copies of the Parameter live at once, the step's peak for a large
+        embedding (docs/ARCHITECTURE.md, DryRun memory)."""
+        wide = [ops.cast(x, mstype.float32) for x in (p, m, v)]
+        new = ops.apply_op("AdamWeightDecay", [*wide, *scalars, ops.cast(g, mstype.float32)])
+        for target, value in zip((p, m, v), new, strict=True):
+            ops.assign(target, ops.cast(value, target.dtype))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from . import cell_wrapper, grad_reducer, loss_scale
 from .cell_wrapper import (ForwardValueAndGrad, GradAccumulationCell, MicroBatchInterleaved, ParameterUpdate,
-                           TrainOneStepCell, VirtualDatasetCellTriple, WithEvalCell, WithGradCell, WithLossCell)
-from .grad_reducer import DistributedGradReducer
+                           PipelineCell, TrainOneStepCell, VirtualDatasetCellTriple, WithEvalCell, WithGradCell, WithLossCell)
+from .grad_reducer import DistributedGradReducer, PipelineGradReducer
 from ..layer.timedistributed import TimeDistributed  # noqa: F401  (MindSpore's nn.wrap re-exports it)
 from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell,
                          all_finite)

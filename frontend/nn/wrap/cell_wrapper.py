@@ -12,9 +12,11 @@ from typing import Any
 
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer
+from ascendemu.graph.parallel.pipeline import micro_scope, note_micro_output
 
 from ... import ops
 from ...common.parameter import Parameter
+from ...capture import tracer_value
 from ...context import ParallelMode
 from ...ops.composite.base import GradOperation
 from ...parallel._utils import _get_device_num, _get_gradients_mean, _get_parallel_mode, _get_parameter_broadcast
@@ -22,7 +24,7 @@ from ..cell import Cell
 from .grad_reducer import DistributedGradReducer
 
 __all__ = ["WithLossCell", "WithGradCell", "WithEvalCell", "ForwardValueAndGrad", "TrainOneStepCell", "ParameterUpdate",
-           "GradAccumulationCell", "MicroBatchInterleaved", "VirtualDatasetCellTriple"]
+           "GradAccumulationCell", "PipelineCell", "MicroBatchInterleaved", "VirtualDatasetCellTriple"]
 
 
 class WithLossCell(Cell):
@@ -175,6 +177,16 @@ def _check_count(cell: str, name: str, value: Any) -> int:
     return value
 
 
+def _adopt_micro_batched(cell: Cell, name: str, network: Any, micro_size: Any) -> None:
+    """``cell`` (MindSpore's class ``name``: GradAccumulationCell, PipelineCell) wraps ``network`` over
+    ``micro_size`` micro-batches, checked with MindSpore's messages, and takes on the network's attributes."""
+    if not isinstance(network, Cell):
+        raise TypeError(f"For '{name}', the argument 'network' must cell type, but got the type : {type(network)}.")
+    cell.network = network
+    cell.micro_size = _check_count(name, "micro_size", micro_size)
+    cell._get_attr_from_cell(network)
+
+
 class GradAccumulationCell(Cell):
     """The network's outputs summed over ``micro_size`` micro batches (axis 0 split evenly), so the
     gradient of the sum is the micro batches' gradients accumulated before one optimizer step (as
@@ -182,12 +194,7 @@ class GradAccumulationCell(Cell):
 
     def __init__(self, network: Cell, micro_size: int):
         super().__init__(auto_prefix=False)
-        if not isinstance(network, Cell):
-            raise TypeError(f"For 'GradAccumulationCell', the argument 'network' must cell type, but got the type : "
-                            f"{type(network)}.")
-        self.network = network
-        self.micro_size = _check_count("GradAccumulationCell", "micro_size", micro_size)
-        self._get_attr_from_cell(network)
+        _adopt_micro_batched(self, "GradAccumulationCell", network, micro_size)
 
     def construct(self, *inputs: Any) -> Any:
         ret = None
@@ -195,6 +202,67 @@ class GradAccumulationCell(Cell):
             output = self.network(*_micro_batch(inputs, i, self.micro_size))
             ret = output if ret is None else ret + output
         return ret
+
+
+class PipelineCell(Cell):
+    """MindSpore's PipelineCell: the network run on ``micro_size`` micro-batches (axis 0 split evenly) and
+    the outputs summed. Under pipeline parallel (``pipeline_stages`` > 1) each run is one micro-batch of
+    the 1F1B schedule, its gradients accumulated (``graph.parallel.pipeline``); on one device it computes
+    what GradAccumulationCell does. ``stage_config`` ({cell name: stage}) sets sub-cells' pipeline_stage."""
+
+    def __init__(self, network: Cell, micro_size: int, stage_config: dict | None = None,
+                 segment_config: dict | None = None):
+        super().__init__(auto_prefix=False)
+        _adopt_micro_batched(self, "PipelineCell", network, micro_size)
+        for name, stage in self._set_stages(stage_config).items():   # MindSpore prints what it could not place
+            print("pipeline_cell stage_config set pipeline_stage fail!")
+            print(f"config cell name:{name} config stage num:{stage}")
+
+    def _set_stages(self, stage_config: dict | None) -> dict:
+        """Each sub-cell named in ``stage_config`` takes its stage; the entries no cell matched are returned."""
+        config = dict(stage_config or {})
+        for name, cell in self.network.cells_and_names():
+            if name and name in config:
+                cell.pipeline_stage = config.pop(name)
+        return config
+
+    def construct(self, *inputs: Any) -> Any:
+        ret = None
+        for i in range(self.micro_size):
+            micro = _micro_batch(inputs, i, self.micro_size)
+            with micro_scope(i):
+                output = self.network(*micro)
+            tracer = current_tracer()
+            if tracer is not None:
+                note_micro_output(tracer, i, tracer_value(tracer, output))
+            ret = output if ret is None else ops.add(ret, output)
+        return ret
+
+
+class _TrainGradAccuStepCell(TrainOneStepCell):
+    """The training cell MindSpore's ``build_train_network`` (so ``Model.train``) makes under
+    ``pipeline_stages`` > 1: TrainOneStepCell whose gradients, accumulated over a PipelineCell's
+    micro-batches, are scaled by 1 / micro_size when no sens is given (MindSpore scales its accu_grads;
+    here the sens, the same numbers: a power-of-two micro_size scales exactly)."""
+
+    def __init__(self, network: Cell, optimizer: Cell, sens: float | None = None):
+        super().__init__(network, optimizer, sens)
+        if sens is None:
+            micro = next((c.micro_size for _, c in network.cells_and_names() if hasattr(c, "micro_size")), 1)
+            self.sens = 1.0 / micro
+
+
+class _VirtualDatasetCell(Cell):
+    """MindSpore's marker of the dataset's layout that ``Model`` wraps a semi-auto parallel network in (its
+    ``_VirtualDataset`` has no kernel); the sharding pass places graph inputs itself, so it passes them on."""
+
+    def __init__(self, backbone: Cell):
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+        self._get_attr_from_cell(backbone)
+
+    def construct(self, *inputs: Any) -> Any:
+        return self._backbone(*inputs)
 
 
 class MicroBatchInterleaved(Cell):

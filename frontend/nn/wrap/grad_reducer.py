@@ -30,7 +30,7 @@ from ...common.tensor import Tensor
 from ..cell import Cell
 from ..layer.basic import Identity  # noqa: F401  (MindSpore's nn.wrap.grad_reducer has it)
 
-__all__ = ["DistributedGradReducer"]
+__all__ = ["DistributedGradReducer", "PipelineGradReducer"]
 
 AUTO_FUSION_MB = 64          # MindSpore's comm_fusion "auto" threshold
 INDEX_FUSION_BASE = 2 ** 10  # the first fusion id of all_reduce_fusion_config's groups
@@ -136,3 +136,19 @@ class DistributedGradReducer(Cell):
             for i, part in zip(bucket, parts):
                 out[i] = ops.cast(ops.reshape(part, grads[i].shape), grads[i].dtype)
         return tuple(out)
+
+
+class PipelineGradReducer(Cell):
+    """MindSpore's PipelineGradReducer for ``value_and_grad`` over a PipelineCell: the gradients times
+    ``scale_sense``. The micro-batches' gradients are already accumulated, and mirrored over the
+    data-parallel replicas, by the capture's backward (``graph.parallel.pipeline``), where MindSpore keeps
+    them in ``accu_grads`` Parameters until this cell reads them."""
+
+    def __init__(self, parameters: Sequence[Parameter], scale_sense: float = 1.0, opt_shard: bool | None = None):
+        super().__init__(auto_prefix=False)
+        self.scale_sense = float(scale_sense)
+
+    def construct(self, grads: Any) -> Any:
+        if self.scale_sense == 1.0:
+            return grads
+        return tuple(ops.mul(g, self.scale_sense) for g in grads)

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...unsupported import unsupported
-from .base import GradOperation, HyperMap, Map, MultitypeFuncGraph, add_flags, partial
+from .base import GradOperation, HyperMap, Map, MultitypeFuncGraph, add_flags, partial, recompute_block
 from .multitype_ops import (augassign_add, augassign_div, augassign_floordiv, augassign_mod, augassign_mul,  # noqa: F401
                             augassign_sub, hyper_add, tail, zip_operation)
 from . import multitype_ops
 
-OWN = ("MultitypeFuncGraph", "HyperMap", "Map", "partial", "add_flags", "GradOperation") + tuple(multitype_ops.__all__)
+OWN = ("MultitypeFuncGraph", "HyperMap", "Map", "partial", "add_flags", "GradOperation", "recompute_block") + \
+    tuple(multitype_ops.__all__)
 __all__ = list(OWN)
 
 

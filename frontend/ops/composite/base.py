@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import ArgumentError, InvalidParamError
 from ascendemu.graph.parallel.sharding import differentiate_sharded
 from ascendemu.graph.capture import current_tracer
 
@@ -31,9 +31,10 @@ from ...capture import tracer_value
 from ...common.api import run_graph
 from ...common.parse import convert
 from ...common.parameter import Parameter
+from ...common.recompute import check_bool, recompute
 from ...common.tensor import Tensor
 
-__all__ = ["MultitypeFuncGraph", "HyperMap", "Map", "partial", "add_flags", "GradOperation"]
+__all__ = ["MultitypeFuncGraph", "HyperMap", "Map", "partial", "add_flags", "GradOperation", "recompute_block"]
 
 
 def _is_function(x: Any) -> bool:
@@ -295,3 +296,18 @@ class GradOperation:
                 return tuple(inputs)
             return inputs[0]
         return grad_fn
+
+
+def recompute_block(*args: Any) -> Callable[..., Any]:
+    """``ops.recompute_block(block, output_recompute=False)`` (MindSpore's ``*args``): ``block`` as a callable
+    whose calls are recomputed in the backward, the form ``mindspore.recompute`` takes inside a graph
+    (``common.recompute``)."""
+    if len(args) not in (1, 2):
+        raise ArgumentError(f"recompute_block(block, output_recompute=False) takes 1 or 2 arguments, got {len(args)}")
+    block = args[0]
+    check_bool(args[1] if len(args) == 2 else False)
+
+    def call(*inputs: Any, **kwargs: Any) -> Any:
+        return recompute(block, *inputs, **kwargs)
+
+    return call

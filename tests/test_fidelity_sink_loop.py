@@ -1,0 +1,147 @@
+"""The sunk training loop's per-iteration tasks (issue 23, docs/FIDELITY.md "Sink mode: the loop's own
+tasks"): the StreamSwitch, GetNext, loop-counter AssignAdd and StreamActive tasks MindSpore's loop sink adds
+to every iteration on Ascend (KernelAdjust::ProcessLoopSink) run in the simulation, cost what their kind
+costs and show in the trace. Oracles: prices computed by hand from the 910A preset's documented figures,
+and the simulated clock of a stream that runs nothing else."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ascendemu.frontend as ms
+import ascendemu.frontend.dataset as ds
+from ascendemu.cli.pytest_plugin import emulated_device
+from ascendemu.device.cost import loop_task_time
+from ascendemu.device.spec import get_spec
+from ascendemu.errors import RtParamInvalidError
+from ascendemu.frontend import nn
+from ascendemu.hal import steps
+
+US = 1e-6
+# By hand, 910A at 1 GHz: StreamSwitch 1 us and StreamActive 0.5 us (scheduler tasks, as LabelSwitchByIndex
+# and LabelGotoEx); GetNext 557 us (fitted on NCF: bench/bench_fidelity.py); AssignAdd on one int64 is a one-block AI-core kernel:
+# 2 us per task + 1 us per block + 24 bytes through one core's port at 31.5 B/cycle (its longest pipe).
+SWITCH, ACTIVE, GETNEXT = 1.0 * US, 0.5 * US, 557.0 * US
+ASSIGN_ADD = 2 * US + 1 * US + 24 / 31.5e9
+# The step stream's share of one iteration: its StreamSwitch, two AssignAdds and two StreamActives.
+STEP_FLOOR = SWITCH + 2 * ASSIGN_ADD + 2 * ACTIVE
+
+
+def test_each_loop_task_costs_its_kinds_documented_price():
+    spec = get_spec()
+    assert loop_task_time(spec, "StreamSwitch") == pytest.approx(SWITCH, rel=1e-12)
+    assert loop_task_time(spec, "StreamActive") == pytest.approx(ACTIVE, rel=1e-12)
+    assert loop_task_time(spec, "GetNext") == pytest.approx(GETNEXT, rel=1e-12)
+    assert loop_task_time(spec, "AssignAdd") == pytest.approx(ASSIGN_ADD, rel=1e-12)
+    assert STEP_FLOOR == pytest.approx(8.0015238 * US, rel=1e-6)
+    # the AssignAdd kernel follows the clock (its port), the scheduler's tasks do not
+    fast = get_spec("Ascend910PremiumA")
+    assert loop_task_time(fast, "AssignAdd") == pytest.approx(3 * US + 24 / (31.5 * 1.22e9), rel=1e-12)
+    assert loop_task_time(fast, "StreamSwitch") == SWITCH
+
+
+def test_a_stream_of_loop_tasks_takes_their_sum_and_traces_each(rt):
+    rt.init(device_count=1, trace=True)
+    rt.set_device(0)
+    s = rt.create_stream()
+    iteration = ["StreamSwitch", "AssignAdd", "StreamActive", "AssignAdd", "StreamActive"]
+    rt.launch_graph([steps.LoopTask(task, s) for task in iteration * 3])
+    rt.loop_task("GetNext", s)                      # the single call prices the same
+    rt.synchronize_stream(s)
+    spans = [e for e in rt.trace_events() if e.get("cat") == "loop"]
+    assert [e["name"] for e in spans] == iteration * 3 + ["GetNext"]
+    # the graph's tasks run back to back (the host issued them at once): three iterations' floor
+    graph = spans[:-1]
+    assert graph[-1]["ts"] + graph[-1]["dur"] - graph[0]["ts"] == pytest.approx(3 * STEP_FLOOR / US, rel=1e-9)
+    assert spans[-1]["dur"] == pytest.approx(GETNEXT / US, rel=1e-9)
+
+
+def test_a_task_that_is_not_a_loop_tasks_kind_is_refused_with_the_kinds(rt):
+    rt.init(device_count=1)
+    rt.set_device(0)
+    s = rt.create_stream()
+    with pytest.raises(RtParamInvalidError, match="StreamSwitch, StreamActive, AssignAdd, GetNext"):
+        rt.loop_task("EndOfSequence", s)
+    with pytest.raises(RtParamInvalidError):
+        rt.launch_graph([steps.LoopTask("Foo", s)])
+
+
+def test_every_sunk_step_runs_the_loop_sinks_tasks_and_pays_them(ascendemu_kernel_cache):
+    """A sink of 3 steps of a one-layer network in DryRun: per step, the GetNext loop's StreamSwitch and
+    GetNext on the data queue's stream and the step stream's StreamSwitch, two AssignAdds and two
+    StreamActives; the step stream's loop tasks take exactly STEP_FLOOR per step."""
+    sink = 3
+    with emulated_device(ascendemu_kernel_cache, dry_run=True, trace=True) as ex:
+        saved = {k: ms.get_context(k) for k in ("mode", "jit_config")}
+        ms.set_context(mode=ms.GRAPH_MODE, jit_config={"jit_level": "O2"})
+        try:
+            net = nn.Dense(4, 3)
+            model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                             nn.Momentum(net.trainable_params(), 0.1, 0.9))
+            x, y = np.zeros((2, 4), np.float32), np.zeros((2,), np.int32)
+            data = ds.GeneratorDataset(lambda: ((x, y) for _ in range(sink)), ["x", "y"])
+            model.train(1, data, dataset_sink_mode=True, sink_size=sink)
+        finally:
+            ms.set_context(**saved)
+        spans = [e for e in ex.rt.trace_events() if e.get("cat") == "loop"]
+    by_track: dict = {}
+    for e in spans:
+        by_track.setdefault(e["tid"], []).append(e)
+    queue, step = sorted(by_track.values(), key=lambda es: any(e["name"] == "AssignAdd" for e in es))
+    assert [e["name"] for e in queue] == ["StreamSwitch", "GetNext"] * sink
+    assert [e["name"] for e in step] == ["StreamSwitch", "AssignAdd", "StreamActive", "AssignAdd",
+                                         "StreamActive"] * sink
+    assert sum(e["dur"] for e in step) == pytest.approx(sink * STEP_FLOOR / US, rel=1e-9)
+    assert sum(e["dur"] for e in queue) == pytest.approx(sink * (SWITCH + GETNEXT) / US, rel=1e-9)
+    # GetNext fetches the next batch while the step computes: a step this small waits for it, so the
+    # batches are GetNext's apart: two uploads (2 us each over PCIe + 32 and 8 bytes at 32 GB/s), the
+    # StreamSwitch and GetNext itself
+    starts = [e["ts"] for e in queue if e["name"] == "GetNext"]
+    per_batch = 2 * 2 * US + 40 / 32e9 + SWITCH + GETNEXT
+    assert np.diff(starts) == pytest.approx([per_batch / US] * (sink - 1), rel=1e-9)
+
+
+SUNK_SCRIPT = '''
+import numpy as np
+import mindspore as ms
+import mindspore.dataset as ds
+from mindspore import nn
+
+ms.set_context(mode=ms.GRAPH_MODE, jit_config={"jit_level": "O2"})
+net = nn.Dense(4, 3)
+model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                 nn.Momentum(net.trainable_params(), 0.1, 0.9))
+x, y = np.zeros((2, 4), np.float32), np.zeros((2,), np.int32)
+model.train(1, ds.GeneratorDataset(lambda: ((x, y) for _ in range(3)), ["x", "y"]), dataset_sink_mode=True)
+'''
+
+
+def test_a_recorded_sunk_run_replays_its_loop_tasks_bit_for_bit(tmp_path, monkeypatch, restore_context):
+    """The loop tasks are steps of the sink's graph launch in the .aetrace: a replay runs them again and
+    every simulated figure comes out as the live run's."""
+    from ascendemu.cli.run import main as run_main
+    from ascendemu.hal.runtime import get_runtime
+    from ascendemu.replay.compare import differences
+    from ascendemu.replay.replayer import replay
+
+    monkeypatch.setenv("MS_COMPILER_CACHE_PATH", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    script, trace = tmp_path / "sunk.py", tmp_path / "sunk.aetrace"
+    script.write_text(SUNK_SCRIPT)
+    rt = get_runtime()
+    if rt.node is not None:
+        rt.finalize()
+    try:
+        run_main(["--quiet", "--dry-run", "--record", str(trace), str(script)])
+        live = rt.device_time()
+    finally:
+        rt.finalize()
+    from ascendemu.traces.aetrace import LaunchGraph, read_trace
+    graphs = [r for r in read_trace(trace) if isinstance(r, LaunchGraph)]
+    sunk = [w[1] for r in graphs for w in r.steps if w[0] == "LoopTask"]
+    assert sunk.count("GetNext") == 3 and sunk.count("AssignAdd") == 6
+    result = replay(str(trace))
+    assert result.stop is None and result.figures["device_time_s"] == live
+    assert differences(result.recorded.figures, result.figures) == []
+    if get_runtime().node is not None:
+        get_runtime().finalize()
