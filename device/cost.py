@@ -32,8 +32,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ascendemu.errors import InvalidParamError
-
 from .spec import DeviceSpec
 
 # Cube: the fractal edge. The cube multiplies 16x16 by 16x16 fp16 fractals (REFERENCE.md, CANN
@@ -369,21 +367,62 @@ GETNEXT_S = 557e-6
 COUNTER_COST = KernelCost(vector_ops=1, bytes=3 * 8, dtype="int32")     # AssignAdd: read two int64, write one
 
 
-def loop_task_time(spec: DeviceSpec, op: str) -> float:
-    """Simulated seconds of one of the loop sink's per-iteration tasks, by MindSpore's op name
-    (:data:`LOOP_TASKS`)."""
-    if op == "StreamSwitch":
+class LoopSinkTask:
+    """A kind of the loop sink's per-iteration tasks (never instantiated: the class is the kind). ``name`` is
+    MindSpore's op name, as traces write it; :meth:`time` is the kind's price on ``spec``."""
+
+    name: str = ""
+
+    @classmethod
+    def time(cls, spec: DeviceSpec) -> float:
+        """Simulated seconds of one such task on a device of ``spec``."""
+        raise NotImplementedError(cls.__name__)
+
+
+class StreamSwitch(LoopSinkTask):
+    """Compares the two int64 loop counters in HBM and picks a stream: priced as LabelSwitchByIndex."""
+
+    name = "StreamSwitch"
+
+    @classmethod
+    def time(cls, spec: DeviceSpec) -> float:
         return LABEL_SWITCH_S
-    if op == "StreamActive":
+
+
+class StreamActive(LoopSinkTask):
+    """Restarts a loop's stream: a scheduler task priced as LabelGotoEx."""
+
+    name = "StreamActive"
+
+    @classmethod
+    def time(cls, spec: DeviceSpec) -> float:
         return LABEL_GOTO_S
-    if op == "AssignAdd":
+
+
+class LoopCounterAssignAdd(LoopSinkTask):
+    """MindSpore's AssignAdd of a loop counter (not the registry op AssignAdd): a TBE kernel on one int64,
+    priced as any one-block AI-core kernel (COUNTER_COST), so it follows the clock."""
+
+    name = "AssignAdd"
+
+    @classmethod
+    def time(cls, spec: DeviceSpec) -> float:
         return kernel_time(spec, COUNTER_COST, 1)
-    if op == "GetNext":
+
+
+class GetNext(LoopSinkTask):
+    """The AI CPU kernel taking the next batch off the device data queue: the fitted GETNEXT_S."""
+
+    name = "GetNext"
+
+    @classmethod
+    def time(cls, spec: DeviceSpec) -> float:
         return GETNEXT_S
-    raise InvalidParamError(f"{op!r} is not a loop sink task; use one of {LOOP_TASKS}")
 
 
-LOOP_TASKS = ("StreamSwitch", "StreamActive", "AssignAdd", "GetNext")
+# The kinds, in MindSpore's order; by name only where a trace's name is mapped back (replay)
+LOOP_SINK_TASKS: tuple[type[LoopSinkTask], ...] = (StreamSwitch, StreamActive, LoopCounterAssignAdd, GetNext)
+LOOP_SINK_TASK_BY_NAME: dict[str, type[LoopSinkTask]] = {k.name: k for k in LOOP_SINK_TASKS}
 
 
 def copy_time(spec: DeviceSpec, nbytes: int, kind: str) -> float:

@@ -301,7 +301,7 @@ class LabelGotoTask(Task):
 @dataclass(slots=True)
 class TimedTask(Task):
     """Work whose duration is given rather than modelled: a task of a recorded profile, replayed, or one of
-    a sunk loop's per-iteration tasks, priced by its kind (``cost.loop_task_time``). It holds its stream
+    a sunk loop's per-iteration tasks, priced by its kind (``cost.LoopSinkTask.time``). It holds its stream
     for ``duration`` simulated seconds and nothing else (no AI core, engine or memory: a recorded duration
     already contains whatever the task waited for on the real chip; a loop task's kernel is one block)."""
 

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from ascendemu.device.cost import GetNext, LoopCounterAssignAdd, StreamActive, StreamSwitch
 from ascendemu.errors import InvalidParamError
 from ascendemu.hal import steps as hal_steps
 from ascendemu.hal.api import API_CALL_COST_S
@@ -190,7 +191,7 @@ class SinkRunner(_GraphRunner):
           counter and the StreamActive that restarts the step's loop.
 
         The loop tasks (``hal_steps.LoopTask``) are those MindSpore's loop sink adds to every iteration on
-        Ascend (KernelAdjust::ProcessLoopSink), priced by kind in device/cost.py (``loop_task_time``).
+        Ascend (KernelAdjust::ProcessLoopSink), kinds priced by their classes in device/cost.py (``LoopSinkTask``).
 
         Every wait comes after the record it needs in issue order, so the loop runs without the host;
         the host synchronises once and downloads the last step's outputs.
@@ -210,7 +211,7 @@ class SinkRunner(_GraphRunner):
         updates = [hal_steps.MemcpyAsync(dst, n, src, n, MEMCPY_DEVICE_TO_DEVICE, first)
                    for dst, src, n in update_copies(p, p.inputs)]
         descs = [c.values[v] for v in c.inputs]
-        loop_end = [hal_steps.LoopTask("AssignAdd", first), hal_steps.LoopTask("StreamActive", first)]
+        loop_end = [hal_steps.LoopTask(LoopCounterAssignAdd, first), hal_steps.LoopTask(StreamActive, first)]
         steps: list[hal_steps.Step] = []
         for k, batch in enumerate(batches):
             slot = k % queue.depth
@@ -221,14 +222,14 @@ class SinkRunner(_GraphRunner):
                 if data.nbytes:
                     steps.append(hal_steps.MemcpyAsync(queue.slots[slot][v], data.nbytes, data, data.nbytes,
                                                        MEMCPY_HOST_TO_DEVICE, qs))
-            steps += [hal_steps.LoopTask("StreamSwitch", qs), hal_steps.LoopTask("GetNext", qs),
+            steps += [hal_steps.LoopTask(StreamSwitch, qs), hal_steps.LoopTask(GetNext, qs),
                       hal_steps.RecordEvent(queue.filled[slot], qs)]
-            steps += [hal_steps.LoopTask("StreamSwitch", first), hal_steps.WaitEvent(queue.filled[slot], first),
-                      hal_steps.LoopTask("AssignAdd", first)]
+            steps += [hal_steps.LoopTask(StreamSwitch, first), hal_steps.WaitEvent(queue.filled[slot], first),
+                      hal_steps.LoopTask(LoopCounterAssignAdd, first)]
             steps += [hal_steps.MemcpyAsync(p.inputs[v], d.nbytes, queue.slots[slot][v], d.nbytes,
                                             MEMCPY_DEVICE_TO_DEVICE, first)
                       for v, d in zip(c.inputs, descs) if d.nbytes]
-            steps += [hal_steps.LoopTask("StreamActive", first), hal_steps.RecordEvent(queue.consumed[slot], first)]
+            steps += [hal_steps.LoopTask(StreamActive, first), hal_steps.RecordEvent(queue.consumed[slot], first)]
             steps += fence_out + sunk + fence_in + updates + loop_end
         rt.launch_graph(steps)
         for s in (qs, *p.streams):

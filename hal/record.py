@@ -35,6 +35,7 @@ from .kernel import KernelFunction
 from .memory import MEMCPY_DEFAULT, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, MEMCPY_HOST_TO_HOST
 
 if TYPE_CHECKING:
+    from ascendemu.device.cost import LoopSinkTask
     from ascendemu.device.system import Node
 
     from .runtime import Runtime
@@ -197,6 +198,8 @@ class Recorder(StepClock):
             return _pointer
         if kind is fmt.Operand.STEPS:
             return self._steps
+        if kind is fmt.Operand.LOOP_TASK:
+            return _loop_task_name
         return None
 
     def _init(self, args: tuple, result: Any) -> list | None:
@@ -264,6 +267,8 @@ class Recorder(StepClock):
                 kind = fmt.step_operand(wire[0], f)
                 if kind is fmt.Operand.COLLECTIVE:
                     v = [type(v).__name__, *(int(getattr(v, k.name)) for k in dataclasses.fields(v))]
+                elif kind is fmt.Operand.LOOP_TASK:
+                    v = _loop_task_name(v)
                 elif kind is fmt.Operand.FUNCTION:
                     v = self._function(v)
                 elif kind is fmt.Operand.ADDRESSES:
@@ -344,6 +349,11 @@ def _host_bytes(buf: Any) -> memoryview:
 def _pointer(v: Any) -> Any:
     """A pointer operand of a call without a copy's count (memset): an int, or a host buffer's size."""
     return v if type(v) is int else fmt.HostData(_nbytes(v))
+
+
+def _loop_task_name(kind: type[LoopSinkTask]) -> str:
+    """A sunk loop's task kind as traces write it: MindSpore's op name (the replay maps it back)."""
+    return kind.name
 
 
 def _plain(value: Any) -> Any:

@@ -28,6 +28,7 @@ import numpy as np
 
 from ascendemu.device.collectives import (AllGather, AllReduce, AllToAll, Barrier, Broadcast, Collective, Recv,
                                           ReduceScatter, Send)
+from ascendemu.device.cost import LoopSinkTask
 
 from .codes import HCCL_DATA_TYPES, MEMCPY_DEVICE_TO_DEVICE
 
@@ -116,11 +117,11 @@ class LabelGoto(Step):
 
 @dataclass(frozen=True, slots=True)
 class LoopTask(Step):
-    """One of the tasks a sunk training loop runs every iteration on ``stream``, named ``task`` as MindSpore
-    names it (StreamSwitch, StreamActive, the loop counter's AssignAdd, GetNext; device/cost.py
-    ``LOOP_TASKS``): it costs what its kind costs and shows in the trace, and moves no user data."""
+    """One of the tasks a sunk training loop runs every iteration on ``stream``, of kind ``task`` (a
+    device/cost.py ``LOOP_SINK_TASKS`` class: StreamSwitch, StreamActive, LoopCounterAssignAdd, GetNext): it
+    costs what its kind costs, shows in the trace under MindSpore's op name, and moves no user data."""
 
-    task: str
+    task: type[LoopSinkTask]
     stream: int | None
 
     def issue(self, rt: Runtime) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from ascendemu.device.model import Device, Event, Stream
 from ascendemu.device.system import DeadlockError
-from ascendemu.device.cost import loop_task_time
+from ascendemu.device.cost import LoopSinkTask
 from ascendemu.device.tasks import LabelGotoTask, LabelSwitchTask, RecordTask, TimedTask, WaitTask
 from ascendemu.errors import FeatureNotSupportedError, NoStreamResourceError, RtParamInvalidError, StreamSyncTimeoutError
 
@@ -183,13 +183,14 @@ class StreamsMixin:
     def _loop_step_task(self, step: LoopTask) -> tuple[Stream, TimedTask]:
         """A :class:`~.steps.LoopTask` step as its stream and a task holding it for its kind's price."""
         s = self._stream(step.stream)
-        return s, TimedTask(step.task, self.node.host_time, loop_task_time(s.device.spec, step.task), "loop")
+        return s, TimedTask(step.task.name, self.node.host_time, step.task.time(s.device.spec), "loop")
 
     @api()
-    def loop_task(self, task: str, stream: int | None = None) -> None:
+    def loop_task(self, task: type[LoopSinkTask], stream: int | None = None) -> None:
         """One of the tasks a sunk training loop runs each iteration (MindSpore's StreamSwitch, StreamActive,
-        loop-counter AssignAdd, GetNext on Ascend) named ``task``: it holds ``stream`` for what that kind costs
-        (device/cost.py ``loop_task_time``), so a sunk step's fixed cost is simulated and traced."""
+        loop-counter AssignAdd, GetNext on Ascend) of kind ``task`` (a device/cost.py ``LOOP_SINK_TASKS``
+        class): it holds ``stream`` for what that kind costs (``task.time``), so a sunk step's fixed cost is
+        simulated and traced under MindSpore's op name."""
         self._enqueue(LoopTask(task, stream))
 
     @api(cost=0.0)

@@ -31,7 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ascendemu.device.collectives import Collective
-from ascendemu.device.cost import LOOP_TASKS
+from ascendemu.device.cost import LOOP_SINK_TASKS
 from ascendemu.device.memory import DEVICE_VA_BASE, DEVICE_VA_STRIDE
 from ascendemu.device.pool import POOL_POLICIES
 from ascendemu.device.spec import DeviceSpec
@@ -107,11 +107,15 @@ def enum_kind(names: dict[int, str], error: type[AclError] = InvalidParamError) 
 
 
 def loop_task_kind(what: str, optional: bool) -> Validator:
-    """The name of one of a sunk loop's per-iteration tasks (device/cost.py ``LOOP_TASKS``)."""
+    """One of the kinds of a sunk loop's per-iteration tasks: exactly a device/cost.py ``LOOP_SINK_TASKS``
+    class (not its name, not an instance or a subclass of one)."""
+    rule = (f"a sunk loop's task kind: one of the classes {', '.join(k.__name__ for k in LOOP_SINK_TASKS)} "
+            "of ascendemu.device.cost")
+
     def check(v):
-        if isinstance(v, str) and v in LOOP_TASKS:
+        if any(v is k for k in LOOP_SINK_TASKS):
             return v
-        raise _reject(RtParamInvalidError, what, v, f"a sunk loop's task, one of {', '.join(LOOP_TASKS)}")
+        raise _reject(RtParamInvalidError, what, v, rule)
     return check
 
 

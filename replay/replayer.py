@@ -36,7 +36,7 @@ import numpy as np
 
 from ascendemu.device import collectives
 from ascendemu.device.collectives import Collective
-from ascendemu.device.cost import Gemm, KernelCost
+from ascendemu.device.cost import LOOP_SINK_TASK_BY_NAME, Gemm, KernelCost, LoopSinkTask
 from ascendemu.device.fabric import RecordedWait, ReplayedFabric
 from ascendemu.device.pool import POOL_POLICIES
 from ascendemu.device.spec import DeviceSpec, get_spec
@@ -281,7 +281,7 @@ class Replayer:
             fmt.Operand.STREAM: self._stream, fmt.Operand.EVENT: self._handle, fmt.Operand.CONTEXT: self._handle,
             fmt.Operand.BINARY: self._handle, fmt.Operand.FUNCTION: self._function,
             fmt.Operand.KERNEL: self._function, fmt.Operand.STEPS: self._steps, fmt.Operand.COMM: self._handle,
-            fmt.Operand.COLLECTIVE: _collective,
+            fmt.Operand.COLLECTIVE: _collective, fmt.Operand.LOOP_TASK: _loop_task,
         }
         self._step_fields: dict[type, list] = {}
 
@@ -575,6 +575,16 @@ def _launch_facts(rec: fmt.Kernel) -> KernelFunction:
     reread = _count(cost[5], "reread") if len(cost) > 5 else 0
     transfers = _count(cost[6], "transfers") if len(cost) > 6 else 0
     return KernelFunction(rec.name, 0, block_dim, tuple(args), KernelCost(*work, cost[3], gemm, reread, transfers))
+
+
+def _loop_task(wire: Any) -> type[LoopSinkTask]:
+    """A sunk loop's task kind from its recorded MindSpore op name (the fixed table of the kinds)."""
+    kind = LOOP_SINK_TASK_BY_NAME.get(wire) if type(wire) is str else None
+    if kind is None:
+        raise InvalidFileError(f"loop task {short_repr(wire)} is not a sunk loop's task of this ascendemu "
+                               f"({', '.join(LOOP_SINK_TASK_BY_NAME)}); replay with the version that recorded "
+                               "the trace")
+    return kind
 
 
 def _collective(wire: Any) -> Collective:

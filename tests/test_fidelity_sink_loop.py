@@ -11,7 +11,8 @@ import pytest
 import ascendemu.frontend as ms
 import ascendemu.frontend.dataset as ds
 from ascendemu.cli.pytest_plugin import emulated_device
-from ascendemu.device.cost import loop_task_time
+from ascendemu.device.cost import (LOOP_SINK_TASK_BY_NAME, LOOP_SINK_TASKS, GetNext, LoopCounterAssignAdd,
+                                   StreamActive, StreamSwitch)
 from ascendemu.device.spec import get_spec
 from ascendemu.errors import RtParamInvalidError
 from ascendemu.frontend import nn
@@ -29,27 +30,36 @@ STEP_FLOOR = SWITCH + 2 * ASSIGN_ADD + 2 * ACTIVE
 
 def test_each_loop_task_costs_its_kinds_documented_price():
     spec = get_spec()
-    assert loop_task_time(spec, "StreamSwitch") == pytest.approx(SWITCH, rel=1e-12)
-    assert loop_task_time(spec, "StreamActive") == pytest.approx(ACTIVE, rel=1e-12)
-    assert loop_task_time(spec, "GetNext") == pytest.approx(GETNEXT, rel=1e-12)
-    assert loop_task_time(spec, "AssignAdd") == pytest.approx(ASSIGN_ADD, rel=1e-12)
+    assert StreamSwitch.time(spec) == pytest.approx(SWITCH, rel=1e-12)
+    assert StreamActive.time(spec) == pytest.approx(ACTIVE, rel=1e-12)
+    assert GetNext.time(spec) == pytest.approx(GETNEXT, rel=1e-12)
+    assert LoopCounterAssignAdd.time(spec) == pytest.approx(ASSIGN_ADD, rel=1e-12)
     assert STEP_FLOOR == pytest.approx(8.0015238 * US, rel=1e-6)
     # the AssignAdd kernel follows the clock (its port), the scheduler's tasks do not
     fast = get_spec("Ascend910PremiumA")
-    assert loop_task_time(fast, "AssignAdd") == pytest.approx(3 * US + 24 / (31.5 * 1.22e9), rel=1e-12)
-    assert loop_task_time(fast, "StreamSwitch") == SWITCH
+    assert LoopCounterAssignAdd.time(fast) == pytest.approx(3 * US + 24 / (31.5 * 1.22e9), rel=1e-12)
+    assert StreamSwitch.time(fast) == SWITCH
+
+
+def test_each_kind_is_named_as_mindspore_names_its_op_and_maps_back_from_that_name():
+    # the names MindSpore's loop sink gives its tasks (kernel_adjust.cc), which traces write
+    assert [k.name for k in LOOP_SINK_TASKS] == ["StreamSwitch", "StreamActive", "AssignAdd", "GetNext"]
+    assert {n: k.__name__ for n, k in LOOP_SINK_TASK_BY_NAME.items()} == {
+        "StreamSwitch": "StreamSwitch", "StreamActive": "StreamActive", "AssignAdd": "LoopCounterAssignAdd",
+        "GetNext": "GetNext"}
 
 
 def test_a_stream_of_loop_tasks_takes_their_sum_and_traces_each(rt):
     rt.init(device_count=1, trace=True)
     rt.set_device(0)
     s = rt.create_stream()
-    iteration = ["StreamSwitch", "AssignAdd", "StreamActive", "AssignAdd", "StreamActive"]
+    iteration = [StreamSwitch, LoopCounterAssignAdd, StreamActive, LoopCounterAssignAdd, StreamActive]
     rt.launch_graph([steps.LoopTask(task, s) for task in iteration * 3])
-    rt.loop_task("GetNext", s)                      # the single call prices the same
+    rt.loop_task(GetNext, s)                        # the single call prices the same
     rt.synchronize_stream(s)
     spans = [e for e in rt.trace_events() if e.get("cat") == "loop"]
-    assert [e["name"] for e in spans] == iteration * 3 + ["GetNext"]
+    names = ["StreamSwitch", "AssignAdd", "StreamActive", "AssignAdd", "StreamActive"]
+    assert [e["name"] for e in spans] == names * 3 + ["GetNext"]
     # the graph's tasks run back to back (the host issued them at once): three iterations' floor
     graph = spans[:-1]
     assert graph[-1]["ts"] + graph[-1]["dur"] - graph[0]["ts"] == pytest.approx(3 * STEP_FLOOR / US, rel=1e-9)
@@ -60,10 +70,51 @@ def test_a_task_that_is_not_a_loop_tasks_kind_is_refused_with_the_kinds(rt):
     rt.init(device_count=1)
     rt.set_device(0)
     s = rt.create_stream()
-    with pytest.raises(RtParamInvalidError, match="StreamSwitch, StreamActive, AssignAdd, GetNext"):
-        rt.loop_task("EndOfSequence", s)
-    with pytest.raises(RtParamInvalidError):
-        rt.launch_graph([steps.LoopTask("Foo", s)])
+    kinds = "one of the classes StreamSwitch, StreamActive, LoopCounterAssignAdd, GetNext of ascendemu.device.cost"
+    with pytest.raises(RtParamInvalidError, match=kinds):
+        rt.loop_task("GetNext", s)                  # a name is not a kind
+    with pytest.raises(RtParamInvalidError, match=kinds):
+        rt.loop_task(type("EndOfSequence", (StreamSwitch,), {}), s)     # nor a kind of our own
+    with pytest.raises(RtParamInvalidError, match=kinds):
+        rt.launch_graph([steps.LoopTask(np.zeros(3), s)])
+
+
+def test_a_recorded_loop_task_is_written_by_its_op_name_and_replays_as_its_kind(rt, tmp_path):
+    """The .aetrace holds MindSpore's op name (the single call's record and a graph launch's step alike);
+    the replay maps it back to the kind through the fixed table, and refuses a name not in it."""
+    from ascendemu.errors import InvalidFileError
+    from ascendemu.hal.record import Recorder
+    from ascendemu.replay.replayer import replay
+    from ascendemu.traces import aetrace as fmt
+
+    path = tmp_path / "loop.aetrace"
+    rec = Recorder(path).attach(rt)
+    rt.init(backing=False)
+    rt.set_device(0)
+    s = rt.create_stream()
+    rt.loop_task(GetNext, s)
+    rt.launch_graph([steps.LoopTask(LoopCounterAssignAdd, s), steps.LoopTask(StreamActive, s)])
+    rt.synchronize_stream(s)
+    rec.close()
+    rt.finalize()
+    reader = fmt.read_trace(path)
+    records = list(reader)
+    (call,) = [r for r in records if isinstance(r, fmt.LoopTaskCall)]
+    (graph,) = [r for r in records if isinstance(r, fmt.LaunchGraph)]
+    assert call.task == "GetNext" and [w[:2] for w in graph.steps] == [["LoopTask", "AssignAdd"],
+                                                                        ["LoopTask", "StreamActive"]]
+    result = replay(str(path))
+    assert result.figures["devices"]["0"]["streams"][str(s)][1] == pytest.approx(GETNEXT + ASSIGN_ADD + ACTIVE,
+                                                                                  rel=1e-12)
+    bad = tmp_path / "bad.aetrace"
+    w = fmt.TraceWriter(bad)
+    w.write(reader.header)
+    for r in records[:-1]:
+        w.write(fmt.LoopTaskCall("EndOfSequence", r.stream) if isinstance(r, fmt.LoopTaskCall) else r)
+    w.close(records[-1])
+    with pytest.raises(InvalidFileError, match="'EndOfSequence' is not a sunk loop's task of this ascendemu "
+                                               r"\(StreamSwitch, StreamActive, AssignAdd, GetNext\)"):
+        replay(str(bad))
 
 
 def test_every_sunk_step_runs_the_loop_sinks_tasks_and_pays_them(ascendemu_kernel_cache):

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ascendemu import errors
+from ascendemu.device.cost import GetNext
 from ascendemu.hal import acl
 from ascendemu.hal.api import api_call, is_api
 from ascendemu.hal.runtime import (MEMCPY_DEFAULT, MEMCPY_DEVICE_TO_HOST, MEMCPY_HOST_TO_DEVICE, Runtime,
@@ -115,7 +116,7 @@ def ready(rt, make_scale):
         # device loops: the predicate's branch and the jump back (no loop is live: the switch reads d)
         "label_switch": (d, s, (), None), "label_goto": (s,),
         # a sunk training loop's per-iteration task (issue 23)
-        "loop_task": ("GetNext", s),
+        "loop_task": (GetNext, s),
     }
     return rt, templates
 

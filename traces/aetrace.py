@@ -105,6 +105,7 @@ class Operand(enum.Enum):
     STEPS = "steps"              # a graph launch's steps: [step class name, field, ...] each
     COMM = "comm"                # a communicator handle
     COLLECTIVE = "collective"    # a collective kind (ascendemu.device.collectives): [class name, field, ...]
+    LOOP_TASK = "loop_task"      # a sunk loop's task kind (ascendemu.device.cost.LoopSinkTask): its op name
 
 
 # Operand kind by field name, for call records and for the steps of a graph launch alike (a field's name
@@ -115,7 +116,7 @@ FIELD_OPERANDS: dict[str, Operand] = {
     "stream": Operand.STREAM, "event": Operand.EVENT, "start": Operand.EVENT, "end": Operand.EVENT,
     "context": Operand.CONTEXT, "binary": Operand.BINARY, "func": Operand.FUNCTION, "kernel": Operand.FUNCTION,
     "steps": Operand.STEPS, "comm": Operand.COMM, "send": Operand.DEVICE_PTR, "recv": Operand.DEVICE_PTR,
-    "buf": Operand.DEVICE_PTR,
+    "buf": Operand.DEVICE_PTR, "task": Operand.LOOP_TASK,
 }
 # Where a step's field name means something else than in FIELD_OPERANDS (a Communicate's ``kind`` is its
 # collective, a MemcpyAsync's ``kind`` a copy direction): (step class name, field) -> operand kind.
@@ -629,8 +630,8 @@ class LabelGotoCall(Record):
 
 @record(68, "loop_task")
 class LoopTaskCall(Record):
-    """One of a sunk training loop's per-iteration tasks (``task``: StreamSwitch, StreamActive, AssignAdd,
-    GetNext) on ``stream``."""
+    """One of a sunk training loop's per-iteration tasks on ``stream``; ``task`` is its kind's MindSpore op
+    name (``ascendemu.device.cost.LoopSinkTask.name``: StreamSwitch, StreamActive, AssignAdd, GetNext)."""
 
     task: str
     stream: int | None = None

@@ -42,7 +42,7 @@ __all__ = ["Pipeline", "stage_scope", "micro_scope", "note_micro_output", "one_f
 
 WORLD_GROUP = "hccl_world_group"
 _BACKWARD_TAG = 1 << 20        # sr_tag of a gradient's transfer: the forward's tag + this
-_AFTER_BACKWARD_TAG = 2 << 20  # sr_tag of a transfer after the backward (the loss scale's overflow flag)
+_AFTER_BACKWARD_TAG = 2 << 20  # sr_tag of a transfer after the backward (a value read by a later stage)
 _CARRIED = ("float32", "float16", "int32")      # the dtypes a Send/Receive carries (HCCL's of the registry op)
 _context = threading.local()
 
@@ -126,6 +126,8 @@ class Pipeline:
         for v in inputs:
             if v not in self.value_stage and v in consts and consts[v].is_parameter:
                 self._state_stage(v, consts[v].name)
+        if op == "AllFinite" and self.differentiated:
+            return self._all_finite(sp, inputs, attrs)
         stage = _cell_stage()
         staged = [v for v in inputs if v in self.value_stage]
         if stage is None and staged:            # the stage of its largest input, the latest of equals: a Parameter's
@@ -161,6 +163,22 @@ class Pipeline:
             self.value_stage[v] = stage
         return outs
 
+    def _all_finite(self, sp: Any, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        """The overflow check after the backward (the loss-scale cell's AllFinite over every stage's gradients),
+        as MindSpore's TrainOneStepWithLossScaleCell does it when distributed: each rank checks the values it
+        holds (its stage's gradients, as sharded: never gathered), the float32 overflow flags are summed by
+        an AllReduce over the world group, and the check passes where the sum is 0. No stage sends its
+        gradients, and the result belongs to no stage, so every rank runs the loss-scale update alike."""
+        mine = [v for v in inputs if v not in self.foreign and self.value_stage.get(v, self.stage) == self.stage]
+        overflow = sp.literal(0.0, "float32")
+        if mine:                        # this rank's shards as they are: the world's sum covers the other shards
+            finite = sp.record("AllFinite", mine, attrs)[0]
+            overflow = sp.record("Cast", [sp.record("LogicalNot", [finite], {})[0]], {"dst_type": "float32"})[0]
+        flags = sp.record("AllReduce", [overflow], {"reduce_op": "sum", "group": WORLD_GROUP})[0]
+        out = sp.record("Equal", [flags, sp.literal(0.0, "float32")], {})[0]
+        sp._place(out, Layout.replicated(sp.n, 0), ())
+        return (out,)
+
     def _state_stage(self, v: int, name: str) -> None:
         """An optimizer state (``adam_m.<name>``, ``moments.<name>``, ``accu_grads.<name>``: MindSpore's clones
         are named by prefix) belongs to the stage of the Parameter it was cloned from, though an op outside any
@@ -185,7 +203,7 @@ class Pipeline:
         tag = self._tag()
         peer = self.peer(stage)
         value = v
-        if sp.dtype(v) not in _CARRIED:                   # a bool (the loss scale's overflow flag) travels as int32
+        if sp.dtype(v) not in _CARRIED:                   # a bool travels as int32
             value = sp.record("Cast", [v], {"dst_type": "int32"})[0]
         sp.record("Send", [value], {"dest_rank": peer, "group": WORLD_GROUP, "sr_tag": tag})
         self.sent.add((v, stage))
@@ -351,8 +369,9 @@ def order_phases(graph: Graph) -> Graph:
                 _wait(g, nid, previous_sinks)
         previous_sinks = [i for i in by_phase[k] if i not in read_inside]
     last = max(graph.phases)
-    for n in g.nodes:                      # transfers after the backward (the overflow check) follow the phases,
-        if n.id > last and n.op in ("Send", "Receive"):       # one after another in capture order
+    for n in g.nodes:                      # transfers after the backward (the overflow flags' AllReduce) follow
+        if n.id > last and (n.op in ("Send", "Receive")       # the phases, one after another in capture order
+                            or n.op == "AllReduce" and n.attrs.get("group") == WORLD_GROUP):
             _wait(g, n.id, previous_sinks)
             previous_sinks = [n.id]
     return g
