@@ -24,6 +24,8 @@ from ascendemu.frontend import Tensor, nn, ops
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCRIPT = FIXTURES / "parallel_combinations.py"
 RECORDED = json.loads((FIXTURES / "lazy_inline.json").read_text())
+sys.path.insert(0, str(FIXTURES))
+from lazy_inline_cases import bad_calls, cells  # noqa: E402
 
 
 def _dry_run(tmp: Path, rank: int, size: int, env: dict[str, str]) -> tuple[str, list[dict], list[dict]]:
@@ -111,24 +113,7 @@ def test_a_lazy_inline_cell_computes_and_names_as_the_plain_one(mode, ex, restor
 def test_lazy_inline_sets_what_mindspore_sets():
     """cell_init_args and no_inline as real MindSpore 2.10 sets them, and the same object under
     mindspore.common."""
-    class Block(nn.Cell):
-        @ms.lazy_inline
-        def __init__(self, width, scale=2):
-            super().__init__()
-            self.dense = nn.Dense(width, width)
-            self.scale = scale
-
-        def construct(self, x):
-            return self.dense(x) * self.scale
-
-    class Front(nn.Cell):
-        @ms.lazy_inline(policy="front")
-        def __init__(self):
-            super().__init__()
-
-        def construct(self, x):
-            return x
-
+    Block, Front = cells(ms)
     assert (ms.lazy_inline is ms.common.lazy_inline) == RECORDED["same_object"]
     assert Block(4).cell_init_args == RECORDED["cell_init_args"]
     assert Block(4, scale=3).cell_init_args == RECORDED["keyword_cell_init_args"]
@@ -139,29 +124,7 @@ def test_lazy_inline_sets_what_mindspore_sets():
 def test_lazy_inline_refuses_what_mindspore_refuses():
     """Bad policy or attrs (at construction), a class or a method other than __init__ (at decoration):
     MindSpore's ValueError and message, with ascendemu's error code."""
-    def bad(policy=None, attrs=None):
-        class Bad(nn.Cell):
-            @ms.lazy_inline(policy=policy, attrs=attrs)
-            def __init__(self):
-                super().__init__()
-
-            def construct(self, x):
-                return x
-        Bad()
-
-    def on_class():
-        @ms.lazy_inline
-        class Bad(nn.Cell):
-            pass
-
-    def on_method():
-        class Bad(nn.Cell):
-            @ms.lazy_inline
-            def construct(self, x):
-                return x
-
-    cases = {"policy": lambda: bad(policy="back"), "attrs": lambda: bad(attrs=3), "class": on_class,
-             "method": on_method}
+    cases = bad_calls(ms)
     for name, call in cases.items():
         recorded = RECORDED["errors"][name]
         with pytest.raises(ValueError) as info:

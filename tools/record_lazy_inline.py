@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import mindspore as ms
-from mindspore import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fixtures"))
+from lazy_inline_cases import bad_calls, cells  # noqa: E402
 
 
 def _error(call) -> dict:
@@ -22,55 +25,8 @@ def _error(call) -> dict:
 
 
 def main(path: str) -> None:
-    class Block(nn.Cell):
-        @ms.lazy_inline
-        def __init__(self, width, scale=2):
-            super().__init__()
-            self.dense = nn.Dense(width, width)
-            self.scale = scale
-
-        def construct(self, x):
-            return self.dense(x) * self.scale
-
-    class Front(nn.Cell):
-        @ms.lazy_inline(policy="front")
-        def __init__(self):
-            super().__init__()
-
-        def construct(self, x):
-            return x
-
-    def bad_policy():
-        class Bad(nn.Cell):
-            @ms.lazy_inline(policy="back")
-            def __init__(self):
-                super().__init__()
-
-            def construct(self, x):
-                return x
-        Bad()
-
-    def bad_attrs():
-        class Bad(nn.Cell):
-            @ms.lazy_inline(attrs=3)
-            def __init__(self):
-                super().__init__()
-
-            def construct(self, x):
-                return x
-        Bad()
-
-    def on_class():
-        @ms.lazy_inline
-        class Bad(nn.Cell):
-            pass
-
-    def on_method():
-        class Bad(nn.Cell):
-            @ms.lazy_inline
-            def construct(self, x):
-                return x
-
+    Block, Front = cells(ms)
+    bad = bad_calls(ms)
     block = Block(4)
     record = {
         "same_object": ms.lazy_inline is ms.common.lazy_inline,
@@ -78,8 +34,7 @@ def main(path: str) -> None:
         "keyword_cell_init_args": Block(4, scale=3).cell_init_args,
         "front_no_inline": Front().no_inline,
         "parameter_names": [p.name for p in block.get_parameters()],
-        "errors": {"policy": _error(bad_policy), "attrs": _error(bad_attrs), "class": _error(on_class),
-                   "method": _error(on_method)},
+        "errors": {name: _error(call) for name, call in bad.items()},
     }
     with open(path, "w") as f:
         json.dump(record, f, indent=1)
