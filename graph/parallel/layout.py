@@ -59,6 +59,11 @@ class Layout:
         axis = self.tensor_map[dim]
         return 0 if axis < 0 else self.coord(rank)[axis]
 
+    def shard_stride(self, dim: int) -> int | None:
+        """``s`` when rank r holds shard ``(r // s) % shards(dim)`` of split dimension ``dim`` (the device
+        matrix's row-major stride of its axis); None for a subclass whose :meth:`index` is not of that form."""
+        return self._strides[self.tensor_map[dim]]
+
     @property
     def is_replicated(self) -> bool:
         return all(self.shards(d) == 1 for d in range(len(self.tensor_map)))
@@ -113,11 +118,12 @@ class Layout:
             return False
         if self.shards(dim) == 1:
             return True
-        if type(self) is not Layout or type(other) is not Layout:     # a subclass's shards (optimizer_shard's): walk
+        mine, theirs = self.shard_stride(dim), other.shard_stride(dim)
+        if mine is None or theirs is None:          # shards not by a stride (optimizer_shard's dim 0): walk
             return all(self.index(r, dim) == other.index(r, dim) for r in range(self.device_num))
         # rank r holds shard (r // stride) % n: two splits into n > 1 shards agree on every rank exactly when
         # their strides do (rank min(s, s') tells them apart otherwise), so no walk over a 1024-rank world
-        return self._strides[self.tensor_map[dim]] == other._strides[other.tensor_map[dim]]
+        return mine == theirs
 
     def same(self, other: "Layout") -> bool:
         return len(self.tensor_map) == len(other.tensor_map) and \

@@ -54,6 +54,9 @@ class OptShardLayout(Layout):
     def shards(self, dim: int) -> int:
         return super().shards(dim) * (self.group_size if dim == 0 else 1)
 
+    def shard_stride(self, dim: int) -> int | None:
+        return None if dim == 0 and self.opt_axes else super().shard_stride(dim)
+
     def index(self, rank: int, dim: int) -> int:
         outer = super().index(rank, dim)
         if dim != 0:
