@@ -19,10 +19,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
+
+from dryrun_child import run_dryrun
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "llama" / "dryrun_7b.py"
@@ -37,24 +36,16 @@ def dryrun(layers: int, flags: list[str], dp: int, mp: int, pp: int = 1, rank: i
     figures."""
     from ascendemu.cli.cluster import dryrun_figures
 
-    env = {**os.environ, "RANK_SIZE": str(dp * mp * pp), "RANK_ID": str(rank), "TE_PARALLEL_COMPILER": "1"}
-    cmd = [sys.executable, "-m", "ascendemu", "run", "--dry-run", str(SCRIPT), "--num_layers", str(layers),
-           *flags, "--dp", str(dp), "--mp", str(mp), "--pp", str(pp)]
-    with tempfile.TemporaryDirectory() as cwd, tempfile.TemporaryFile("w+") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        log = out.read()
-    if proc.returncode:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{log[-3000:]}")
+    child = run_dryrun(SCRIPT, ["--num_layers", str(layers), *flags, "--dp", str(dp), "--mp", str(mp), "--pp", str(pp)],
+                       {"RANK_SIZE": str(dp * mp * pp), "RANK_ID": str(rank), "TE_PARALLEL_COMPILER": "1"})
+    log = child.log
     params = re.search(r"([\d.]+) B parameters", log)
     figures = dryrun_figures(log)
     used = figures.get("used", "-") + ("(>HBM)" if "over_hbm" in figures else "")
     failed = re.search(r"step failed: .*", log)
     if failed:                        # the script's verdict (out of memory, or a bug): shown, not hidden
         print(failed.group(0)[:300], flush=True)
-    return {"cpu_s": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
+    return {"cpu_s": child.cpu_s, "rss_mib": child.rss_mib,
             "params_b": float(params.group(1)) if params else float("nan"), "used": used,
             "step": figures.get("step", "-"), "comm": figures.get("comm", "-"), "exposed": figures.get("exposed", "-")}
 

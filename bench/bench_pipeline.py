@@ -9,37 +9,23 @@ first and last stage: used peak, CPU seconds and peak RSS of the child.
 from __future__ import annotations
 
 import json
-import os
 import re
-import resource
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from dryrun_child import run_dryrun
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "msdryrun" / "pipeline_dryrun.json"
 LLAMA = ROOT / "examples" / "llama" / "dryrun_7b.py"
-USED = re.compile(r"DryRun: Used peak memory usage \(without fragments\): ([\d.]+)M")
 OUTPUTS = re.compile(r"node outputs at the peak ([\d.]+) (MiB|GiB)")
 
 
 def dryrun(script: Path, args: list[str], env: dict[str, str]) -> tuple[float, float, float, float]:
     """(used peak MiB, node outputs at the peak MiB, CPU seconds, peak RSS MiB) of one child DryRun."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.run([sys.executable, "-m", "ascendemu", "run", "--dry-run", str(script), *args], cwd=tmp,
-                              env={**_env(), "MS_SIMULATION_LEVEL": "1", **env}, capture_output=True, text=True,
-                              check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    value, unit = OUTPUTS.findall(proc.stdout)[-1]
-    return (float(USED.findall(proc.stdout)[-1]), float(value) * (1024 if unit == "GiB" else 1), cpu,
-            after.ru_maxrss / 1024)
-
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith(("RANK", "OMPI_", "PMI"))}
+    child = run_dryrun(script, args, {"MS_SIMULATION_LEVEL": "1", **env})
+    value, unit = OUTPUTS.findall(child.log)[-1]
+    return child.used_mib, float(value) * (1024 if unit == "GiB" else 1), child.cpu_s, child.rss_mib
 
 
 def main() -> None:

@@ -7,50 +7,34 @@ Llama-2-7B seq-4096 step on one rank of dp 1 x mp 8 (``--batch_size``, default 1
 from __future__ import annotations
 
 import json
-import os
-import re
-import resource
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from dryrun_child import run_dryrun
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "msdryrun" / "recompute_dryrun.json"
 LLAMA = ROOT / "examples" / "llama" / "dryrun_7b.py"
-USED = re.compile(r"DryRun: Used peak memory usage \(without fragments\): ([\d.]+)M")
 
 
-def dryrun(script: str, args: list[str], env: dict[str, str]) -> tuple[float, float]:
+def dryrun(script: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(used peak MiB, CPU seconds of the child) of ``ascendemu run --dry-run script args``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with tempfile.TemporaryDirectory() as tmp:
-        if not Path(script).is_absolute():
-            shutil.copy(FIXTURE.parent / script, Path(tmp) / script)
-        proc = subprocess.run([sys.executable, "-m", "ascendemu", "run", "--dry-run", script, *args], cwd=tmp,
-                              env={**_env(), **env}, capture_output=True, text=True, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return float(USED.findall(proc.stdout)[-1]), cpu
-
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith(("RANK", "OMPI_", "PMI"))}
+    child = run_dryrun(script, args, env)
+    return child.used_mib, child.cpu_s
 
 
 def main() -> None:
     runs = json.loads(FIXTURE.read_text())["runs"]
     print(f"{'run':44} {'ascendemu MiB':>14} {'MindSpore 1st step MB':>22} {'MindSpore reported MB':>22} {'CPU s':>6}")
     for r in runs:
-        script = r["script"] if r["script"] == "mlp_recompute.py" else str(LLAMA)
+        script = FIXTURE.parent / r["script"] if r["script"] == "mlp_recompute.py" else LLAMA
         used, cpu = dryrun(script, r["args"], r["env"])
         label = f"{r['script']} {r['env'] or ' '.join(r['args'][-2:])}"
         print(f"{label:44} {used:14.1f} {r['first_step_peak_mb']:22.1f} {r['used_peak_mb']:22d} {cpu:6.1f}")
     if "--7b" in sys.argv:
         batch = sys.argv[sys.argv.index("--batch_size") + 1] if "--batch_size" in sys.argv else "1"
         for mode in ("none", "full", "select"):
-            used, cpu = dryrun(str(LLAMA), ["--dp", "1", "--mp", "8", "--batch_size", batch, "--recompute", mode],
+            used, cpu = dryrun(LLAMA, ["--dp", "1", "--mp", "8", "--batch_size", batch, "--recompute", mode],
                                {"RANK_SIZE": "8", "RANK_ID": "0"})
             print(f"{'Llama-2-7B seq 4096 mp8 batch ' + batch + ' recompute ' + mode:44} {used:14.1f} "
                   f"{'-':>22} {'-':>22} {cpu:6.1f}")
