@@ -4,7 +4,8 @@ A new user's first run is mostly kernel builds (bench_speed.py --only first-run)
 representative kernels in a fresh process per side, as a cold cache-miss process does (so each side pays
 its own per-process set-up: numba's, and its njit helpers' first builds), alternating the sides, and times
 each build's CPU (user + sys of the process); then runs the elementwise kernels of bench_kernels.py's rows
-(16M float32 elements, one thread, thread CPU time) to show the run speed is unchanged.
+(16M float32 elements, one thread, thread CPU time) and two row softmaxes, each from the object the cache
+would store (codegen, linked as a warm run links it), to show the run speed is unchanged.
 
     python bench/bench_build_cost.py [--baseline REV] [--repeats N]
 
@@ -36,6 +37,16 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 def t(*shape, dtype="float32"):
     return TensorDesc(shape, dtype)
+
+def cached(sig):
+    """The kernel as a warm run loads it: the cache's object (codegen), linked."""
+    from ascendemu.hal.kernel import KernelFunction
+    from ascendemu.hal.loader import link
+    from ascendemu.kernels.binary import build_binary
+    plan = library.plan_kernel(sig)
+    entry, keepalive = link(build_binary(plan, 0))
+    return KernelFunction(name=plan.func_name, entry=entry, block_dim=plan.block_dim, args=plan.args, cost=plan.cost,
+                          keepalive=keepalive, tiling=plan.tiling_data)
 
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
@@ -78,8 +89,10 @@ runs = {}
 for name, sig, arrays in (("Add fp32 16M", OpSignature("Add", (t(n), t(n))), [x, y]),
                           ("Exp fp32 16M", OpSignature("Exp", (t(n),)), [x]),
                           ("ReLU fp32 16M", OpSignature("ReLU", (t(n),)), [x]),
-                          ("Maximum fp32 4096x4096 by row", OpSignature("Maximum", (t(4096, 4096), t(4096))), [x, y[:4096]])):
-    k = library.compile_inprocess(sig)
+                          ("Maximum fp32 4096x4096 by row", OpSignature("Maximum", (t(4096, 4096), t(4096))), [x, y[:4096]]),
+                          ("Softmax fp32 4096x1000", OpSignature("Softmax", (t(4096, 1000),), (("axis", -1),)), [x[:4096000]]),
+                          ("LogSoftmax fp32 4096x1000", OpSignature("LogSoftmax", (t(4096, 1000),), (("axis", -1),)), [x[:4096000]])):
+    k = cached(sig)
     out = np.empty(n, np.float32)
     argv = k.argv([a.ctypes.data for a in [*arrays, out]])
     best = float("inf")

@@ -30,11 +30,12 @@ class DryRunChild:
         return float(USED.findall(self.log)[-1])
 
 
-def run_dryrun(script: Path, args: list[str], env: dict[str, str]) -> DryRunChild:
-    """``ascendemu run --dry-run script *args`` with ``env`` over this environment (less an outer launcher's
-    variables); exits naming the command and its output's tail when the child fails."""
+def run_dryrun(script: Path, args: list[str], env: dict[str, str], options: tuple[str, ...] = ()) -> DryRunChild:
+    """``ascendemu run --dry-run *options script *args`` with ``env`` over this environment (less an outer
+    launcher's variables; ``options`` are ascendemu run's own, e.g. ``("--device", "Ascend910B3")``); exits
+    naming the command and its output's tail when the child fails."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(OUTER_PREFIXES)}
-    cmd = [sys.executable, "-m", "ascendemu", "run", "--dry-run", str(script), *args]
+    cmd = [sys.executable, "-m", "ascendemu", "run", "--dry-run", *options, str(script), *args]
     with tempfile.TemporaryDirectory() as cwd, tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen(cmd, cwd=cwd, env={**base, **env}, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)

@@ -359,11 +359,13 @@ LABEL_GOTO_S = 0.5e-6
 # (MindSpore's data channel from the host's dataset pipeline); its per-batch cost, GETNEXT_S, is the fourth
 # fitted constant, fitted once on NCF (mindspore-ai/models research/recommend/ncf/README.md: 0.575 ms/step
 # on one 910, batch 256 of four 1 KiB columns), whose step work the simulation puts at 0.28 ms, so its step
-# is the GetNext loop's (4 uploads of 2.03 us, the StreamSwitch, GetNext): bench/bench_fidelity.py's steady
-# NCF step is 0.575 ms with this value. GetNext runs on the data queue's stream, fetching the next batch
-# while the step computes, so it is a floor on a sunk step, not an addition to it (docs/FIDELITY.md,
-# "Sink mode: the loop's own tasks").
-GETNEXT_S = 557e-6
+# is the GetNext loop's (4 uploads of 2.03 us, the StreamSwitch, GetNext with its 4 KiB batch on the data
+# channel, 2.8 us): bench/bench_fidelity.py's steady NCF step is 0.575 ms with this value. GetNext runs
+# on the data queue's stream, fetching the next batch while the step computes, so it is a floor on a sunk
+# step, not an addition to it (docs/FIDELITY.md, "Sink mode: the loop's own tasks").
+GETNEXT_S = 554.2e-6
+# GetNext also moves the batch's bytes off the data channel, at DeviceSpec.dataset_channel_bandwidth (the
+# third fitted constant, fitted on ResNet-18 ImageNet; device/spec.py).
 COUNTER_COST = KernelCost(vector_ops=1, bytes=3 * 8, dtype="int32")     # AssignAdd: read two int64, write one
 
 
@@ -374,8 +376,9 @@ class LoopSinkTask:
     name: str = ""
 
     @classmethod
-    def time(cls, spec: DeviceSpec) -> float:
-        """Simulated seconds of one such task on a device of ``spec``."""
+    def time(cls, spec: DeviceSpec, nbytes: int = 0) -> float:
+        """Simulated seconds of one such task on a device of ``spec``; ``nbytes``: the user data it moves
+        (GetNext's batch; 0 for the others, which move none)."""
         raise NotImplementedError(cls.__name__)
 
 
@@ -385,7 +388,7 @@ class StreamSwitch(LoopSinkTask):
     name = "StreamSwitch"
 
     @classmethod
-    def time(cls, spec: DeviceSpec) -> float:
+    def time(cls, spec: DeviceSpec, nbytes: int = 0) -> float:
         return LABEL_SWITCH_S
 
 
@@ -395,7 +398,7 @@ class StreamActive(LoopSinkTask):
     name = "StreamActive"
 
     @classmethod
-    def time(cls, spec: DeviceSpec) -> float:
+    def time(cls, spec: DeviceSpec, nbytes: int = 0) -> float:
         return LABEL_GOTO_S
 
 
@@ -406,18 +409,19 @@ class LoopCounterAssignAdd(LoopSinkTask):
     name = "AssignAdd"
 
     @classmethod
-    def time(cls, spec: DeviceSpec) -> float:
+    def time(cls, spec: DeviceSpec, nbytes: int = 0) -> float:
         return kernel_time(spec, COUNTER_COST, 1)
 
 
 class GetNext(LoopSinkTask):
-    """The AI CPU kernel taking the next batch off the device data queue: the fitted GETNEXT_S."""
+    """The AI CPU kernel taking the next batch (``nbytes``) off the device data queue: the fitted GETNEXT_S
+    per batch and the batch's bytes at the data channel's fitted rate (``spec.dataset_channel_bandwidth``)."""
 
     name = "GetNext"
 
     @classmethod
-    def time(cls, spec: DeviceSpec) -> float:
-        return GETNEXT_S
+    def time(cls, spec: DeviceSpec, nbytes: int = 0) -> float:
+        return GETNEXT_S + nbytes / spec.dataset_channel_bandwidth
 
 
 # The kinds, in MindSpore's order; by name only where a trace's name is mapped back (replay)

@@ -47,6 +47,14 @@ class DeviceSpec:
     # figures disagree with each other, not with this term (docs/FIDELITY.md, "Convolutions").
     conv_cube_efficiency: float = 0.85
     host_link_bandwidth: float = 32e9            # PCIe 4.0 x16, bytes/s per direction
+    # The rate at which a sunk loop's GetNext takes each batch's bytes off the data channel (the host's push
+    # into the AI CPU's queue, then into the graph's inputs): a floor of bytes / rate under every sunk step.
+    # Fitted once on ResNet-18 ImageNet (the zoo's 110 ms/step at batch 256 per card, 154 MB of float32
+    # images a batch; its README: "may need to set_numa_enable in dataset.py"); the CIFAR-10-resized and
+    # ImageNet JPEG runs reach the same ~2,300 images/s per card though their host pipelines differ 3-4x in
+    # CPU per image, and both send 602 KB a 224x224 image (docs/FIDELITY.md, "The data channel"). It does
+    # not follow the AI core clock. Not measured on a 910B: the same value on its presets.
+    dataset_channel_bandwidth: float = 1.4733e9
     host_link_latency_s: float = 2e-6
     dma_engines: int = 2
     hccs_ports: int = 3
@@ -82,6 +90,13 @@ class DeviceSpec:
         return d
 
 
+# The 910B (Atlas A2) presets' facts are CANN's platform configs, data/platform_config/Ascend910B<n>.ini, as
+# published from real installs: [SoCInfo] cube_core_cnt 24 / vector_core_cnt 48 (B1, B2) or 20 / 40 (B3, B4),
+# memory_size 64 GiB and l2_size 192 MiB (B4: 32 GiB, 96 MiB); [AICoreSpec] l0_c_size 128 KiB, l1_size 512 KiB,
+# ub_size 192 KiB, vec_calc_size 128, cube_m/n/k_size 16 (DtypeMKN Default 16,16,16), cube_freq 1850 (B1),
+# 1800 (B2; B3's npu-smi Aicore Freq). Not from an ini: hbm_bandwidth (1.6 TB/s, vendor figure; the B1 ini's
+# ddr_rate 32 B/cycle x 24 cores x 1.85 GHz is 1.42 TB/s) and B4's 1.5 GHz. The fitted constants
+# (core_port_bytes_per_cycle, cube_efficiency, the data channel) are the 910A's (docs/FIDELITY.md, "910B checks").
 _B_COMMON = dict(l0c_bytes=128 * KiB, l1_bytes=512 * KiB, ub_bytes=192 * KiB, hbm_bandwidth=1.6e12,
                  cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128)
 

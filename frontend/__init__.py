@@ -39,7 +39,7 @@ from .ops.composite import GradOperation
 from .ops.function.grad import grad, value_and_grad
 from .ops.function.grad import get_grad, jacfwd, jacrev, jvp, vjp  # noqa: F401  (function transforms)
 from .ops.function.vmap_func import vmap  # noqa: F401
-from .parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
+from .parallel import Layout, get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from .profiler import Profiler
 from .run_check import run_check
 from .train.serialization import export, load, load_checkpoint, load_param_into_net, save_checkpoint
@@ -56,7 +56,8 @@ __all__ = ["context", "dataset", "nn", "ops", "dtype", "Tensor", "Parameter", "G
            "load_checkpoint", "load_param_into_net", "export", "load", "profiler", "amp", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "communication", "numpy", "log", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "mindrecord", "parallel",
-           "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "Profiler", "run_check", "onnx",
+           "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "Layout", "Profiler", "run_check",
+           "onnx",
            "__version__"]
 __all__ += ["int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "float64", "complex64", "complex128",
             "bfloat16", "half", "single", "double", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc",

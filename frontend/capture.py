@@ -13,10 +13,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ascendemu.graph.capture import GraphCaptureError, Tracer, rebuild_outputs
+from ascendemu.graph.parallel.auto_strategy import RecordingPass
 from ascendemu.graph.ir import Graph, IfNode
 
 from .backend import is_dry_run
 from .common.tensor import Tensor
+from .parallel._auto_parallel import search
 from .parallel._sharding import sharding_pass
 
 __all__ = ["trace", "tracer_value", "rebuild"]
@@ -42,9 +44,17 @@ def trace(fn: Callable[..., Any], args: tuple, name: str, if_convert: bool = Fal
 
 
 def _trace(fn: Callable[..., Any], args: tuple, name: str, select_branches: bool) -> tuple[Graph, Any]:
+    sharding = sharding_pass()
+    if isinstance(sharding, RecordingPass):      # AUTO_PARALLEL: a capture to search on, then the sharded one
+        _capture(fn, args, name, select_branches, sharding)
+        sharding = sharding_pass(search(sharding))
+    return _capture(fn, args, name, select_branches, sharding)
+
+
+def _capture(fn: Callable[..., Any], args: tuple, name: str, select_branches: bool,
+             sharding: Any) -> tuple[Graph, Any]:
     tracer = Tracer(name)
     tracer.select_branches = select_branches
-    sharding = sharding_pass()
     if sharding is not None:
         sharding.attach(tracer)
     sym_args = [Tensor._symbolic(tracer, tracer.input(a.desc)) if isinstance(a, Tensor) else a for a in args]

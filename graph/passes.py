@@ -498,7 +498,37 @@ def optimizer_after_backward(graph: Graph) -> Graph:
     _wait(g, first.id, [b for b in gradient_ends(g) if position[b] < position[first.id]])
     for before, after in zip(optimizer, optimizer[1:]):
         _wait(g, after.id, [before.id])
+    loads, results = first_update_loads(g, backward, downstream)
+    for nid in loads:
+        _wait(g, nid, [r for r in results if position[r] < position[nid]])
     return g
+
+
+def first_update_loads(graph: Graph, backward: set[int] | None = None,
+                       downstream: set[int] | None = None) -> tuple[list[int], list[int]]:
+    """The optimizer's nodes captured after the backward and before its first gradient reader that read no
+    gradient (the first Parameter's float32 Casts of its value and moments, the step counter), and the
+    producers of the graph's outputs (the loss). MindSpore's auto-monad orders every optimizer read after
+    the forward's output and each later Parameter's reads after the previous update, and its kernel order
+    launches these first ones once ready, as the backward starts (a Llama's memory_block.csv: the
+    embedding's three float32 Casts live through the whole backward). Ours: they wait for the loss and are
+    never deferred (:func:`defer_to_first_use`); the later ones run just before their update, as there."""
+    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    if backward is None:
+        backward = {n.id for n in graph.nodes if is_backward(n.origins or (n.full_name,))}
+    if downstream is None:
+        downstream = set()
+        for n in graph.nodes:
+            if n.id not in backward and any(producer.get(graph.root(v)) in backward or
+                                            producer.get(graph.root(v)) in downstream for v in n.inputs):
+                downstream.add(n.id)
+    position = {n.id: i for i, n in enumerate(graph.nodes)}
+    if not backward or not downstream:
+        return [], []
+    after, first = max(position[b] for b in backward), min(position[d] for d in downstream)
+    loads = [n.id for n in graph.nodes[after + 1:first]]
+    results = [producer[graph.root(v)] for v in graph.outputs if graph.root(v) in producer]
+    return loads, [r for r in results if r not in backward and r not in downstream]
 
 
 def gradient_ends(graph: Graph) -> set[int]:
@@ -649,6 +679,8 @@ def defer_to_first_use(graph: Graph, node_order: list[int]) -> list[int]:
     # reaches it, as in MindSpore's order, not just before the optimizer)
     stays = set(_steps_to({n.id for n in graph.nodes if communication(n.op) is not None}, deps))
     stays |= gradient_ends(graph)
+    if OPTIMIZER_AFTER_BACKWARD:
+        stays.update(first_update_loads(graph)[0])
     size = lambda v: graph.values[v].nbytes  # noqa: E731
     held: set[int] = set()
 

@@ -179,12 +179,15 @@ class SinkRunner(_GraphRunner):
     def _execute(self, p: Prepared, batches: list[list[np.ndarray]]) -> list[np.ndarray]:
         """One launch for all the steps. Issue order, per step k (slot = k mod the queue depth):
 
-        * queue stream (the host's data channel and MindSpore's GetNext loop): wait until slot's previous
-          batch was consumed, copy batch k host to device into the slot, the GetNext loop's StreamSwitch
-          and GetNext (the AI CPU takes the batch off the queue), record ``filled[slot]``;
+        * queue stream (the host's data channel and MindSpore's GetNext loop), for batch 0 first: wait
+          until slot's previous batch was consumed, copy the batch host to device into the slot, the
+          GetNext loop's StreamSwitch and GetNext (the AI CPU takes the batch's bytes off the data
+          channel), record ``filled[slot]``;
         * first graph stream: StreamSwitch on the loop counter, wait for ``filled[slot]``, AssignAdd of the
           next-loop counter, copy the slot into the graph's input buffers, StreamActive of the GetNext
-          loop, record ``consumed[slot]``; the other graph streams wait for that;
+          loop, record ``consumed[slot]``; then the queue stream's tasks for batch k+1 (issued before
+          step k's kernels, so a step of thousands of kernels, which fills its streams' queues and
+          blocks the host, cannot hold back the next batch's fetch); the other graph streams wait for that;
         * the compiled schedule (every stream);
         * the other streams' ends recorded, awaited by the first stream, which then copies the
           parameter updates in place, so step k+1 reads them, and runs the AssignAdd of the current-loop
@@ -212,24 +215,33 @@ class SinkRunner(_GraphRunner):
                    for dst, src, n in update_copies(p, p.inputs)]
         descs = [c.values[v] for v in c.inputs]
         loop_end = [hal_steps.LoopTask(LoopCounterAssignAdd, first), hal_steps.LoopTask(StreamActive, first)]
-        steps: list[hal_steps.Step] = []
-        for k, batch in enumerate(batches):
-            slot = k % queue.depth
+
+        def fetch(k: int) -> list[hal_steps.Step]:
+            """The queue stream's steps for batch k: its upload into its slot and the GetNext loop's tasks."""
+            slot, out = k % queue.depth, []
             if k >= queue.depth:
-                steps.append(hal_steps.WaitEvent(queue.consumed[slot], qs))
-            for v, a, desc in zip(c.inputs, batch, descs):
+                out.append(hal_steps.WaitEvent(queue.consumed[slot], qs))
+            batch_bytes = 0
+            for v, a, desc in zip(c.inputs, batches[k], descs):
                 data = contiguous(a, desc)
+                batch_bytes += data.nbytes
                 if data.nbytes:
-                    steps.append(hal_steps.MemcpyAsync(queue.slots[slot][v], data.nbytes, data, data.nbytes,
-                                                       MEMCPY_HOST_TO_DEVICE, qs))
-            steps += [hal_steps.LoopTask(StreamSwitch, qs), hal_steps.LoopTask(GetNext, qs),
-                      hal_steps.RecordEvent(queue.filled[slot], qs)]
+                    out.append(hal_steps.MemcpyAsync(queue.slots[slot][v], data.nbytes, data, data.nbytes,
+                                                     MEMCPY_HOST_TO_DEVICE, qs))
+            return out + [hal_steps.LoopTask(StreamSwitch, qs), hal_steps.LoopTask(GetNext, qs, batch_bytes),
+                          hal_steps.RecordEvent(queue.filled[slot], qs)]
+
+        steps: list[hal_steps.Step] = fetch(0)
+        for k in range(len(batches)):
+            slot = k % queue.depth
             steps += [hal_steps.LoopTask(StreamSwitch, first), hal_steps.WaitEvent(queue.filled[slot], first),
                       hal_steps.LoopTask(LoopCounterAssignAdd, first)]
             steps += [hal_steps.MemcpyAsync(p.inputs[v], d.nbytes, queue.slots[slot][v], d.nbytes,
                                             MEMCPY_DEVICE_TO_DEVICE, first)
                       for v, d in zip(c.inputs, descs) if d.nbytes]
             steps += [hal_steps.LoopTask(StreamActive, first), hal_steps.RecordEvent(queue.consumed[slot], first)]
+            if k + 1 < len(batches):       # the StreamActive restarted the GetNext loop: the next batch is
+                steps += fetch(k + 1)      # fetched while this step computes, whatever its kernel count
             steps += fence_out + sunk + fence_in + updates + loop_end
         rt.launch_graph(steps)
         for s in (qs, *p.streams):

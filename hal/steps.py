@@ -119,13 +119,15 @@ class LabelGoto(Step):
 class LoopTask(Step):
     """One of the tasks a sunk training loop runs every iteration on ``stream``, of kind ``task`` (a
     device/cost.py ``LOOP_SINK_TASKS`` class: StreamSwitch, StreamActive, LoopCounterAssignAdd, GetNext): it
-    costs what its kind costs, shows in the trace under MindSpore's op name, and moves no user data."""
+    costs what its kind costs for the ``count`` bytes of user data it moves (GetNext: the batch it takes off
+    the data queue; 0 for the others), shows in the trace under MindSpore's op name."""
 
     task: type[LoopSinkTask]
     stream: int | None
+    count: int = 0
 
     def issue(self, rt: Runtime) -> None:
-        rt.loop_task(self.task, self.stream)
+        rt.loop_task(self.task, self.stream, self.count)
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,15 +183,15 @@ class StreamsMixin:
     def _loop_step_task(self, step: LoopTask) -> tuple[Stream, TimedTask]:
         """A :class:`~.steps.LoopTask` step as its stream and a task holding it for its kind's price."""
         s = self._stream(step.stream)
-        return s, TimedTask(step.task.name, self.node.host_time, step.task.time(s.device.spec), "loop")
+        return s, TimedTask(step.task.name, self.node.host_time, step.task.time(s.device.spec, step.count), "loop")
 
     @api()
-    def loop_task(self, task: type[LoopSinkTask], stream: int | None = None) -> None:
+    def loop_task(self, task: type[LoopSinkTask], stream: int | None = None, count: int = 0) -> None:
         """One of the tasks a sunk training loop runs each iteration (MindSpore's StreamSwitch, StreamActive,
         loop-counter AssignAdd, GetNext on Ascend) of kind ``task`` (a device/cost.py ``LOOP_SINK_TASKS``
-        class): it holds ``stream`` for what that kind costs (``task.time``), so a sunk step's fixed cost is
-        simulated and traced under MindSpore's op name."""
-        self._enqueue(LoopTask(task, stream))
+        class), moving ``count`` bytes (GetNext's batch): it holds ``stream`` for what that kind costs
+        (``task.time``), so a sunk step's fixed cost is simulated and traced under MindSpore's op name."""
+        self._enqueue(LoopTask(task, stream, count))
 
     @api(cost=0.0)
     def label_switch(self, ptr: int, stream: int | None = None, steps: Sequence[Step] = (),

@@ -10,21 +10,25 @@ reshaped so that the object is a clean, reproducible kernel binary:
 - code goes to ``.text`` (the large code model would otherwise pick ``.ltext``);
 - every internal function is inlined and the status tests that become constant fold away, so no
   helper call LLVM's inliner left (a float16 converter in a large kernel) keeps numba's exception
-  runtime referenced.
+  runtime referenced;
+- LLVM optimises the linked kernel in one O3 run (:func:`_optimise`), not numba's three rounds.
 
 The large code model makes every reference an absolute 64-bit relocation, so ORC may place the code,
 its constants and the imported CPython symbols anywhere in the address space.
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 
 import llvmlite.binding as llvm
-from numba.core import compiler, sigutils
+from numba.core import compiler, config, sigutils
 from numba.core.ccallback import CFunc
+from numba.core.codegen import CPUCodeLibrary, _parse_refprune_flags
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import PassManager
+from numba.core.llvm_bindings import create_pass_builder
 from numba.core.typed_passes import (AnnotateTypes, IRLegalization, NativeLowering, NopythonTypeInference,
                                      NoPythonBackend, PreLowerStripPhis)
 from numba.core.untyped_passes import FixupArgs, IRProcessing, ReconstructSSA, TranslateByteCode
@@ -65,6 +69,25 @@ def _meta_module(meta: bytes, layout: str, triple: str) -> llvm.ModuleRef:
         f'@llvm.used = appending global [1 x ptr] [ptr @{META_SYMBOL}], section "llvm.metadata"\n')
 
 
+def _optimise(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    """numba's O3 module pipeline (its settings: ``config.OPT``, loop vectoriser on, SLP off, its refprune
+    pass), once over the linked kernel, whose own functions skipped numba's function passes.
+
+    numba optimises a library in three rounds: O3 function passes on each IR module as it is added, the
+    linked module at O0 with loop rotation, and at O3. Over the nine first-run scripts' 105 distinct
+    kernels LLVM is about half the build CPU (2026-11-28: function passes 3.7, module passes 5.4, code
+    emission 4.4 of 30 CPU-s); this run instead of the first two rounds: builds 28.9 -> 24.0-24.5 CPU-s
+    (bench/README.md, round 10). ``config.OPT`` is numba's ``_OptLevel(3)``; the same pipeline built with
+    a plain ``3`` left LogSoftmax's loops unvectorised (4.9x slower; cause not found). Kernels use no
+    fast-math flags, so the outputs are the same bits (tests/test_kernel_helpers.py compares these
+    objects with numba's own JIT of the same kernel)."""
+    builder = create_pass_builder(tm, opt=config.OPT, loop_vectorize=config.LOOP_VECTORIZE,
+                                  slp_vectorize=config.SLP_VECTORIZE)
+    passes = builder.getModulePassManager()
+    passes.add_refprune_pass(_parse_refprune_flags())
+    passes.run(module, builder)
+
+
 def _inline_and_drop_unused(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     """Inline every internal function (its callers are marked), fold what that makes constant, then
     drop what nothing references. numba calls its helpers (the float16 converters) with a status
@@ -82,8 +105,8 @@ def _inline_and_drop_unused(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> N
     passes.run(module, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
 
 
-def _reshape(ir: str, wrapper: str, symbol: str, meta: bytes, tm: llvm.TargetMachine) -> str:
-    module = llvm.parse_assembly(ir)
+def _reshape(module: llvm.ModuleRef, wrapper: str, symbol: str, meta: bytes, tm: llvm.TargetMachine) -> str:
+    """``module`` (the optimised kernel, changed in place) as the kernel object's IR text."""
     for value in [*module.functions, *module.global_variables]:
         if not value.is_declaration and value.name != wrapper and not value.name.startswith("llvm."):
             value.linkage = llvm.Linkage.internal
@@ -158,21 +181,44 @@ def _compile(pyfunc, pipeline=KernelPipeline):
         return _compile(pyfunc, compiler.Compiler)
 
 
+@contextlib.contextmanager
+def _no_function_passes(name: str):
+    """numba's library named ``name`` (the kernel's; numba names a library after its function) skips the
+    O3 function passes numba runs on each IR module as it is added: :func:`_optimise` optimises the
+    linked kernel once. The njit helpers typed meanwhile keep numba's passes: without them, even numba's
+    own final optimisation of a later kernel vectorised less (LogSoftmax 256x1000: 34 instead of 171
+    ymm operands). Held under numba's compiler lock, so no other compilation sees the swap."""
+    passes = CPUCodeLibrary._optimize_functions
+
+    def optimize_functions(library: CPUCodeLibrary, ll_module: llvm.ModuleRef) -> None:
+        if library.name == name:
+            ll_module.data_layout = library._codegen._data_layout
+        else:
+            passes(library, ll_module)
+
+    CPUCodeLibrary._optimize_functions = optimize_functions
+    try:
+        yield
+    finally:
+        CPUCodeLibrary._optimize_functions = passes
+
+
 @global_compiler_lock
-def _numba_ir(pyfunc, pipeline=KernelPipeline) -> tuple[str, str]:
-    """The cfunc wrapper's name and numba's optimised LLVM IR of ``pyfunc``, never compiled to machine code.
+def _numba_ir(pyfunc, pipeline=KernelPipeline) -> tuple[str, llvm.ModuleRef]:
+    """The cfunc wrapper's name and numba's unoptimised LLVM module of ``pyfunc`` (helpers linked in).
 
     ``numba.cfunc`` would also finalise its library into numba's JIT engine (machine code for an address
     nothing here calls, ~10% of a build) and keep that module alive for the whole process. This runs the
-    same compilation (numba's CFunc pipeline: type inference, lowering, the cfunc wrapper), then what
-    ``CodeLibrary.finalize`` does before the JIT step: link the helper libraries in and optimise."""
+    same compilation (numba's CFunc pipeline: type inference, lowering, the cfunc wrapper) without
+    numba's optimisation rounds, then links the helper libraries in as ``CodeLibrary.finalize`` would;
+    :func:`_optimise` optimises the result."""
     _load_numba_without_blas_probe()
-    cres = _compile(pyfunc, pipeline)
+    with _no_function_passes(pyfunc.__qualname__):
+        cres = _compile(pyfunc, pipeline)
     library = cres.library
     for linked in dict.fromkeys(library._linking_libraries):      # numba helpers (njit) the kernel calls
         library._final_module.link_in(linked._get_module_for_linking(), preserve=True)
-    library._optimize_final_module()
-    return cres.fndesc.llvm_cfunc_wrapper_name, str(library._final_module)
+    return cres.fndesc.llvm_cfunc_wrapper_name, library._final_module
 
 
 def compile_object(pyfunc, symbol: str, meta: bytes, pipeline=KernelPipeline) -> tuple[bytes, list[str]]:
@@ -181,9 +227,10 @@ def compile_object(pyfunc, symbol: str, meta: bytes, pipeline=KernelPipeline) ->
 
     Returns the object and the sorted names of the symbols it leaves undefined.
     """
-    wrapper, optimised = _numba_ir(pyfunc, pipeline)
+    wrapper, module = _numba_ir(pyfunc, pipeline)
     tm = host_target_machine()
-    ir = _reshape(optimised, wrapper, symbol, meta, tm)
+    _optimise(module, tm)
+    ir = _reshape(module, wrapper, symbol, meta, tm)
     module = llvm.parse_assembly(ir)
     module.verify()
     obj = bytes(tm.emit_object(module))

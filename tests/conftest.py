@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -27,6 +28,18 @@ if "ASCENDEMU_CACHE_KEY_FILE" not in os.environ:
 # process or per `ascendemu run` child, each paying imports and numba set-up only to wait for the same
 # cores. Tests of the parallel build pass ``jobs`` explicitly.
 os.environ.setdefault("TE_PARALLEL_COMPILER", "1")
+
+# Bytecode for the whole run in one session directory, never beside the sources: where the environment
+# sets PYTHONDONTWRITEBYTECODE (this machine's does), every process the suite starts (xdist workers,
+# `ascendemu run` children, mpiexec ranks) otherwise compiles the package's ~300 modules from source,
+# ~1 of the ~1.9 CPU-s an `import ascendemu.frontend` costs. Children inherit the variables; the
+# process that makes the directory removes it when it exits.
+if "PYTHONPYCACHEPREFIX" not in os.environ:
+    _pycache = tempfile.mkdtemp(prefix="ascendemu_pycache_")
+    atexit.register(shutil.rmtree, _pycache, True)
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = _pycache
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 
 from ascendemu.cli.pytest_plugin import emulated_device, fresh_runtime
 

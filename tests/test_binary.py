@@ -10,7 +10,6 @@ import ctypes
 import hashlib
 import io
 import json
-import math
 import platform
 import shutil
 import struct
@@ -47,9 +46,11 @@ HOST_MACHINE = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64"}[platform.machine
 
 SQUARE = OpSignature.make("Square", [((300_000,), "float32")])   # a dynamic-shape kernel (shapes are tiling data)
 EXP = OpSignature.make("Exp", [((1000,), "float32")])            # calls libm
-# kernels specialised to their signatures (their ops have no runtime tiling), so the HAL loads them by path
-LGAMMA = OpSignature.make("Lgamma", [((512, 600), "float32")])        # several blocks; calls libm's log and sin
-BESSEL_I0E = OpSignature.make("BesselI0e", [((8, 100), "float32")])   # calls libm's exp
+# a kernel specialised to its signature (its op has no runtime tiling), so the HAL loads it by path
+POPCOUNT = OpSignature.make("PopulationCount", [((512, 600), "int32")])   # several blocks
+# dynamic-shape kernels that call libm's log and sin (Lgamma), exp (BesselI0e)
+LGAMMA = OpSignature.make("Lgamma", [((512, 600), "float32")])
+BESSEL_I0E = OpSignature.make("BesselI0e", [((8, 100), "float32")])
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +64,11 @@ def exp() -> KernelBinary:
 
 
 @pytest.fixture(scope="module")
+def popcount() -> KernelBinary:
+    return build_binary(POPCOUNT, 0)
+
+
+@pytest.fixture(scope="module")
 def lgamma() -> KernelBinary:
     return build_binary(LGAMMA, 0)
 
@@ -72,14 +78,15 @@ def bessel_i0e() -> KernelBinary:
     return build_binary(BESSEL_I0E, 0)
 
 
-def np_lgamma(x: np.ndarray) -> np.ndarray:
-    return np.vectorize(math.lgamma)(x.astype(np.float64))
+def np_popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each int32's two's complement."""
+    return np.unpackbits(x.view(np.uint8)).reshape(x.shape + (32,)).sum(-1, dtype=np.uint8)
 
 
 @pytest.fixture(scope="module")
-def kernel_dir(tmp_path_factory, square, exp, lgamma, bessel_i0e):
+def kernel_dir(tmp_path_factory, square, exp, popcount, lgamma, bessel_i0e):
     directory = tmp_path_factory.mktemp("kernel_meta")
-    for kb in (square, exp, lgamma, bessel_i0e):
+    for kb in (square, exp, popcount, lgamma, bessel_i0e):
         for suffix, data in kb.files().items():
             (directory / f"{kb.bin_file_name}{suffix}").write_bytes(data)
     return directory
@@ -122,12 +129,12 @@ def test_object_is_a_relocatable_elf64_exporting_the_kernel(square):
     assert set(undefined) <= ALLOWED_UNDEFINED
 
 
-def test_meta_section_records_block_dim_and_abi(lgamma, square):
-    meta = elf_of(lgamma).get_section_by_name(".ascend.meta")
+def test_meta_section_records_block_dim_and_abi(popcount, square):
+    meta = elf_of(popcount).get_section_by_name(".ascend.meta")
     assert meta is not None
     records = decode_tlv(meta.data())
-    assert lgamma.json["blockDim"] > 1
-    assert records == {1: 1, 2: lgamma.json["blockDim"], 3: ABI_VERSION, 4: 1}
+    assert popcount.json["blockDim"] > 1
+    assert records == {1: 1, 2: popcount.json["blockDim"], 3: ABI_VERSION, 4: 1}
     assert decode_meta(meta.data()) == records
     # a dynamic-shape kernel: block dim -1 (decided by its tiling), as u32
     assert square.json["blockDim"] == -1
@@ -147,36 +154,36 @@ def test_meta_decoder_rejects_malformed_records():
     assert decode_meta(good + struct.pack("<HH", 99, 3) + b"abc\0")[2] == 4     # unknown type skipped
 
 
-def test_json_matches_the_seed_layout(lgamma):
-    doc = lgamma.json
+def test_json_matches_the_seed_layout(popcount):
+    doc = popcount.json
     assert set(doc) == SEED_JSON_KEYS | EXTENSION_JSON_KEYS
-    assert doc["sha256"] == hashlib.sha256(lgamma.obj).hexdigest()
+    assert doc["sha256"] == hashlib.sha256(popcount.obj).hexdigest()
     assert doc["magic"] == "RT_DEV_BINARY_MAGIC_ELF" and doc["binFileSuffix"] == ".o"
-    assert doc["kernelName"] == doc["binFileName"] + "__kernel0" == lgamma.bin_file_name + "__kernel0"
+    assert doc["kernelName"] == doc["binFileName"] + "__kernel0" == popcount.bin_file_name + "__kernel0"
     assert doc["batchBindOnly"] == 1 and doc["opParaSize"] == 0 and doc["build_result"] == ""
     assert doc["parameters"] == [0, 0] and doc["abiVersion"] == ABI_VERSION
-    assert doc["args"] == [{"nbytes": 1_228_800, "role": "in"}, {"nbytes": 1_228_800, "role": "out"}]
+    assert doc["args"] == [{"nbytes": 1_228_800, "role": "in"}, {"nbytes": 307_200, "role": "out"}]   # int32 -> uint8
     assert doc["workspace"] == {"num": 0, "size": []}
-    assert doc["cost"]["dtype"] == "float32"
-    files = lgamma.files()
-    assert files[".o"] == lgamma.obj
+    assert doc["cost"]["dtype"] == "int32"
+    files = popcount.files()
+    assert files[".o"] == popcount.obj
     assert files[".json"] == (json.dumps(doc, sort_keys=True, indent=4) + "\n").encode()
 
 
-def test_info_has_the_seed_structure(lgamma):
-    info = lgamma.info
+def test_info_has_the_seed_structure(popcount):
+    info = popcount.info
     job = info["job_content"]
     assert SEED_JOB_KEYS <= set(job) and info["job_type"] == "Compile"
     assert set(job["SocInfo"]) == SEED_SOC_KEYS
     assert job["SocInfo"]["socVersion"] == "Ascend910A" and job["SocInfo"]["deviceId"] == "0"
-    assert job["fusion_op_name"] == lgamma.bin_file_name
+    assert job["fusion_op_name"] == popcount.bin_file_name
     data, op = job["op_list"]
     assert data["type"] == "Data" and set(data["output_desc"][0]) == SEED_DESC_KEYS
-    assert SEED_OP_KEYS <= set(op) and op["type"] == "Lgamma" and op["func_name"] == "lgamma"
-    assert op["op_name"] == lgamma.bin_file_name and op["attrs"] == []
-    for desc in op["input_desc"] + op["output_desc"]:
+    assert SEED_OP_KEYS <= set(op) and op["type"] == "PopulationCount" and op["func_name"] == "population_count"
+    assert op["op_name"] == popcount.bin_file_name and op["attrs"] == []
+    for desc, dtype in zip(op["input_desc"] + op["output_desc"], ("int32", "uint8")):
         assert set(desc) == SEED_DESC_KEYS
-        assert desc["format"] == "ND" and desc["dtype"] == desc["data_type"] == "float32"
+        assert desc["format"] == "ND" and desc["dtype"] == desc["data_type"] == dtype
         assert desc["shape"] == desc["ori_shape"] == [512, 600] and desc["range"] == [[512, 512], [600, 600]]
     assert set(info["toolchain"]) >= {"numba", "llvmlite", "python", "abi_version"}
     assert set(info["host"]) == {"cpu_name", "cpu_features", "triple"}
@@ -229,32 +236,46 @@ def test_kernel_name_is_stable_across_processes_and_tracks_the_signature(square)
     assert kernel_name(OpSignature.make("Square", [((3_000, 200), "float32")]), 0) == name     # coalesced: one dim
 
 
-def test_load_in_a_fresh_process_without_numba(kernel_dir, lgamma, bessel_i0e):
+def test_load_in_a_fresh_process_without_numba(kernel_dir, popcount, lgamma, bessel_i0e):
+    """A specialised kernel loads by path; the dynamic-shape Lgamma and BesselI0e (libm's log, sin and
+    exp resolved by the loader) link as the cache links them, block dim and tiling data from their plans."""
+    from ascendemu.kernels.library import plan_kernel
+    facts = json.dumps([[kb.bin_file_name, plan.block_dim, plan.tiling_data]
+                        for kb, plan in ((lgamma, plan_kernel(LGAMMA)), (bessel_i0e, plan_kernel(BESSEL_I0E)))])
     code = r"""
-import ctypes, math, sys
+import ctypes, json, math, sys
 import numpy as np
-from ascendemu.hal.loader import load_binary, read_binary
-directory, lgamma, bessel_i0e = sys.argv[1:]
+from ascendemu.hal.kernel import KernelFunction
+from ascendemu.hal.loader import link, load_binary, read_binary
+directory, popcount, facts = sys.argv[1:]
+kf = load_binary(read_binary(directory, popcount))
+x = np.random.default_rng(1).integers(-2 ** 31, 2 ** 31, (512, 600), dtype=np.int32)
+y = np.full(x.shape, 255, dtype=np.uint8)
+args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
+for block in range(kf.block_dim):
+    kf.call_block(args, block)
+np.testing.assert_array_equal(y, np.unpackbits(x.view(np.uint8)).reshape(512, 600, 32).sum(-1))
+print(popcount, kf.block_dim, [a.role for a in kf.args])
 def np_lgamma(x):
     return np.vectorize(math.lgamma)(x.astype(np.float64))
 def np_i0e(x):
     return np.i0(x.astype(np.float64)) * np.exp(-np.abs(x.astype(np.float64)))
-for name, rows, oracle in ((lgamma, 512, np_lgamma), (bessel_i0e, 8, np_i0e)):
-    kf = load_binary(read_binary(directory, name))
-    n = kf.args[0].nbytes // 4
-    x = np.linspace(0.25, 6, n, dtype=np.float32).reshape(rows, -1)
+for (name, block_dim, tiling), rows, oracle in zip(json.loads(facts), (512, 8), (np_lgamma, np_i0e)):
+    entry, keepalive = link(read_binary(directory, name))
+    kf = KernelFunction(name, entry, block_dim, (), keepalive=keepalive, tiling=tuple(tiling))
+    x = np.linspace(0.25, 6, tiling[0], dtype=np.float32).reshape(rows, -1)
     y = np.full(x.shape, np.nan, dtype=np.float32)
-    args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
+    args = kf.argv([x.ctypes.data, y.ctypes.data])
     for block in range(kf.block_dim):
         kf.call_block(args, block)
     np.testing.assert_allclose(y, oracle(x), rtol=1e-5, atol=1e-6)
-    print(name, kf.block_dim, [a.role for a in kf.args])
 assert "numba" not in sys.modules, sorted(m for m in sys.modules if m.startswith("numba"))
 """
-    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), lgamma.bin_file_name,
-                          bessel_i0e.bin_file_name], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code, str(kernel_dir), popcount.bin_file_name, facts],
+                         capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert f"{lgamma.bin_file_name} {lgamma.json['blockDim']} ['in', 'out']" in out.stdout
+    assert f"{popcount.bin_file_name} {popcount.json['blockDim']} ['in', 'out']" in out.stdout
+    assert {"log", "sin"} <= set(lgamma.json["undefinedSymbols"]) and "exp" in bessel_i0e.json["undefinedSymbols"]
 
 
 def test_read_binary_reports_a_missing_file(kernel_dir, square):
@@ -265,17 +286,17 @@ def test_read_binary_reports_a_missing_file(kernel_dir, square):
         read_binary(kernel_dir, "square_1_0")
 
 
-def test_load_in_process_runs_blocks_on_numpy_data(lgamma, square):
+def test_load_in_process_runs_blocks_on_numpy_data(popcount, square):
     from ascendemu.hal.loader import load_binary
 
-    kf = load_binary(lgamma)
-    assert kf.block_dim == lgamma.json["blockDim"] and kf.cost.bytes == lgamma.json["cost"]["bytes"]
-    x = np.random.default_rng(0).uniform(0.1, 8.0, (512, 600)).astype(np.float32)
-    y = np.zeros_like(x)
+    kf = load_binary(popcount)
+    assert kf.block_dim == popcount.json["blockDim"] and kf.cost.bytes == popcount.json["cost"]["bytes"]
+    x = np.random.default_rng(0).integers(-2 ** 31, 2 ** 31, (512, 600), dtype=np.int32)
+    y = np.full(x.shape, 255, dtype=np.uint8)
     args = (ctypes.c_uint64 * 2)(x.ctypes.data, y.ctypes.data)
     for block in range(kf.block_dim):
         kf.call_block(args, block)
-    np.testing.assert_allclose(y, np_lgamma(x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(y, np_popcount(x))
     with pytest.raises(IncompatibleKernelError, match="dynamic-shape kernel"):
         load_binary(square)            # its launch facts and tiling data come from a signature's plan
 
@@ -473,13 +494,13 @@ assert "numba" not in sys.modules
     assert out.returncode == 0, out.stderr
 
 
-def test_the_loaders_elf_reader_agrees_with_pyelftools(square, exp, lgamma):
+def test_the_loaders_elf_reader_agrees_with_pyelftools(square, exp, popcount):
     """hal.elf decodes the ELF64 structures with struct (a warm start reads one object per kernel);
     pyelftools, a reader written independently, must see the same machine, functions, imports and meta."""
     from elftools.elf.sections import SymbolTableSection
 
     from ascendemu.hal.elf import read_elf
-    for kb in (square, exp, lgamma):
+    for kb in (square, exp, popcount):
         elf = elf_of(kb)
         symtab = next(s for s in elf.iter_sections() if isinstance(s, SymbolTableSection))
         globals_ = [s for s in symtab.iter_symbols() if s["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK") and s.name]

@@ -96,7 +96,7 @@ def test_an_update_reading_its_parameter_at_other_indices_stays_a_copy():
 
 
 @pytest.mark.parametrize("level", ["O0", "O2"])
-def test_momentum_in_place_matches_numpy(level):
+def test_momentum_in_place_matches_numpy(level, ex):
     """Three Momentum steps of a Dense layer, updated in place, against numpy's formulas (float64)."""
     ms.set_context(mode=ms.GRAPH_MODE, jit_config={"jit_level": level})
     try:
@@ -117,7 +117,7 @@ def test_momentum_in_place_matches_numpy(level):
         ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
-def test_assign_into_a_parameter_in_place_matches_numpy():
+def test_assign_into_a_parameter_in_place_matches_numpy(ex):
     """ops.assign of an elementwise value into a Parameter, read again in the same graph and on the host."""
     ms.set_context(mode=ms.GRAPH_MODE, jit_config={"jit_level": "O0"})
     try:

@@ -165,3 +165,32 @@ def test_the_lean_pipeline_builds_numbas_bytes(s):
 
     pyfunc = generate(s).pyfunc
     assert compile_object(pyfunc, "k", b"meta") == compile_object(pyfunc, "k", b"meta", compiler.Compiler)
+
+
+ONE_PASS_SAMPLES = [
+    OpSignature("Softmax", (_t((6, 40)),), (("axis", -1),)),
+    OpSignature("Mul", (_t((5, 24), "float16"), _t((24,), "float16"))),
+    OpSignature("ReduceMax", (_t((6, 40)),), (("axis", (1,)), ("keep_dims", False))),
+]
+
+
+@pytest.mark.parametrize("s", ONE_PASS_SAMPLES, ids=lambda s: f"{s.op}-{s.inputs[0].dtype}")
+def test_cache_objects_compute_the_bits_of_numbas_own_jit(s):
+    """The cache's object (codegen: numba's front end, then one LLVM O3 run over the linked kernel) gives
+    the bits numba's own JIT of the same kernel gives (its three optimisation rounds, test_ops.launch),
+    NaN, infinities and signed zeros included."""
+    from ascendemu.hal.kernel import KernelFunction
+    from ascendemu.hal.loader import link
+    from ascendemu.kernels.binary import build_binary
+
+    plan = plan_kernel(s)
+    entry, keepalive = link(build_binary(plan, 0))
+    cached = KernelFunction(name="k", entry=entry, block_dim=plan.block_dim, args=plan.args, cost=plan.cost,
+                            keepalive=keepalive, tiling=plan.tiling_data)
+    arrays = [values(d.shape, d.dtype, seed) for seed, d in enumerate(s.inputs)]
+    outputs = [np.zeros(a.nbytes, np.uint8) for a in plan.args[len(arrays):]]
+    argv = cached.argv([a.ctypes.data for a in [*arrays, *outputs]])
+    for block in range(cached.block_dim):
+        cached.call_block(argv, block)
+    for got, want in zip(outputs, launch(s, arrays)):
+        assert got[:want.nbytes].tobytes() == want.tobytes()

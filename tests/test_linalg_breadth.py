@@ -61,6 +61,66 @@ def test_determinants_inverse_and_solves_match_numpy(dtype):
             np.testing.assert_allclose(got, np.linalg.solve(system, B), **tol)
 
 
+def test_one_kernel_serves_every_shape_and_index_attribute_of_an_op_and_dtype():
+    """Dynamic-shape linalg kernels: sizes and the attributes that only move an index, reverse a loop or
+    skip one are tiling data, so these signatures need one kernel per (op, dtype), two for MatrixSolve
+    (its adjoint solves another way); the outputs through the shared kernels are the tests above."""
+    from ascendemu.kernels.library import plan_kernel
+    from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+    def families(op, shapes, attrs, dtype="float32"):
+        found = {plan_kernel(OpSignature.make(op, [TensorDesc(s, dtype) for s in shape], **a)).family
+                 for shape in shapes for a in attrs}
+        assert None not in found, f"{op} has size-specialised kernels"
+        return found
+
+    square = [[(3, 3)], [(2, 5, 5)], [(4, 2, 7, 7)]]
+    solve = [[(3, 3), (3, 2)], [(2, 6, 6), (2, 6, 1)]]
+    both = [dict(), dict(adjoint=True), dict(adjoint=False)]
+    flags = [dict(lower=lo, adjoint=ad) for lo in (True, False) for ad in (True, False)]
+    svd = [dict(full_matrices=f, compute_uv=uv) for f in (True, False) for uv in (True, False)]
+    assert len(families("MatrixInverse", square, both)) == 1
+    assert len(families("Cholesky", square, [dict(upper=True), dict(upper=False)])) == 1
+    assert len(families("MatrixTriangularSolve", solve, flags)) == 1
+    assert len(families("MatrixSolve", solve, both)) == 2
+    assert len(families("Svd", [[(5, 3)], [(3, 5)], [(2, 4, 4)]], svd)) == 1
+    sides = [dict(left=left, transpose=t) for left in (True, False) for t in (False, True)]
+    assert len(families("Ormqr", [[(5, 3), (3,), (5, 4)]], sides[:2])
+               | families("Ormqr", [[(5, 3), (2,), (4, 5)]], sides[2:])) == 1
+    assert len(families("Qr", [[(5, 3)], [(3, 5)]], [dict(full_matrices=f) for f in (True, False)])) == 1
+    assert families("Svd", [[(3, 3)]], [{}], "float64").isdisjoint(families("Svd", [[(3, 3)]], [{}]))
+
+
+def test_one_special_function_kernel_serves_every_shape_of_an_op_and_dtype():
+    """Dynamic-shape special functions (the elementwise loop): element count, coalesced dims and broadcast
+    strides are tiling data, so every shape of an op, dtypes and broadcast pattern shares one kernel
+    (another dtype is another); the outputs through the shared kernels are the tests below."""
+    from ascendemu.kernels.library import plan_kernel
+    from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+    def plans(op, shapes, dtypes):
+        return [plan_kernel(OpSignature.make(op, [TensorDesc(s, d) for s, d in zip(shape, dtypes)]))
+                for shape in shapes]
+
+    def families(op, shapes, dtypes=("float32",) * 3):
+        found = {p.family for p in plans(op, shapes, dtypes)}
+        assert None not in found, f"{op} has size-specialised kernels"
+        return found
+
+    unary = [[()], [(7,)], [(3, 5)], [(2, 1, 4)]]
+    for op in ("Lgamma", "Digamma", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1",
+               "BesselY0", "BesselY1", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e"):
+        assert len(families(op, unary)) == 1
+        assert families(op, unary[:1], ("float64",)).isdisjoint(families(op, unary[:1]))
+    outer = [[(3, 1), (1, 4)], [(5, 1), (1, 2)]]          # broadcast both ways: dims (3, 4), strides (1, 0), (0, 1)
+    for op in ("Zeta", "Igamma", "Igammac"):
+        assert len(families(op, outer)) == 1
+        assert [p.tiling_data for p in plans(op, outer, ("float32",) * 2)] == [(12, 3, 4, 1, 0, 0, 1),
+                                                                               (10, 5, 2, 1, 0, 0, 1)]
+    assert len(families("Betainc", [[(4,), (4,), (4,)], [(2, 9), (2, 9), (2, 9)]])) == 1
+    assert len(families("Polygamma", [[(), (7,)], [(), (3, 5)]], ("int64", "float32"))) == 1
+
+
 def test_a_singular_matrix_has_determinant_zero_and_log_determinant_minus_inf():
     singular = np.array([[1.0, 2.0], [2.0, 4.0]])
     assert ops.det(_t(singular)).asnumpy() == 0.0

@@ -6,9 +6,10 @@ and memory_block.csv summed by what the blocks hold).
 What is compared (docs/ARCHITECTURE.md, Llama memory vs MindSpore):
 - the rank's weights and optimizer states (its shards: MindFormers' strategies as MindSpore splits them),
   within 1%;
-- the whole-step used peak, within USED_TOLERANCE: both are at AdamWeightDecay's update of the largest float16
-  Parameter (the embedding), which MindSpore runs in float32 (4 casts in, 3 results: 7 x 4 bytes per element
-  live at once) with the raw gradients freed and the reduced ones alive;
+- the whole-step used peak, within USED_TOLERANCE: at AdamWeightDecay's update of the largest float16 Parameter
+  (the embedding), which MindSpore runs in float32 (4 casts in, 3 results: 7 x 4 bytes per element live at
+  once) with the raw gradients freed and the reduced ones alive; or (dp 8) in the loss's backward, with the
+  first updated Parameter's three float32 Casts already launched (passes.first_update_loads);
 - what is live there: our update temporaries against MindSpore's optimizer kernel outputs at its peak, within 1%;
 - the network's own peak (forward and backward, before the optimizer's first block), from our memory tracker's
   memory_block.csv read by the recorder's own reader, within NETWORK_TOLERANCE; and that file's peak is our
@@ -38,15 +39,13 @@ UPDATE = re.compile(r"update temporaries ([\d.]+) (B|KiB|MiB|GiB)")        # 0 B
 MIB = {"B": 1 / 2 ** 20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0}
 # weights and optimizer states: the same shards, to MindSpore's block rounding (512 B per block)
 WEIGHTS_TOLERANCE = 0.01
-# the whole-step used peak: measured +0.03% (dp 8), +0.07% (mp 8), -0.8% and -1.6% (dp 2 x mp 4; the last:
-# MindSpore holds 49 MB more gradients at its peak)
+# the whole-step used peak: measured +1.6% (dp 8: the backward's, with the embedding's three float32 update
+# Casts launched as it starts, as MindSpore's), -0.1% (mp 8), -1.0% and -1.7% (dp 2 x mp 4: at the update)
 USED_TOLERANCE = 0.02
-# the network's peak: measured +4% (dp 8), +13% (mp 8), +17% and +19% (dp 2 x mp 4) over MindSpore's. What ours
-# holds beyond it (docs/ARCHITECTURE.md): CrossEntropyLoss's float32 one-hot labels and the loss mask's gradient,
-# made from the labels alone at the step's start (defer_to_first_use never defers an ancestor of a collective)
-# and held to the loss, each tokens/rank x vocabulary x 4 B, where MindSpore gathers the label's column
-# (GatherD); and our composite RmsNorm keeps x * rstd (float32) for its backward
-NETWORK_TOLERANCE = 0.22
+# the network's peak (before the optimizer's first kernel): measured +10% (dp 8), +2% (mp 8), +6% and +6%
+# (dp 2 x mp 4) over MindSpore's (was +4% / +13% / +17% / +19% with a one-hot CrossEntropyLoss, RmsNorm's saved
+# float32 x * rstd, and a Slice backward per reader of the logits' redistribution)
+NETWORK_TOLERANCE = 0.12
 
 
 def _dryrun(tmp: Path, run: dict) -> tuple[float, float, float, float]:
@@ -85,7 +84,7 @@ OVERSIZE = json.loads((ROOT / "tests" / "fixtures" / "msdryrun" / "oversize_dryr
 
 
 def test_a_strategy_over_the_memory_limit_is_reported_as_mindspore_does(tmp_path):
-    """MindSpore's DryRun of a step whose peak (1510 MB) is over its max_device_memory (1GB) completes and prints
+    """MindSpore's DryRun of a step whose peak (1631 MB) is over its max_device_memory (1GB) completes and prints
     the whole peak, above its memory size, with no error (oversize_dryrun.json): ours too, the same peak."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMI", "MS_COMPILER_CACHE"))}
     env.update(RANK_SIZE=str(OVERSIZE["rank_size"]), RANK_ID=str(OVERSIZE["rank_id"]),

@@ -387,6 +387,20 @@ def test_all_finite_reads_every_input(bad):
     assert out.shape == () and out.view(np.uint8) == (bad is None)
 
 
+def test_one_all_finite_kernel_serves_every_size_of_its_inputs():
+    """AllFinite's input sizes are tiling data: one kernel per input count and dtypes, whatever the shapes."""
+    from ascendemu.kernels.library import plan_kernel
+    from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+    def plan(*inputs):
+        return plan_kernel(OpSignature.make("AllFinite", [TensorDesc(s, d) for s, d in inputs]))
+    a = plan(((5, 7), "float32"), ((40,), "float16"), ((3,), "int32"))
+    b = plan(((2,), "float32"), ((0,), "float16"), ((9, 9), "int32"))
+    assert a.family is not None and a.family == b.family
+    assert (a.tiling_data, b.tiling_data) == ((35, 40, 3), (2, 0, 81))
+    assert plan(((5, 7), "float32"), ((40,), "float16")).family != a.family
+
+
 @pytest.mark.parametrize("shape,norm,params,dtype", [((4, 6), 1, 1, "float32"),
                                                      ((2, 3, 8), 1, 2, "float16"),
                                                      ((2, 3, 4), 2, 1, "float32")])

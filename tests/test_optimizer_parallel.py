@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from test_collectives import mpiexec
 from test_dryrun_memory_oracle import ROUNDING_MB, TOLERANCE
-from test_llama_memory_oracle import NETWORK_TOLERANCE, WEIGHTS_TOLERANCE, _dryrun
+from test_llama_memory_oracle import WEIGHTS_TOLERANCE, _dryrun
 from test_semi_auto_parallel import EXTRA_LOSS_GRAD, PEAK, _dry_run, _reference
 
 import ascendemu.frontend as ms
@@ -28,6 +28,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ORACLE = json.loads((FIXTURES / "optimizer_parallel.json").read_text())
 DRYRUNS = json.loads((FIXTURES / "msdryrun" / "opt_shard_dryrun.json").read_text())["runs"]
 LLAMAS = json.loads((FIXTURES / "msdryrun" / "opt_shard_dryrun.json").read_text())["llama"]
+# the sharded Llama's used peak against MindSpore's (issue 24's Done-when: within 5%)
+LLAMA_PEAK_TOLERANCE = 0.05
 WORKER = FIXTURES / "ranks" / "opt_shard_worker.py"
 CONTEXT_CASES = {
     "enable_not_bool": {"enable_parallel_optimizer": 1},
@@ -195,12 +197,12 @@ def test_adam_with_a_shard_group_smaller_than_dp_trains_as_one_device(tmp_path):
 def test_llama_with_optimizer_shard_holds_mindsporess_shards_and_peak(run, tmp_path):
     """examples/llama/dryrun_7b.py --optimizer_shard (2 layers, hidden 1024, one rank of 8): the rank's weights and
     AdamWeightDecay states are MindSpore's (1/8 of each at dp 8 and at dp 2 x mp 4). With the weights and updates
-    sharded the step's peak is the network's (at the loss), so it is compared within the network tolerance of
-    test_llama_memory_oracle (ours holds the loss's float32 one-hot labels and mask gradient from the step's start;
-    measured +13% at dp 8, +16% at dp 2 x mp 4)."""
+    sharded the step's peak is the network's (the loss's backward), within issue 24's 5% of MindSpore's: measured
+    -2.2% at dp 8, -2.3% at dp 2 x mp 4 (were +13% / +16% with a one-hot CrossEntropyLoss, RmsNorm's saved x * rstd
+    and a Slice backward per reader of the redistributed logits)."""
     ours, weights, states, _ = _dryrun(tmp_path, run)
     blocks = run["memory_blocks"]
     print(f"{run['args']}: ascendemu {ours:.1f} MiB, MindSpore {run['used_peak_mb']} MB")
     assert abs(weights - blocks["weights_mb"]) <= WEIGHTS_TOLERANCE * blocks["weights_mb"]
     assert abs(states - blocks["optimizer_states_mb"]) <= WEIGHTS_TOLERANCE * blocks["optimizer_states_mb"]
-    assert abs(ours - run["used_peak_mb"]) <= NETWORK_TOLERANCE * run["used_peak_mb"]
+    assert abs(ours - run["used_peak_mb"]) <= LLAMA_PEAK_TOLERANCE * run["used_peak_mb"]

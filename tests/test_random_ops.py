@@ -372,3 +372,44 @@ def test_graph_mode_continues_the_stream_every_step():
 def test_errors_are_mindspores(call, kind):
     with pytest.raises(kind):
         call()
+
+
+def test_one_random_kernel_serves_every_shape_of_an_op_and_dtype():
+    """Dynamic-shape random kernels: the element count (and RandomChoiceWithMask's dims, RandomShuffle's
+    rows) are tiling data, so every shape shares one kernel per op and dtype (Dropout's keep_prob and a
+    choice's rank are compiled in: another is another kernel); the numbers through the shared kernels
+    are the fixture tests above and tests/test_dropout.py."""
+    from ascendemu.kernels.library import plan_kernel
+    from ascendemu.kernels.ops.random import ENGINE, STATE_WORDS
+    from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+    def plans(op, inputs, shapes, attr="shape", **attrs):
+        found = [plan_kernel(OpSignature.make(op, inputs(s), **{attr: s} if attr else {}, **attrs)) for s in shapes]
+        assert None not in {p.family for p in found}, f"{op} has size-specialised kernels"
+        return found
+
+    shapes = [(7,), (3, 5), (2, 1, 4), (0,), (2049,)]
+    for op in ("StandardNormal", "UniformReal", "UniformInt", "StandardLaplace"):
+        state = [TensorDesc((STATE_WORDS[ENGINE[op]],), "int64")]
+        bounds = [TensorDesc((), "int32")] * 2 if op == "UniformInt" else []
+        found = plans(op, lambda s: state + bounds, shapes)
+        assert len({p.family for p in found}) == 1
+        assert [p.tiling_data for p in found] == [(7,), (15,), (8,), (0,), (2049,)]
+
+    def dropout(dtype, keep):
+        return plans("Dropout", lambda s: [TensorDesc(s, dtype), TensorDesc((3,), "int32")], shapes[:3] + [(300, 500)],
+                     attr=None, keep_prob=keep)
+    found = dropout("float32", 0.9)
+    assert len({p.family for p in found}) == 1 and [p.tiling_data for p in found] == [(7,), (15,), (8,), (150000,)]
+    assert [p.block_dim for p in found] == [1, 1, 1, 2]     # the block split stays the plan's, per shape
+    assert {p.family for p in found}.isdisjoint({p.family for p in dropout("float16", 0.9) + dropout("float32", 0.5)})
+
+    state = [TensorDesc((1,), "int64")]
+    shuffles = plans("RandomShuffle", lambda s: [TensorDesc(s, "float32")] + state, [(), (6,), (4, 3), (9, 2, 2)],
+                     attr=None)
+    assert len({p.family for p in shuffles}) == 1
+    assert [p.tiling_data for p in shuffles] == [(1, 1), (6, 1), (4, 3), (9, 4)]
+    choices = plans("RandomChoiceWithMask", lambda s: [TensorDesc(s, "bool")] + state, [(4, 3), (7, 2)], attr=None,
+                    count=5)
+    assert len({p.family for p in choices}) == 1
+    assert [p.tiling_data for p in choices] == [(12, 5, 4, 3), (14, 5, 7, 2)]

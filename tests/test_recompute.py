@@ -221,20 +221,19 @@ def test_dryrun_peak_of_the_mlp_falls_as_mindspores(tmp_path):
     assert ours[1] < ours[0]
 
 
-def test_dryrun_peak_of_the_llama_falls_as_mindspores(tmp_path):
-    """The Llama (4 layers, hidden 1024, seq 4096, batch 2, one device) without and with full recompute (the
-    fixture's select run is in bench/bench_recompute.py): without recompute within 10% of MindSpore's peak, with
-    it falling at least as far as MindSpore's. Ours falls further (docs/ARCHITECTURE.md, Recompute): without
-    recompute our layer keeps ~570 MB to MindSpore's 400 (the composite RmsNorm's float32 x * rstd, RoPE's
-    products), which recompute drops too; the peak with it is the loss's, whose float32 logits-sized temporaries
-    MindSpore has more of (5 GB to our 4)."""
-    runs = [r for r in DRYRUN if r["script"] == "dryrun_7b.py" and r["args"][-1] in ("none", "full")]
-    ours = [_dryrun_peak(tmp_path, r) for r in runs]
-    theirs = [r["first_step_peak_mb"] for r in runs]
-    print([r["args"][-1] for r in runs], "ascendemu", ours, "MindSpore", theirs)
-    assert [r["args"][-1] for r in runs] == ["none", "full"]
-    assert abs(ours[0] - theirs[0]) <= TOLERANCE * theirs[0]
-    assert theirs[1] < theirs[0] and ours[1] / ours[0] <= theirs[1] / theirs[0]
+# the Llama's peaks against MindSpore's (issue 24's Done-when: within 5%); measured +3.3% / -1.4% / -1.3%
+LLAMA_TOLERANCE = 0.05
+
+
+@pytest.mark.parametrize("run", [r for r in DRYRUN if r["script"] == "dryrun_7b.py"], ids=lambda r: r["args"][-1])
+def test_dryrun_peak_of_the_llama_is_mindspores(run, tmp_path):
+    """The Llama (4 layers, hidden 1024, seq 4096, batch 2, one device) without recompute, with full and with
+    select recompute: each within LLAMA_TOLERANCE of MindSpore's peak (which falls none > select > full). All
+    three peaks are in the loss's backward (five float32 logits-sized temporaries in both) beside the layers'
+    saved activations and the embedding's three float32 update Casts (docs/ARCHITECTURE.md, Recompute)."""
+    ours = _dryrun_peak(tmp_path, run)
+    print(run["args"][-1], "ascendemu", ours, "MindSpore", run["first_step_peak_mb"])
+    assert abs(ours - run["first_step_peak_mb"]) <= LLAMA_TOLERANCE * run["first_step_peak_mb"]
 
 
 def test_a_sharded_llama_recomputes_its_layers_and_their_collectives(tmp_path):
@@ -250,6 +249,7 @@ def test_a_sharded_llama_recomputes_its_layers_and_their_collectives(tmp_path):
                                             "env": {"RANK_SIZE": "8", "RANK_ID": "0"}}))
         order = (run_dir / "rank_0" / "execute_order" / "execute_order.csv").read_text().splitlines()
         copied.append([row.split(",")[1] for row in order[1:] if row.split(",")[1].startswith('"' + RECOMPUTE_PREFIX)])
-    assert not copied[0]
+    # without recompute, only RmsNorm's own x * rstd is made again for its backward (as RmsNormGrad does)
+    assert copied[0] and all("RMSNorm/Mul-op" in name for name in copied[0])
     assert sum("/AllReduce-op" in name for name in copied[1]) == 2            # one per layer
     assert peaks[1] < peaks[0]

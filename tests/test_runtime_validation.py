@@ -116,7 +116,7 @@ def ready(rt, make_scale):
         # device loops: the predicate's branch and the jump back (no loop is live: the switch reads d)
         "label_switch": (d, s, (), None), "label_goto": (s,),
         # a sunk training loop's per-iteration task (issue 23)
-        "loop_task": (GetNext, s),
+        "loop_task": (GetNext, s, 1024),
     }
     return rt, templates
 

@@ -69,6 +69,24 @@ def test_gcd_lcm_broadcast_and_signs(dtype):
     np.testing.assert_array_equal(ops.lcm(Tensor(a), Tensor(b)).asnumpy(), np.lcm(a, b))
 
 
+def test_one_gcd_lcm_kernel_serves_every_shape_of_an_op_and_dtype():
+    """Gcd/Lcm are dynamic-shape kernels (the element count is tiling data): one kernel per op and dtype;
+    PopulationCount stays specialised (the suite's by-path kernel: tests/test_binary.py)."""
+    from ascendemu.kernels.library import plan_kernel
+    from ascendemu.kernels.signature import OpSignature, TensorDesc
+
+    def plans(op, dtype, shapes=((5,), (3, 5), (2, 2, 2))):
+        return [plan_kernel(OpSignature.make(op, [TensorDesc(s, dtype)] * 2)) for s in shapes]
+
+    for op in ("Gcd", "Lcm"):
+        found = plans(op, "int32")
+        assert len({p.family for p in found}) == 1 and None not in {p.family for p in found}
+        assert [p.tiling_data for p in found] == [(5,), (15,), (8,)]
+        assert {p.family for p in found}.isdisjoint({p.family for p in plans(op, "int64")})
+    assert plans("Gcd", "int32")[0].family != plans("Lcm", "int32")[0].family
+    assert plan_kernel(OpSignature.make("PopulationCount", [TensorDesc((5,), "int8")])).family is None
+
+
 def test_gcd_refuses_floats_and_int8():
     with pytest.raises(TypeError):
         ops.gcd(Tensor(np.array([4.0], np.float32)), Tensor(np.array([6.0], np.float32)))

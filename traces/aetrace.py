@@ -631,10 +631,12 @@ class LabelGotoCall(Record):
 @record(68, "loop_task")
 class LoopTaskCall(Record):
     """One of a sunk training loop's per-iteration tasks on ``stream``; ``task`` is its kind's MindSpore op
-    name (``ascendemu.device.cost.LoopSinkTask.name``: StreamSwitch, StreamActive, AssignAdd, GetNext)."""
+    name (``ascendemu.device.cost.LoopSinkTask.name``: StreamSwitch, StreamActive, AssignAdd, GetNext);
+    ``count``: the bytes it moves (GetNext's batch)."""
 
     task: str
     stream: int | None = None
+    count: int = 0
 
 
 # collective communication (ascendemu.hal.hccl) --------------------------------------------------------

@@ -25,6 +25,7 @@ from ..common.parse import convert_method
 from ..common.phase import jit_phase_key
 from ..common.recompute import RecomputeConfig, cell_config, recomputed_call, unknown_keywords
 from ..context import GRAPH_MODE, get_context
+from ..parallel._cell_shard import shard_cell, shard_cell_inputs
 from ..common.parameter import ParameterTuple
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
@@ -275,6 +276,7 @@ class Cell:
         tracer = current_tracer()
         if tracer is not None:
             with tracer.scope(self.scope_label()), stage_scope(self._pipeline_stage):
+                args = shard_cell_inputs(self, args, tracer)
                 if self._recompute_config is not None:
                     return recomputed_call(self._run_construct, args, kwargs, self._recompute_config)
                 return self._run_construct(*args, **kwargs)
@@ -299,6 +301,11 @@ class Cell:
         config = cell_config(self._recompute_config, output_recompute, kwargs)
         object.__setattr__(self, "_recompute_config", config)
         unknown_keywords(kwargs)
+
+    def shard(self, in_strategy: tuple, out_strategy: tuple | None = None, parameter_plan: dict | None = None) -> None:
+        """MindSpore's ``Cell.shard``: the layouts of this cell's inputs in a sharded GRAPH_MODE capture; the
+        search propagates the rest from them (``parallel._cell_shard.shard_cell``)."""
+        shard_cell(self, in_strategy, out_strategy, parameter_plan)
 
     def set_inputs(self, *inputs: Any, **kwargs: Any) -> None:
         """Declare the GRAPH_MODE input signature: ``Tensor(shape=[None, 3], dtype=...)`` per input, a

@@ -1,11 +1,13 @@
-"""``mindspore.parallel``: the parameters of the auto-parallel strategy search (``set_algo_parameters``).
+"""``mindspore.parallel``: ``Layout`` and the parameters of the auto-parallel strategy search
+(``set_algo_parameters``).
 
-MindSpore reads them only in AUTO_PARALLEL mode, to search how to shard each op over devices. The
-emulator runs data parallel only, so there is nothing to search: the values are checked as MindSpore
-checks them (a wrong type is a TypeError, an unknown key or an out-of-range align size a ValueError,
-an epsilon outside (0, 1] a RuntimeError), recorded, and read back by ``get_algo_parameters``.
-SEMI_AUTO_PARALLEL's sharding (``Primitive.shard``) is ``_sharding`` over ``ascendemu.graph.parallel``;
-``Layout``, ``Cell.shard`` and checkpoint transforms are outside the subset. ``_utils`` and
+MindSpore reads the algo parameters only in AUTO_PARALLEL mode, to search how to shard each op over devices;
+here they are checked as MindSpore checks them (a wrong type is a TypeError, an unknown key or an out-of-range
+align size a ValueError, an epsilon outside (0, 1] a RuntimeError), recorded, and read back by
+``get_algo_parameters``. SEMI_AUTO_PARALLEL's sharding (``Primitive.shard`` with tuples or ``Layout``s, and
+MatMul's ``out_strategy``) is ``_sharding`` over ``ascendemu.graph.parallel``; ``Layout`` is ``_layout``
+(also ``mindspore.Layout``); AUTO_PARALLEL's search (``search_mode``), its strategy checkpoint and
+``Cell.shard`` are ``_auto_parallel``. Checkpoint transforms are outside the subset. ``_utils`` and
 ``_auto_parallel_context`` hold the private helpers the model zoo's training cells import to find out
 whether they run data parallel.
 """
@@ -18,8 +20,9 @@ import numpy as np
 from ascendemu.errors import InvalidParamError
 
 from ..unsupported import unsupported
+from ._layout import Layout
 
-__all__ = ["set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
+__all__ = ["Layout", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
 
 class AlgoParameterTypeError(InvalidParamError, TypeError):
     """An algo parameter of the wrong type (MindSpore raises TypeError)."""
@@ -90,5 +93,6 @@ reset_algo_parameters()
 
 def __getattr__(name: str) -> Any:
     raise unsupported("parallel", name, __all__,
-                      hint="of the sharding APIs, Primitive.shard under SEMI_AUTO_PARALLEL is supported; "
+                      hint="of the sharding APIs, Primitive.shard (tuples or Layouts) under SEMI_AUTO_PARALLEL is "
+                           "supported; "
                            "data parallel is supported")

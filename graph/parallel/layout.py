@@ -5,7 +5,10 @@ e.g. ``(dp, mp)``) and a *tensor map* (for each tensor dimension, the device-mat
 or -1 when it is not split). Rank r holds, in dimension d, shard ``coord(r)[tensor_map[d]]`` of
 ``dev_matrix[tensor_map[d]]`` equal shards; the device-matrix axes no dimension uses are *replica* axes:
 the ranks along them hold the same slice (their gradients are summed over them). Axes are counted from
-the left here (MindSpore's tensor map counts them from the right; the placement is the same).
+the left here (MindSpore's tensor map counts them from the right; the placement is the same). A dimension
+may be split over several axes (``ms.Layout``'s ``("dp", "mp")`` on one dim): its entry is then a tuple of
+axes in device-matrix order, the first the most significant, so its shard is the row-major index of the
+rank's coordinates along them.
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ class LayoutError(InvalidParamError, RuntimeError):
 @dataclass(frozen=True)
 class Layout:
     dev_matrix: tuple[int, ...]
-    tensor_map: tuple[int, ...]     # per tensor dim: the device-matrix axis splitting it, or -1
+    tensor_map: tuple[int | tuple[int, ...], ...]   # per tensor dim: the axis (or axes) splitting it, or -1
 
     @staticmethod
     def replicated(device_num: int, ndim: int) -> "Layout":
@@ -50,19 +53,31 @@ class Layout:
         """The rank's position in the device matrix (row-major)."""
         return tuple((rank // s) % n for s, n in zip(self._strides, self.dev_matrix))
 
+    def axes(self, dim: int) -> tuple[int, ...]:
+        """The device-matrix axes splitting dimension ``dim``, most significant first (none: whole)."""
+        entry = self.tensor_map[dim]
+        if isinstance(entry, tuple):
+            return tuple(a for a in entry if a >= 0)
+        return () if entry < 0 else (entry,)
+
     def shards(self, dim: int) -> int:
-        axis = self.tensor_map[dim]
-        return 1 if axis < 0 else self.dev_matrix[axis]
+        return math.prod(self.dev_matrix[a] for a in self.axes(dim))
 
     def index(self, rank: int, dim: int) -> int:
         """Which shard of dimension ``dim`` rank ``rank`` holds."""
-        axis = self.tensor_map[dim]
-        return 0 if axis < 0 else self.coord(rank)[axis]
+        coord, shard = self.coord(rank), 0
+        for a in self.axes(dim):
+            shard = shard * self.dev_matrix[a] + coord[a]
+        return shard
 
     def shard_stride(self, dim: int) -> int | None:
         """``s`` when rank r holds shard ``(r // s) % shards(dim)`` of split dimension ``dim`` (the device
-        matrix's row-major stride of its axis); None for a subclass whose :meth:`index` is not of that form."""
-        return self._strides[self.tensor_map[dim]]
+        matrix's row-major stride of its axis, or of the last of adjacent axes); None when :meth:`index` is not of
+        that form (axes not adjacent, a subclass's)."""
+        axes = self.axes(dim)
+        if not axes or any(b != a + 1 for a, b in zip(axes, axes[1:])):
+            return None if axes else 1
+        return self._strides[axes[-1]]
 
     @property
     def is_replicated(self) -> bool:
@@ -96,13 +111,23 @@ class Layout:
                      for idx in itertools.product(*(range(self.dev_matrix[a]) for a in moving)))
 
     def dim_group(self, rank: int, dim: int) -> tuple[int, ...]:
-        """The ranks holding the other shards of dimension ``dim`` (and the same shard of every other)."""
-        axis = self.tensor_map[dim]
-        return (rank,) if axis < 0 else self.group(rank, (axis,))
+        """The ranks holding the other shards of dimension ``dim`` (and the same shard of every other), in
+        shard order: ascending ranks, unless the dimension lists its axes out of device-matrix order."""
+        axes = self.axes(dim)
+        if not axes:
+            return (rank,)
+        group = self.group(rank, axes)
+        return group if list(axes) == sorted(axes) else tuple(sorted(group, key=lambda r: self.index(r, dim)))
+
+    @property
+    def used_axes(self) -> tuple[int, ...]:
+        """The device-matrix axes some dimension is split over."""
+        return tuple(a for d in range(len(self.tensor_map)) for a in self.axes(d))
 
     @property
     def replica_axes(self) -> tuple[int, ...]:
-        return tuple(a for a, n in enumerate(self.dev_matrix) if n > 1 and a not in self.tensor_map)
+        used = self.used_axes
+        return tuple(a for a, n in enumerate(self.dev_matrix) if n > 1 and a not in used)
 
     def replica_group(self, rank: int) -> tuple[int, ...]:
         """The ranks holding the same slice as ``rank`` (a Parameter's gradient is summed over them)."""
@@ -129,8 +154,8 @@ class Layout:
         return len(self.tensor_map) == len(other.tensor_map) and \
             all(self.same_dim(other, d) for d in range(len(self.tensor_map)))
 
-    def with_dim(self, dim: int, axis: int) -> "Layout":
-        """This layout with dimension ``dim`` split along ``axis`` (-1: not split)."""
+    def with_dim(self, dim: int, axis: int | tuple[int, ...]) -> "Layout":
+        """This layout with dimension ``dim`` split along ``axis`` (-1: not split; a tuple: several axes)."""
         tmap = list(self.tensor_map)
         tmap[dim] = axis
         return Layout(self.dev_matrix, tuple(tmap))

@@ -75,7 +75,9 @@ def _split_axis(layout: Layout, axis: int, inner: int) -> Layout:
     """``layout`` with device-matrix axis ``axis`` of size n cut into (n / inner, inner): the same ranks in the
     same places (row-major), so the inner part can carry a split of its own."""
     dev = (*layout.dev_matrix[:axis], layout.dev_matrix[axis] // inner, inner, *layout.dev_matrix[axis + 1:])
-    tmap = tuple(a + 1 if a > axis else a for a in layout.tensor_map)
+    def moved(a: int) -> int:
+        return a + 1 if a > axis else a
+    tmap = tuple(tuple(moved(a) for a in e) if isinstance(e, tuple) else moved(e) for e in layout.tensor_map)
     return Layout(dev, tmap)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from .layout import Layout
 
-__all__ = ["Emitter", "move", "all_reduce"]
+__all__ = ["Emitter", "move", "all_reduce", "reduce_scatter"]
 
 
 class Emitter(Protocol):
@@ -42,6 +42,14 @@ def all_reduce(emit: Emitter, vid: int, ranks: tuple[int, ...], reduce_op: str =
     if len(ranks) == 1:
         return vid
     return emit.record("AllReduce", [vid], {"reduce_op": reduce_op, "group": emit.group(ranks)})[0]
+
+
+def reduce_scatter(emit: Emitter, vid: int, ranks: tuple[int, ...]) -> int:
+    """Partial sums over ``ranks`` summed, the i-th rank keeping the i-th block of dimension 0's rows."""
+    if len(ranks) == 1:
+        return vid
+    return emit.record("ReduceScatter", [vid], {"reduce_op": "sum", "group": emit.group(ranks),
+                                                "rank_size": len(ranks)})[0]
 
 
 def _all_gather(emit: Emitter, vid: int, dim: int, ranks: tuple[int, ...]) -> int:

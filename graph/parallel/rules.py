@@ -7,33 +7,43 @@ which the pass combines with an AllReduce right after the op, as MindSpore's for
 An op without a strategy gets MindSpore's semi-auto default, data parallel on the batch dimension
 (``OpRule.default``). An op without a rule runs on the whole tensors (``Replicated``): every input
 gathered, the outputs the same on every rank; correct for any op, at the price of memory and gathers.
+
+A strategy of ``ms.Layout``s (``LayoutStrategy``) is planned as the tuple of its shard counts, then the
+plan's device axes are renamed to the user's (``plan_op``); ``out_strategy`` is checked and applied by the
+rule (``OpRule.with_out_strategy``: MatMul's ReduceScatter; other ops refuse it, as MindSpore's do).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import logging
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from ascendemu.kernels.registry import REGISTRY
 
 from .layout import Layout
 from .redistribution import Emitter
-from .strategy import RepeatFirst, Strategy, StrategyError, with_repeat
+from .strategy import LayoutStrategy, RepeatFirst, Strategy, StrategyError, with_repeat
 
 __all__ = ["PartialSum", "ShardPlan", "OpRule", "ElementwiseRule", "MatMulRule", "SoftmaxRule", "ReduceRule",
            "ReshapeRule", "FollowRule", "TransposeRule",
-           "FlashAttentionRule", "GatherRule", "BatchRule", "ParameterUpdateRule", "ReplicatedRule", "rule_for"]
+           "FlashAttentionRule", "GatherRule", "GatherDRule", "BatchRule", "ParameterUpdateRule", "ReplicatedRule",
+           "rule_for", "plan_op"]
 
 Shape = tuple[int, ...]
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class PartialSum:
     """An output that holds partial results over device-matrix ``axes``: combined with AllReduce(``reduce_op``),
-    then divided by ``mean`` (a mean over a split dimension)."""
+    then divided by ``mean`` (a mean over a split dimension); with ``scatter``, ReduceScatter along dimension 0
+    instead (MatMul's ``out_strategy``: each rank keeps its block of the sum's rows)."""
 
     axes: tuple[int, ...]
     reduce_op: str = "sum"
     mean: int = 1
+    scatter: bool = False
 
 
 @dataclass
@@ -104,6 +114,12 @@ class OpRule:
         """Record the local op (most rules: the op itself with the plan's attributes)."""
         return out.record(op, inputs, plan.attrs)
 
+    def with_out_strategy(self, plan: ShardPlan, strategy: Strategy, out: Strategy, shapes: list[Shape],
+                          out_shapes: list[Shape], attrs: dict[str, Any], op: str) -> ShardPlan:
+        """``plan`` with the outputs ``shard(out_strategy=out)`` asks for; MindSpore sets it on MatMul only."""
+        raise StrategyError(f"For {op}: It does not support to set output strategy now, please modify the shard set "
+                            f"(out_strategy is supported on MatMul)")
+
 
 class ElementwiseRule(OpRule):
     """Elementwise ops with broadcasting (shapes aligned on the right): a dimension of size 1 is never
@@ -158,7 +174,10 @@ class MatMulRule(OpRule):
 
     def default(self, n, shapes, attrs):
         x, w = shapes
-        return (tuple(n if i == 0 and x[0] % n == 0 else 1 for i in range(len(x))), (1,) * len(w))
+        batch = len(w) == len(x) > 2         # a BatchMatMul of two batches: both split alike
+        split = n if x[0] % n == 0 and (not batch or w[0] % n == 0) else 1
+        return (tuple(split if i == 0 else 1 for i in range(len(x))),
+                tuple(split if i == 0 and batch else 1 for i in range(len(w))))
 
     def split(self, n, strategy, shapes, out_shapes, attrs, current, op):
         sx, sw = strategy
@@ -182,6 +201,47 @@ class MatMulRule(OpRule):
         out = Layout(dev, batch + (m, nn))
         partial = {0: PartialSum((k,))} if kx > 1 else {}
         return ShardPlan([Layout(dev, xm), Layout(dev, wm)], [out], dict(attrs), partial)
+
+    def with_out_strategy(self, plan, strategy, out, shapes, out_shapes, attrs, op):
+        """MindSpore's ``MatMul::CheckOutputStrategy`` / ``CheckOutputLayout``: 2-d operands only; the output
+        split as the plan's (the partial sums AllReduced) or, with the reduction dimension's split appended to
+        dimension 0's, ReduceScattered over it (``forward_reduce_scatter``)."""
+        if any(len(s) != 2 for s in shapes):
+            raise StrategyError(f"For {op}: The dimension of mat a and mat b must be 2 if set output strategy")
+        if len(out) != 1 or len(out[0] if not isinstance(out, LayoutStrategy) else out[0].tensor_map) != 2:
+            raise StrategyError(f"For {op}: Invalid output strategy {out}: it needs one entry of rank 2")
+        reduced = plan.outputs[0]
+        part = plan.partial.get(0)
+        k_axes = tuple(sorted(part.axes)) if part else ()
+        scattered = reduced.with_dim(0, _entry(reduced.axes(0) + k_axes))
+        if isinstance(out, LayoutStrategy):
+            if out[0].dev_matrix != reduced.dev_matrix:
+                raise StrategyError(f"For {op}: the output layout's device_matrix {out[0].dev_matrix} must be the "
+                                    f"inputs' {reduced.dev_matrix}")
+            if _same_map(out[0], reduced):
+                return plan
+            if part is None or not _same_map(out[0], scattered):
+                raise StrategyError(f"For {op}: The user configured output layout {out[0]} does not match the "
+                                    f"inferred output layout {reduced} (using all_reduce) or {scattered} (using "
+                                    f"reduce_scatter)")
+        else:
+            sx, sw = strategy
+            a, b = (sx[1], sx[0]) if attrs.get("transpose_a") else (sx[0], sx[1])
+            c = sw[0] if attrs.get("transpose_b") else sw[1]
+            (o0, o1), = out
+            if o1 != c:
+                raise StrategyError(f"For {op}: The input strategy is {strategy}, the second dimension of output "
+                                    f"strategy must be {c}, but got {o1}")
+            if o0 == a:
+                return plan
+            if o0 != a * b:
+                raise StrategyError(f"For {op}: The input strategy is {strategy}, the first dimension of output "
+                                    f"strategy must be {a} or {a * b}, but got {o0}")
+            if math.prod(reduced.dev_matrix) > a * b * c or out_shapes[0][0] % (a * b):     # a repeat axis
+                _log.warning("For %s: forward reduce scatter needs no repeated calculation and the output's rows "
+                             "divisible by %d; AllReduce instead, as MindSpore falls back", op, a * b)
+                return plan
+        return ShardPlan(plan.inputs, [scattered], plan.attrs, {0: replace(part, scatter=True)})
 
 
 _REDUCE_OPS = {"ReduceSum": "sum", "ReduceMean": "sum", "ReduceMax": "max", "ReduceMin": "min"}
@@ -291,6 +351,11 @@ class FollowRule(OpRule):
 
     ops = ("Cast",)
     takes_strategy = False
+
+    def plan(self, n, strategy, shapes, out_shapes, attrs, current, op):
+        if strategy is not None:        # a Cast given a strategy (Cell.shard's inputs): split as it says
+            return _ELEMENTWISE.plan(n, strategy, shapes, out_shapes, attrs, current, op)
+        return super().plan(n, strategy, shapes, out_shapes, attrs, current, op)
 
     def default(self, n, shapes, attrs):
         return tuple((1,) * len(s) for s in shapes)
@@ -402,6 +467,24 @@ class GatherRule(OpRule):
         return (out.record("Mul", [found, keep], {})[0],)
 
 
+class GatherDRule(OpRule):
+    """GatherD (``out[i][j] = x[i][index[i][j]]`` along ``dim``): x and index split alike in every dimension
+    but ``dim``, which stays whole (an index may point anywhere along it); the output is split as index
+    (a cross entropy's label column picked from batch-split logits stays local)."""
+
+    ops = ("GatherD",)
+
+    def split(self, n, strategy, shapes, out_shapes, attrs, current, op):
+        (sx, si), (x, _) = strategy, shapes
+        dim = attrs["dim"] % len(x)
+        if sx != si or sx[dim] != 1:
+            raise StrategyError(f"For {op}, Invalid strategy {strategy}: x and index must be split alike and "
+                                f"not along dim {dim}")
+        dev = with_repeat(list(sx), n, op, strategy)
+        lay = Layout(dev, tuple(1 + d for d in range(len(x))))
+        return ShardPlan([lay, lay], [lay], dict(attrs))
+
+
 class BatchRule(OpRule):
     """Ops split on the batch only (convolution, pooling, BiasAdd): dimension 0 of input 0 may be split,
     the weights and biases are whole on every rank, the outputs split as the batch."""
@@ -455,7 +538,7 @@ class ReplicatedRule(OpRule):
 
 
 _RULES: dict[str, OpRule] = {}
-for _rule in (SoftmaxRule(), MatMulRule(), ReduceRule(), ReshapeRule(), GatherRule(), BatchRule(),
+for _rule in (SoftmaxRule(), MatMulRule(), ReduceRule(), ReshapeRule(), GatherRule(), GatherDRule(), BatchRule(),
               ParameterUpdateRule(), FollowRule(), TransposeRule(), FlashAttentionRule()):
     for _op in _rule.ops:
         _RULES[_op] = _rule
@@ -471,3 +554,59 @@ def rule_for(op: str) -> OpRule:
     if d is not None and d.elementwise is not None:
         return _ELEMENTWISE
     return _REPLICATED
+
+
+def _entry(axes: tuple[int, ...]) -> int | tuple[int, ...]:
+    """A tensor-map entry for ``axes``: -1 (whole), one axis, or a tuple of axes."""
+    return -1 if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+
+
+def _same_map(a: Layout, b: Layout) -> bool:
+    """The same device matrix and the same slice on every rank (an axis of size 1 named or not)."""
+    return a.dev_matrix == b.dev_matrix and a.same(b)
+
+
+def _renamed(plan: ShardPlan, layouts: LayoutStrategy, op: str) -> ShardPlan:
+    """``plan`` (made from ``layouts.splits()``) over the user's device matrix: each device axis of the plan that
+    splits something is the user's axes splitting the same input dimensions; one plan axis given different user
+    axes in two places (MatMul's reduction dimension split by "dp" in x and "mp" in w) is MindSpore's error."""
+    names: dict[int, tuple[int, ...]] = {}
+    for want, lay in zip(plan.inputs, layouts):
+        for d in range(len(lay.tensor_map)):
+            for axis in want.axes(d):
+                if want.dev_matrix[axis] > 1 and names.setdefault(axis, lay.axes(d)) != lay.axes(d):
+                    raise StrategyError(f"For {op}: the layouts {tuple(layouts)} split dimensions the op ties "
+                                        f"together over different device axes ({names[axis]} and {lay.axes(d)}): "
+                                        f"the shard size of the tied dimensions is not equal; use the same alias")
+    dev = layouts[0].dev_matrix
+
+    def rename(lay: Layout) -> Layout:
+        return Layout(dev, tuple(_entry(tuple(u for a in lay.axes(d) for u in names.get(a, ())))
+                                 for d in range(len(lay.tensor_map))))
+
+    partial = {i: replace(p, axes=tuple(sorted(u for a in p.axes for u in names.get(a, ()))))
+               for i, p in plan.partial.items()}
+    return ShardPlan([rename(x) for x in plan.inputs], [rename(x) for x in plan.outputs], plan.attrs,
+                     {i: p for i, p in partial.items() if p.axes})
+
+
+def plan_op(rule: OpRule, n: int, strategy: Strategy | LayoutStrategy | None, shapes: list[Shape],
+            out_shapes: list[Shape], attrs: dict[str, Any], current: list[Layout | None], op: str,
+            out_strategy: Strategy | LayoutStrategy | None = None) -> ShardPlan:
+    """The plan of ``op`` under a tuple strategy, a :class:`LayoutStrategy` or none, and its ``out_strategy``."""
+    splits = strategy
+    if isinstance(strategy, LayoutStrategy):
+        dev = strategy[0].dev_matrix
+        if any(lay.dev_matrix != dev for lay in strategy):
+            raise StrategyError(f"For {op}: the device_matrix of every input's layout must be the same, got "
+                                f"{[lay.dev_matrix for lay in strategy]}")
+        if math.prod(dev) != n:
+            raise StrategyError(f"For {op}: the product of the layout's device_matrix {dev} must be the device "
+                                f"number of the stage, {n}")
+        splits = strategy.splits()
+    plan = rule.plan(n, splits, shapes, out_shapes, attrs, current, op)
+    if isinstance(strategy, LayoutStrategy) and rule.takes_strategy:
+        plan = _renamed(plan, strategy, op)
+    if out_strategy is not None:
+        plan = rule.with_out_strategy(plan, splits, out_strategy, shapes, out_shapes, attrs, op)
+    return plan

@@ -32,9 +32,9 @@ from ..autodiff import GRADIENTS_SCOPE, differentiate
 from ..ir import infer_node_outputs
 from .layout import Layout
 from .optimizer_shard import OptimizerShard, OptShardConfig, OptShardLayout
-from .redistribution import all_reduce, move
-from .rules import ShardPlan, rule_for
-from .strategy import Strategy, StrategyError, with_repeat
+from .redistribution import all_reduce, move, reduce_scatter
+from .rules import ShardPlan, plan_op, rule_for
+from .strategy import LayoutStrategy, Strategy, StrategyError, with_repeat
 
 __all__ = ["ShardingHost", "ShardingPass", "strategy_scope", "differentiate_sharded", "DATA_PARALLEL_INPUTS"]
 
@@ -60,10 +60,11 @@ _pending = threading.local()
 
 
 @contextmanager
-def strategy_scope(op: str, strategy: Strategy) -> Iterator[None]:
-    """A sharded primitive's call: the first ``op`` it applies takes ``strategy``."""
+def strategy_scope(op: str, strategy: Strategy | LayoutStrategy,
+                   out_strategy: Strategy | LayoutStrategy | None = None) -> Iterator[None]:
+    """A sharded primitive's call: the first ``op`` it applies takes ``strategy`` (and ``out_strategy``)."""
     stack = _pending.__dict__.setdefault("stack", [])
-    stack.append([op, strategy])
+    stack.append([op, strategy, out_strategy])
     try:
         yield
     finally:
@@ -75,6 +76,15 @@ def _inside_sharded_composite(op: str) -> bool:
     name (a composite such as RmsNorm): its strategy, meant for the one fused op, is still pending."""
     stack = getattr(_pending, "stack", None)
     return bool(stack) and stack[-1][0] != op and stack[-1][1] is not None
+
+
+def _take_out_strategy(op: str) -> Strategy | LayoutStrategy | None:
+    """The pending ``out_strategy`` of ``op`` (taken before its in_strategy, :func:`_take_strategy`)."""
+    stack = getattr(_pending, "stack", None)
+    if stack and stack[-1][0] == op and stack[-1][1] is not None:
+        out, stack[-1][2] = stack[-1][2], None
+        return out
+    return None
 
 
 def _take_strategy(op: str) -> Strategy | None:
@@ -108,6 +118,9 @@ class ShardingPass:
         self.param_scopes: dict[int, list[str]] = {}     # Parameter value -> its first consumer's scope
         self.param_casts: dict[int, int] = {}            # a Cast of an unplaced Parameter -> that Parameter
         self.updates: set[int] = set()                   # Parameters' gradients and values computed from them
+        # (graph, value, layout) -> the value already moved to it: one redistribution per tensor and layout, as
+        # MindSpore's, so the gradients of its readers are summed before the one backward of the move
+        self.moved: dict[tuple[int, int, Layout], int] = {}
         self._local = 0
         self.tracer: Any = None
         self.pipeline: Any = None          # pipeline.Pipeline when pipeline_stages > 1 (set by the front end)
@@ -235,7 +248,9 @@ class ShardingPass:
         outs = list(rule.emit(self, op, local, plan, self.rank))
         for i, (lay, desc) in enumerate(zip(plan.outputs, whole)):
             part = plan.partial.get(i)
-            if part is not None:
+            if part is not None and part.scatter:
+                outs[i] = reduce_scatter(self, outs[i], lay.group(self.rank, part.axes))
+            elif part is not None:
                 outs[i] = all_reduce(self, outs[i], lay.group(self.rank, part.axes), part.reduce_op)
                 if part.mean > 1:
                     outs[i] = tracer.record_node("Mul", [outs[i], self.literal(1.0 / part.mean, desc.dtype)], {})[0]
@@ -251,22 +266,30 @@ class ShardingPass:
     def plan(self, op: str, inputs: list[int], attrs: dict[str, Any],
              current: list[Layout | None]) -> tuple[Any, ShardPlan, tuple[TensorDesc, ...]]:
         """The rule, layouts and global output descs of ``op`` under its strategy (or the default)."""
-        strategy = _take_strategy(op)
         descs = [TensorDesc(self.global_shape(v), self.tracer.graph.values[v].dtype) for v in inputs]
         whole = infer_node_outputs(op, descs, attrs)
+        out_strategy = _take_out_strategy(op)
+        strategy = self.strategy_for(op, _take_strategy(op), inputs, [d.shape for d in descs], [d.shape for d in whole],
+                                     attrs)
         rule = rule_for(op)
         if strategy is None and rule.takes_strategy and _inside_sharded_composite(op):
             strategy = _following(current, descs)
         plan = self._update_plan(op, inputs, current, whole, attrs) if strategy is None else None
         if plan is None:
             try:
-                plan = rule.plan(self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs, current,
-                                 op)
+                plan = plan_op(rule, self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs,
+                               current, op, out_strategy)
             except StrategyError:
                 if not _inside_sharded_composite(op):
                     raise
                 plan = rule.plan(self.n, None, [d.shape for d in descs], [d.shape for d in whole], attrs, current, op)
         return rule, plan, whole
+
+    def strategy_for(self, op: str, given: Strategy | None, inputs: list[int], shapes: list[Shape],
+                     out_shapes: list[Shape], attrs: dict[str, Any]) -> Strategy | None:
+        """The strategy ``op`` runs with: the script's (``Primitive.shard``), else None (the semi-auto default);
+        AUTO_PARALLEL's passes (``auto_strategy``) record it or give the one their search chose."""
+        return given
 
     def _update_plan(self, op: str, inputs: list[int], current: list[Layout | None], whole: list[TensorDesc],
                      attrs: dict[str, Any]) -> ShardPlan | None:
@@ -317,8 +340,12 @@ class ShardingPass:
             vid, current = self.opt.gather(self, vid, current), current.base
             if current.same(want):
                 return vid
+        key = (id(graph), vid, want)
+        if self.pipeline is None and key in self.moved:
+            return self.moved[key]
         out = move(self, vid, current, want)
         self._place(out, want, self.global_shape(vid))
+        self.moved[key] = out
         return out
 
 

@@ -8,6 +8,9 @@ along it compute the same slice: MindSpore's repeated calculation), the last (ri
 places it (``repeated_num_in_dev_matrix_right_``): consecutive ranks repeat, so a ``(dp, 1)`` strategy on 8
 devices gives rows by ``rank // (8 / dp)``, the same blocks as the ``(dp, mp)`` ops around it. The rules
 number the axes with the repeat first (``with_repeat``); ``rules.repeat_on_the_right`` moves it.
+
+A strategy given as ``ms.Layout``s is a :class:`LayoutStrategy`: one tensor layout per input, over the user's
+device matrix (its product the device count), naming the device axes each dimension is split over.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from typing import Any
 
 from ascendemu.errors import InvalidParamError
 
-__all__ = ["Strategy", "StrategyError", "ShardTypeError", "check_strategy", "with_repeat"]
+__all__ = ["Strategy", "LayoutStrategy", "StrategyError", "ShardTypeError", "check_strategy", "with_repeat"]
 
 Strategy = tuple[tuple[int, ...], ...]
 
@@ -29,9 +32,22 @@ class StrategyError(InvalidParamError, RuntimeError):
     """A strategy an op cannot run with (MindSpore's parallel compiler: RuntimeError, 'Invalid strategy')."""
 
 
+class LayoutStrategy(tuple):
+    """``Primitive.shard`` given ``ms.Layout``s: a tensor :class:`Layout` per input (or output), all over one
+    device matrix. The rules split the op by its :meth:`splits` and the pass renames their device axes to these
+    (``rules.plan_op``), so a Layout and the tuple of the same splits make the same local op."""
+
+    def splits(self) -> Strategy:
+        """The tuple strategy of the same shard counts."""
+        return tuple(tuple(lay.shards(d) for d in range(len(lay.tensor_map))) for lay in self)
+
+    def __repr__(self) -> str:
+        return f"LayoutStrategy{tuple(self)!r}"
+
+
 def check_strategy(strategy: Any, what: str, op: str) -> Strategy:
-    """``strategy`` as ``Primitive.shard`` accepts it (MindSpore's ``_check_shard_strategy`` texts);
-    ``ms.Layout`` strategies are not supported yet."""
+    """A tuple ``strategy`` as ``Primitive.shard`` accepts it (MindSpore's ``_check_shard_strategy`` texts); the
+    front end turns ``ms.Layout`` strategies into a :class:`LayoutStrategy` instead."""
     if not isinstance(strategy, tuple):
         raise ShardTypeError(f"{what} must be tuple type, but got:{type(strategy)}")
     for item in strategy:

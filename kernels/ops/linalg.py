@@ -14,6 +14,13 @@ R's diagonal may be negative, tau = (beta - alpha) / beta), and one-sided Jacobi
 singular values sorted descending; the singular vectors of repeated or zero values are any orthonormal
 basis, as LAPACK's are (compare U S V^T, not the vectors).
 
+Dynamic-shape kernels: the sizes (batch, rows, columns, right-hand sides, the workspace's words per
+matrix) are run-time tiling data, and so are the attributes that only move an index, reverse a loop or
+skip one (``adjoint`` but MatrixSolve's, ``upper``, ``lower``, ``left``, ``transpose``,
+``full_matrices``, ``compute_uv``, an SVD's wide input): one kernel per op and dtype, two for
+MatrixSolve (``adjoint`` solves with another program: a static fact). Same arithmetic in the same
+order as the size-specialised kernels they replaced, so the same bits.
+
 Backward rules: d det(A) = det(A) A^-T, d log|det A| = A^-T (the sign gets none), d inv(A) =
 -A^-T G A^-T, each through this family's own solves (dtype-generic, float64 included); MindSpore's
 other rules (Cholesky, Qr, Svd, MatrixSolve) are not served.
@@ -133,6 +140,68 @@ def _dims(sig: OpSignature) -> tuple[int, int, int]:
     return math.prod(shape[:-2]), shape[-2], shape[-1]
 
 
+# the run-time tiling facts of each kind of op (what the plan's tiling holds besides them is static);
+# si, sj: the strides of element (i, j) of an n x n matrix, (n, 1) or, transposed, (1, n)
+SQUARE_TILING = ("batch", "n", "per")
+INVERSE_TILING = SQUARE_TILING + ("si", "sj")         # the output's (MatrixInverse adjoint, Cholesky upper)
+SOLVE_TILING = ("batch", "n", "k", "per")
+# the matrix's (adjoint); up: 1 to solve from the last row up (an upper triangle once transposed)
+TRIANGULAR_TILING = SOLVE_TILING + ("si", "sj", "up")
+# k = min(m, n); kt: the reflectors applied; rows x cols: the matrix they are applied to (Ormqr's
+# other, or Q's first cols columns)
+QR_TILING = ("batch", "m", "n", "k", "kt", "rows", "cols", "per")
+# Ormqr applies them to C's ``lines`` columns (left) or rows, elements ``es`` apart, lines ``ls`` apart;
+# down: 1 to apply the last reflector first
+ORMQR_TILING = QR_TILING + ("lines", "es", "ls", "down")
+# A is m x n, the worked matrix W r x c (A, or A^T when wide: A's (i, j) is W's i * xi + j * xj), ucols
+# of its left vectors kept; uv: compute_uv; U's and V's rows x cols from the workspace (W's or V's) at
+# wb + off, rows rs apart (0 x 0 without compute_uv)
+SVD_TILING = ("batch", "m", "n", "r", "c", "ucols", "xi", "xj", "uv", "u_off", "u_rs", "u_rows", "u_cols",
+              "v_off", "v_rs", "v_rows", "v_cols", "per")
+
+
+def _strides(n: int, transposed: bool) -> dict:
+    """si, sj: where element (i, j) of an n x n matrix is, i * si + j * sj."""
+    return dict(si=1, sj=n) if transposed else dict(si=n, sj=1)
+
+
+def _tiling(sig: OpSignature, outputs: tuple[TensorDesc, ...], batch: int, m: int, n: int) -> dict:
+    """The sizes each op's kernel loops over, and as static facts the attributes that choose its code."""
+    op = sig.op
+    if op in ("MatrixDeterminant", "LogMatrixDeterminant"):
+        return dict(batch=batch, n=n)
+    if op in ("MatrixInverse", "Cholesky"):
+        return dict(batch=batch, n=n, **_strides(n, bool(sig.attr("adjoint" if op == "MatrixInverse" else "upper",
+                                                                  False))))
+    adjoint = bool(sig.attr("adjoint", False))
+    if op == "MatrixSolve":
+        return dict(batch=batch, n=n, k=sig.inputs[1].shape[-1], adjoint=adjoint)
+    if op == "MatrixTriangularSolve":       # lower and not adjoint, or upper and adjoint: from row 0 down
+        return dict(batch=batch, n=n, k=sig.inputs[1].shape[-1], up=int(bool(sig.attr("lower", True)) == adjoint),
+                    **_strides(n, adjoint))
+    if op == "Svd":
+        wide, compute_uv = m < n, bool(sig.attr("compute_uv", True))
+        full = bool(sig.attr("full_matrices", False))
+        r, c = (n, m) if wide else (m, n)
+        ucols = r if (full and compute_uv) else c
+        # the worked matrix is W S V^T: A's U is W and its V is V, or, when A is wide (A = V S W^T), the other way
+        w_, v_ = (0, ucols, r, ucols), (r * ucols, c, c, c)
+        left, right = ((v_, w_) if wide else (w_, v_)) if compute_uv else ((0, 0, 0, 0),) * 2
+        return dict(batch=batch, m=m, n=n, r=r, c=c, ucols=ucols, xi=1 if wide else ucols, xj=ucols if wide else 1,
+                    uv=int(compute_uv), **dict(zip(("u_off", "u_rs", "u_rows", "u_cols"), left)),
+                    **dict(zip(("v_off", "v_rs", "v_rows", "v_cols"), right)))
+    k = min(m, n)
+    facts = dict(batch=batch, m=m, n=n, k=k, kt=k if op in ("Qr", "Geqrf") else sig.inputs[1].shape[-1],
+                 rows=m, cols=outputs[0].shape[-1])
+    if op == "Ormqr":
+        rows, cols = sig.inputs[2].shape[-2:]
+        left = bool(sig.attr("left", True))
+        # Q = H_0 ... H_(kt-1): Q C and C Q^T apply the last reflector first, Q^T C and C Q the first
+        facts.update(rows=rows, cols=cols, lines=cols if left else rows, es=cols if left else 1, ls=1 if left else cols,
+                     down=int(left != bool(sig.attr("transpose", False))))
+    return facts
+
+
 def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """One block per few matrices; a float64 workspace of (m + 1) * (max(m, n) + the right-hand side's
     columns) per matrix; the work of a cubic factorisation (times the sweeps of a Jacobi SVD)."""
@@ -143,20 +212,23 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     work = batch * side ** 3 * (10 if sig.op == "Svd" else 1)
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     cost = KernelCost(vector_ops=max(work, 1), bytes=moved, dtype=sig.inputs[0].dtype)
-    return Plan(max(1, min(src.MAX_BLOCKS, batch)), cost, (max(batch * per, 1) * 8,), dict(per=per))
+    return Plan(max(1, min(src.MAX_BLOCKS, batch)), cost, (max(batch * per, 1) * 8,),
+                dict(_tiling(sig, outputs, batch, m, n), per=per))
 
 
 # -------------------------------------------------------------------------------------------- emit
 # Source fragments over a matrix copied to the workspace at ``wb`` (row-major, its own row length);
 # each returns lines for the body of ``for u in range(lo, hi)`` (u: the matrix).
+Size = int | src.RuntimeInt      # a size: a literal, or a dynamic-shape kernel's tiling value
 
-def _load_matrix(name: str, rows: int, cols: int, dtype: str, dest: str = "wb") -> list[str]:
+
+def _load_matrix(name: str, rows: Size, cols: Size, dtype: str, dest: str = "wb") -> list[str]:
     size = rows * cols
     return [f"for i in range({size}):",
             f"    w[{dest} + i] = f64({src.load(dtype, f'{name}[u * {size} + i]')})"]
 
 
-def _lu(n: int) -> list[str]:
+def _lu(n: Size) -> list[str]:
     """LU with partial pivoting of the n x n matrix at wb (in place); the row permutation as floats at
     pb (position -> original row), ``sign`` the permutation's parity."""
     return [f"for i in range({n}):",
@@ -188,7 +260,7 @@ def _lu(n: int) -> list[str]:
             f"                w[wb + i * {n} + j] -= f * w[wb + k * {n} + j]"]
 
 
-def _lu_solve_column(n: int, adjoint: bool) -> list[str]:
+def _lu_solve_column(n: Size, adjoint: bool) -> list[str]:
     """Solve (A or A^T) x = b for the column b at cb (in place), with A's LU at wb and permutation at pb."""
     if not adjoint:       # P A = L U: y = L^-1 P b, x = U^-1 y (y kept at yb)
         return [f"for i in range({n}):",
@@ -218,7 +290,7 @@ def _lu_solve_column(n: int, adjoint: bool) -> list[str]:
             "    w[cb + i64(w[pb + i])] = w[yb + i]"]
 
 
-def _frame(views: list[tuple[str, int, str]], batch: int, body: list[str], per: int) -> str:
+def _frame(views: list[tuple[str, int, str]], batch: Size, body: list[str], per: Size) -> str:
     """A kernel over matrices [lo, hi) of the batch, each with ``per`` float64 workspace words at wb."""
     lines = src.HEADER + src.views(*views) + src.indent(src.split_lines(str(batch)))
     lines += ["    for u in range(lo, hi):", f"        wb = u * {per}"] + src.indent(body, 2)
@@ -227,8 +299,8 @@ def _frame(views: list[tuple[str, int, str]], batch: int, body: list[str], per: 
 
 def emit_square(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """Determinants and the inverse from one LU; Cholesky by columns."""
-    dtype = sig.inputs[0].dtype
-    batch, n, _ = _dims(sig)
+    dtype, t = sig.inputs[0].dtype, plan.tiling
+    batch, n = t["batch"], t["n"]
     ws = len(sig.inputs) + len(outputs)
     views = [("x", 0, dtype)] + [(f"y{i}", 1 + i, d.dtype) for i, d in enumerate(outputs)] + [("w", ws, "float64")]
     body = _load_matrix("x", n, n, dtype) + [f"pb = wb + {n * n}", f"yb = pb + {n}", f"cb = yb + {n}"]
@@ -237,8 +309,7 @@ def emit_square(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
             f"for i in range({n}):",
             f"    for j in range({n}):",
             f"        v = w[wb + i * {n} + j] if j <= i else f64(0.0)",
-            f"        y0[u * {n * n} + " + ("j * " + str(n) + " + i" if sig.attr("upper", False) else f"i * {n} + j")
-            + "] = " + src.store(dtype, "v")]
+            f"        y0[u * {n * n} + i * {t['si']} + j * {t['sj']}] = " + src.store(dtype, "v")]
         return _frame(views, batch, body, plan.tiling["per"])
     body += _lu(n)
     if sig.op == "MatrixDeterminant":
@@ -250,8 +321,7 @@ def emit_square(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
                  "if la == -np.inf:", "    s = f64(0.0)",
                  "y0[u] = " + src.store(dtype, "s"), "y1[u] = " + src.store(dtype, "la")]
     else:                                  # MatrixInverse: solve for each column of the identity
-        adjoint = bool(sig.attr("adjoint", False))
-        index = f"c * {n} + i" if adjoint else f"i * {n} + c"
+        index = f"i * {t['si']} + c * {t['sj']}"
         body += [f"for c in range({n}):",
                  f"    for i in range({n}):",
                  "        w[cb + i] = f64(1.0) if i == c else f64(0.0)"]
@@ -261,7 +331,7 @@ def emit_square(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -
     return _frame(views, batch, body, plan.tiling["per"])
 
 
-def _cholesky(n: int) -> list[str]:
+def _cholesky(n: Size) -> list[str]:
     """The lower Cholesky factor in place at wb (NaN from the first non-positive pivot on)."""
     return [f"for j in range({n}):",
             f"    s = w[wb + j * {n} + j]",
@@ -279,21 +349,18 @@ def _cholesky(n: int) -> list[str]:
 def emit_solve(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """Each right-hand side column: LU solve (MatrixSolve) or substitution (MatrixTriangularSolve,
     reading only the ``lower`` or upper triangle, of the matrix or its transpose with ``adjoint``)."""
-    dtype = sig.inputs[0].dtype
-    batch, n, _ = _dims(sig)
-    k = sig.inputs[1].shape[-1]
-    adjoint = bool(sig.attr("adjoint", False))
+    dtype, t = sig.inputs[0].dtype, plan.tiling
+    batch, n, k = t["batch"], t["n"], t["k"]
     views = [("a", 0, dtype), ("b", 1, dtype), ("y", 2, dtype), ("w", 3, "float64")]
     body = _load_matrix("a", n, n, dtype) + [f"pb = wb + {n * n}", f"yb = pb + {n}", f"cb = yb + {n}"]
     if sig.op == "MatrixSolve":
         body += _lu(n)
-        solve = _lu_solve_column(n, adjoint)
-    else:
-        # effective lower-triangular: lower and not adjoint, or upper and adjoint
-        lower = bool(sig.attr("lower", True)) != adjoint
-        at = (lambda i, j: f"w[wb + {j} * {n} + {i}]") if adjoint else (lambda i, j: f"w[wb + {i} * {n} + {j}]")
-        order, inner = ((f"range({n})", "range(i)") if lower else (f"range({n} - 1, -1, -1)", f"range(i + 1, {n})"))
-        solve = [f"for i in {order}:", "    s = w[cb + i]", f"    for j in {inner}:",
+        solve = _lu_solve_column(n, t["adjoint"])
+    else:      # rows 0, 1, ... each from those above it, or (up) n - 1, n - 2, ... from those below it
+        up = t["up"]
+        at = lambda i, j: f"w[wb + {i} * {t['si']} + {j} * {t['sj']}]"     # noqa: E731
+        solve = [f"for ii in range({n}):", f"    i = ii + {up} * ({n} - 1 - 2 * ii)", "    s = w[cb + i]",
+                 f"    for j in range({up} * (i + 1), i + {up} * ({n} - i)):",
                  f"        s -= {at('i', 'j')} * w[cb + j]", f"    w[cb + i] = s / {at('i', 'i')}"]
     body += [f"for c in range({k}):",
              f"    for i in range({n}):",
@@ -303,10 +370,10 @@ def emit_solve(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) ->
     return _frame(views, batch, body, plan.tiling["per"])
 
 
-def _householder(m: int, n: int) -> list[str]:
-    """LAPACK's dgeqr2 in place on the m x n matrix at wb: R on and above the diagonal, the reflectors'
-    vectors (v[0] = 1 implied) below it, their factors tau at tb."""
-    return [f"for k in range({min(m, n)}):",
+def _householder(m: Size, n: Size, k: Size) -> list[str]:
+    """LAPACK's dgeqr2 in place on the m x n matrix at wb (k = min(m, n)): R on and above the diagonal,
+    the reflectors' vectors (v[0] = 1 implied) below it, their factors tau at tb."""
+    return [f"for k in range({k}):",
             f"    alpha = w[wb + k * {n} + k]",
             "    xn = f64(0.0)",
             f"    for i in range(k + 1, {m}):",
@@ -330,42 +397,33 @@ def _householder(m: int, n: int) -> list[str]:
             f"            w[wb + i * {n} + j] -= s * w[wb + i * {n} + k]"]
 
 
-def _apply_reflector(m: int, n: int, rows: int, cols: int, left: bool) -> list[str]:
-    """C (rows x cols at cb) <- H_k C (left) or C H_k, H_k = I - tau_k v v^T, v the k-th column of
-    the reflectors (m x n at wb, v[k] = 1)."""
+def _apply_reflector(m: Size, n: Size, lines: Size, es: Size, ls: Size) -> list[str]:
+    """C (at cb) <- H_k C or C H_k, H_k = I - tau_k v v^T, v the k-th column of the reflectors (m x n
+    at wb, v[k] = 1): to each of C's ``lines`` columns (left: elements ``es`` = C's row length apart,
+    lines ``ls`` = 1 apart) or rows (right: es = 1, ls = the row length)."""
     v = f"(f64(1.0) if i == k else w[wb + i * {n} + k])"
-    if left:
-        return [f"for j in range({cols}):",
-                "    s = f64(0.0)",
-                f"    for i in range(k, {m}):",
-                f"        s += {v} * w[cb + i * {cols} + j]",
-                "    s *= w[tb + k]",
-                f"    for i in range(k, {m}):",
-                f"        w[cb + i * {cols} + j] -= s * {v}"]
-    return [f"for r in range({rows}):",
+    return [f"for j in range({lines}):",
             "    s = f64(0.0)",
             f"    for i in range(k, {m}):",
-            f"        s += w[cb + r * {cols} + i] * {v}",
+            f"        s += {v} * w[cb + i * {es} + j * {ls}]",
             "    s *= w[tb + k]",
             f"    for i in range(k, {m}):",
-            f"        w[cb + r * {cols} + i] -= s * {v}"]
+            f"        w[cb + i * {es} + j * {ls}] -= s * {v}"]
 
 
 def emit_qr(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """Geqrf: the reflectors and tau; Qr: R from them and Q as H_0 ... H_(k-1) applied to I's columns;
     Orgqr and Ormqr: the given reflectors applied to I's first n columns or to ``other``."""
-    dtype = sig.inputs[0].dtype
-    batch, m, n = _dims(sig)
-    k = min(m, n)
+    dtype, t = sig.inputs[0].dtype, plan.tiling
+    batch, m, n, k, kt, rows, cols = (t[name] for name in ("batch", "m", "n", "k", "kt", "rows", "cols"))
     ws = len(sig.inputs) + len(outputs)
     views = ([("x", 0, dtype)] + ([("tau", 1, dtype)] if sig.op in ("Orgqr", "Ormqr") else [])
              + ([("c", 2, dtype)] if sig.op == "Ormqr" else [])
              + [(f"y{i}", len(sig.inputs) + i, d.dtype) for i, d in enumerate(outputs)] + [("w", ws, "float64")])
     body = _load_matrix("x", m, n, dtype) + [f"tb = wb + {m * n}", f"cb = tb + {k}"]
     if sig.op in ("Geqrf", "Qr"):
-        body += _householder(m, n)
+        body += _householder(m, n, k)
     else:
-        kt = sig.inputs[1].shape[-1]
         body += [f"for i in range({k}):", f"    w[tb + i] = f64({src.load(dtype, f'tau[u * {kt} + i]')}) "
                                           f"if i < {kt} else f64(0.0)"]
     if sig.op == "Geqrf":
@@ -373,23 +431,16 @@ def emit_qr(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> st
                  f"for i in range({k}):", f"    y1[u * {k} + i] = " + src.store(dtype, "w[tb + i]")]
         return _frame(views, batch, body, plan.tiling["per"])
     if sig.op == "Ormqr":
-        rows, cols = sig.inputs[2].shape[-2:]
-        left, transpose = bool(sig.attr("left", True)), bool(sig.attr("transpose", False))
-        kt = sig.inputs[1].shape[-1]
         body += [f"for i in range({rows * cols}):",
                  f"    w[cb + i] = f64({src.load(dtype, f'c[u * {rows * cols} + i]')})"]
-        # Q = H_0 ... H_(kt-1): Q C and C Q^T apply the last reflector first, Q^T C and C Q the first
-        descending = left != transpose
-        order = f"range({kt} - 1, -1, -1)" if descending else f"range({kt})"
-        body += [f"for k in {order}:"] + src.indent(_apply_reflector(m, n, rows, cols, left))
+        body += [f"for kk in range({kt}):", f"    k = kk + {t['down']} * ({kt} - 1 - 2 * kk)"]
+        body += src.indent(_apply_reflector(m, n, t["lines"], t["es"], t["ls"]))
         body += [f"for i in range({rows * cols}):", f"    y0[u * {rows * cols} + i] = " + src.store(dtype, "w[cb + i]")]
         return _frame(views, batch, body, plan.tiling["per"])
     # Qr and Orgqr: Q's first ``cols`` columns
-    cols = outputs[0].shape[-1]
-    kt = k if sig.op == "Qr" else sig.inputs[1].shape[-1]
     body += [f"for i in range({m}):", f"    for j in range({cols}):",
              f"        w[cb + i * {cols} + j] = f64(1.0) if i == j else f64(0.0)",
-             f"for k in range({kt} - 1, -1, -1):"] + src.indent(_apply_reflector(m, n, m, cols, True))
+             f"for k in range({kt} - 1, -1, -1):"] + src.indent(_apply_reflector(m, n, cols, cols, 1))
     body += [f"for i in range({m * cols}):", f"    y0[u * {m * cols} + i] = " + src.store(dtype, "w[cb + i]")]
     if sig.op == "Qr":
         body += [f"for i in range({cols}):", f"    for j in range({n}):",
@@ -403,19 +454,16 @@ def emit_svd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
     columns are rotated until orthogonal (W = A V); s_j = |W_j|, U_j = W_j / s_j, sorted descending;
     U's columns completed to an orthonormal set (zero singular values, ``full_matrices``) by
     Gram-Schmidt on the unit vectors."""
-    dtype = sig.inputs[0].dtype
-    batch, m, n = _dims(sig)
-    wide = m < n
-    r, c = (n, m) if wide else (m, n)
-    compute_uv, full = bool(sig.attr("compute_uv", True)), bool(sig.attr("full_matrices", False))
-    ucols = r if (full and compute_uv) else c        # the worked matrix's left vectors needed
+    dtype, t = sig.inputs[0].dtype, plan.tiling
+    batch, r, c, ucols = t["batch"], t["r"], t["c"], t["ucols"]   # ucols: the worked matrix's left vectors needed
+    m, n = t["m"], t["n"]
     views = [("x", 0, dtype), ("s", 1, dtype), ("uo", 2, dtype), ("vo", 3, dtype), ("w", 4, "float64")]
     # workspace: W (r x ucols: its first c columns are A's), V (c x c), s (c)
     load = [f"for i in range({r}):", f"    for j in range({ucols}):",
             "        w[wb + i * {u} + j] = f64(0.0)".format(u=ucols),
             f"for i in range({m}):", f"    for j in range({n}):",
             f"        v = f64({src.load(dtype, f'x[u * {m * n} + i * {n} + j]')})",
-            "        w[wb + " + (f"j * {ucols} + i" if wide else f"i * {ucols} + j") + "] = v",
+            f"        w[wb + i * {t['xi']} + j * {t['xj']}] = v",
             f"vb = wb + {r * ucols}", f"sb = vb + {c * c}",
             f"for i in range({c}):", f"    for j in range({c}):",
             f"        w[vb + i * {c} + j] = f64(1.0) if i == j else f64(0.0)"]
@@ -455,7 +503,7 @@ def emit_svd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
              f"        for i in range({c}):", f"            t = {V('i', 'j')}", f"            {V('i', 'j')} = {V('i', 'b')}",
              f"            {V('i', 'b')} = t"]
     # U: normalised columns while s_j > tol * s_0; the rest by Gram-Schmidt on e_0, e_1, ...
-    tol = f"f64({r * 2.3e-16!r}) * w[sb]"
+    tol = f"(f64({r}) * f64(2.3e-16)) * w[sb]"
     complete = ["ready = 0",
                 f"for j in range({c}):",
                 f"    if w[sb + j] > {tol} and w[sb + j] > f64(0.0):",
@@ -479,19 +527,12 @@ def emit_svd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
                 f"            for i in range({r}):", f"                {W('i', 'j')} /= t",
                 "            break"]
     store = [f"for j in range({c}):", f"    s[u * {c} + j] = " + src.store(dtype, "w[sb + j]")]
-    if compute_uv:
-        # the worked matrix is W S V^T: A's U is W and its V is V, or, when A is wide (A = V S W^T), the other way
-        left, right = ("V", "W") if wide else ("W", "V")
-        uo_rows, uo_cols = outputs[1].shape[-2:]
-        vo_rows, vo_cols = outputs[2].shape[-2:]
-        src_of = {"W": W, "V": V}
-        store += [f"for i in range({uo_rows}):", f"    for j in range({uo_cols}):",
-                  f"        uo[u * {uo_rows * uo_cols} + i * {uo_cols} + j] = "
-                  + src.store(dtype, src_of[left]("i", "j")),
-                  f"for i in range({vo_rows}):", f"    for j in range({vo_cols}):",
-                  f"        vo[u * {vo_rows * vo_cols} + i * {vo_cols} + j] = "
-                  + src.store(dtype, src_of[right]("i", "j"))]
-    body = load + sweep + norms + order + (complete if compute_uv else []) + store
+    for out, side in (("uo", "u"), ("vo", "v")):
+        rows, cols, off, rs = (t[f"{side}_{fact}"] for fact in ("rows", "cols", "off", "rs"))
+        store += [f"for i in range({rows}):", f"    for j in range({cols}):",
+                  f"        {out}[u * {rows * cols} + i * {cols} + j] = "
+                  + src.store(dtype, f"w[wb + {off} + i * {rs} + j]")]
+    body = load + sweep + norms + order + [f"if {t['uv']} != 0:"] + src.indent(complete) + store
     return _frame(views, batch, body, plan.tiling["per"])
 
 
@@ -532,19 +573,30 @@ def grad_inverse(b: GradBuilder, c: GradCall) -> tuple[int]:
 
 OPS: tuple[OpDef, ...] = (
     OpDef("MatrixDeterminant", "matrix_determinant", infer_square, plan, emit_square, grad=grad_det,
-          frontend=Exposure(("MatrixDeterminant",), ("det", "matrix_determinant"))),
+          frontend=Exposure(("MatrixDeterminant",), ("det", "matrix_determinant")),
+          runtime_tiling=SQUARE_TILING),
     OpDef("LogMatrixDeterminant", "log_matrix_determinant", infer_square, plan, emit_square, grad=grad_logdet,
-          frontend=Exposure(("LogMatrixDeterminant",), ("slogdet", "log_matrix_determinant"))),
+          frontend=Exposure(("LogMatrixDeterminant",), ("slogdet", "log_matrix_determinant")),
+          runtime_tiling=SQUARE_TILING),
     OpDef("MatrixInverse", "matrix_inverse", infer_square, plan, emit_square, grad=grad_inverse,
-          frontend=Exposure(("MatrixInverse",), ("inverse",))),
-    OpDef("Cholesky", "cholesky", infer_square, plan, emit_square, frontend=Exposure(("Cholesky",), ("cholesky",))),
+          frontend=Exposure(("MatrixInverse",), ("inverse",)),
+          runtime_tiling=INVERSE_TILING),
+    OpDef("Cholesky", "cholesky", infer_square, plan, emit_square, frontend=Exposure(("Cholesky",), ("cholesky",)),
+          runtime_tiling=INVERSE_TILING),
     OpDef("MatrixSolve", "matrix_solve", infer_solve, plan, emit_solve,
-          frontend=Exposure(("MatrixSolve",), ("matrix_solve",))),
+          frontend=Exposure(("MatrixSolve",), ("matrix_solve",)),
+          runtime_tiling=SOLVE_TILING),
     OpDef("MatrixTriangularSolve", "matrix_triangular_solve", infer_solve, plan, emit_solve,
-          frontend=Exposure(("MatrixTriangularSolve",), ())),
-    OpDef("Qr", "qr", infer_qr, plan, emit_qr, frontend=Exposure(("Qr",), ("qr",))),
-    OpDef("Geqrf", "geqrf", infer_qr, plan, emit_qr, frontend=Exposure(("Geqrf",), ("geqrf",))),
-    OpDef("Orgqr", "orgqr", infer_orgqr, plan, emit_qr, frontend=Exposure(("Orgqr",), ("orgqr",))),
-    OpDef("Ormqr", "ormqr", infer_ormqr, plan, emit_qr, frontend=Exposure(("Ormqr",), ("ormqr",))),
-    OpDef("Svd", "svd", infer_svd, plan, emit_svd, frontend=Exposure(("Svd",), ("svd",))),
+          frontend=Exposure(("MatrixTriangularSolve",), ()),
+          runtime_tiling=TRIANGULAR_TILING),
+    OpDef("Qr", "qr", infer_qr, plan, emit_qr, frontend=Exposure(("Qr",), ("qr",)),
+          runtime_tiling=QR_TILING),
+    OpDef("Geqrf", "geqrf", infer_qr, plan, emit_qr, frontend=Exposure(("Geqrf",), ("geqrf",)),
+          runtime_tiling=QR_TILING),
+    OpDef("Orgqr", "orgqr", infer_orgqr, plan, emit_qr, frontend=Exposure(("Orgqr",), ("orgqr",)),
+          runtime_tiling=QR_TILING),
+    OpDef("Ormqr", "ormqr", infer_ormqr, plan, emit_qr, frontend=Exposure(("Ormqr",), ("ormqr",)),
+          runtime_tiling=ORMQR_TILING),
+    OpDef("Svd", "svd", infer_svd, plan, emit_svd, frontend=Exposure(("Svd",), ("svd",)),
+          runtime_tiling=SVD_TILING),
 )

@@ -205,16 +205,18 @@ def plan_dropout(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     n = outputs[0].size
     moved = sig.inputs[0].nbytes + STATE.nbytes + 2 * outputs[0].nbytes
     return Plan(src.elementwise_blocks(n),
-                KernelCost(vector_ops=n * DROPOUT_OPS_PER_ELEMENT, bytes=moved, dtype=outputs[0].dtype))
+                KernelCost(vector_ops=n * DROPOUT_OPS_PER_ELEMENT, bytes=moved, dtype=outputs[0].dtype),
+                tiling={"n": n, "keep_prob": keep_prob(sig)})
 
 
 def emit_dropout(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """Every value is a uint64 holding a 32-bit word (numba would turn uint64 mixed with int64 into
-    float64, so every constant is a np.uint64 too)."""
+    float64, so every constant is a np.uint64 too). The element count is tiling data, keep_prob is
+    compiled in (the threshold and scale constants)."""
     dtype = sig.inputs[0].dtype
-    keep = keep_prob(sig)
+    keep = plan.tiling["keep_prob"]
     lines = src.HEADER + src.views(("x", 0, dtype), ("st", 1, "int32"), ("y", 2, dtype), ("m", 3, dtype))
-    lines += src.indent(src.split_lines(str(outputs[0].size)))
+    lines += src.indent(src.split_lines(plan.tiling["n"]))
     lines += src.indent([
         "w32 = np.uint64(0xFFFFFFFF)",
         "s32 = np.uint64(32)",
@@ -320,7 +322,8 @@ def plan_sampler(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """One block: the engine is sequential (as MindSpore's CPU kernel runs it)."""
     n = outputs[0].size
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
-    return Plan(1, KernelCost(vector_ops=n * SAMPLER_OPS_PER_ELEMENT[sig.op], bytes=moved, dtype="float32"))
+    return Plan(1, KernelCost(vector_ops=n * SAMPLER_OPS_PER_ELEMENT[sig.op], bytes=moved, dtype="float32"),
+                tiling={"n": n})
 
 
 def _mt_word(target: str) -> list[str]:
@@ -351,8 +354,9 @@ def _minstd_canonical(target: str) -> list[str]:
 
 
 def emit_sampler(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
-    """The engine's state is copied to the new-state output and advanced there."""
-    n, words = outputs[0].size, STATE_WORDS[ENGINE[sig.op]]
+    """The engine's state is copied to the new-state output and advanced there; the value count is
+    tiling data."""
+    n, words = plan.tiling["n"], STATE_WORDS[ENGINE[sig.op]]
     if sig.op == "UniformInt":
         lines = src.HEADER + src.views(("st", 0, "int64"), ("lo_t", 1, "int32"), ("hi_t", 2, "int32"),
                                        ("out", 3, "int32"), ("s", 4, "int64"))
@@ -437,7 +441,8 @@ def plan_choice(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     n = sig.inputs[0].size
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     return Plan(1, KernelCost(vector_ops=n * SAMPLER_OPS_PER_ELEMENT[sig.op], bytes=moved, dtype="float32"),
-                workspace_sizes=(8 * max(n, 1), 8 * max(n, 1)))
+                workspace_sizes=(8 * max(n, 1), 8 * max(n, 1)),
+                tiling={"n": n, "count": outputs[1].shape[0], "dims": sig.inputs[0].shape})
 
 
 def _minstd_below(target: str, bound: str) -> list[str]:
@@ -488,9 +493,9 @@ def _shuffle_lines(n: str, below=_minstd_below, urange: int = MINSTD_RANGE) -> l
 
 def emit_choice(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """MindSpore's CPU kernel: the flat positions of the true elements, ``std::shuffle`` of their
-    order numbers, the first ``count`` of them as coordinates, the rest zero and masked out."""
-    dims = sig.inputs[0].shape
-    n, count = sig.inputs[0].size, outputs[1].shape[0]
+    order numbers, the first ``count`` of them as coordinates, the rest zero and masked out. Sizes are
+    tiling data; the rank is compiled in."""
+    dims, n, count = plan.tiling["dims"], plan.tiling["n"], plan.tiling["count"]
     lines = src.HEADER + src.views(("xin", 0, "uint8"), ("st", 1, "int64"), ("idx", 2, "int32"),
                                    ("msk", 3, "uint8"), ("s", 4, "int64"), ("nz", 5, "int64"), ("perm", 6, "int64"))
     body = ["x = st[0]", "nnz = 0", f"for i in range({n}):", "    if xin[i] != 0:", "        nz[nnz] = i",
@@ -517,20 +522,20 @@ def plan_shuffle(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     rows = sig.inputs[0].shape[0] if sig.inputs[0].shape else 1
     moved = sum(d.nbytes for d in sig.inputs) + sum(d.nbytes for d in outputs)
     return Plan(1, KernelCost(vector_ops=sig.inputs[0].size, bytes=moved, dtype="float32"),
-                workspace_sizes=(8 * max(rows, 1),))
+                workspace_sizes=(8 * max(rows, 1),),
+                tiling={"rows": rows, "inner": sig.inputs[0].size // rows if rows else 0})
 
 
 def emit_shuffle(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """MindSpore's CPU RandomShuffle: ``std::shuffle`` of the row numbers (a scalar or a single row is
-    copied and draws nothing), then row i of the output is row perm[i] of x."""
-    shape, dtype = sig.inputs[0].shape, sig.inputs[0].dtype
-    rows = shape[0] if shape else 1
-    inner = sig.inputs[0].size // rows if rows else 0
+    copied and draws nothing: the shuffle loop does not run), then row i of the output is row perm[i]
+    of x. Row count and length are tiling data."""
+    dtype = sig.inputs[0].dtype
+    rows, inner = plan.tiling["rows"], plan.tiling["inner"]
     lines = src.HEADER + src.views(("xin", 0, dtype), ("st", 1, "int64"), ("y", 2, dtype), ("s", 3, "int64"),
                                    ("perm", 4, "int64"))
     body = ["x = st[0]", f"for i in range({rows}):", "    perm[i] = i"]
-    if rows > 1:
-        body += _shuffle_lines(str(rows))
+    body += _shuffle_lines(str(rows))
     body += ["s[0] = x",
              f"for i in range({rows}):",
              f"    for k in range({inner}):",
@@ -797,18 +802,18 @@ def emit_categorical(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pl
 
 OPS: tuple[OpDef, ...] = (
     OpDef("Dropout", "dropout", infer_dropout, plan_dropout, emit_dropout, grad=grad_dropout,
-          frontend=Exposure(("Dropout",), ("dropout",))),
+          frontend=Exposure(("Dropout",), ("dropout",)), runtime_tiling=("n",)),
     OpDef("StandardNormal", "standard_normal", infer_sampler, plan_sampler, emit_sampler,
-          frontend=Exposure(("StandardNormal",), ("standard_normal",))),
+          frontend=Exposure(("StandardNormal",), ("standard_normal",)), runtime_tiling=("n",)),
     OpDef("UniformReal", "uniform_real", infer_sampler, plan_sampler, emit_sampler,
-          frontend=Exposure(("UniformReal",), ())),
+          frontend=Exposure(("UniformReal",), ()), runtime_tiling=("n",)),
     OpDef("UniformInt", "uniform_int", infer_sampler, plan_sampler, emit_sampler,
-          frontend=Exposure(("UniformInt",), ())),
+          frontend=Exposure(("UniformInt",), ()), runtime_tiling=("n",)),
     OpDef("RandomChoiceWithMask", "random_choice_with_mask", infer_choice, plan_choice, emit_choice,
-          frontend=Exposure(("RandomChoiceWithMask",), ("choice_with_mask",))),
+          frontend=Exposure(("RandomChoiceWithMask",), ("choice_with_mask",)), runtime_tiling=("n", "count", "dims")),
     OpDef("RandomShuffle", "random_shuffle", infer_shuffle, plan_shuffle, emit_shuffle,
-          frontend=Exposure(("RandomShuffle",), ("shuffle",))),
-    OpDef("StandardLaplace", "standard_laplace", infer_sampler, plan_sampler, emit_sampler),
+          frontend=Exposure(("RandomShuffle",), ("shuffle",)), runtime_tiling=("rows", "inner")),
+    OpDef("StandardLaplace", "standard_laplace", infer_sampler, plan_sampler, emit_sampler, runtime_tiling=("n",)),
     OpDef("Multinomial", "multinomial", infer_multinomial, plan_multinomial, emit_multinomial,
           runtime_tiling=("rows", "cols", "count")),
     OpDef("Bernoulli", "bernoulli", infer_bernoulli, plan_bernoulli, emit_bernoulli, runtime_tiling=("n",)),

@@ -213,15 +213,17 @@ def infer_all_finite(sig: OpSignature) -> tuple[TensorDesc, ...]:
 
 def plan_all_finite(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     n = sum(d.size for d in sig.inputs)
-    return Plan(1, KernelCost(vector_ops=n, bytes=sum(d.nbytes for d in sig.inputs) + 1, dtype=sig.inputs[0].dtype))
+    return Plan(1, KernelCost(vector_ops=n, bytes=sum(d.nbytes for d in sig.inputs) + 1, dtype=sig.inputs[0].dtype),
+                tiling={"sizes": tuple(d.size for d in sig.inputs)})
 
 
 def emit_all_finite(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
+    """The inputs' sizes are tiling data (their count and dtypes compiled in)."""
     floats = [(i, d) for i, d in enumerate(sig.inputs) if d.dtype in FLOATS]     # ints are always finite
     lines = src.HEADER + src.views(*((f"x{i}", i, d.dtype) for i, d in floats), ("y", len(sig.inputs), "bool"))
     lines.append("    ok = i64(1)")
     for i, d in floats:
-        lines += [f"    for j in range({d.size}):",
+        lines += [f"    for j in range({plan.tiling['sizes'][i]}):",
                   f"        ok = min(ok, i64(math.isfinite({src.load(d.dtype, f'x{i}[j]')})))"]
     lines.append("    y[0] = np.uint8(ok)")
     return src.finish(lines)
@@ -229,15 +231,18 @@ def emit_all_finite(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Pla
 
 # ------------------------------------------------------------------------------------ backward rules
 
-def _spread(b: GradBuilder, c: GradCall, value: int) -> int:
-    """An output-shaped value put back on the input's shape: reduced axes restored as size 1, then
-    broadcast."""
+def _kept(b: GradBuilder, c: GradCall, value: int) -> int:
+    """An output-shaped value with the reduced axes restored as size 1 (keep_dims' shape)."""
     x = c.sig.inputs[0].shape
     axes = reduce_axes(c.sig)
     kept = tuple(1 if d in axes else s for d, s in enumerate(x))
-    if b.desc(value).shape != kept:
-        value = b.op("Reshape", value, shape=kept)
-    return b.broadcast(value, x)
+    return value if b.desc(value).shape == kept else b.op("Reshape", value, shape=kept)
+
+
+def _spread(b: GradBuilder, c: GradCall, value: int) -> int:
+    """An output-shaped value put back on the input's shape: reduced axes restored as size 1, then
+    broadcast."""
+    return b.broadcast(_kept(b, c, value), c.sig.inputs[0].shape)
 
 
 def grad_sum(b: GradBuilder, c: GradCall) -> tuple[int]:
@@ -258,9 +263,11 @@ def grad_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None]:
     dtype = c.sig.inputs[0].dtype
     if dtype not in FLOATS:
         return (None,)
-    hits = b.op("Cast", b.op("Equal", x, _spread(b, c, c.outputs[0])), dst_type=dtype)
+    hits = b.op("Cast", b.op("Equal", x, _kept(b, c, c.outputs[0])), dst_type=dtype)
     ties = b.op("ReduceSum", hits, axis=reduce_axes(c.sig), keep_dims=True)
-    share = b.op("Div", _spread(b, c, c.douts[0]), b.broadcast(ties, c.sig.inputs[0].shape))
+    # the share per reduced line in the kept shape, broadcast only by the last Mul: MindSpore's kernels
+    # (Equal, Cast, SumExt, Div, Mul), so no other input-sized temporary
+    share = b.op("Div", _kept(b, c, c.douts[0]), ties)
     return (b.op("Mul", hits, share),)
 
 
@@ -298,5 +305,5 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("ReduceAll",), ("all",)), runtime_tiling=RUNTIME_TILING),
     OpDef("ReduceProd", "reduce_prod", infer_reduce, plan, emit, grad=grad_prod,
           frontend=Exposure(("ReduceProd",), ("prod",)), runtime_tiling=RUNTIME_TILING),
-    OpDef("AllFinite", "all_finite", infer_all_finite, plan_all_finite, emit_all_finite),
+    OpDef("AllFinite", "all_finite", infer_all_finite, plan_all_finite, emit_all_finite, runtime_tiling=("sizes",)),
 )

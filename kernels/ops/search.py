@@ -12,6 +12,11 @@ up to 2^53), so the result never depends on the block count. The index is stored
 PopulationCount counts the bits of each element's own width (an int8 -1 has 8), as uint8; it loads the
 element as int64 and masks it to that width, then clears the lowest set bit until none is left.
 
+Gcd and Lcm are dynamic-shape kernels (the element count is tiling data: one kernel per op and dtype).
+PopulationCount and SearchSorted stay specialised: PopulationCount is the suite's kernel of that kind
+(tests/test_binary.py, test_hal_binary.py, test_replay.py and test_cache_faults.py load it by path, which
+the HAL refuses for a dynamic-shape kernel).
+
 None carries a gradient: their outputs are integers.
 """
 from __future__ import annotations
@@ -132,12 +137,12 @@ def plan_gcd(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     """Euclid's algorithm: at most about 1.44 log2 of the width's range steps per element (64 priced)."""
     x = sig.inputs[0]
     cost = KernelCost(vector_ops=x.size * 64, bytes=2 * x.nbytes + outputs[0].nbytes, dtype=x.dtype)
-    return Plan(src.elementwise_blocks(x.size), cost)
+    return Plan(src.elementwise_blocks(x.size), cost, tiling={"n": x.size})
 
 
 def emit_gcd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
     """gcd(|a|, |b|) by Euclid (gcd(0, 0) = 0); lcm = |a / gcd * b|, 0 when either is 0 (wrapped to the
-    width on store, as the integer ops are)."""
+    width on store, as the integer ops are). The element count is tiling data."""
     dtype = sig.inputs[0].dtype
     body = [f"a = {src.load(dtype, 'x[u]')}", f"b = {src.load(dtype, 'z[u]')}",
             "g = abs(a)", "r = abs(b)",
@@ -145,7 +150,7 @@ def emit_gcd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
             "    t = g % r", "    g = r", "    r = t"]
     body += [f"y[u] = np.{dtype}(g)"] if sig.op == "Gcd" else [f"y[u] = np.{dtype}(0 if g == 0 else abs((a // g) * b))"]
     lines = src.HEADER + src.views(("x", 0, dtype), ("z", 1, dtype), ("y", 2, dtype))
-    lines += src.indent(src.split_lines(str(outputs[0].size)))
+    lines += src.indent(src.split_lines(plan.tiling["n"]))
     return src.finish(lines + ["    for u in range(lo, hi):"] + src.indent(body, 2))
 
 
@@ -154,6 +159,6 @@ def emit_gcd(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
 OPS: tuple[OpDef, ...] = (
     OpDef("SearchSorted", "search_sorted", infer_search, plan_search, emit_search, grad=no_grad),
     OpDef("PopulationCount", "population_count", infer_popcount, plan_popcount, emit_popcount, grad=no_grad),
-    OpDef("Gcd", "gcd", infer_gcd, plan_gcd, emit_gcd, grad=no_grad),
-    OpDef("Lcm", "lcm", infer_gcd, plan_gcd, emit_gcd, grad=no_grad),
+    OpDef("Gcd", "gcd", infer_gcd, plan_gcd, emit_gcd, grad=no_grad, runtime_tiling=("n",)),
+    OpDef("Lcm", "lcm", infer_gcd, plan_gcd, emit_gcd, grad=no_grad, runtime_tiling=("n",)),
 )

@@ -2,6 +2,12 @@
 regularised incomplete gamma functions), Betainc (the regularised incomplete beta function) and the
 Bessel functions I0, I1, J0, J1, Y0, Y1, K0, K1 (and the exponentially scaled I0e, I1e, K0e, K1e).
 
+Dynamic-shape kernels, as the elementwise family's: the element count, the coalesced loop dims and the
+operands' broadcast strides along them are run-time tiling data (``elementwise.RUNTIME_TILING``), the
+stride kinds and the dtypes compiled in, so one kernel per (op, dtypes, broadcast pattern) serves every
+shape; the per-element program holds no size, so the arithmetic and its order are the specialised
+kernels' and so are the bits.
+
 Each is the elementwise family's loop (:func:`~ascendemu.kernels.ops.elementwise.layout_source`:
 broadcast operands, blocks splitting the flat output) around a per-element program with loops, so it
 is no FusedElemwise step: every value is computed in float64 registers whatever the operands' float
@@ -29,7 +35,7 @@ from ascendemu.kernels.signature import OpSignature, TensorDesc
 
 from . import src
 from .common import FLOATS, INDEX, broadcast_shapes, check_arity, check_dtype, fail
-from .elementwise import broadcast_strides, layout_source, strided_layout
+from .elementwise import RUNTIME_TILING, broadcast_strides, layout_source, strided_layout
 
 # the power series of I, J and Y below this |x|, Hankel's asymptotic expansions above it: the series
 # loses ~e^x / 1e16 to cancellation (J, Y), the expansion is good to ~e^-2x
@@ -410,7 +416,7 @@ BESSEL_SLOPES = {      # d f(x) / dx from x and out = f(x)
 def _op(name: str, func_name: str, operands: tuple[str, ...], grad: Grad | None, functions: tuple[str, ...],
         int_first: bool = False) -> OpDef:
     return OpDef(name, func_name, _infer(operands, int_first), plan, emit, grad=grad,
-                 frontend=Exposure((name,), functions))
+                 frontend=Exposure((name,), functions), runtime_tiling=RUNTIME_TILING)
 
 
 OPS: tuple[OpDef, ...] = (

@@ -24,7 +24,7 @@ from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .. import operations
 from .._utils import _int_tuple, _probability, defined_here
-from ..operations.array_ops import ResizeNearestNeighbor
+from ..operations.array_ops import GatherD, MaskedFill, ResizeNearestNeighbor
 from ..operations.image_ops import ResizeBilinearV2
 from ..operations.nn_ops import (BiasAdd, Conv2D, Dropout, GeLU, LogSoftmax, MirrorPad, SmoothL1Loss, Softmax,
                                  check_reduction, reduce_loss)
@@ -183,20 +183,24 @@ def softmax_cross_entropy(logits: Tensor, labels: Tensor, sparse: bool) -> Tenso
     return apply_op("SoftmaxCrossEntropyWithLogits", [logits, labels])[0]
 
 
-def _one_hot(target: Tensor, classes: int, dtype: Any) -> Tensor:
-    row = Tensor(np.arange(classes, dtype=np.int32).reshape(1, classes))
-    column = reshape(cast(target, mstype.int32), (-1, 1))
-    return cast(equal(column, row), dtype)
-
-
 def _class_weights(weight: Any, dtype: Any) -> Tensor | None:
     return None if weight is None else cast(reshape(weight, (1, -1)), dtype)
+
+
+def _inner_log_softmax(x: Tensor, axis: int) -> Tensor:
+    """``x - logsumexp(x)`` composed as MindSpore's cross_entropy composes it (``_innner_log_softmax``: ReduceMax,
+    Sub, Exp, ReduceSum, Log, Add, Sub; the gradient also flows through the max), not one LogSoftmax kernel:
+    its forward and backward hold MindSpore's logits-sized temporaries, which set a large vocabulary's peak."""
+    peak = ReduceMax(True)(x, axis)
+    return x - (log(ReduceSum(True)(exp(x - peak), axis)) + peak)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Any = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy of (N, C) logits against class indices (int) or class probabilities (float)."""
-    return nll_loss(log_softmax(input, 1), target, weight, ignore_index, reduction, label_smoothing)
+    if target.dtype.name in ("float32", "float16"):
+        return nll_loss(log_softmax(input, 1), target, weight, ignore_index, reduction, label_smoothing)
+    return nll_loss(_inner_log_softmax(input, 1), target, weight, ignore_index, reduction, label_smoothing)
 
 
 def nll_loss(inputs: Tensor, target: Tensor, weight: Any = None, ignore_index: int = -100,
@@ -215,19 +219,29 @@ def nll_loss(inputs: Tensor, target: Tensor, weight: Any = None, ignore_index: i
         per = probs * inputs if w is None else probs * inputs * w
         loss = -tensor_sum(per, 1)
         return reduce_loss(loss, reduction)
-    hot = _one_hot(target, classes, inputs.dtype)
-    keep = cast(not_equal(reshape(cast(target, mstype.int32), (-1,)), ignore_index), inputs.dtype)
-    probs = hot
-    if label_smoothing:
-        probs = hot * (1 - label_smoothing) + label_smoothing / classes
-    per = probs * inputs if w is None else probs * inputs * w
-    loss = -tensor_sum(per, 1) * keep
-    if reduction == "none":
-        return loss
+    return _nll_loss_of_indices(inputs, target, w, ignore_index, reduction, label_smoothing)
+
+
+def _nll_loss_of_indices(inputs: Tensor, target: Tensor, w: Tensor | None, ignore_index: int, reduction: str,
+                         label_smoothing: float) -> Tensor:
+    """MindSpore's ``_nll_loss`` on class indices: the target's column picked by GatherD (no one-hot: a (N, C)
+    float32 one-hot would be held from the step's start), the smoothing term always computed (scaled by 0
+    without smoothing, as MindSpore's graph does), ignored targets masked to 0."""
+    index = reshape(cast(target, mstype.int32), (-1, 1))
+    ignored = equal(index, ignore_index)
+    index = MaskedFill()(index, ignored, 0)
+    weighted = inputs if w is None else inputs * w
+    loss = -GatherD()(weighted, 1, index)
+    smooth = -tensor_sum(weighted, 1, keepdim=True)
+    loss, smooth = MaskedFill()(loss, ignored, 0.0), MaskedFill()(smooth, ignored, 0.0)
+    loss, smooth = reshape(loss, (-1,)), reshape(smooth, (-1,))
     if reduction == "sum":
-        return tensor_sum(loss)
-    counts = keep if w is None else tensor_sum(hot * w, 1) * keep
-    return tensor_sum(loss) / tensor_sum(counts)
+        loss, smooth = tensor_sum(loss), tensor_sum(smooth)
+    elif reduction == "mean":          # over the weights of the targets that count
+        counts = ones(index.shape, inputs.dtype) if w is None else _gather(reshape(w, (-1,)), index, 0)
+        total = tensor_sum(MaskedFill()(counts, ignored, 0.0))
+        loss, smooth = tensor_sum(loss) / total, tensor_sum(smooth) / total
+    return (1.0 - label_smoothing) * loss + (label_smoothing / inputs.shape[1]) * smooth
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

@@ -472,7 +472,8 @@ def MaskedFill(input_x, mask, value):
     value = _as_dtype(value, x)
     if value.ndim:
         raise InvalidParamError(f"MaskedFill: value must be a number or a 0-d tensor, got shape {value.shape}")
-    return Select()(BroadcastTo(shape)(mask), BroadcastTo(shape)(value), BroadcastTo(shape)(x))
+    spread = lambda t: t if t.shape == shape else BroadcastTo(shape)(t)  # noqa: E731  (no copy to shard)
+    return Select()(spread(mask), BroadcastTo(shape)(value), spread(x))
 
 
 @composite("MaskedSelect", functions=("masked_select",))

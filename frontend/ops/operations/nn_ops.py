@@ -10,6 +10,7 @@ import numpy as np
 from ascendemu.errors import InvalidParamError, check_int
 
 from ...common.parameter import GeneratorState
+from ...common.recompute import primitive_marks
 from ...common.seed import graph_seed
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
@@ -1637,7 +1638,9 @@ def _rms_normalize(owner: str, x: Any, gamma: Any, epsilon: float) -> tuple[Tens
     axes = tuple(range(x.ndim - g.ndim, x.ndim))
     xf = _cast(x, mstype.float32)
     rstd = apply_op("Rsqrt", [ReduceMean(keep_dims=True)(xf * xf, axes) + epsilon])[0]
-    return _cast(xf * rstd * _cast(g, mstype.float32), x.dtype), rstd
+    with primitive_marks(True):          # x * rstd made again for gamma's gradient, as RmsNormGrad reads x and
+        normed = xf * rstd               # rstd: the backward keeps no float32 copy of the normalised x
+    return _cast(normed * _cast(g, mstype.float32), x.dtype), rstd
 
 
 @composite("RmsNorm", functions=("rms_norm",))

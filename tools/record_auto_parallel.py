@@ -1,0 +1,73 @@
+"""Record what real MindSpore 2.10's AUTO_PARALLEL search picks for the scripts auto_mlp.py and
+auto_attention.py of tests/fixtures/msdryrun/ (its Ascend DryRun on the stub CANN of
+/work/shared/msdryrun/make_fakecann.sh) into tests/fixtures/msdryrun/auto_parallel_dryrun.json: per
+configuration, its strategy checkpoint decoded (each op's strategy, each Parameter's layout), the
+checkpoint's bytes (hex: our writer must read it) and the collectives of the step's execute order.
+
+    python tools/record_auto_parallel.py /work/msvenv/bin/python /tmp/p8/fakecann
+"""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from record_msdryrun_parallel import FIXTURES, dryrun_output  # noqa: E402
+
+# (script, RANK_SIZE, RANK_ID, environment)
+CONFIGS = [("auto_mlp.py", 4, 1, {"SEARCH": "sharding_propagation", "SHARD": shard}) for shard in ("mm1", "mm2", "cell",
+                                                                                                   "none")] + \
+          [("auto_mlp.py", 4, 1, {"SEARCH": "recursive_programming", "SHARD": "none"}),
+           ("auto_mlp.py", 8, 5, {"SEARCH": "sharding_propagation", "SHARD": "mm1", "DP": "4", "MP": "2"}),
+           ("auto_attention.py", 4, 1, {"SEARCH": "sharding_propagation", "SHARD": "q"}),
+           ("auto_attention.py", 4, 1, {"SEARCH": "sharding_propagation", "SHARD": "none"}),
+           ("auto_attention.py", 4, 1, {"SEARCH": "recursive_programming", "SHARD": "none"})]
+
+# run by MindSpore's python: its own protobuf module decodes the checkpoint
+DECODE = """
+import json, sys
+from mindspore.train.node_strategy_pb2 import ParallelStrategyMap
+m = ParallelStrategyMap(); m.ParseFromString(open(sys.argv[1], 'rb').read())
+print(json.dumps({"current_stage": m.current_stage,
+    "strategies": {i.node_name: [list(s.dim) for s in i.parallel_strategys.parallel_strategy]
+                   for i in m.parallel_strategy_item},
+    "layouts": {i.param_name: {"dev_matrix": list(i.parallel_layouts.dev_matrix[0].dim),
+                               "tensor_map": list(i.parallel_layouts.tensor_map[0].dim)}
+                for i in m.parallel_layout_item}}))
+"""
+
+
+def record(python: str, cann: Path, script: str, size: int, rank: int, extra: dict[str, str]) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        ckpt = Path(tmp) / "strategy.ckpt"
+        code, text = dryrun_output(python, cann, script, tmp, {**extra, "RANK_SIZE": str(size), "RANK_ID": str(rank),
+                                                               "STRATEGY_FILE": str(ckpt)})
+        if code != 0:
+            raise RuntimeError(f"{script} {extra}: exit {code}\n{text[-2000:]}")
+        with open(Path(tmp) / f"rank_{rank}" / "execute_order" / "comm_execute_order.csv") as f:
+            rows = list(csv.DictReader(f))
+        decoded = json.loads(subprocess.run([python, "-c", DECODE, str(ckpt)], capture_output=True, text=True,
+                                            check=True, cwd=tmp).stdout)
+        raw = ckpt.read_bytes().hex()
+    return {"script": script, "rank_size": size, "rank_id": rank, "env": extra, **decoded, "ckpt_hex": raw,
+            "step_collectives": [{"primitive": r["primitive"], "ranks": [int(x) for x in r["comm_rank"].split()],
+                                  "input_shape": r["input_shape"], "output_shape": r["output_shape"]} for r in rows]}
+
+
+def main() -> None:
+    python, cann = sys.argv[1], Path(sys.argv[2])
+    version = subprocess.run([python, "-c", "import mindspore; print(mindspore.__version__)"], capture_output=True,
+                             text=True, check=True, cwd="/tmp").stdout.strip()
+    runs = [record(python, cann, *config) for config in CONFIGS]
+    (FIXTURES / "auto_parallel_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": runs}, indent=1) +
+                                                        "\n")
+    for r in runs:
+        print(r["script"], r["env"], r["strategies"], len(r["step_collectives"]))
+
+
+if __name__ == "__main__":
+    main()
