@@ -472,6 +472,24 @@ def _reads_at_own_index(node: OpNode) -> bool:
 OPTIMIZER_AFTER_BACKWARD = True
 
 
+def _backward_and_optimizer(graph: Graph) -> tuple[set[int], list[OpNode]]:
+    """The backward's node ids, and the optimizer's nodes in capture order: outside the backward, reading a
+    gradient directly or through another such node."""
+    producer = {v: n for n in graph.nodes for v in n.outputs}
+    backward = {n.id for n in graph.nodes if is_backward(n.origins or (n.full_name,))}
+    optimizer: list[OpNode] = []
+    downstream: set[int] = set()
+    for n in graph.nodes:
+        if n.id in backward:
+            continue
+        # two lookups, not `in backward | downstream`: that builds a set per input (quadratic in nodes)
+        if any(graph.root(v) in producer and (producer[graph.root(v)].id in backward or
+                                              producer[graph.root(v)].id in downstream) for v in n.inputs):
+            downstream.add(n.id)
+            optimizer.append(n)
+    return backward, optimizer
+
+
 def optimizer_after_backward(graph: Graph) -> Graph:
     """The optimizer's nodes (outside the backward, reading a gradient directly or through another such
     node) each wait for the previous one in capture order, the first for every node of the backward
@@ -479,18 +497,7 @@ def optimizer_after_backward(graph: Graph) -> Graph:
     if not OPTIMIZER_AFTER_BACKWARD:
         return graph
     g = graph.copy()
-    producer = {v: n for n in g.nodes for v in n.outputs}
-    backward = {n.id for n in g.nodes if is_backward(n.origins or (n.full_name,))}
-    optimizer: list[OpNode] = []
-    downstream: set[int] = set()
-    for n in g.nodes:
-        if n.id in backward:
-            continue
-        # two lookups, not `in backward | downstream`: that builds a set per input (quadratic in nodes)
-        if any(g.root(v) in producer and (producer[g.root(v)].id in backward or producer[g.root(v)].id in downstream)
-               for v in n.inputs):
-            downstream.add(n.id)
-            optimizer.append(n)
+    backward, optimizer = _backward_and_optimizer(g)
     if not optimizer:
         return g
     position = {n.id: i for i, n in enumerate(g.nodes)}
@@ -498,7 +505,7 @@ def optimizer_after_backward(graph: Graph) -> Graph:
     _wait(g, first.id, [b for b in gradient_ends(g) if position[b] < position[first.id]])
     for before, after in zip(optimizer, optimizer[1:]):
         _wait(g, after.id, [before.id])
-    loads, results = first_update_loads(g, backward, downstream)
+    loads, results = first_update_loads(g, backward, {n.id for n in optimizer})
     for nid in loads:
         _wait(g, nid, [r for r in results if position[r] < position[nid]])
     return g
@@ -513,15 +520,10 @@ def first_update_loads(graph: Graph, backward: set[int] | None = None,
     launches these first ones once ready, as the backward starts (a Llama's memory_block.csv: the
     embedding's three float32 Casts live through the whole backward). Ours: they wait for the loss and are
     never deferred (:func:`defer_to_first_use`); the later ones run just before their update, as there."""
+    if backward is None or downstream is None:
+        backward, optimizer = _backward_and_optimizer(graph)
+        downstream = {n.id for n in optimizer}
     producer = {v: n.id for n in graph.nodes for v in n.outputs}
-    if backward is None:
-        backward = {n.id for n in graph.nodes if is_backward(n.origins or (n.full_name,))}
-    if downstream is None:
-        downstream = set()
-        for n in graph.nodes:
-            if n.id not in backward and any(producer.get(graph.root(v)) in backward or
-                                            producer.get(graph.root(v)) in downstream for v in n.inputs):
-                downstream.add(n.id)
     position = {n.id: i for i, n in enumerate(graph.nodes)}
     if not backward or not downstream:
         return [], []

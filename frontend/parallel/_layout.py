@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
-from ascendemu.graph.parallel.layout import Layout as TensorLayout
+from ascendemu.graph.parallel.layout import Layout as TensorLayout, tensor_map_entry
 
 __all__ = ["Layout", "LayoutNotSupportedError"]
 
@@ -111,9 +111,6 @@ class Layout:
             raise LayoutNotSupportedError(f"Layout {self._alias_name}: rank_list {self._rank_list} is not supported by "
                                           f"the emulator's sharding pass (it places ranks in order); omit rank_list")
         last = len(self._device_shape) - 1
-
-        def entry(value: int | tuple[int, ...]) -> int | tuple[int, ...]:
-            axes = tuple(last - v for v in (value if isinstance(value, tuple) else (value,)) if v >= 0)
-            return -1 if not axes else axes[0] if len(axes) == 1 else axes
-
-        return TensorLayout(self._device_shape, tuple(entry(v) for v in described["tensor_map"]))
+        return TensorLayout(self._device_shape, tuple(
+            tensor_map_entry(tuple(last - v for v in (value if isinstance(value, tuple) else (value,)) if v >= 0))
+            for value in described["tensor_map"]))

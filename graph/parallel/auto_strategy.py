@@ -35,6 +35,7 @@ import numpy as np
 from ascendemu.errors import InvalidParamError
 
 from .layout import Layout, LayoutError
+from .redistribution import refinement
 from .rules import BatchRule, ElementwiseRule, MatMulRule, ReduceRule, ShardPlan, SoftmaxRule, plan_op, rule_for
 from .sharding import ShardingPass
 from .strategy import Strategy, StrategyError
@@ -155,16 +156,9 @@ def redistribution_cost(have: Layout, want: Layout, shape: Shape, itemsize: int)
     if have.same(want) or have.is_replicated:
         return 0.0
     local = float(math.prod(want.local_shape(shape))) * itemsize
-    gather = 2 * local
-    for d in range(len(shape)):
-        kh, kw = have.shards(d), want.shards(d)
-        if kh == 1 or have.same_dim(want, d):
-            continue
-        # shard (r // sw) % kw lies inside shard (r // sh) % kh on every rank r exactly when sw * kw / kh == sh
-        sw, sh = want.shard_stride(d), have.shard_stride(d)
-        if kw % kh or sw is None or sh is None or sw * (kw // kh) != sh:
-            return gather
-    return SLICE_WEIGHT * local
+    if all(have.shards(d) == 1 or have.same_dim(want, d) or refinement(have, want, d) for d in range(len(shape))):
+        return SLICE_WEIGHT * local
+    return 2 * local
 
 
 def _splits(dims: Shape, n: int) -> list[tuple[int, ...]]:
@@ -329,8 +323,7 @@ class StrategySearch:
         splits the output gets a partial gradient; a Parameter's is mirrored), the computation tie-breaker."""
         moved = own = 0.0
         size = rec.itemsize
-        out_axes = {a for lay in plan.outputs for d in range(len(lay.tensor_map)) for a in lay.axes(d)
-                    if lay.dev_matrix[a] > 1}
+        out_axes = {a for lay in plan.outputs for a in lay.used_axes if lay.dev_matrix[a] > 1}
         for i, want in enumerate(plan.inputs):
             have = self._have(rec, i)
             local = math.prod(want.local_shape(rec.shapes[i])) * size
@@ -339,7 +332,7 @@ class StrategySearch:
                 moved += redistribution_cost(have, want, rec.shapes[i], size)
             if rec.params[i] is not None:
                 own += MIRROR_WEIGHT * ALLREDUCE_WEIGHT * local if want.replicas > 1 else 0.0
-            elif out_axes - {a for d in range(len(want.tensor_map)) for a in want.axes(d)} and not rec.update:
+            elif out_axes - set(want.used_axes) and not rec.update:
                 own += ALLREDUCE_WEIGHT * local
         for j, lay in enumerate(plan.outputs):
             local = math.prod(lay.local_shape(rec.out_shapes[j])) * size

@@ -19,12 +19,17 @@ from functools import cached_property
 
 from ascendemu.errors import InvalidParamError
 
-__all__ = ["Layout", "LayoutError"]
+__all__ = ["Layout", "LayoutError", "tensor_map_entry"]
 
 
 class LayoutError(InvalidParamError, RuntimeError):
     """A tensor that cannot take a layout (a dimension not divisible by its shards): MindSpore's
     parallel compiler raises RuntimeError there."""
+
+
+def tensor_map_entry(axes: tuple[int, ...]) -> int | tuple[int, ...]:
+    """The tensor-map entry of a dimension split over ``axes``: -1 (whole), the one axis, or the tuple."""
+    return -1 if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from .layout import Layout
 
-__all__ = ["Emitter", "move", "all_reduce", "reduce_scatter"]
+__all__ = ["Emitter", "move", "all_reduce", "reduce_scatter", "refinement"]
 
 
 class Emitter(Protocol):
@@ -117,13 +117,18 @@ def _coarsening_group(src: Layout, dst: Layout, dim: int, rank: int) -> tuple[in
     return tuple(group) if len(group) == f else None
 
 
-def _refinement(src: Layout, dst: Layout, dim: int) -> int:
+def refinement(src: Layout, dst: Layout, dim: int) -> int:
     """f when ``dst`` cuts every ``src`` shard of ``dim`` into f and each rank's new shard lies in its
-    old one (a batch split 4 ways read as split 8: a local cut); else 0."""
+    old one (a batch split 4 ways read as split 8: a local cut); else 0. In closed form when both layouts
+    place the dimension's shards by a stride (rank r holds shard (r // s) % k): shard (r // sd) % kd lies in
+    shard (r // ss) % ks on every rank exactly when sd * f == ss; else rank by rank."""
     ks, kd = src.shards(dim), dst.shards(dim)
     if kd % ks or kd == ks:
         return 0
     f = kd // ks
+    ss, sd = src.shard_stride(dim), dst.shard_stride(dim)
+    if ks > 1 and ss is not None and sd is not None:
+        return f if sd * f == ss else 0
     return f if all(dst.index(r, dim) // f == src.index(r, dim) for r in range(src.device_num)) else 0
 
 
@@ -138,7 +143,7 @@ def move(emit: Emitter, vid: int, src: Layout, dst: Layout) -> int:
     cuts = []                         # (dim, f): cut after every gather, so that the gathers' peers hold the
     for d in range(len(src.tensor_map)):      # same blocks of the other dimensions as this rank
         if cur.shards(d) > 1 and not cur.same_dim(dst, d):
-            finer = _refinement(cur, dst, d)
+            finer = refinement(cur, dst, d)
             if finer > 1:             # this rank's shard contains its new one: cut it, no communication
                 cuts.append((d, finer))
                 placed.add(d)

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from ascendemu.kernels.registry import REGISTRY
 
-from .layout import Layout
+from .layout import Layout, tensor_map_entry
 from .redistribution import Emitter
 from .strategy import LayoutStrategy, RepeatFirst, Strategy, StrategyError, with_repeat
 
@@ -213,7 +213,7 @@ class MatMulRule(OpRule):
         reduced = plan.outputs[0]
         part = plan.partial.get(0)
         k_axes = tuple(sorted(part.axes)) if part else ()
-        scattered = reduced.with_dim(0, _entry(reduced.axes(0) + k_axes))
+        scattered = reduced.with_dim(0, tensor_map_entry(reduced.axes(0) + k_axes))
         if isinstance(out, LayoutStrategy):
             if out[0].dev_matrix != reduced.dev_matrix:
                 raise StrategyError(f"For {op}: the output layout's device_matrix {out[0].dev_matrix} must be the "
@@ -556,11 +556,6 @@ def rule_for(op: str) -> OpRule:
     return _REPLICATED
 
 
-def _entry(axes: tuple[int, ...]) -> int | tuple[int, ...]:
-    """A tensor-map entry for ``axes``: -1 (whole), one axis, or a tuple of axes."""
-    return -1 if not axes else axes[0] if len(axes) == 1 else tuple(axes)
-
-
 def _same_map(a: Layout, b: Layout) -> bool:
     """The same device matrix and the same slice on every rank (an axis of size 1 named or not)."""
     return a.dev_matrix == b.dev_matrix and a.same(b)
@@ -581,7 +576,7 @@ def _renamed(plan: ShardPlan, layouts: LayoutStrategy, op: str) -> ShardPlan:
     dev = layouts[0].dev_matrix
 
     def rename(lay: Layout) -> Layout:
-        return Layout(dev, tuple(_entry(tuple(u for a in lay.axes(d) for u in names.get(a, ())))
+        return Layout(dev, tuple(tensor_map_entry(tuple(u for a in lay.axes(d) for u in names.get(a, ())))
                                  for d in range(len(lay.tensor_map))))
 
     partial = {i: replace(p, axes=tuple(sorted(u for a in p.axes for u in names.get(a, ()))))

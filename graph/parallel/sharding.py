@@ -78,21 +78,14 @@ def _inside_sharded_composite(op: str) -> bool:
     return bool(stack) and stack[-1][0] != op and stack[-1][1] is not None
 
 
-def _take_out_strategy(op: str) -> Strategy | LayoutStrategy | None:
-    """The pending ``out_strategy`` of ``op`` (taken before its in_strategy, :func:`_take_strategy`)."""
+def _take_strategies(op: str) -> tuple[Strategy | LayoutStrategy | None, Strategy | LayoutStrategy | None]:
+    """The pending (in_strategy, out_strategy) of ``op``'s sharded call, taken: only its first ``op`` has them."""
     stack = getattr(_pending, "stack", None)
     if stack and stack[-1][0] == op and stack[-1][1] is not None:
-        out, stack[-1][2] = stack[-1][2], None
-        return out
-    return None
-
-
-def _take_strategy(op: str) -> Strategy | None:
-    stack = getattr(_pending, "stack", None)
-    if stack and stack[-1][0] == op and stack[-1][1] is not None:
-        strategy, stack[-1][1] = stack[-1][1], None
-        return strategy
-    return None
+        taken = stack[-1][1], stack[-1][2]
+        stack[-1][1] = stack[-1][2] = None
+        return taken
+    return None, None
 
 
 def _following(current: list[Layout | None], descs: list[TensorDesc]) -> Strategy:
@@ -268,21 +261,20 @@ class ShardingPass:
         """The rule, layouts and global output descs of ``op`` under its strategy (or the default)."""
         descs = [TensorDesc(self.global_shape(v), self.tracer.graph.values[v].dtype) for v in inputs]
         whole = infer_node_outputs(op, descs, attrs)
-        out_strategy = _take_out_strategy(op)
-        strategy = self.strategy_for(op, _take_strategy(op), inputs, [d.shape for d in descs], [d.shape for d in whole],
-                                     attrs)
+        shapes, out_shapes = [d.shape for d in descs], [d.shape for d in whole]
+        given, out_strategy = _take_strategies(op)
+        strategy = self.strategy_for(op, given, inputs, shapes, out_shapes, attrs)
         rule = rule_for(op)
         if strategy is None and rule.takes_strategy and _inside_sharded_composite(op):
             strategy = _following(current, descs)
         plan = self._update_plan(op, inputs, current, whole, attrs) if strategy is None else None
         if plan is None:
             try:
-                plan = plan_op(rule, self.n, strategy, [d.shape for d in descs], [d.shape for d in whole], attrs,
-                               current, op, out_strategy)
+                plan = plan_op(rule, self.n, strategy, shapes, out_shapes, attrs, current, op, out_strategy)
             except StrategyError:
                 if not _inside_sharded_composite(op):
                     raise
-                plan = rule.plan(self.n, None, [d.shape for d in descs], [d.shape for d in whole], attrs, current, op)
+                plan = rule.plan(self.n, None, shapes, out_shapes, attrs, current, op)
         return rule, plan, whole
 
     def strategy_for(self, op: str, given: Strategy | None, inputs: list[int], shapes: list[Shape],
