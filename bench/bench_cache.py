@@ -34,6 +34,8 @@ import textwrap
 import time
 from pathlib import Path
 
+os.environ.setdefault("ACL_OP_COMPILER_CACHE_MODE", "disable")    # cold = nothing cached anywhere (cache/store.py)
+
 F32 = "float32"
 
 

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+os.environ.setdefault("ACL_OP_COMPILER_CACHE_MODE", "disable")    # cold = nothing cached anywhere (cache/store.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 LEVELS = ("O0", "O1", "O2")
 WARMUP = 2

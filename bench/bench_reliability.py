@@ -19,6 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+os.environ.setdefault("ACL_OP_COMPILER_CACHE_MODE", "disable")    # cold = nothing cached anywhere (cache/store.py)
+
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 DEFAULT_FUZZ_SEQUENCES = 3000     # issue 25: >= 3,000 random HAL call sequences
 DEFAULT_KILL_TRIALS = 150         # issue 25: 150 SIGKILLs at random moments of cold builds

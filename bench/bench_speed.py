@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+from ascendemu.cache.store import DIR_ENV as STORE_DIR_ENV, MODE_ENV as STORE_MODE_ENV
+
 BENCH = Path(__file__).resolve().parent
 TESTS = BENCH.parent / "tests"
 TRAINING = TESTS / "fixtures" / "oracles" / "training"
@@ -57,11 +59,11 @@ def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> float:
     return wall
 
 
-def cpu_and_wall(cmd: list[str], cwd: Path) -> tuple[float, float]:
+def cpu_and_wall(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float]:
     """CPU seconds (user + sys of the child and every process it waited for, e.g. the kernel build
     workers) and wall seconds of one whole process; fails loudly with its stderr."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = timed(cmd, cwd)
+    wall = timed(cmd, cwd, env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
 
@@ -172,39 +174,61 @@ def build_ranking(work: Path) -> str:
 
 
 def first_run_table(work: Path, peer: str | None, repeats: int, only: list[str] | None = None) -> None:
+    """Per script: cold (nothing cached anywhere: the user's kernel store off), warm, cold again with the
+    user's kernel store (cache/store.py) as the scripts before it in this table left it (empty at the
+    table's start: a new user's first session of scripts, one after another), and the peer."""
     print("First run of nine tutorial and zoo-style scripts (whole process; CPU s = user + sys incl. build "
           f"workers; best of {repeats}; load {os.getloadavg()[0]:.1f})")
-    print("| script | ours cold CPU / wall | ours warm CPU / wall | MindSpore CPU / wall | cold / MindSpore (CPU) |")
-    print("|---|---|---|---|---|")
-    total = {"cold": [0.0, 0.0], "warm": [0.0, 0.0], "peer": [0.0, 0.0]}
+    print("| script | ours cold CPU / wall | ours warm CPU / wall | ours cold, store of the scripts above CPU / wall "
+          "| MindSpore CPU / wall | cold / MindSpore (CPU) | cold with store / MindSpore |")
+    print("|---|---|---|---|---|---|---|")
+    store = work / "atc_data"
+    shutil.rmtree(store, ignore_errors=True)
+    session = {**os.environ, STORE_MODE_ENV: "enable", STORE_DIR_ENV: str(store)}
+    total = {"cold": [0.0, 0.0], "warm": [0.0, 0.0], "store": [0.0, 0.0], "peer": [0.0, 0.0]}
     builds = []
     for case in FIRST_RUNS:
         if only and not any(part in case.name for part in only):
             continue
         case.setup(work)
         best = {key: (float("inf"), float("inf")) for key in total}
+        runs = (("cold", ours(case.script, *case.args), None), ("warm", ours(case.script, *case.args), None),
+                ("store", ours(case.script, *case.args), session),
+                ("peer", [peer, case.script, *case.peer_args] if peer else None, None))
         for _ in range(repeats):
-            shutil.rmtree(work / "rank_0", ignore_errors=True)      # an empty kernel and graph cache
-            for key, cmd in (("cold", ours(case.script, *case.args)), ("warm", ours(case.script, *case.args)),
-                             ("peer", [peer, case.script, *case.peer_args] if peer else None)):
+            for key, cmd, env in runs:
+                if key in ("cold", "store"):
+                    shutil.rmtree(work / "rank_0", ignore_errors=True)      # an empty kernel and graph cache
                 if cmd is not None:
-                    best[key] = min(best[key], cpu_and_wall(cmd, work))
+                    best[key] = min(best[key], cpu_and_wall(cmd, work, env))
                 if key == "cold":
                     ranking = build_ranking(work)
         builds.append(f"| {case.name} | {ranking} |")
         for key, (cpu, wall) in best.items():
             total[key] = [total[key][0] + cpu, total[key][1] + wall]
         row = " | ".join(f"{c:.2f} / {w:.2f}" if c != float("inf") else "-" for c, w in best.values())
-        ratio = f"{best['cold'][0] / best['peer'][0]:.2f}x" if peer else "-"
+        ratio = f"{best['cold'][0] / best['peer'][0]:.2f}x | {best['store'][0] / best['peer'][0]:.2f}x" if peer \
+            else "- | -"
         print(f"| {case.name} | {row} | {ratio} |", flush=True)
     sums = " | ".join(f"**{c:.1f} / {w:.1f}**" if c != float("inf") else "-" for c, w in total.values())
-    ratio = (f"**{total['cold'][0] / total['peer'][0]:.2f}x** (warm {total['warm'][0] / total['peer'][0]:.2f}x)"
-             if peer else "-")
+    ratio = (f"**{total['cold'][0] / total['peer'][0]:.2f}x** (warm {total['warm'][0] / total['peer'][0]:.2f}x) | "
+             f"**{total['store'][0] / total['peer'][0]:.2f}x**" if peer else "- | -")
     print(f"| sum | {sums} | {ratio} |")
     print("\nKernels built by the (last) cold run, from the cache's .build.log (CPU-s in the building thread)")
     print("| script | kernels built | build CPU-s | costliest ops: kernels / CPU-s |")
     print("|---|---|---|---|")
     print("\n".join(builds))
+
+
+def with_bytecode(prefix: Path) -> None:
+    """Our runs import compiled bytecode, as an installed package's (pip compiles it; MindSpore's
+    site-packages have it) whatever PYTHONDONTWRITEBYTECODE says here: the package is compiled once into
+    ``prefix``, which every child then reads (without it each of our processes compiles ~300 modules
+    from source, ~0.9 CPU-s)."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", r"/(\.venv|tests|bench|tools|\.git)/",
+                    str(BENCH.parent)], check=True, capture_output=True)
 
 
 def main() -> None:
@@ -215,6 +239,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("first-run", "zoo", "step"), help="one table only")
     parser.add_argument("--scripts", nargs="+", help="first-run rows whose name contains one of these")
     args = parser.parse_args()
+    # cold means nothing cached anywhere: the user's kernel store is off but where a column says otherwise
+    os.environ[STORE_MODE_ENV] = "disable"
     peer = args.peer_python
     if peer is None and importlib.util.find_spec("mindspore") is not None:
         peer = sys.executable                # real MindSpore here (ascendemu serves `mindspore` only under `run`)
@@ -225,6 +251,7 @@ def main() -> None:
           f"best of {args.repeats} runs each\n")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        with_bytecode(work / "pycache")
         if args.only in (None, "zoo"):
             first_runs(work, peer, args.repeats)
         if args.only in (None, "step"):

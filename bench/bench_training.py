@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+os.environ.setdefault("ACL_OP_COMPILER_CACHE_MODE", "disable")    # cold = nothing cached anywhere (cache/store.py)
+
 ORACLES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "oracles" / "training"
 RECORDED_MINDSPORE_CPU_STEP_MS = (75.0, 96.0)     # real MindSpore 2.10 CPU, LeNet-5 batch 32, these 2 cores
 

@@ -38,6 +38,7 @@ from .auth import CacheKey, entry_auth_problem, load_key
 from .entry import SUFFIXES, entry_path, install_entry, json_mismatch, lock_path, read_entry, verify_problem
 from .layout import (BUILD_LOG, KERNEL_META, LOCKS_DIR, QUARANTINE_DIR, insecurity, kernel_meta_dir,
                      machine_locks_dir, make_private_dir, prepare, rank_kernel_metas, resolve_root)
+from .store import store_root
 from .locks import EntryLock
 
 USAGE_EXIT = 2
@@ -80,6 +81,12 @@ def find_ranks(root: Path, rank: int | None) -> list[Path]:
     if rank is not None:
         return [root / f"rank_{rank}" / KERNEL_META]
     return [path for _, path in rank_kernel_metas(root)]
+
+
+def find_stores() -> list[Path]:
+    """The user's kernel store's folders, one per SoC (none when the store is disabled or empty)."""
+    root = store_root()
+    return sorted(path for path in root.iterdir() if path.is_dir()) if root is not None and root.is_dir() else []
 
 
 def _size(directory: Path, name: str, suffix: str) -> int | None:
@@ -390,6 +397,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("archive", nargs="?", help="export/import: the tar archive")
     parser.add_argument("--root", help="cache root (default: $MS_COMPILER_CACHE_PATH, else .)")
     parser.add_argument("--rank", help="one rank (default: every rank_N under the root; import: $RANK_ID, else 0)")
+    parser.add_argument("--store", action="store_true",
+                        help="ls/verify/stats/clear/export: the user's kernel store (one folder per SoC under "
+                             "$ACL_OP_COMPILER_CACHE_DIR, else $ASCEND_CACHE_PATH, else ~/atc_data) instead of "
+                             "the ranks' kernel_meta")
     parser.add_argument(TRUST_FOREIGN_FLAG, action="store_true",
                         help="import: also accept entries another key made (by default they are refused): "
                              "they are re-verified in full and signed with this user's key, so their machine "
@@ -414,16 +425,22 @@ def main(argv: list[str]) -> int:
         print(f"ascendemu cache: {TRUST_FOREIGN_FLAG} is an import option and contradicts --same-key-only",
               file=sys.stderr)
         return USAGE_EXIT
+    if args.store and (args.command == "import" or args.root or args.rank is not None):
+        print("ascendemu cache: --store names the kernel store: it takes no --root or --rank, and imports go "
+              "into a rank (each run copies its builds into the store)", file=sys.stderr)
+        return USAGE_EXIT
     rank = None if args.rank is None else int(args.rank)
     root = resolve_root(args.root)
     if args.command == "import":
         return cmd_import(Path(args.archive), kernel_meta_dir(root, rank), args.trust_foreign_code, out)
-    directories = find_ranks(root, rank)
+    directories = find_stores() if args.store else find_ranks(root, rank)
     if args.command == "export":
         return cmd_export([d for d in directories if d.is_dir()], Path(args.archive), out)
     status = 0
     if not directories:
-        print(f"no kernel cache under {root} (looked for rank_N/{KERNEL_META})", file=out)
+        where = f"no kernel store in {store_root() or 'use (ACL_OP_COMPILER_CACHE_MODE=disable)'}" if args.store \
+            else f"no kernel cache under {root} (looked for rank_N/{KERNEL_META})"
+        print(where, file=out)
     for directory in directories:
         if not directory.is_dir():
             print(f"{directory}: no kernel cache", file=out)

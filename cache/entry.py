@@ -7,9 +7,10 @@ Protocol (every writer holds the entry's lock):
   (``auth.py``): an entry is used only if it verifies *and* this user's key made it;
 * replace a bad entry: move ``.json`` away first (uncommit), then the rest, into ``.quarantine``;
 * make a missing entry: under the machine-wide lock of the kernel (``layout.machine_locks_dir``: shared by
-  every rank of a cache root of its own), copy it from a sibling rank's kernel_meta if one holds it (read, verified
-  and authenticated as any entry, then packaged for this device), else build it. Ranks on one
-  machine thus never build one kernel twice, nor at the same time.
+  every rank of a cache root of its own), copy it from a sibling rank's kernel_meta or from the user's kernel
+  store (``store.py``) if one holds it (read, verified and authenticated as any entry, then packaged for this
+  device), else build it and keep a copy in the store. Ranks on one machine thus never build one kernel
+  twice, nor at the same time, and a new project does not build again what an earlier one built.
 
 Readers take no lock. They open ``.json`` first, then ``.o`` and ``.info``, then check that the
 ``.json`` path still names the inode they opened: if it does, no writer touched the entry in between
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +37,7 @@ from .auth import CacheKey, entry_auth_problem, sign_entry
 from .layout import (BUILD_LOG, LOCKS_DIR, QUARANTINE_DIR, CacheSecurityError, insecurity, machine_locks_dir,
                      make_private_dir, rank_kernel_metas, secure_dir)
 from .locks import EntryLock
+from .store import StoreWarning, age, prepare_store, store_dir, touch
 
 SUFFIXES = (".o", ".info", ".json")      # write order: .json last commits the entry
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
@@ -51,7 +54,8 @@ class Probe:
 @dataclass(frozen=True)
 class Outcome:
     """How an entry was obtained under its lock: "reused" (someone else built it), "built", "rebuilt"
-    (over a bad entry) or "imported" (copied from a sibling rank's kernel_meta, ``source``)."""
+    (over a bad entry) or "imported" (copied from a sibling rank's kernel_meta or the user's kernel store,
+    ``source``)."""
 
     name: str
     status: str
@@ -59,7 +63,7 @@ class Outcome:
     problem: str | None = None            # why the previous entry was replaced ("rebuilt" only)
     quarantined: str | None = None        # where the bad files went
     cleaned: tuple[str, ...] = ()         # temp files of killed writers removed
-    source: str | None = None             # the sibling kernel_meta an imported entry came from
+    source: str | None = None             # the sibling kernel_meta or store an imported entry came from
 
 
 def entry_path(directory: Path, name: str, suffix: str) -> Path:
@@ -268,7 +272,7 @@ def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str, 
         moved = quarantine(directory, name, problem) if problem else None
         with EntryLock(machine_lock_path(directory, name)):
             # a verified entry that failed to load is built afresh, not copied again
-            binary, source = (None, None) if distrust else sibling_entry(directory, kernel, info, soc, key)
+            binary, source = (None, None) if distrust else copied_entry(directory, kernel, info, soc, key)
             if binary is None:
                 binary = build_binary(kernel, device_id, soc, info)      # imports numba (the cold path only)
                 if binary.bin_file_name != name:
@@ -276,34 +280,56 @@ def ensure_entry(directory: Path, kernel: KernelPlan, device_id: int, soc: str, 
                                         f"expected {name!r}; kernel_name and build_binary disagree")
             verify_binary(binary, named=True)
             binary = write_entry(directory, binary, key)       # committed before a waiting rank looks
+            if source is None:
+                keep_in_store(binary, soc, key)
         status = "imported" if source else "rebuilt" if problem else "built"
         outcome = Outcome(name, status, binary, problem, moved, cleaned, source)
         log_build(directory, outcome, time.thread_time() - started)
         return outcome
 
 
-def sibling_entry(directory: Path, kernel: KernelPlan, info: dict, soc: str,
-                  key: CacheKey) -> tuple[KernelBinary | None, str | None]:
-    """This kernel from another rank's kernel_meta under the same root, packaged for ``info``'s device,
-    with the directory it came from; (None, None) when no sibling holds a good copy. A sibling's entry
-    is used only if it passes every check a rank applies to its own (:func:`entry_problem`: its .info
-    is this kernel's for the sibling's device, it verifies, its launch facts are the plan's and this
-    user's key made it); a directory others could write to is not looked at."""
+def copied_entry(directory: Path, kernel: KernelPlan, info: dict, soc: str,
+                 key: CacheKey) -> tuple[KernelBinary | None, str | None]:
+    """This kernel from another rank's kernel_meta under the same root, else from the user's kernel store,
+    packaged for ``info``'s device, with the directory it came from; (None, None) when none holds a good
+    copy. An entry is used only if it passes every check a rank applies to its own (:func:`entry_problem`:
+    its .info is this kernel's for that entry's device, it verifies, its launch facts are the plan's and
+    this user's key made it); a directory others could write to is not looked at."""
     stem = device_free(info["job_content"]["fusion_op_name"])
-    for _, sibling in rank_kernel_metas(directory.parent.parent):
+    store = store_dir(soc)
+    sources = [sibling for _, sibling in rank_kernel_metas(directory.parent.parent) if sibling != directory]
+    for source in sources + ([store] if store is not None else []):
         try:
-            if sibling == directory or insecurity(sibling.parent) or insecurity(sibling):
+            if insecurity(source.parent) or insecurity(source):
                 continue
-        except OSError:            # removed meanwhile (`cache clear` of that rank)
+        except OSError:            # removed meanwhile (`cache clear` of that rank), or no store yet
             continue
-        for path in sorted(sibling.glob(f"{stem}_*.json")):
+        for path in sorted(source.glob(f"{stem}_*.json")):
             device = path.stem.removeprefix(stem + "_")
             if not device.isdigit():
                 continue
-            found = read_entry(sibling, path.stem)
+            found = read_entry(source, path.stem)
             if found.binary is None or entry_problem(found.binary, kernel, build_info(kernel, int(device), soc), key):
                 continue
             binary = retarget(found.binary, info)
             if binary is not None:
-                return binary, str(sibling)
+                if source == store:
+                    touch(store, path.stem)
+                return binary, str(source)
     return None, None
+
+
+def keep_in_store(binary: KernelBinary, soc: str, key: CacheKey) -> None:
+    """A copy of a freshly built entry in the user's kernel store (``store.py``), then the store aged to its
+    cap. The rank's own entry is already committed: a store that cannot be written costs a warning only."""
+    store = store_dir(soc)
+    if store is None:
+        return
+    try:
+        prepare_store(store)
+        if install_entry(store, binary, key) == "imported":
+            age(store, sum(len(data) for data in binary.files().values()))
+    except (AclError, OSError) as exc:
+        reason = exc.message if isinstance(exc, AclError) else (exc.strerror or str(exc))
+        warnings.warn(StoreWarning(f"kernel {binary.bin_file_name} was not kept in the kernel store {store}: "
+                                   f"{reason}"), stacklevel=2)

@@ -158,7 +158,7 @@ class KernelCache:
         s = self.stats
         line = f"kernel cache {s.directory}: {s.reused} reused, {s.built} built, {s.rebuilt} rebuilt"
         if s.imported:
-            line += f", {s.imported} imported from sibling ranks"
+            line += f", {s.imported} imported from sibling ranks or the kernel store"
         if s.quarantined:
             n = len(s.quarantined)
             line += f" ({n} bad {'entry' if n == 1 else 'entries'} quarantined in {self.directory / QUARANTINE_DIR})"

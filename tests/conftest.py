@@ -23,6 +23,11 @@ if "ASCENDEMU_CACHE_KEY_FILE" not in os.environ:
     atexit.register(shutil.rmtree, _key_dir, True)
     os.environ["ASCENDEMU_CACHE_KEY_FILE"] = str(Path(_key_dir) / "cache.key")
 
+# The user's kernel store (ascendemu.cache.store, CANN's op compiler cache under ~/atc_data) is off for the
+# suite: a test sees only the kernel caches it makes, and nothing is written to the home directory.
+# tests/test_kernel_store.py turns it on in directories of its own.
+os.environ["ACL_OP_COMPILER_CACHE_MODE"] = "disable"
+
 # The xdist workers already fill the cores, so a kernel build compiles its misses in the process that asks
 # (CANN's TE_PARALLEL_COMPILER, honoured by ascendemu.cache.parallel): no pool of build workers per test
 # process or per `ascendemu run` child, each paying imports and numba set-up only to wait for the same
