@@ -180,3 +180,28 @@ def test_auto_parallel_mlp_on_2_ranks_trains_as_one_device(tmp_path):
         np.testing.assert_allclose(result["losses"], losses, rtol=2e-6)
         np.testing.assert_allclose(result["w1"], w1[:, 4 * rank:4 * rank + 4], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(result["w2"], w2[4 * rank:4 * rank + 4], rtol=1e-5, atol=1e-6)
+
+
+EMBEDDING = json.loads((MSDRYRUN / "auto_embedding_dryrun.json").read_text())["runs"]
+
+
+def _elements(shape: str) -> int:
+    return int(np.prod([int(d) for d in shape.strip("()").split(",") if d.strip()]))
+
+
+@pytest.mark.parametrize("run", EMBEDDING, ids=lambda r: f"{r['env']['SEARCH']}-{r['env']['SHARD']}")
+def test_search_splits_an_embeddings_indices_as_mindspore(run, tmp_path):
+    """nn.Embedding's Gather searched (auto_embedding.py, tools/record_auto_parallel.py --embedding): its indices
+    split as MindSpore 2.10 splits them, the table whole (propagated from mm1: the batch by dp 2; recursive: by
+    all 4; nothing shard: whole), the MatMuls' strategies and every layout MindSpore's; one step's collectives by
+    kind, group and elements (MindSpore gathers the (16, 8) ids before nn.Embedding flattens them, ours the
+    (128,) flattened ones: the same bytes), plus the documented loss-backward AllReduce."""
+    strategies, layouts, comms = _ours(tmp_path, run)
+    assert strategies == _theirs(run)
+    assert layouts == run["layouts"]
+    ours = Counter((kind, ranks, _elements(a), _elements(b)) for (kind, ranks, a, b), k in comms.items()
+                   for _ in range(k))
+    theirs = Counter((c["primitive"], tuple(c["ranks"]), _elements(c["input_shape"]), _elements(c["output_shape"]))
+                     for c in run["step_collectives"])
+    assert theirs - ours == Counter()
+    assert all((kind, a, b) == ("AllReduce", 1, 1) for kind, _, a, b in ours - theirs), ours - theirs

@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.parallel.auto_strategy import RecordingPass, StrategySearch
 from ascendemu.graph.parallel.layout import Layout
+from ascendemu.graph.parallel.sharding import PLAN_OP
 from ascendemu.graph.parallel.strategy import LayoutStrategy, Strategy
 
 from .. import context
@@ -42,7 +43,8 @@ def search(recording: RecordingPass) -> dict[int, tuple[str, Strategy]]:
     """The strategies of the recorded capture's ops: loaded from ``load_file``, given by the script, or
     searched (``search_mode``); written to ``save_file`` when the context names one."""
     records = recording.records
-    keys = {i: _key(rec.op, rec.params) for i, rec in enumerate(records)}
+    planned = recording.planned
+    keys = {i: _key(rec.op, [None if p in planned else p for p in rec.params]) for i, rec in enumerate(records)}
     loaded = {}
     load = _ckpt_file("load_file")
     if load:
@@ -50,7 +52,7 @@ def search(recording: RecordingPass) -> dict[int, tuple[str, Strategy]]:
         for i, rec in enumerate(records):
             if rec.given is None and keys[i] in stored:
                 rec.given = loaded[i] = stored[keys[i]]
-    searcher = StrategySearch(records, recording.n)
+    searcher = StrategySearch(records, recording.n, frozenset(planned))
     chosen = searcher.run(context.get_auto_parallel_context("search_mode"))
     chosen.update({i: (records[i].op, s) for i, s in loaded.items()})
     save = _ckpt_file("save_file")
@@ -58,15 +60,23 @@ def search(recording: RecordingPass) -> dict[int, tuple[str, Strategy]]:
         trainable = recording.trainable
         states = {p for rec in records if rec.update and rec.params[:1] and rec.params[0] in trainable
                   for p, shape in zip(rec.params, rec.shapes) if p is not None and shape == rec.shapes[0]}
+        # this rank's stage's ops and Parameters, as MindSpore writes a checkpoint per stage
+        stage = None if recording.pipeline is None else recording.pipeline.stage
+        here = {p for rec in records if rec.stage in (None, stage) for p in rec.params if p is not None}
         strategies = {keys[i]: s for i, s in searcher.strategies.items() if keys[i] is not None and
-                      next(p for p in records[i].params if p is not None) in trainable}
+                      records[i].stage in (None, stage) and
+                      next(p for p in records[i].params if p is not None and p not in planned) in trainable}
+        # a planned Parameter is read through MindSpore's AShardIdentity: the plan is that op's strategy
+        strategies.update({f"{PLAN_OP}_{name}": plan for name, plan in planned.items() if name in trainable and
+                           name in here})
         save_strategy_ckpt(save, strategies, {name: lay for name, lay in searcher.param_layouts.items()
-                                              if name in trainable or name in states})
+                                              if (name in trainable or name in states) and name in here})
     return chosen
 
 
 def _key(op: str, params: list[str | None]) -> str | None:
-    """MindSpore's checkpoint key of an op reading a Parameter: ``<op>_<its first Parameter's name>``."""
+    """MindSpore's checkpoint key of an op reading a Parameter: ``<op>_<its first Parameter's name>`` (a planned
+    Parameter's reader reads an AShardIdentity, not the Parameter: no key)."""
     name = next((p for p in params if p is not None), None)
     return None if name is None else f"{op}_{name}"
 

@@ -13,6 +13,7 @@ from ascendemu.graph.parallel.sharding import strategy_scope
 from ..common.tensor import Tensor
 from ..communication import management
 from ..ops.primitive import apply_op
+from ._layout import Layout
 
 __all__ = ["shard_cell", "shard_cell_inputs"]
 
@@ -23,11 +24,15 @@ class CellShardTypeError(InvalidParamError, TypeError):
     """``Cell.shard`` given a strategy of the wrong type (MindSpore's ``Shard`` raises TypeError)."""
 
 
+class CellShardValueError(InvalidParamError, ValueError):
+    """A ``parameter_plan`` strategy that does not fit its Parameter's shape (MindSpore raises ValueError)."""
+
+
 def shard_cell(cell: Any, in_strategy: Any, out_strategy: Any = None, parameter_plan: Any = None) -> None:
     """``Cell.shard``, checked as MindSpore 2.10's ``Shard`` checks it: the layouts of the cell's inputs
     (applied as it is called in a sharded capture, :func:`shard_cell_inputs`); out_strategy is accepted and
-    unused, as MindSpore warns; parameter_plan is checked and not applied (not built). On one rank it does
-    nothing, unchecked, as MindSpore's."""
+    unused, as MindSpore warns; parameter_plan fixes the layouts of the named Parameters
+    (:func:`_set_parameter_plan`). On one rank it does nothing, unchecked, as MindSpore's."""
     if not management.GlobalComm.INITED or management.get_group_size() == 1:
         return
     if not isinstance(in_strategy, tuple):
@@ -44,10 +49,49 @@ def shard_cell(cell: Any, in_strategy: Any, out_strategy: Any = None, parameter_
                                  f"{type(out_strategy).__name__}.")
     if out_strategy is not None:
         logger.warning("Out_strategy is not in use currently, will be ignored in the following procedures.")
-    if not isinstance(parameter_plan, (type(None), dict)):
+    if parameter_plan is not None:
+        _set_parameter_plan(cell, parameter_plan)
+    object.__setattr__(cell, "_in_strategy", in_strategy)
+
+
+def _set_parameter_plan(cell: Any, parameter_plan: Any) -> None:
+    """Give each named trainable Parameter of ``cell`` its layout (``"self."`` dropped from the name, as
+    MindSpore's ``_search_parameter_by_name``): a split per dim, or an ``ms.Layout``; the sharding pass slices
+    the Parameter to it and its readers take it from there (``ShardingPass.planned_layout``). As MindSpore 2.10:
+    an unknown name or an already planned Parameter is a warning and ignored, a wrong type a TypeError, a split
+    that does not fit the shape a ValueError."""
+    if not isinstance(parameter_plan, dict):
         raise CellShardTypeError(f"For 'Shard', the 'parameter_plan' should be a dict or None, but got "
                                  f"{type(parameter_plan).__name__}")
-    object.__setattr__(cell, "_in_strategy", in_strategy)
+    for key, value in parameter_plan.items():
+        if not isinstance(key, str) or not isinstance(value, (tuple, Layout)):
+            raise CellShardTypeError("For 'Shard', the type of each key and value in 'parameter_plan' must be str "
+                                     f"and tuple/Layout, but got {type(key).__name__} and {type(value).__name__}")
+    params = {p.name: p for p in cell.trainable_params()}
+    for key, value in parameter_plan.items():
+        param = params.get(key.replace("self.", ""))
+        if param is None:
+            logger.warning(f"{key} is not exist, ignored its setting.")
+            continue
+        planned = getattr(param, "_param_plan", None)
+        if planned is not None:
+            logger.warning(f"The layout of parameter '{key}' has been set to {list(planned)}, current setting will "
+                           "be ignored." if isinstance(planned, tuple) else
+                           f"The layout of parameter '{key}' has been set, current setting will be ignored.")
+            continue
+        if isinstance(value, Layout):
+            param._param_plan = value.tensor_layout()
+            continue
+        shape = tuple(param.shape)
+        if len(value) != len(shape):
+            raise CellShardValueError(f"For {key}, the length of param_strategy: {len(value)}, is not equal to "
+                                      f"param_shape len: {len(shape)}.")
+        for i, (size, split) in enumerate(zip(shape, value)):
+            if size % split:
+                raise CellShardValueError(f"For '{key}', the param_shape is {shape} and the setting param_strategy "
+                                          f"is {value}. The param_shape[{i}]: {size} cannot be divisible by "
+                                          f"param_strategy[{i}]: {split}.")
+        param._param_plan = tuple(value)
 
 
 def shard_cell_inputs(cell: Any, args: tuple, tracer: Any) -> tuple:

@@ -71,6 +71,9 @@ class _Host:
     def state_layout(self, source: Any) -> tuple[Layout, tuple[int, ...]] | None:
         return getattr(source, "_shard_layout", None)
 
+    def param_plan(self, source: Any) -> Any:
+        return getattr(source, "_param_plan", None)        # set by Cell.shard (_cell_shard)
+
     def slice_state(self, source: Any, layout: Layout, global_shape: tuple[int, ...]) -> None:
         source._shard_layout = (layout, tuple(global_shape))
         if layout.is_replicated:

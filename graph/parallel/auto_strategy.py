@@ -20,7 +20,10 @@ small computation term (the local output's elements) that breaks ties towards us
   decided producers. A simplification of MindSpore's rec_core (which partitions each op's dimensions
   by halving the device number with per-op cost formulas): the same kind of cost, chosen greedily.
 Ops whose rule takes no strategy (Reshape, Transpose, Cast, optimizer updates) follow their inputs as in
-semi-auto; Gather and FlashAttentionScore are not searched (the default, or the script's strategy).
+semi-auto; a Gather along a table's rows splits only its indices; FlashAttentionScore is not searched (the
+default, or the script's strategy). A Parameter with a ``parameter_plan`` is placed before the search (its
+readers start propagation). Under pipeline stages the edges between two stages are cut: each stage is searched
+from its Receives as from graph inputs, as MindSpore searches a stage's graph.
 """
 from __future__ import annotations
 
@@ -36,7 +39,8 @@ from ascendemu.errors import InvalidParamError
 
 from .layout import Layout, LayoutError
 from .redistribution import refinement
-from .rules import BatchRule, ElementwiseRule, MatMulRule, ReduceRule, ShardPlan, SoftmaxRule, plan_op, rule_for
+from .rules import (BatchRule, ElementwiseRule, GatherRule, MatMulRule, ReduceRule, ShardPlan, SoftmaxRule, plan_op,
+                    rule_for)
 from .sharding import ShardingPass
 from .strategy import Strategy, StrategyError
 
@@ -77,6 +81,7 @@ class OpRecord:
     params: list[str | None]                # per input: the Parameter's name
     update: bool                            # reads a gradient (the optimizer's ops keep the Parameter's layout)
     outputs: list[int] = field(default_factory=list)
+    stage: int | None = None                # its pipeline stage (None: no pipeline, or every stage's op)
 
 
 class _DryHost:
@@ -94,6 +99,9 @@ class _DryHost:
     def slice_state(self, source: Any, layout: Layout, global_shape: Shape) -> None:
         pass
 
+    def param_plan(self, source: Any) -> Any:
+        return self.host.param_plan(source)
+
 
 class RecordingPass(ShardingPass):
     """The first capture (see the module docstring): the semi-auto pass, recording the ops it plans."""
@@ -102,6 +110,7 @@ class RecordingPass(ShardingPass):
         super().__init__(_DryHost(host), *args, **kwargs)
         self.records: list[OpRecord] = []
         self.trainable: set[str] = set()        # the trainable Parameters' names
+        self.planned: dict[str, Strategy] = {}  # Parameters with a parameter_plan: its splits (AShardIdentity's)
 
     def strategy_for(self, op: str, given: Strategy | None, inputs: list[int], shapes: list[Shape],
                      out_shapes: list[Shape], attrs: dict[str, Any]) -> Strategy | None:
@@ -112,16 +121,28 @@ class RecordingPass(ShardingPass):
             if const is not None and const.is_parameter:
                 params.append(const.name)
                 known = self.host.state_layout(const.source)        # placed by an earlier capture
-                external.append(None if known is None else known[0])
+                planned = self.planned_layout(self.param_casts.get(v, v)) if known is None else None
+                external.append(known[0] if known is not None else planned)
+                if planned is not None:
+                    self.planned[const.name] = (tuple(planned.shards(d) for d in range(len(planned.tensor_map))),)
                 if getattr(const.source, "requires_grad", False):
                     self.trainable.add(const.name)
             else:
-                params.append(None)
-                external.append(self.layouts.get(v))
+                params.append(None)     # a value received from another pipeline stage: as a graph input (cut)
+                received = self.pipeline is not None and v in self.pipeline.received.values()
+                external.append(None if received else self.layouts.get(v))
         self.records.append(OpRecord(len(self.records), op, list(inputs), shapes, out_shapes,
                                      np.dtype(graph.values[inputs[0]].dtype).itemsize if inputs else 4,
-                                     dict(attrs), given, external, params, any(v in self.updates for v in inputs)))
+                                     dict(attrs), given, external, params, any(v in self.updates for v in inputs),
+                                     stage=None if self.pipeline is None else self.pipeline.op_stage))
         return given
+
+    def apply(self, tracer: Any, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
+        count = len(self.records)
+        outs = super().apply(tracer, op, inputs, attrs)
+        if len(self.records) > count and not self.records[count].outputs:     # another stage's op: placeholders
+            self.records[count].outputs = list(outs)
+        return outs
 
     def apply_local(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
         count = len(self.records)
@@ -201,6 +222,11 @@ def candidates(rec: OpRecord, n: int) -> list[Strategy]:
         return out
     if isinstance(rule, ReduceRule) and len(rec.shapes) == 1:
         return [(c,) for c in _splits(rec.shapes[0], n)]
+    if isinstance(rule, GatherRule) and len(rec.shapes) == 2 and len(rec.shapes[0]) == 2 and \
+            rec.attrs.get("axis", 0) in (0, -2):
+        # an embedding lookup: the indices split, the table whole (MindSpore's pick for nn.Embedding); vocabulary
+        # or column parallel tables only as the script gives them
+        return [((1, 1), c) for c in _splits(rec.shapes[1], n)]
     if isinstance(rule, BatchRule):
         return [((c[0], *(1,) * (len(rec.shapes[0]) - 1)), *((1,) * len(s) for s in rec.shapes[1:]))
                 for c in _splits(rec.shapes[0][:1], n)]
@@ -210,8 +236,8 @@ def candidates(rec: OpRecord, n: int) -> list[Strategy]:
 class StrategySearch:
     """The search over one capture's records (see the module docstring): a plan per decided op."""
 
-    def __init__(self, records: list[OpRecord], n: int):
-        self.records, self.n = records, n
+    def __init__(self, records: list[OpRecord], n: int, planned: frozenset[str] = frozenset()):
+        self.records, self.n, self.planned = records, n, planned        # planned: Parameters with a parameter_plan
         self.plans: dict[int, ShardPlan] = {}
         self.strategies: dict[int, Strategy] = {}
         self.param_layouts: dict[str, Layout] = {}
@@ -221,8 +247,17 @@ class StrategySearch:
         for rec in records:
             for j, v in enumerate(rec.outputs):
                 self.producer[v] = (rec.index, j)
+        # inputs from another pipeline stage: MindSpore searches each stage alone, its Receives as graph inputs
+        self.cut = {(rec.index, i) for rec in records for i, v in enumerate(rec.inputs) if v in self.producer and
+                    None not in (rec.stage, records[self.producer[v][0]].stage) and
+                    records[self.producer[v][0]].stage != rec.stage}
+        for rec in records:
             for i, v in enumerate(rec.inputs):
-                self.consumers.setdefault(v, []).append((rec.index, i))
+                if (rec.index, i) not in self.cut:
+                    self.consumers.setdefault(v, []).append((rec.index, i))
+            for name, lay in zip(rec.params, rec.external):
+                if name in planned:
+                    self.param_layouts.setdefault(name, lay)
 
     def run(self, mode: str) -> dict[int, tuple[str, Strategy]]:
         """The chosen strategy of each op the script left without one, by its position in the capture."""
@@ -240,11 +275,13 @@ class StrategySearch:
         """Breadth first from the given strategies; what nothing reaches runs whole (all splits 1), as
         MindSpore's propagation leaves an op no configured strategy reaches."""
         self.propagating = True
-        queue = deque(rec.index for rec in self.records if rec.given is not None and self._decide(rec, self._best(rec)))
+        queue = deque(rec.index for rec in self.records if (rec.given is not None or self._reads_planned(rec)) and
+                      self._decide(rec, self._best(rec)))
         while queue:
             u = self.records[queue.popleft()]
             forward = [q for v in u.outputs for q, _ in self.consumers.get(v, ())]
-            backward = [self.producer[v][0] for v in u.inputs if v in self.producer]
+            backward = [self.producer[v][0] for i, v in enumerate(u.inputs) if v in self.producer and
+                        (u.index, i) not in self.cut]
             for idx in (*forward, *backward):
                 if idx not in self.plans and self._decide(self.records[idx], self._best(self.records[idx])):
                     queue.append(idx)
@@ -252,6 +289,11 @@ class StrategySearch:
             if rec.index not in self.plans:
                 whole = tuple((1,) * len(x) for x in rec.shapes)
                 self._decide(rec, self._choice(rec, whole) if candidates(rec, self.n) else self._best(rec))
+
+    def _reads_planned(self, rec: OpRecord) -> bool:
+        """Whether ``rec`` reads a Parameter with a ``parameter_plan`` (behind MindSpore's AShardIdentity, an op
+        of configured strategy that propagation starts from)."""
+        return any(name in self.planned for name in rec.params)
 
     def _plan(self, rec: OpRecord, strategy: Strategy | None, current: list[Layout | None] | None = None
               ) -> ShardPlan | None:
@@ -279,6 +321,8 @@ class StrategySearch:
     def _have(self, rec: OpRecord, i: int) -> Layout | None:
         """Input ``i``'s layout as decided so far (None: its producer is undecided, or an unplaced Parameter)."""
         v = rec.inputs[i]
+        if (rec.index, i) in self.cut:
+            return None
         if v in self.producer:
             q, j = self.producer[v]
             return self.plans[q].outputs[j] if q in self.plans else None

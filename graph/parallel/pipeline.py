@@ -113,6 +113,7 @@ class Pipeline:
         self.spans: list[tuple[tuple[str, int], int, int]] = []   # (phase, first node id, end node id)
         self._tags: dict[int, int] = {}
         self._last_stage_seen = -1
+        self.op_stage: int | None = None                # the stage of the op being applied (None: every stage's)
         self.differentiated = False                     # the backward is captured: what follows is the update
         self._open: tuple[tuple[str, int], int] | None = None
 
@@ -134,6 +135,7 @@ class Pipeline:
             # update runs where the Parameter is (not where a shared learning rate or overflow flag is)
             values = sp.tracer.graph.values
             stage = max((values[v].size, self.value_stage[v]) for v in staged)[1]
+        self.op_stage = stage
         micro = getattr(_context, "micro", None)
         self._phase(sp, ("F", micro) if stage is not None and micro is not None else None)
         if stage is None:

@@ -18,6 +18,7 @@ one global loss: the single-device gradients.
 """
 from __future__ import annotations
 
+import math
 import threading
 from contextlib import contextmanager
 from typing import Any, Iterator, Protocol
@@ -55,8 +56,14 @@ class ShardingHost(Protocol):
     def slice_state(self, source: Any, layout: Layout, global_shape: Shape) -> None:
         """Make the Parameter this rank's slice of itself under ``layout``."""
 
+    def param_plan(self, source: Any) -> Strategy | Layout | None:
+        """The layout ``Cell.shard(parameter_plan=...)`` fixed for the Parameter (a split per dim, or a tensor
+        layout), else None."""
+
 
 _pending = threading.local()
+# MindSpore's name of the op a parameter_plan puts after its Parameter (its strategy checkpoint's key)
+PLAN_OP = "AShardIdentity"
 
 
 @contextmanager
@@ -169,7 +176,7 @@ class ShardingPass:
         if const is not None and const.is_parameter and const.source is not None:
             known = self.host.state_layout(const.source)
             if known is None:
-                return None
+                return self._place_planned(vid)
             desc = graph.values[vid]                # read in the script's view: the global shape
             graph.values[vid] = TensorDesc(known[0].local_shape(known[1], const.name), desc.dtype)
             graph._hash = None
@@ -185,6 +192,43 @@ class ShardingPass:
 
     def _place(self, vid: int, layout: Layout, global_shape: Shape) -> None:
         self.layouts[vid], self.globals[vid] = layout, tuple(global_shape)
+
+    def planned_layout(self, vid: int) -> Layout | None:
+        """The layout the Parameter ``vid``'s ``parameter_plan`` fixes (MindSpore puts an AShardIdentity with the
+        plan as its strategy after the Parameter: its readers take the Parameter in that layout, and move it
+        from there when their strategy wants another), else None."""
+        const = self.tracer.graph.constants[vid]
+        plan = self.host.param_plan(const.source)
+        if plan is None or isinstance(plan, Layout):
+            return plan
+        shape = self.globals.get(vid, self.tracer.graph.values[vid].shape)     # placed or not: the global shape
+        return plan_op(rule_for("Cast"), self.n, (tuple(plan),), [shape], [shape], {}, [None], PLAN_OP).inputs[0]
+
+    def _place_planned(self, vid: int) -> Layout | None:
+        """A Parameter with a ``parameter_plan``: sliced to it at once; any other waits for its first consumer."""
+        lay = self.planned_layout(vid)
+        if lay is None:
+            return None
+        if math.prod(lay.dev_matrix) != self.n:
+            raise StrategyError(f"parameter_plan of {self.tracer.graph.constants[vid].name}: the layout's device "
+                                f"matrix {lay.dev_matrix} must have the device number of the stage, {self.n}")
+        return self._place_parameter(vid, lay)
+
+    def _place_parameter(self, vid: int, want: Layout) -> Layout:
+        """Slice the unplaced Parameter ``vid`` (or its Cast) in place to ``want`` (optimizer parallel: its
+        storage piece); its layout."""
+        graph = self.tracer.graph
+        param = self.param_casts.get(vid, vid)
+        desc = graph.values[param]
+        source = graph.constants[param].source
+        store = want if self.opt is None else self.opt.storage(source, want, desc)
+        self.host.slice_state(source, store, desc.shape)
+        local = store.local_shape(desc.shape, graph.constants[param].name)
+        for v in (param, *(c for c, p in self.param_casts.items() if p == param)):
+            graph.values[v] = TensorDesc(local, graph.values[v].dtype)
+            self._place(v, store, desc.shape)
+        graph._hash = None
+        return store
 
     def _input_layout(self, index: int, shape: Shape) -> tuple[Layout, Shape]:
         """A graph input: the whole batch on every rank (full_batch), or this rank's block of it
@@ -315,17 +359,7 @@ class ShardingPass:
     def _relayout(self, vid: int, current: Layout | None, want: Layout) -> int:
         graph = self.tracer.graph
         if current is None:                 # a Parameter's first consumer: slice it in place
-            param = self.param_casts.get(vid, vid)
-            desc = graph.values[param]
-            source = graph.constants[param].source
-            store = want if self.opt is None else self.opt.storage(source, want, desc)
-            self.host.slice_state(source, store, desc.shape)
-            local = store.local_shape(desc.shape, graph.constants[param].name)
-            for v in (param, *(c for c, p in self.param_casts.items() if p == param)):
-                graph.values[v] = TensorDesc(local, graph.values[v].dtype)
-                self._place(v, store, desc.shape)
-            graph._hash = None
-            current = store
+            current = self._place_parameter(vid, want)
         if current.same(want):
             return vid
         if isinstance(current, OptShardLayout):         # optimizer parallel's pieces: gathered first
