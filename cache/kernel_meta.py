@@ -29,6 +29,7 @@ from .auth import load_key
 from .entry import Outcome, entry_path, entry_problem, read_entry
 from .layout import QUARANTINE_DIR, kernel_meta_dir, prepare
 from .parallel import Request, settle
+from .store import limits, store_dir
 
 
 class CacheWarning(UserWarning):
@@ -78,6 +79,9 @@ class KernelCache:
             raise InvalidParamError(f"soc {soc!r} is not a SoC name such as {get_spec().soc_version!r}")
         self.directory: Path = kernel_meta_dir(root, rank)
         prepare(self.directory)
+        # the kernel store's settings are refused here (InvalidParamError), not in the middle of a build
+        store_dir(soc)
+        limits()
         self.key = load_key()
         self.device_id = device_id
         self.soc = soc

@@ -82,7 +82,7 @@ def prepare_store(store: Path) -> None:
         make_private_dir(path)
 
 
-def _limits() -> tuple[int | None, float]:
+def limits() -> tuple[int | None, float]:
     """(cap in bytes or None for never, share kept by an ageing) from CANN's two variables."""
     def number(name: str, default: int) -> int:
         text = os.environ.get(name, "") or str(default)
@@ -106,7 +106,7 @@ _WRITTEN: dict[Path, int] = {}
 def touch(store: Path, name: str) -> None:
     """Mark entry ``name`` used now (its .json's mtime: access times are often not kept), so ageing
     keeps it; skipped when ageing is off, as CANN's -1 does."""
-    if _limits()[0] is not None:
+    if limits()[0] is not None:
         try:
             os.utime(store / f"{name}.json")
         except OSError:
@@ -116,7 +116,7 @@ def touch(store: Path, name: str) -> None:
 def age(store: Path, wrote: int, now: float | None = None) -> list[str]:
     """After writing ``wrote`` bytes: when the store is over its cap, delete the least recently used
     entries idle for MIN_IDLE_S until it holds the kept share; returns the names deleted."""
-    cap, keep = _limits()
+    cap, keep = limits()
     if cap is None:
         return []
     pending = _WRITTEN.get(store)

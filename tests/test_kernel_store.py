@@ -69,7 +69,11 @@ def test_disabled_store_is_neither_read_nor_written(tmp_path, store_env, monkeyp
     assert len(list((store_env / cache.soc).glob("*.json"))) == 1     # nothing more written
     monkeypatch.setenv(MODE_ENV, "force")
     with pytest.raises(InvalidParamError, match="ACL_OP_COMPILER_CACHE_MODE='force'"):
-        KernelCache(tmp_path / "c", rank=0).get_many(SIGS[:1], jobs=1, progress=False)
+        KernelCache(tmp_path / "c", rank=0)                 # refused when the cache is made, not in a build
+    monkeypatch.setenv(MODE_ENV, "enable")
+    monkeypatch.setenv(MAX_SIZE_ENV, "lots")
+    with pytest.raises(InvalidParamError, match="ASCEND_MAX_OP_CACHE_SIZE='lots' is not an integer"):
+        KernelCache(tmp_path / "c", rank=0)
 
 
 def test_store_others_can_write_is_not_used_and_foreign_entries_are_not_loaded(tmp_path, store_env, monkeypatch):
