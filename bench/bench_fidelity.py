@@ -21,6 +21,7 @@ runs (per card; they include the gradient AllReduce, which overlaps the backward
 simulation is one card.
 
 Run: python bench/bench_fidelity.py [--only resnet50,bert_large,...] [--no-clock] [--spec field=value,...]
+     python bench/bench_fidelity.py --kinds --only bert_base,bert_large   (kernel ms per op kind, side by side)
      python bench/bench_fidelity.py --910b   (only the 910B checks: MindFormers' Llama 2 throughputs on
      Atlas A2, one DryRun of rank 0 of 8 per preset, about 10-15 s of CPU each; :data:`CHECKS_910B`)
 (about 110 s of CPU with warm caches, 5-11 minutes of wall time on 2 loaded cores; BERT-large's graph
@@ -222,23 +223,22 @@ def parse_overrides(text: str) -> dict[str, float]:
     return {k: float(v) for k, v in pairs}
 
 
-def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS,
-                overrides: dict | None = None) -> float:
-    """Simulated seconds of one steady training step of ``build()`` -> (Model, input columns) on
-    ``preset``, in DryRun (graph cache and kernel plans under ``cache``): the difference of two sinks'
-    times over their difference in steps; with one sink of one step, that step's time (its input
-    upload included)."""
+def sink_runs(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS, overrides: dict | None = None,
+              trace: bool = False) -> tuple[list[float], list[dict]]:
+    """Simulated seconds of each sink (``sinks``: steps per sink) of ``build()`` -> (Model, input columns) on
+    ``preset``, in DryRun (graph cache and kernel plans under ``cache``), and with ``trace`` the trace's
+    kernel spans (their ``args`` hold each launch's cost and block count)."""
     import ascendemu.frontend.dataset as ds
     from ascendemu.device.spec import get_spec
     from ascendemu.frontend import context, set_backend
     from ascendemu.graph.executor import DeviceExecutor
-    from ascendemu.hal.runtime import get_runtime
+    from ascendemu.hal.runtime import get_runtime, trace_events
 
     rt = get_runtime()
     if rt.node is not None:
         rt.finalize()
     spec = get_spec(preset, **(overrides or {}))
-    executor = DeviceExecutor(cache_root=cache, dry_run=True, progress=False, device=spec)
+    executor = DeviceExecutor(cache_root=cache, dry_run=True, progress=False, device=spec, trace=trace)
     previous = set_backend(executor)
     try:
         context.set_context(mode=context.GRAPH_MODE)
@@ -249,11 +249,48 @@ def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS,
                                        [f"c{i}" for i in range(len(columns))])
             model.train(1, data, dataset_sink_mode=True, sink_size=steps)
             times.append(executor.steps[-1].device_s)
-        return times[0] / sinks[0] if len(sinks) == 1 else (times[1] - times[0]) / (sinks[1] - sinks[0])
+        kernels = [e for e in trace_events() if e.get("cat") == "kernel"] if trace else []
+        return times, kernels
     finally:
         set_backend(previous)
         context.set_context(mode=context.PYNATIVE_MODE)
         get_runtime().finalize()
+
+
+def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS,
+                overrides: dict | None = None) -> float:
+    """Simulated seconds of one steady training step of ``build()`` on ``preset`` (:func:`sink_runs`): the
+    difference of two sinks' times over their difference in steps; with one sink of one step, that step's
+    time (its input upload included)."""
+    times, _ = sink_runs(build, preset, cache, sinks, overrides)
+    return times[0] / sinks[0] if len(sinks) == 1 else (times[1] - times[0]) / (sinks[1] - sinks[0])
+
+
+def kernel_kind(span: dict) -> str:
+    """A kernel span's kind for :func:`kernel_kinds`: its op type, "grad " before it in the backward graph,
+    or "optimizer" for the optimizer's kernels."""
+    name = span["name"]
+    if "/optimizer-" in name:                   # the optimizer Cell's scope: Default/optimizer-Lamb/...
+        return "optimizer"
+    op = (span["args"].get("op") or {}).get("type", span["args"].get("kernel", name))
+    return ("grad " if name.startswith("Gradients/") else "") + op
+
+
+def kernel_kinds(build, preset: str, cache: str, overrides: dict | None = None) -> dict[str, float]:
+    """Seconds per kernel kind (:func:`kernel_kind`) of one sunk step of ``build()``: each launch priced on
+    an idle device (``cost.kernel_time`` of its cost and block count) and summed over the step's streams, so
+    the kinds add up to the kernels' time, not to the step's (streams overlap)."""
+    from ascendemu.device.cost import KernelCost, kernel_time
+    from ascendemu.device.spec import get_spec
+
+    spec = get_spec(preset, **(overrides or {}))
+    _, kernels = sink_runs(build, preset, cache, (1,), overrides, trace=True)
+    kinds: dict[str, float] = {}
+    for span in kernels:
+        kind = kernel_kind(span)
+        cost = KernelCost.from_json(span["args"]["cost"])
+        kinds[kind] = kinds.get(kind, 0.0) + kernel_time(spec, cost, span["args"]["blockDim"])
+    return kinds
 
 
 def _bench_module(module: str, batch: int):
@@ -267,8 +304,9 @@ def _bench_module(module: str, batch: int):
     return (model if isinstance(model, ms.Model) else ms.Model(model)), list(inputs)
 
 
-def child(name: str, presets: list[str], cache: str, overrides: dict | None = None) -> dict:
-    """Steady simulated step time of ``name`` on each preset, in this process."""
+def child(name: str, presets: list[str], cache: str, overrides: dict | None = None, kinds: bool = False) -> dict:
+    """Steady simulated step time of ``name`` on each preset, in this process; with ``kinds`` instead its
+    kernels' seconds per kind on the default preset (:func:`kernel_kinds`)."""
     from ascendemu.cli.run import install_mindspore_alias
     install_mindspore_alias()
     _, builder, batch, *_ = NETWORKS[name]
@@ -280,17 +318,20 @@ def child(name: str, presets: list[str], cache: str, overrides: dict | None = No
               "unet": lambda: _bench_module("unet", batch), "wide_deep": lambda: _bench_module("wide_deep", batch),
               "ncf": lambda: _bench_module("ncf", batch)}
     build = builds.get(builder, lambda: _resnet(builder, batch))
+    if kinds:
+        return kernel_kinds(build, DEFAULT_PRESET, cache, overrides)
     return {preset: steady_step(build, preset, cache, overrides=dict(overrides or {}, **(
         {} if preset == DEFAULT_PRESET else NO_CHANNEL))) for preset in presets}
 
 
 # ------------------------------------------------------------------------------------------- parent
 
-def run_child(name: str, presets: list[str], cache: str, spec: str = "") -> dict:
+def run_child(name: str, presets: list[str], cache: str, spec: str = "", kinds: bool = False) -> dict:
     env = dict(os.environ, ASCENDEMU_CACHE_KEY_FILE=os.environ.get("ASCENDEMU_CACHE_KEY_FILE",
                                                                    str(Path(cache) / "key")))
     proc = subprocess.run([sys.executable, __file__, "--child", name, "--presets", ",".join(presets),
-                           "--cache", cache, "--spec", spec], capture_output=True, text=True, env=env, cwd=cache)
+                           "--cache", cache, "--spec", spec] + (["--kinds"] if kinds else []),
+                          capture_output=True, text=True, env=env, cwd=cache)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(RESULT_TAG)]
     if proc.returncode or not lines:
         raise SystemExit(f"{name}: child failed\n{proc.stderr[-3000:]}")
@@ -379,6 +420,20 @@ def main_910b() -> None:
                   flush=True)
 
 
+def print_kinds(names: list[str], kinds: dict[str, dict[str, float]]) -> None:
+    """The networks' kernel ms per kind side by side (kinds by the first network's time), with each network's
+    share of the first's per kind when there are several (docs/FIDELITY.md, "Cube tiling")."""
+    first = kinds[names[0]]
+    order = sorted({k for n in names for k in kinds[n]}, key=lambda k: -first.get(k, 0.0))
+    ratios = [f"{n} / {names[0]}" for n in names[1:]]
+    print("| kind | " + " | ".join(f"{n} ms" for n in names) + "".join(f" | {r}" for r in ratios) + " |")
+    print("|---" * (1 + len(names) + len(ratios)) + "|")
+    for kind in order + ["all kernels"]:
+        ms = [1e3 * (sum(kinds[n].values()) if kind == "all kernels" else kinds[n].get(kind, 0.0)) for n in names]
+        shares = "".join(f" | {m / ms[0]:.2f}" if ms[0] else " | " for m in ms[1:])
+        print(f"| {kind} | " + " | ".join(f"{m:.2f}" for m in ms) + shares + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(NETWORKS), help="comma-separated network names")
@@ -389,14 +444,22 @@ def main() -> None:
     parser.add_argument("--spec", default="", help="what-if DeviceSpec overrides: field=value,... "
                         "(the published tables use none)")
     parser.add_argument("--910b", dest="b910", action="store_true", help="only the 910B checks (CHECKS_910B)")
+    parser.add_argument("--kinds", action="store_true", help="instead of the tables: each network's kernel time "
+                        "per kind (op type, its gradient, the optimizer) in one sunk step, side by side")
     args = parser.parse_args()
     if args.b910:
         main_910b()
         return
     if args.child:
-        print(RESULT_TAG + json.dumps(child(args.child, args.presets.split(","), args.cache, parse_overrides(args.spec))), flush=True)
+        print(RESULT_TAG + json.dumps(child(args.child, args.presets.split(","), args.cache, parse_overrides(args.spec),
+                                            args.kinds)), flush=True)
         return
     names = [n for n in args.only.split(",") if n]
+    if args.kinds:
+        with tempfile.TemporaryDirectory() as cache:
+            print_kinds(names, {name: run_child(name, [DEFAULT_PRESET], cache, args.spec, kinds=True)
+                                for name in names})
+        return
     clock = ("Ascend910ProA", "Ascend910PremiumA")
     with tempfile.TemporaryDirectory() as cache:
         results, done = {}, {}

@@ -5,10 +5,12 @@ cube runs (:class:`Gemm`: dimensions and the operands' bytes in HBM), vector ele
 it moves to and from HBM, and bytes it reads a second time. This module prices that work the way
 the chip would run it, independently of how the host splits the kernel into blocks:
 
-* **cube**: M, N and K are padded to the 16x16x16 fractal; output tiles (the largest fractal-aligned
-  square whose fp32 accumulators fit L0C, shrunk while there are fewer tiles than cores; K split
-  across cores when the op allows it) are dealt to the AI cores in waves; a wave takes the tile's
-  fractal cycles divided by the cube's sustained efficiency.
+* **cube**: M, N and K are padded to the 16x16x16 fractal; each core gets one block of the output
+  (M and N cut into at most ``ai_cores`` parts of whole fractals, as CANN's cube schedules split it by
+  ``block_dim``) and walks it in equal L0C tiles (at most the largest fractal-aligned square whose fp32
+  accumulators fit L0C); of those splits the one with the shortest body is taken (:func:`gemm_tiling`);
+  K is split across idle cores when the op allows it. A tile takes its fractal cycles divided by the
+  cube's sustained efficiency.
 * **vector**: element-ops over the cores the data spreads to, at 128 fp16 / 64 fp32 lanes per cycle.
 * **data movement**: every byte a core reads or writes crosses its port to the memory system (a
   fixed number of bytes per core cycle); the bytes that miss L2 also share HBM's bandwidth. A GEMM
@@ -193,24 +195,20 @@ class Tiling:
     cores: int
 
 
-def gemm_tiling(spec: DeviceSpec, g: Gemm) -> Tiling:
-    """Output tiles of ``cube_tile`` (clipped to the padded matrix). When there are fewer tiles than
-    cores, an op that may split K splits it over the idle cores (16 deep at least); any other halves
-    its tiles along their longer side until they spread out (more operand traffic per FLOP)."""
+def axis_parts(fractals: int, most: int) -> dict[int, int]:
+    """The ways to cut an axis of ``fractals`` fractals into at most ``most`` equal parts of whole fractals:
+    {fractals per part: the fewest parts that size needs} (``ceil(fractals / parts)`` for 1..most parts)."""
+    ways: dict[int, int] = {}
+    for parts in range(1, min(fractals, most) + 1):
+        ways.setdefault(-(-fractals // parts), parts)
+    return ways
+
+
+def split_tiling(spec: DeviceSpec, g: Gemm, tm: int, tn: int) -> Tiling:
+    """The tiling of ``g`` into ``tm x tn`` output tiles; an op that may split K (Conv2DBackpropFilter: the batch)
+    splits it over the cores its tiles leave idle (16 deep at least)."""
     m, n, k = fractal_pad(g.m), fractal_pad(g.n), fractal_pad(g.k)
-    edge = cube_tile(spec)
-    tm, tn = min(edge, m), min(edge, n)
-
-    def count(tm: int, tn: int) -> tuple[int, int]:
-        return -(-m // tm), -(-n // tn)
-
-    tiles_m, tiles_n = count(tm, tn)
-    while not g.split_k and g.batch * tiles_m * tiles_n < spec.ai_cores and max(tm, tn) > FRACTAL:
-        if tm >= tn:
-            tm = fractal_pad(tm // 2)
-        else:
-            tn = fractal_pad(tn // 2)
-        tiles_m, tiles_n = count(tm, tn)
+    tiles_m, tiles_n = -(-m // tm), -(-n // tn)
     tiles = g.batch * tiles_m * tiles_n
     splits = 1
     if g.split_k and tiles < spec.ai_cores:
@@ -218,6 +216,30 @@ def gemm_tiling(spec: DeviceSpec, g: Gemm) -> Tiling:
     tk = fractal_pad(-(-k // splits))
     units = tiles * splits
     return Tiling(tm, tn, tk, tiles_m, tiles_n, splits, units, -(-units // spec.ai_cores), min(units, spec.ai_cores))
+
+
+def gemm_tiling(spec: DeviceSpec, g: Gemm, cost: KernelCost | None = None) -> Tiling:
+    """The tiling the cube's tiler picks for ``g``. CANN's cube schedules give each core one block of the
+    output, splitting its axes into ``block_dim`` = (batch, n, m) parts: here M and N are cut into parts of
+    whole fractals, at most one per core (a batch's products are dealt over the cores as tiles); a core
+    walks its block in L0C tiles (at most ``cube_tile`` on a side, the block cut into equal ones). Of those
+    splits the tiler takes the one whose kernel body (:func:`gemm_pipes` for ``cost``; the operands' bytes
+    alone when None) is shortest, then the least cube work, then the fewest tiles, as CANN picks a tiling
+    per shape by its own cost model: a 768 x 768 output runs as 30 tiles of 160 x 128 in one wave, not as
+    36 squares of 128 x 128 in two (docs/FIDELITY.md, "Cube tiling: one block per core")."""
+    cost = cost if cost is not None else KernelCost(bytes=g.a_bytes + g.b_bytes, gemm=g)
+    edge = cube_tile(spec) // FRACTAL
+    best: tuple | None = None
+    for bm, m_parts in axis_parts(fractal_pad(g.m) // FRACTAL, spec.ai_cores).items():
+        for bn in axis_parts(fractal_pad(g.n) // FRACTAL, spec.ai_cores // m_parts):
+            tm = -(-bm // -(-bm // edge)) * FRACTAL                 # the block in equal L0C tiles
+            tn = -(-bn // -(-bn // edge)) * FRACTAL
+            t = split_tiling(spec, g, tm, tn)
+            b = gemm_pipes(spec, cost, t)
+            key = (b.body, b.cube, t.units)
+            if best is None or key < best[0]:
+                best = (key, t)
+    return best[1]
 
 
 def operand_rereads(spec: DeviceSpec, g: Gemm, t: Tiling, itemsize: int) -> tuple[int, int]:
@@ -288,20 +310,29 @@ def vector_cores(spec: DeviceSpec, cost: KernelCost) -> int:
 
 def breakdown(spec: DeviceSpec, cost: KernelCost) -> Breakdown:
     """Time of each pipe for ``cost`` on an otherwise idle device (see the module docstring)."""
+    if cost.gemm is not None:
+        return gemm_pipes(spec, cost, gemm_tiling(spec, cost.gemm, cost))
+    port_rate = spec.core_port_bytes_per_cycle * spec.clock_hz          # bytes/s through one core's port
+    vector_rate = spec.vector_lanes_fp16 * spec.clock_hz
+    slow = DTYPE_VECTOR_SLOWDOWN.get(cost.dtype, 2.0)
+    reread_miss = cost.reread if cost.reread > spec.l2_bytes else 0
+    cores = vector_cores(spec, cost)
+    return Breakdown(
+        cube=cost.cube_flops * DTYPE_CUBE_SLOWDOWN.get(cost.dtype, 1.0) / (spec.peak_cube_flops * spec.cube_efficiency),
+        vector=cost.vector_ops * slow / (cores * vector_rate),
+        port=(cost.bytes + cost.reread + cost.transfers * DMA_SETUP_BYTES) / (cores * port_rate),
+        hbm=(cost.bytes + reread_miss) / spec.hbm_bandwidth,
+        cores=cores)
+
+
+def gemm_pipes(spec: DeviceSpec, cost: KernelCost, t: Tiling) -> Breakdown:
+    """Time of each pipe for the cube kernel ``cost`` run as tiling ``t`` (see the module docstring)."""
     cycle = 1.0 / spec.clock_hz
     port_rate = spec.core_port_bytes_per_cycle * spec.clock_hz          # bytes/s through one core's port
     vector_rate = spec.vector_lanes_fp16 * spec.clock_hz
     slow = DTYPE_VECTOR_SLOWDOWN.get(cost.dtype, 2.0)
     reread_miss = cost.reread if cost.reread > spec.l2_bytes else 0
-    if cost.gemm is None:
-        cores = vector_cores(spec, cost)
-        return Breakdown(
-            cube=cost.cube_flops * DTYPE_CUBE_SLOWDOWN.get(cost.dtype, 1.0) / (spec.peak_cube_flops * spec.cube_efficiency),
-            vector=cost.vector_ops * slow / (cores * vector_rate),
-            port=(cost.bytes + cost.reread + cost.transfers * DMA_SETUP_BYTES) / (cores * port_rate),
-            hbm=(cost.bytes + reread_miss) / spec.hbm_bandwidth,
-            cores=cores)
-    g, t = cost.gemm, gemm_tiling(spec, cost.gemm)
+    g = cost.gemm
     macs = t.tm * t.tn * t.tk * DTYPE_CUBE_SLOWDOWN.get(cost.dtype, 1.0)
     cube = t.waves * macs / spec.cube_macs_per_cycle * cycle / cube_efficiency(spec, g)
     itemsize = DTYPE_BYTES.get(cost.dtype, 2)

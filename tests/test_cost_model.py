@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ascendemu.device.cost import (DMA_SETUP_BYTES, Gemm, KernelCost, Window, breakdown, cube_tile, fmap_rereads,
-                                   fractal_pad, gemm_tiling, kernel_time, operand_rereads)
+                                   fractal_pad, gemm_pipes, gemm_tiling, kernel_time, operand_rereads, split_tiling,
+                                   axis_parts)
 from ascendemu.device.spec import get_spec
 
 SPEC = get_spec()
@@ -23,14 +24,17 @@ def test_fractal_padding_and_tile_edge():
 
 
 def test_cube_time_pads_to_the_fractal_and_counts_waves():
-    # 1000^3: padded to 1008; 4 x 4 tiles of 256 are fewer than 32 cores, so M halves: 8 x 4 = 32 tiles of
-    # 128 x 256 over K = 1008, one wave
-    g = Gemm(1, 1000, 1000, 1000, 2_000_000, 2_000_000)
+    # 1000^3 with operands too small to load the port, so the tiler minimises the cube's work per core: padded
+    # to 1008 (63 fractals a side); 4 x 4 tiles of 256 would leave half the cores idle; the least work per core
+    # is a block of 16 x 8 fractals (M in 4 parts, N in 8: 32 tiles of 256 x 128 over K = 1008, one wave; its
+    # mirror image, 8 x 4 parts, comes later as M's parts count up, and 2 x 16 parts, 256 x 64 in two waves,
+    # is the same work in more tiles)
+    g = Gemm(1, 1000, 1000, 1000, 1, 1)
     t = gemm_tiling(SPEC, g)
-    assert (t.tm, t.tn, t.tk, t.tiles_m, t.tiles_n, t.units, t.waves) == (128, 256, 1008, 8, 4, 32, 1)
+    assert (t.tm, t.tn, t.tk, t.tiles_m, t.tiles_n, t.units, t.waves) == (256, 128, 1008, 4, 8, 32, 1)
     cube = breakdown(SPEC, KernelCost(cube_flops=2 * 1000 ** 3, dtype="float16", gemm=g)).cube
-    assert cube == pytest.approx(128 * 256 * 1008 / 4096 * NS / SPEC.cube_efficiency)
-    padded = Gemm(1, 1008, 1008, 1008, 2_032_128, 2_032_128)
+    assert cube == pytest.approx(256 * 128 * 1008 / 4096 * NS / SPEC.cube_efficiency)
+    padded = Gemm(1, 1008, 1008, 1008, 1, 1)
     assert breakdown(SPEC, KernelCost(gemm=padded)).cube == pytest.approx(cube)    # the padding is paid
     # a thin K: 17 deep costs what 32 does
     thin = [breakdown(SPEC, KernelCost(gemm=Gemm(1, 4096, 4096, k, 1, 1))).cube for k in (17, 32)]
@@ -40,6 +44,29 @@ def test_cube_time_pads_to_the_fractal_and_counts_waves():
     assert gemm_tiling(SPEC, g).waves == 2
     assert breakdown(SPEC, KernelCost(gemm=g)).cube == pytest.approx(2 * 256 * 256 * 64 / 4096 * NS /
                                                                      SPEC.cube_efficiency)
+
+
+def test_tiles_split_the_output_evenly_over_the_cores():
+    # the ways to cut 48 fractals (768) into at most 32 equal parts: {fractals a part: parts}; 9 and 11
+    # fractals a part need as many parts as 8 and 10 (6 and 5), so they are not ways of their own
+    assert axis_parts(48, 32) == {48: 1, 24: 2, 16: 3, 12: 4, 10: 5, 8: 6, 7: 7, 6: 8, 5: 10, 4: 12, 3: 16, 2: 24}
+    # BERT-base's weight gradient dW = x^T dy: 768 x 768 over K = 32768 tokens, port-bound (no 768-long K
+    # strip of either operand fits half of L1). Halving 256-squares until they cover the cores gave 36 tiles of
+    # 128 x 128, two waves, the second with 4 tiles. One wave of tiles_m x tiles_n <= 32 tiles reads A
+    # tiles_n times and B tiles_m times, spread over tiles_m x tiles_n cores: 5 x 6 (1/5 + 1/6 = 0.367) beats
+    # 4 x 8 (0.375) and 3 x 10 (0.433); 5 x 6 tiles of 768 are 160 x 128 (its mirror image comes later).
+    a = b = 768 * 32768 * 2
+    out = 768 * 768 * 2
+    cost = KernelCost(cube_flops=2 * 768 * 768 * 32768, bytes=a + b + out, gemm=Gemm(1, 768, 768, 32768, a, b))
+    t = gemm_tiling(SPEC, cost.gemm, cost)
+    assert (t.tm, t.tn, t.tiles_m, t.tiles_n, t.units, t.waves) == (160, 128, 5, 6, 30, 1)
+    port_rate = SPEC.core_port_bytes_per_cycle / NS
+    port = breakdown(SPEC, cost).port
+    assert port == pytest.approx((a + b + out + 5 * a + 4 * b) / 30 / port_rate)
+    # against the two-wave squares: 2 waves x (one pass + 5 more of each operand) / 36 tiles
+    squares = gemm_pipes(SPEC, cost, split_tiling(SPEC, cost.gemm, 128, 128)).port
+    assert squares == pytest.approx(2 * (a + b + out + 5 * a + 5 * b) / 36 / port_rate)
+    assert port / squares == pytest.approx((11 * a + out) / 30 / (2 * (12 * a + out) / 36))      # 0.550
 
 
 def test_convolutions_run_at_their_own_cube_efficiency():
@@ -88,14 +115,14 @@ def test_feature_map_bands_overlap_by_the_kernel_height():
     assert fmap_rereads(SPEC, Gemm(1, 8, 8, 16, 1, 1), 2) == 0
     on_b = Gemm(1, 64, 576, 16 * 568 * 568, 7, a, split_k=True, conv=True, window=Window(570 * 64, 3, 1, on_b=True))
     assert fmap_rereads(SPEC, on_b, 2) == 2 * a
-    # the extra rows cross the port: the port term grows by them over the cores' units
-    t = gemm_tiling(SPEC, big)
+    # the extra rows cross the port: on one tiling the port term grows by them over the cores' units
     cost = KernelCost(bytes=a, gemm=big)
     plain = KernelCost(bytes=a, gemm=Gemm(*big.to_json()[:6], conv=True))
+    t = gemm_tiling(SPEC, big, cost)
     port_rate = SPEC.core_port_bytes_per_cycle / NS
-    grown = breakdown(SPEC, cost).port - breakdown(SPEC, plain).port
+    grown = gemm_pipes(SPEC, cost, t).port - gemm_pipes(SPEC, plain, t).port
     assert grown == pytest.approx(t.waves * 2 * a / t.units / port_rate)
-    assert breakdown(SPEC, cost).hbm == breakdown(SPEC, plain).hbm          # neighbouring bands: L2 hits
+    assert gemm_pipes(SPEC, cost, t).hbm == gemm_pipes(SPEC, plain, t).hbm          # neighbouring bands: L2 hits
 
 
 def test_scattered_transfers_pay_the_dma_setup():
@@ -127,22 +154,26 @@ def test_gather_and_scatter_add_declare_one_transfer_per_row():
 
 
 def test_split_k_spreads_a_few_tiles_over_the_idle_cores():
-    # Conv2DBackpropFilter-like: a 64 x 576 filter over K = 50176 positions: 1 x 3 tiles, K split 10 ways
+    # Conv2DBackpropFilter-like: a 64 x 576 filter over K = 50176 positions in tiles of 64 x 192: 1 x 3 tiles,
+    # K split 10 ways over the idle cores
     g = Gemm(1, 64, 576, 50176, 1, 1, split_k=True)
-    t = gemm_tiling(SPEC, g)
+    t = split_tiling(SPEC, g, 64, 192)
     assert (t.tiles_m, t.tiles_n, t.splits, t.units) == (1, 3, 10, 30)
     assert t.tk == fractal_pad(-(-50176 // 10))
+    # a product that may not split K keeps it whole
+    t = split_tiling(SPEC, Gemm(1, 64, 576, 50176, 1, 1), 64, 192)
+    assert (t.splits, t.units, t.tk) == (1, 3, 50176)
 
 
 def test_operand_rereads_l1_strips():
     # K = 512: a 256 x 512 fp16 strip (256 KiB) fits half of L1, so a core keeps A along its row of tiles
     g = Gemm(1, 8192, 1024, 512, 8192 * 512 * 2, 512 * 1024 * 2)
-    t = gemm_tiling(SPEC, g)
+    t = split_tiling(SPEC, g, 256, 256)
     assert (t.tiles_m, t.tiles_n, t.waves) == (32, 4, 4)
     assert operand_rereads(SPEC, g, t, 2) == (0, g.b_bytes * 31)           # A once; B once per row of tiles
     # K = 2048: 1 MiB strips fit no half of L1: A is read once per column of tiles, B once per row
     g = Gemm(1, 8192, 1024, 2048, 8192 * 2048 * 2, 2048 * 1024 * 2)
-    t = gemm_tiling(SPEC, g)
+    t = split_tiling(SPEC, g, 256, 256)
     assert operand_rereads(SPEC, g, t, 2) == (g.a_bytes * 3, g.b_bytes * 31)
 
 

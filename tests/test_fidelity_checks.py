@@ -48,6 +48,18 @@ def test_getnext_is_fitted_on_ncf(tmp_path):
     assert bf.row("ncf", step)[3] == pytest.approx(1.0, abs=0.002)
 
 
+def test_kernel_kinds_split_forward_gradient_and_optimizer():
+    """`bench_fidelity.py --kinds` groups a step's kernels by op type, the backward graph's apart and the
+    optimizer Cell's as one kind (span names as a BERT-base trace writes them)."""
+    def span(name: str, op: str) -> dict:
+        return {"name": name, "args": {"op": {"type": op}}}
+    attention = "Default/network-BertPreTraining/3-EncoderLayer/attention-SelfAttention"
+    assert bf.kernel_kind(span(f"{attention}/query-Dense/MatMul[MatMul-op1,BiasAdd-op2]", "MatMul")) == "MatMul"
+    assert bf.kernel_kind(span(f"Gradients/{attention}/gradTranspose/Transpose-op7", "Transpose")) == "grad Transpose"
+    assert bf.kernel_kind(span("Default/optimizer-Lamb/FusedElemwise[Mul-op3,Sub-op4]", "FusedElemwise")) == "optimizer"
+    assert bf.kernel_kind({"name": "Default/Cast-op9", "args": {"kernel": "cast"}}) == "cast"
+
+
 @pytest.fixture(scope="module")
 def mindspore_alias():
     from ascendemu.cli.run import install_mindspore_alias
