@@ -67,6 +67,18 @@ class ArgumentError(InvalidParamError, TypeError):
     Python's text) MindSpore's functions raise (so ``except TypeError`` still works)."""
 
 
+class InvalidValueError(InvalidParamError, ValueError):
+    """An argument of the right type with a value out of its range (a negative momentum, decay_steps=0, a
+    2-d image): an invalid parameter, and the ValueError MindSpore's validators raise (so ``except
+    ValueError`` still works)."""
+
+
+class InvalidTypeError(InvalidParamError, TypeError):
+    """An argument of a type or dtype the op does not take (a float32 index, a string attribute): an
+    invalid parameter, and the TypeError MindSpore's validators raise (so ``except TypeError`` still
+    works)."""
+
+
 class InvalidFileError(AclError):
     """A file or directory a caller named is missing, unreadable, truncated or not in the expected format
     (a dataset's IDX/CIFAR/image files); the message names the path and what was expected."""

@@ -266,3 +266,10 @@ def vdot(op: Callable, input: Tensor, other: Tensor) -> Tensor:
     if input.ndim != 1 or other.ndim != 1:
         raise InvalidParamError(f"vdot: input and other must be 1-d, got shapes {input.shape} and {other.shape}")
     return op(input, other).sum()
+
+
+def running_extreme(op: Callable, input: Any, dim: int) -> tuple[Tensor, Tensor]:
+    """``mint.cummax`` / ``mint.cummin``: the op's (values, indices) with int64 indices, as mint returns them
+    (``ops.cummax``'s are int32)."""
+    values, indices = op(input, dim)
+    return values, function.cast(indices, mstype.int64)

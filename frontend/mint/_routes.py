@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Mapping
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ..api_coverage import load_table
 from ..ops import function
@@ -46,7 +46,7 @@ def _transpose(op: Callable, input: Any, dim0: int, dim1: int) -> Any:
 
 def _select(op: Callable, input: Any, dim: int, index: int) -> Any:
     if isinstance(dim, bool) or not isinstance(dim, int) or not -input.ndim <= dim < max(input.ndim, 1):
-        raise InvalidParamError(f"select: dim={dim!r} is out of range for a {input.ndim}-d input")
+        raise InvalidValueError(f"select: dim={dim!r} is out of range for a {input.ndim}-d input")
     return input[(slice(None),) * (dim % input.ndim) + (index,)]
 
 
@@ -152,6 +152,8 @@ MINT_ROUTES: Mapping[str, Route] = {
     "mindspore.mint.nn.functional.conv3d": Route("conv3d", _conv),
     "mindspore.mint.nn.functional.binary_cross_entropy_with_logits": Route("binary_cross_entropy_with_logits"),
     "mindspore.mint.index_add": Route("index_add", function.array_func._index_add_dim),
+    "mindspore.mint.cummax": Route("cummax", body.running_extreme),
+    "mindspore.mint.cummin": Route("cummin", body.running_extreme),
     # random (bodies in ops/function/random_func.py)
     "mindspore.mint.rand": Route("rand", function.random_func._mint_rand),
     "mindspore.mint.randn": Route("randn", function.random_func._mint_rand),

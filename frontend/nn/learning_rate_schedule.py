@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from .. import ops
 from ..common import dtype as mstype
@@ -31,8 +31,10 @@ def _float(cls: str, name: str, value: Any, positive: bool = True) -> float:
 
 
 def _steps(cls: str, name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidParamError(f"{cls}: {name}={value!r} must be an int >= 1")
+    if value < 1:
+        raise InvalidValueError(f"{cls}: {name}={value!r} must be an int >= 1")
     return value
 
 
@@ -99,7 +101,7 @@ class CosineDecayLR(LearningRateSchedule):
         self.min_lr = _float("CosineDecayLR", "min_lr", min_lr, positive=False)
         self.max_lr = _float("CosineDecayLR", "max_lr", max_lr)
         if min_lr >= max_lr:
-            raise InvalidParamError(f"CosineDecayLR: max_lr={max_lr} must be greater than min_lr={min_lr}")
+            raise InvalidValueError(f"CosineDecayLR: max_lr={max_lr} must be greater than min_lr={min_lr}")
         self.decay_steps = _steps("CosineDecayLR", "decay_steps", decay_steps)
         self.delta = 0.5 * (max_lr - min_lr)
 

@@ -249,6 +249,8 @@ class Primitive:
         self.init_attrs: dict[str, Any] = {}
 
     def add_prim_attr(self, name: str, value: Any) -> "Primitive":
+        """The attribute in ``attrs`` and on the instance (MindSpore's ``prim.k`` after ``add_prim_attr("k", v)``)."""
+        self.__dict__[name] = value
         self.attrs[name] = value
         return self
 

@@ -154,6 +154,15 @@ def _where(op: Callable, x: Tensor, condition: Any, y: Any) -> Tensor:
     return op(condition, x, y)
 
 
+def _scatter_add(op: Callable, x: Tensor, dim: Any, index: Any, src: Any = None) -> Tensor:
+    """``x.scatter_add(dim, index, src)`` is PyTorch's (``tensor_scatter_elements`` adding along dim);
+    MindSpore's older overload ``x.scatter_add(indices, updates)`` (two tensors) is ``tensor_scatter_add``.
+    Both give a new tensor: ``ops.scatter_add`` (which updates a Parameter) is neither."""
+    if src is None:
+        return function.tensor_scatter_add(x, dim, index)
+    return op(x, index, src, dim, "add")
+
+
 def _gather(op: Callable, x: Tensor, dim: Any, index: Any) -> Tensor:
     """``x.gather(dim, index)`` is PyTorch's gather (``gather_elements``); MindSpore's older overload
     ``x.gather(input_indices, axis)`` (a tensor first) is ``ops.gather``."""
@@ -380,8 +389,8 @@ logcumsumexp logdet logical_and logical_not logical_or logical_xor logit logsume
 masked_scatter masked_select matmul matrix_determinant matrix_power maximum median minimum  moveaxis movedim msort
 mul multinomial  mvlgamma nan_to_num nanmean nanmedian nanquantile nansum narrow ne neg  nextafter
 nonzero norm not_equal orgqr ormqr outer positive pow prod qr quantile rad2deg ravel real reciprocal remainder
-renorm repeat_interleave reverse reverse_sequence roll rot90 round rsqrt scatter scatter_add scatter_div
-scatter_max scatter_min scatter_mul scatter_sub searchsorted select_scatter sgn sigmoid sign signbit sin sinc sinh
+renorm repeat_interleave reverse reverse_sequence roll rot90 round rsqrt scatter
+searchsorted select_scatter sgn sigmoid sign signbit sin sinc sinh
 slice_scatter slogdet soft_shrink softmax sort split sqrt square std sub subtract svd swapaxes swapdims t take tan
 tanh tensor_split tile topk trace triangular_solve tril triu  trunc unbind unfold 
 unique_consecutive unique_with_pad unsorted_segment_max unsorted_segment_min unsorted_segment_prod unsqueeze var
@@ -389,7 +398,10 @@ vsplit xdivy xlogy""".split()
 
 # methods named otherwise than their op (MindSpore's aliases)
 _ALIASES = {"eq": "equal", "top_k": "topk", "absolute": "abs", "divide": "div", "true_divide": "div",
-            "mm": "matmul", "multiply": "mul", "negative": "neg", "inv": "reciprocal"}
+            "mm": "matmul", "multiply": "mul", "negative": "neg", "inv": "reciprocal",
+            # x.scatter_<reduce>(indices, updates) is MindSpore's tensor_scatter_<reduce> (a new tensor), not the
+            # Parameter-updating ops.scatter_<reduce>
+            **{f"scatter_{r}": f"tensor_scatter_{r}" for r in ("div", "max", "min", "mul", "sub")}}
 
 _CASTS = {"float": mstype.float32, "half": mstype.float16, "double": mstype.float64, "int": mstype.int32,
           "long": mstype.int64, "short": mstype.int16, "byte": mstype.uint8, "bool": mstype.bool_,
@@ -401,6 +413,7 @@ TENSOR_METHODS: dict[str, Route] = {
     **{name: Route("cast", _cast_to(dtype)) for name, dtype in _CASTS.items()},
     "add": Route("add", alpha_scaled), "sub": Route("sub", alpha_scaled), "subtract": Route("sub", alpha_scaled),
     "select": Route("reshape", _select), "where": Route("select", _where), "gather": Route("gather_elements", _gather),
+    "scatter_add": Route("tensor_scatter_elements", _scatter_add),
     "expand": Route("broadcast_to", _expand), "broadcast_to": Route("broadcast_to", _broadcast_to),
     "expand_as": Route("broadcast_to", _like), "view_as": Route("reshape", _like),
     "reshape_as": Route("reshape", _like), "permute": Route("permute", _permute), "repeat": Route("tile", _repeat),

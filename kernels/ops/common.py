@@ -1,13 +1,14 @@
 """Argument validation shared by the op families' ``infer`` rules (pure Python, no numba).
 
-Every rejection is an InvalidParamError naming the op and the offending input or attribute, so a user
+Every rejection is an InvalidParamError naming the op and the offending input or attribute (an
+InvalidValueError, MindSpore's ValueError, or an InvalidTypeError for a dtype or type: its TypeError), so a user
 sees which op of their network is wrong and why.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, check_int
 from ascendemu.kernels.signature import OpSignature
 
 # dtype sets an op may accept. FLOAT and ANY are what the families whose kernels compute in float32
@@ -23,26 +24,28 @@ COMPLEX = ("complex64", "complex128")  # device dtypes too, but served only by t
 INDEX = ("int32", "int64")          # index and label operands (MindSpore's Python ints are int64)
 
 
-def fail(sig: OpSignature, what: str) -> InvalidParamError:
-    return InvalidParamError(f"{sig.op}: {what}")
+def fail(sig: OpSignature, what: str, error: type[InvalidParamError] = InvalidValueError) -> InvalidParamError:
+    """The refusal of ``sig``: by default a value MindSpore refuses with ValueError (a shape, an axis, a
+    size, a range); ``InvalidTypeError`` where it raises TypeError (a dtype, an attribute's type)."""
+    return error(f"{sig.op}: {what}")
 
 
 def check_arity(sig: OpSignature, count: int | None, names: tuple[str, ...] = ()) -> None:
     n = len(sig.inputs)
     if count is None:
         if n < 1:
-            raise fail(sig, "needs at least one input, got none")
+            raise fail(sig, "needs at least one input, got none", InvalidTypeError)
         return
     if n != count:
         label = f" ({', '.join(names)})" if names else ""
-        raise fail(sig, f"takes {count} input(s){label}, got {n}")
+        raise fail(sig, f"takes {count} input(s){label}, got {n}", InvalidTypeError)
 
 
 def check_dtype(sig: OpSignature, index: int, allowed: tuple[str, ...], name: str = "") -> str:
     dtype = sig.inputs[index].dtype
     if dtype not in allowed:
         label = f" ({name})" if name else ""
-        raise fail(sig, f"input {index}{label} has dtype {dtype}; supported dtypes are {allowed}")
+        raise fail(sig, f"input {index}{label} has dtype {dtype}; supported dtypes are {allowed}", InvalidTypeError)
     return dtype
 
 
@@ -51,7 +54,7 @@ def same_dtype(sig: OpSignature, allowed: tuple[str, ...]) -> str:
     for i, desc in enumerate(sig.inputs[1:], start=1):
         if desc.dtype != dtype:
             raise fail(sig, f"input {i} has dtype {desc.dtype} but input 0 has {dtype}; "
-                            f"cast the inputs to one dtype first")
+                            f"cast the inputs to one dtype first", InvalidTypeError)
     return dtype
 
 
@@ -66,7 +69,7 @@ def check_rank(sig: OpSignature, index: int, ranks: tuple[int, ...] | int, name:
 
 
 def norm_axis(sig: OpSignature, axis: Any, rank: int, attr: str = "axis") -> int:
-    check_int(axis, f"{sig.op}: attr {attr}")
+    check_int(axis, f"{sig.op}: attr {attr}", error=InvalidTypeError)
     if not -rank <= axis < max(rank, 1):
         raise fail(sig, f"attr {attr}={axis} is out of range for rank {rank} (valid: {-rank}..{rank - 1})")
     return axis % rank if rank else 0
@@ -96,7 +99,7 @@ def int_tuple(sig: OpSignature, name: str, value: Any, lengths: tuple[int, ...])
             isinstance(v, int) and not isinstance(v, bool) for v in value):
         return value
     counts = " or ".join(map(str, lengths))
-    raise fail(sig, f"attr {name}={value!r} must be an int or a tuple of {counts} ints")
+    raise fail(sig, f"attr {name}={value!r} must be an int or a tuple of {counts} ints", InvalidTypeError)
 
 
 def hw_pair(sig: OpSignature, name: str, value: Any, minimum: int) -> tuple[int, int]:
@@ -118,7 +121,7 @@ def check_format(sig: OpSignature, allowed: tuple[str, ...] = ("NCHW",)) -> str:
 def check_bool(sig: OpSignature, name: str) -> bool:
     value = sig.attr(name, False)
     if not isinstance(value, bool):
-        raise fail(sig, f"attr {name}={value!r} must be a bool")
+        raise fail(sig, f"attr {name}={value!r} must be a bool", InvalidTypeError)
     return value
 
 

@@ -629,8 +629,6 @@ def grad_gather_d_grad(b: GradBuilder, c: GradCall) -> tuple[None, int | None]:
 SCATTER_FOLDS = {"TensorScatterUpdate": "{u}", "TensorScatterAdd": "{a} + {u}", "TensorScatterSub": "{a} - {u}",
                  "TensorScatterMul": "{a} * {u}", "TensorScatterDiv": "{a} / {u}", "TensorScatterMax": "max({a}, {u})",
                  "TensorScatterMin": "min({a}, {u})"}
-# the scatters with a backward rule (MindSpore's Mul/Div/Max/Min rules are not written yet)
-TENSOR_SCATTER_GRADS = ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
 SEGMENT_FOLDS = {"UnsortedSegmentMax": "max({a}, {u})", "UnsortedSegmentMin": "min({a}, {u})",
                  "UnsortedSegmentProd": "{a} * {u}"}
 
@@ -727,6 +725,37 @@ def grad_tensor_scatter(b: GradBuilder, c: GradCall) -> tuple[int | None, None, 
     return dx, None, dupdates
 
 
+def grad_tensor_scatter_scale(b: GradBuilder, c: GradCall) -> tuple[int | None, None, int | None]:
+    """MindSpore's rules for TensorScatterMul/Div: input_x gets dout scattered through the same op with
+    the updates; updates get dout's slices times x's (Div: times -x / u^2)."""
+    x, indices, updates = c.inputs
+    dout = c.douts[0]
+    dx = b.op(c.sig.op, dout, indices, updates) if c.wants[0] else None
+    dupdates = None
+    if c.wants[2]:
+        dout_slices, x_slices = b.op("GatherNd", dout, indices), b.op("GatherNd", x, indices)
+        if c.sig.op == "TensorScatterMul":
+            dupdates = b.op("Mul", x_slices, dout_slices)
+        else:
+            dupdates = b.op("Mul", dout_slices, b.op("Div", x_slices, b.op("Neg", b.op("Mul", updates, updates))))
+    return dx, None, dupdates
+
+
+def grad_tensor_scatter_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None, None, int | None]:
+    """MindSpore's rule for TensorScatterMax/Min: dout is shared equally by the input elements and the
+    updates that equal the output where they land."""
+    x, indices, updates = c.inputs
+    dout, out = c.douts[0], c.outputs[0]
+    dtype = c.sig.inputs[0].dtype
+    x_hits = b.op("Cast", b.op("Equal", x, out), dst_type=dtype)
+    update_hits = b.op("Cast", b.op("Equal", updates, b.op("GatherNd", out, indices)), dst_type=dtype)
+    hits = b.op("Add", x_hits, b.op("ScatterNd", indices, update_hits, shape=c.sig.inputs[0].shape))
+    share = b.op("Div", dout, hits)
+    dx = b.op("Mul", share, x_hits) if c.wants[0] else None
+    dupdates = b.op("Mul", b.op("GatherNd", share, indices), update_hits) if c.wants[2] else None
+    return dx, None, dupdates
+
+
 def grad_segment_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
     """MindSpore's rule for UnsortedSegmentMax/Min: each segment's dout is shared equally by the
     elements that equal its result."""
@@ -740,6 +769,29 @@ def grad_segment_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None, None
     share = b.op("Gather", b.op("Div", c.douts[0], count), ids, axis=0)
     return b.op("Select", chosen, share, zeros(b, share)), None
 
+
+def grad_segment_prod(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    """MindSpore's rule for UnsortedSegmentProd: each element's dout times the product of the rest of its
+    segment (the segment's product over x, or over its non-zero elements for the segment's only zero;
+    a segment with two zeros passes no gradient)."""
+    if not c.wants[0]:
+        return None, None
+    x, ids = c.inputs
+    dtype, segments = c.sig.inputs[0].dtype, c.sig.attr("num_segments")
+    is_zero = b.op("Equal", x, b.scalar(0, dtype))
+    zero_count = b.op("UnsortedSegmentSum", b.op("Cast", is_zero, dst_type="int32"), ids, num_segments=segments)
+    dout = b.op("Select", b.op("Greater", zero_count, b.scalar(1, "int32")), zeros(b, c.douts[0]), c.douts[0])
+    non_zero = b.op("Select", is_zero, b.broadcast(b.scalar(1, dtype), c.sig.inputs[0].shape), x)
+    non_zero_prod = b.op("Gather", b.op("UnsortedSegmentProd", non_zero, ids, num_segments=segments), ids, axis=0)
+    others = b.op("Select", is_zero, non_zero_prod, b.op("Div", b.op("Gather", c.outputs[0], ids, axis=0), x))
+    return b.op("Mul", b.op("Gather", dout, ids, axis=0), others), None
+
+
+# each TensorScatter's backward rule (MindSpore has one for all seven)
+TENSOR_SCATTER_GRADS = {"TensorScatterUpdate": grad_tensor_scatter, "TensorScatterAdd": grad_tensor_scatter,
+                        "TensorScatterSub": grad_tensor_scatter, "TensorScatterMul": grad_tensor_scatter_scale,
+                        "TensorScatterDiv": grad_tensor_scatter_scale, "TensorScatterMax": grad_tensor_scatter_extremum,
+                        "TensorScatterMin": grad_tensor_scatter_extremum}
 
 OPS: tuple[OpDef, ...] = (
     OpDef("OneHot", "one_hot", infer_one_hot, plan_one_hot, emit_one_hot, grad=no_grad,
@@ -760,11 +812,11 @@ OPS: tuple[OpDef, ...] = (
     OpDef("GatherDGrad", "gather_d_grad_v2", infer_gather_d_grad, plan_gather_d_grad, emit_gather_d_grad,
           grad=grad_gather_d_grad, runtime_tiling=GATHER_D_TILING),
     *(OpDef(name, f"tensor_scatter_{name[len('TensorScatter'):].lower()}", infer_tensor_scatter, plan_fold_rows,
-            emit_tensor_scatter, grad=grad_tensor_scatter if name in TENSOR_SCATTER_GRADS else None,
+            emit_tensor_scatter, grad=TENSOR_SCATTER_GRADS[name],
             runtime_tiling=TENSOR_SCATTER_TILING)
       for name in SCATTER_FOLDS),
     *(OpDef(name, f"unsorted_segment_{name[len('UnsortedSegment'):].lower()}", infer_segment_reduce, plan_fold_rows,
-            emit_segment_reduce, grad=grad_segment_extremum if name != "UnsortedSegmentProd" else None,
+            emit_segment_reduce, grad=grad_segment_extremum if name != "UnsortedSegmentProd" else grad_segment_prod,
             runtime_tiling=FOLD_ROWS_TILING)
       for name in SEGMENT_FOLDS),
 )

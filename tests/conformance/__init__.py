@@ -19,7 +19,9 @@ __all__ = ["FAMILIES", "Py", "Sample", "Spec", "T", "all_specs", "cell", "op", "
 HERE = Path(__file__).resolve().parent
 FAMILIES = ("math", "array", "nn", "layers", "losses", "tensor", "mint", "pool", "random", "stats", "array2", "mint2",
             "linalg", "internals", "image2", "optim2", "fused", "round2",
-            "complex", "random3", "linalg3", "nn3", "image3", "transforms", "comm3", "fused3")
+            "complex", "random3", "linalg3", "nn3", "image3", "transforms", "comm3", "fused3",
+            "sampled_tensor4", "sampled_tensor4b", "sampled_opsfn4", "sampled_opsfn4b", "sampled_prims4", "sampled_prims4b",
+            "sampled_nn4", "sampled_nn4b")
 
 
 def all_specs() -> dict[str, list[Spec]]:

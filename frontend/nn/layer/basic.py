@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ... import ops
 from ...common import dtype as mstype
@@ -310,7 +310,7 @@ class L1Regularizer(Cell):
     def __init__(self, scale: float):
         super().__init__()
         if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < math.inf:
-            raise InvalidParamError(f"L1Regularizer: scale={scale!r} must be a finite number > 0")
+            raise InvalidValueError(f"L1Regularizer: scale={scale!r} must be a finite number > 0")
         self.scale = scale
 
     def construct(self, weights: Tensor) -> Tensor:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ... import ops
 from ...ops import constexpr  # noqa: F401  (MindSpore's nn.layer.image has it)
@@ -113,7 +113,7 @@ class ImageGradients(Cell):
 
 def _check_4d(layer: str, name: str, x: Any) -> None:
     if not isinstance(x, Tensor) or x.ndim != 4:
-        raise InvalidParamError(f"{layer}: {name} must be a 4-D (N, C, H, W) Tensor, got "
+        raise InvalidValueError(f"{layer}: {name} must be a 4-D (N, C, H, W) Tensor, got "
                                 f"{getattr(x, 'shape', type(x).__name__)}")
 
 

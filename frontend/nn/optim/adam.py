@@ -10,7 +10,7 @@ from ascendemu.errors import InvalidParamError
 from ... import ops
 from ...common import dtype as mstype
 from ...common.parameter import Parameter
-from .optimizer import Optimizer, _number
+from .optimizer import Optimizer, _number, _open_unit
 
 __all__ = ["Adam", "AdamWeightDecay"]
 
@@ -24,8 +24,8 @@ class Adam(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         if use_amsgrad:
             raise InvalidParamError("Adam: use_amsgrad=True is not supported; use use_amsgrad=False")
-        self.beta1, self.beta2 = _number("beta1", beta1), _number("beta2", beta2)
-        self.eps, self.use_nesterov = _number("eps", eps), bool(use_nesterov)
+        self.beta1, self.beta2 = _open_unit("beta1", beta1), _open_unit("beta2", beta2)
+        self.eps, self.use_nesterov = _number("eps", eps, 1e-38), bool(use_nesterov)
         self.beta1_power = Parameter(np.float32(1.0), name="beta1_power", requires_grad=False)
         self.beta2_power = Parameter(np.float32(1.0), name="beta2_power", requires_grad=False)
         self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
@@ -49,7 +49,8 @@ class AdamWeightDecay(Optimizer):
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
                  eps: float = 1e-6, weight_decay: float = 0.0):
         super().__init__(learning_rate, params, weight_decay)
-        self.beta1, self.beta2, self.eps = _number("beta1", beta1), _number("beta2", beta2), _number("eps", eps)
+        self.beta1, self.beta2 = _open_unit("beta1", beta1), _open_unit("beta2", beta2)
+        self.eps = _number("eps", eps, 1e-38)
         self.moments1 = self.parameters.clone(prefix="adam_m", init="zeros")
         self.moments2 = self.parameters.clone(prefix="adam_v", init="zeros")
 

@@ -5,21 +5,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
-
 from ... import ops
 from ...common.parameter import Parameter
-from .optimizer import Optimizer, _number
+from .optimizer import Optimizer, _number, _open_unit
 
 __all__ = ["AdaMax"]
-
-
-def _open_unit(name: str, value: Any) -> float:
-    """A rate in (0, 1), as MindSpore checks beta1 and beta2."""
-    value = _number(name, value)
-    if not 0.0 < value < 1.0:
-        raise InvalidParamError(f"{name}={value!r} must be in (0, 1)")
-    return value
 
 
 class AdaMax(Optimizer):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ...common.parameter import Parameter
 from .optimizer import Optimizer, _number
@@ -23,7 +23,7 @@ class FTRL(Optimizer):
         if self.dynamic_lr:
             raise InvalidParamError("FTRL: a dynamic learning rate is not supported (as in MindSpore); give a float")
         if _number("learning_rate", learning_rate) <= 0 or lr_power > 0:
-            raise InvalidParamError(f"FTRL: learning_rate={learning_rate!r} must be > 0 and lr_power={lr_power!r} "
+            raise InvalidValueError(f"FTRL: learning_rate={learning_rate!r} must be > 0 and lr_power={lr_power!r} "
                                     f"<= 0")
         if all(isinstance(p, Parameter) for p in params):
             self._weight_decay = [_number("weight_decay", weight_decay)] * len(self.parameters)

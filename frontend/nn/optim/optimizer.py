@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ... import ops
 from ...common.parameter import Parameter
@@ -40,9 +40,19 @@ def _decays(param: Parameter) -> bool:
 
 
 def _number(name: str, value: Any, minimum: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
         raise InvalidParamError(f"{name}={value!r} must be a number >= {minimum}")
+    if value < minimum:
+        raise InvalidValueError(f"{name}={value!r} must be a number >= {minimum}")
     return float(value)
+
+
+def _open_unit(name: str, value: Any) -> float:
+    """A rate in (0, 1), as MindSpore checks beta1 and beta2."""
+    value = _number(name, value)
+    if not 0.0 < value < 1.0:
+        raise InvalidValueError(f"{name}={value!r} must be in (0, 1)")
+    return value
 
 
 class _IteratorLearningRate(LearningRateSchedule):

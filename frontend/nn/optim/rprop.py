@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ... import ops
 from .optimizer import Optimizer
@@ -26,7 +26,7 @@ class Rprop(Optimizer):
             raise InvalidParamError(f"Rprop: the minimal step size {step_sizes[0]} must not exceed the maximal "
                                     f"{step_sizes[1]}")
         if not 0.0 < etas[0] < 1.0 or etas[1] <= 1.0:
-            raise InvalidParamError(f"Rprop: etas={etas!r} needs 0 < etaminus < 1 < etaplus")
+            raise InvalidValueError(f"Rprop: etas={etas!r} needs 0 < etaminus < 1 < etaplus")
         self.etaminus, self.etaplus = float(etas[0]), float(etas[1])
         self.step_size_min, self.step_size_max = float(step_sizes[0]), float(step_sizes[1])
         self.prev = self.parameters.clone(prefix="prev", init="zeros")

@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidValueError
 
 from ...common.parameter import Parameter
 from .optimizer import Optimizer, _number
@@ -20,7 +20,7 @@ class SGD(Optimizer):
                  weight_decay: float = 0.0, nesterov: bool = False, loss_scale: float = 1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         if nesterov and (momentum <= 0 or dampening != 0):
-            raise InvalidParamError("SGD: nesterov needs momentum > 0 and dampening = 0")
+            raise InvalidValueError("SGD: nesterov needs momentum > 0 and dampening = 0")
         self.momentum = Parameter(np.float32(_number("momentum", momentum)), name="momentum", requires_grad=False)
         self.dampening, self.nesterov = _number("dampening", dampening), bool(nesterov)
         self.accum = self.parameters.clone(prefix="accum", init="zeros")

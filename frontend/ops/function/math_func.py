@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import InvalidParamError, InvalidValueError, check_int
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -656,7 +656,8 @@ def tensor_lt(*args: Any, **kwargs: Any) -> Tensor:
 def median(input: Any, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tensor]:
     """(the lower median along ``axis``, its index): element (n - 1) // 2 of a stable sort."""
     x = _tensor(input)
-    dim = check_int(axis, "median: axis") % max(x.ndim, 1)
+    rank = max(x.ndim, 1)
+    dim = check_int(axis, "median: axis", minimum=-rank, maximum=rank - 1, error=InvalidValueError) % rank
     values, indices = Sort(dim)(x)
     middle = (x.shape[dim] - 1) // 2
     pick = (slice(None),) * dim + ((slice(middle, middle + 1),) if keepdims else (middle,))
@@ -665,12 +666,12 @@ def median(input: Any, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None) -> Tensor:
     """0.5 - 0.5 cos(2 pi k / (N - 1)) for k < N (``periodic``: of a window one longer, its last
-    point dropped), a constant."""
+    point dropped), a constant: float64 unless ``dtype`` says (MindSpore builds it with numpy)."""
     n = check_int(window_length, "hann_window: window_length", minimum=0)
     length = n + 1 if periodic else n
     k = np.arange(n, dtype=np.float64)
     window = np.ones(n) if length <= 1 else 0.5 - 0.5 * np.cos(2 * np.pi * k / (length - 1))
-    return Tensor(window, mstype.to_type(dtype or mstype.float32))
+    return Tensor(window, mstype.float64 if dtype is None else mstype.to_type(dtype))
 
 
 install_composite_functions(globals(), "mindspore.ops.function.math_func")

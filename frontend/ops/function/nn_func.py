@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, InvalidValueError
 from ascendemu.graph.capture import current_tracer
 from ascendemu.kernels.ops.attention import FA_MASKED_SCORE
 
@@ -120,7 +120,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     if mode not in ("nearest", "bilinear") or x.ndim != 4:       # the other modes and ranks: round 2 (below)
         return _interpolate_modes(x, size, scale_factor, mode, align_corners, recompute_scale_factor)
     if (size is None) == (scale_factor is None):
-        raise InvalidParamError("interpolate: give exactly one of size and scale_factor")
+        raise InvalidValueError("interpolate: give exactly one of size and scale_factor")
     if size is not None:
         if recompute_scale_factor:
             raise InvalidParamError("interpolate: recompute_scale_factor is not meaningful with an explicit size")
@@ -332,7 +332,7 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
         raise InvalidParamError(f"group_norm: input must have rank >= 2, got shape {x.shape}")
     n, c = x.shape[:2]
     if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1 or c % num_groups:
-        raise InvalidParamError(f"group_norm: num_groups={num_groups!r} must be an int >= 1 dividing the {c} channels")
+        raise InvalidValueError(f"group_norm: num_groups={num_groups!r} must be an int >= 1 dividing the {c} channels")
     grouped = reshape(x, (n, num_groups, -1))
     mean = operations.math_ops.ReduceMean(keep_dims=True)(grouped, 2)
     centred = grouped - mean
@@ -352,7 +352,7 @@ def adaptive_avg_pool1d(input: Any, output_size: int) -> Tensor:
     if x.ndim != 3:
         raise InvalidParamError(f"adaptive_avg_pool1d: input must have rank 3 (N, C, L), got shape {x.shape}")
     if isinstance(output_size, bool) or not isinstance(output_size, int):
-        raise InvalidParamError(f"adaptive_avg_pool1d: output_size={output_size!r} must be an int")
+        raise TypeError(f"adaptive_avg_pool1d: output_size={output_size!r} must be an int")
     return _adaptive_avg_pool(x, _adaptive_sizes("adaptive_avg_pool1d", x.shape, output_size, 1))
 
 
@@ -366,7 +366,7 @@ def pixel_shuffle(input: Any, upscale_factor: int) -> Tensor:
     """(*, C r^2, H, W) -> (*, C, H r, W r): channel c r^2 + i r + j goes to row h r + i, column w r + j."""
     x, r = _tensor(input), _factor("pixel_shuffle", "upscale_factor", upscale_factor)
     if x.ndim < 3 or x.shape[-3] % (r * r):
-        raise InvalidParamError(f"pixel_shuffle: input of shape {x.shape} needs rank >= 3 and channels (dim -3) "
+        raise InvalidValueError(f"pixel_shuffle: input of shape {x.shape} needs rank >= 3 and channels (dim -3) "
                                 f"divisible by upscale_factor^2 = {r * r}")
     lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
     y = transpose(reshape(x, (-1, c // (r * r), r, r, h, w)), (0, 1, 4, 2, 5, 3))
@@ -377,7 +377,7 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of :func:`pixel_shuffle`."""
     x, r = _tensor(input), _factor("pixel_unshuffle", "downscale_factor", downscale_factor)
     if x.ndim < 3 or x.shape[-2] % r or x.shape[-1] % r:
-        raise InvalidParamError(f"pixel_unshuffle: input of shape {x.shape} needs rank >= 3 and H, W divisible by "
+        raise InvalidValueError(f"pixel_unshuffle: input of shape {x.shape} needs rank >= 3 and H, W divisible by "
                                 f"downscale_factor={r}")
     lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
     y = transpose(reshape(x, (-1, c, h // r, r, w // r, r)), (0, 1, 3, 5, 2, 4))
@@ -388,7 +388,7 @@ def channel_shuffle(x: Any, groups: int) -> Tensor:
     """(N, C, *) with its channels seen as (groups, C / groups) and transposed."""
     t, g = _tensor(x), _factor("channel_shuffle", "groups", groups)
     if t.ndim < 3 or t.shape[1] % g:
-        raise InvalidParamError(f"channel_shuffle: input of shape {t.shape} needs rank >= 3 and channels divisible "
+        raise InvalidValueError(f"channel_shuffle: input of shape {t.shape} needs rank >= 3 and channels divisible "
                                 f"by groups={g}")
     n, c = t.shape[:2]
     y = transpose(reshape(t, (n, g, c // g, -1)), (0, 2, 1, 3))

@@ -437,7 +437,14 @@ def make_sparse_tensor(indices: Tensor, values: Tensor, dense_shape: tuple) -> C
 
 
 def make_row_tensor_inner(*args: Any) -> RowTensorInner:
-    return RowTensorInner(*args)
+    """MindSpore's MakeRowTensor: its dense shape a tuple with one entry per dimension of the values."""
+    indices, values, dense_shape = args
+    if not isinstance(dense_shape, tuple):
+        raise TypeError(f"For 'MakeRowTensor', input[2] should be Tuple, but got {type(dense_shape).__name__}.")
+    if len(dense_shape) != _tensor(values).ndim:
+        raise TypeError(f"The size of dense_shape must be the same with the dimension of values "
+                        f"{_tensor(values).ndim}, but got {len(dense_shape)}")
+    return RowTensorInner(indices, values, dense_shape)
 
 
 def make_row_tensor(indices: Tensor, values: Tensor, dense_shape: tuple) -> RowTensorInner:

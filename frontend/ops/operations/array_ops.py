@@ -418,8 +418,15 @@ def _index(values: Any) -> Tensor:
     return Tensor(np.asarray(values, np.int64).astype(np.int32))
 
 
+def _index64(values: Any) -> Tensor:
+    """A constant int64 index tensor: what MindSpore's NonZero and UniqueConsecutive give their indices."""
+    return Tensor(np.asarray(values, np.int64))
+
+
 def _as_dtype(value: Any, like: Tensor) -> Tensor:
     """``value`` (a number or a tensor) as a tensor of ``like``'s dtype."""
+    if isinstance(value, str):           # numpy would parse "1.5"; MindSpore refuses any string
+        raise TypeError(f"the value must be an int, a float or a Tensor, but got {type(value).__name__}")
     return _cast(value if isinstance(value, Tensor) else Tensor(value, like.dtype), like.dtype)
 
 
@@ -586,7 +593,9 @@ class Size(_Op):
     """``Size()(input_x)``: the number of elements, a Python int."""
 
     def __call__(self, input_x: Any) -> int:
-        return int(np.prod(_tensor(input_x).shape, dtype=np.int64))
+        if not isinstance(input_x, Tensor):
+            raise TypeError(f"For 'Size', input must be a Tensor, but got: {type(input_x).__name__}.")
+        return int(np.prod(input_x.shape, dtype=np.int64))
 
 
 class Rank(_Op):
@@ -597,10 +606,11 @@ class Rank(_Op):
 
 
 class TensorShape(_Op):
-    """``TensorShape()(input_x)``: the shape as a 1-D int tensor (a constant: shapes are static)."""
+    """``TensorShape()(input_x)``: the shape as a 1-D int64 tensor, as MindSpore gives it (a constant:
+    shapes are static)."""
 
     def __call__(self, input_x: Any) -> Tensor:
-        return _index(_tensor(input_x).shape)
+        return Tensor(np.asarray(_tensor(input_x).shape, np.int64))
 
 
 def _unique_first_seen(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -629,7 +639,7 @@ class Unique(_Op):
 def UniqueConsecutive(input, return_inverse=False, return_counts=False, dim=None):
     """``unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)``: input
     flattened with each run of equal consecutive elements kept once; optionally each element's run
-    index (input's shape) and each run's length. Computed from host data, like Unique."""
+    index (input's shape) and each run's length (int64, as MindSpore's). Computed from host data, like Unique."""
     x = _tensor(input)
     _flag("unique_consecutive: return_inverse", return_inverse)
     _flag("unique_consecutive: return_counts", return_counts)
@@ -639,18 +649,18 @@ def UniqueConsecutive(input, return_inverse=False, return_counts=False, dim=None
     starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]])) if flat.size else np.zeros(0, np.int64)
     outputs = [Tensor(flat[starts], x.dtype)]
     if return_inverse:
-        outputs.append(_index((np.cumsum(np.isin(np.arange(flat.size), starts)) - 1).reshape(x.shape)))
+        outputs.append(_index64((np.cumsum(np.isin(np.arange(flat.size), starts)) - 1).reshape(x.shape)))
     if return_counts:
-        outputs.append(_index(np.diff(np.append(starts, flat.size))))
+        outputs.append(_index64(np.diff(np.append(starts, flat.size))))
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 class NonZero(_Op):
-    """``NonZero()(input)``: the coordinates of the non-zero elements, one row each (int32, the
-    device's index type), in row-major order; computed from host data."""
+    """``NonZero()(input)``: the coordinates of the non-zero elements, one row each (int64, as
+    MindSpore's), in row-major order; computed from host data."""
 
     def __call__(self, input: Any) -> Tensor:
-        return _index(np.argwhere(_host("NonZero", input)).reshape(-1, _tensor(input).ndim))
+        return _index64(np.argwhere(_host("NonZero", input)).reshape(-1, _tensor(input).ndim))
 
 
 def _triangle_mask(shape: tuple[int, ...], diagonal: int, lower: bool) -> Tensor:
@@ -709,10 +719,15 @@ class DiagPart(_Op):
 
 
 class GatherV2(Gather):
-    """``GatherV2()(input_params, input_indices, axis)``: MindSpore's older name of Gather."""
+    """``GatherV2()(input_params, input_indices, axis, batch_dims=0)``: MindSpore's older name of Gather
+    (2.10 passes batch_dims as a fourth input; only 0 is supported, as for Gather)."""
 
     def __init__(self) -> None:
         super().__init__()
+
+    def __call__(self, input_params: Any, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
+        Gather(batch_dims)
+        return super().__call__(input_params, input_indices, axis)
 
 
 class SparseGatherV2(Gather):

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import InvalidParamError, InvalidValueError, check_int
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -147,15 +147,19 @@ def add_n(label: str, inputs: Any) -> Tensor:
     """The sum of a tuple or list of tensors of one shape and dtype: a chain of Adds (one kernel at O1)."""
     if not isinstance(inputs, (tuple, list)):
         raise TypeError(f"{label}: inputs must be a tuple or list of tensors, got {type(inputs).__name__}")
-    tensors = [_tensor(t) for t in inputs]
+    tensors = list(inputs)
     if not tensors:
         raise InvalidParamError(f"{label}: inputs must hold at least one tensor")
+    if not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError(f"{label}: every input must be a Tensor, got {[type(t).__name__ for t in tensors]}")
     first = tensors[0]
     total = first
     for t in tensors[1:]:
-        if t.shape != first.shape or t.dtype != first.dtype:
-            raise InvalidParamError(f"{label}: every input must have the first one's shape {first.shape} and dtype "
-                                    f"{first.dtype}, got {t.shape} {t.dtype}")
+        if t.dtype != first.dtype:
+            raise TypeError(f"{label}: every input must have the first one's dtype {first.dtype}, got {t.dtype}")
+        if t.shape != first.shape:
+            raise InvalidValueError(f"{label}: every input must have the first one's shape {first.shape}, "
+                                    f"got {t.shape}")
         total = apply_op("Add", [total, t])[0]
     return total
 
@@ -296,9 +300,9 @@ def _range(start, end, step, maxlen=1000000, dtype=None):
         values = [0] + values[:1] + values[1:]
     first, last, stride = values
     if stride == 0:
-        raise InvalidParamError("range: step must not be 0")
+        raise InvalidValueError("range: step must not be 0")
     if (last - first) * stride < 0:
-        raise InvalidParamError(f"range: step={stride} points away from end={last} (start={first})")
+        raise InvalidValueError(f"range: step={stride} points away from end={last} (start={first})")
     data = np.arange(first, last, stride)
     if data.size > check_int(maxlen, "range: maxlen", minimum=1):
         raise InvalidParamError(f"range: the output has {data.size} elements, more than maxlen={maxlen}")
@@ -360,7 +364,7 @@ def Cdist(x1, x2, p=2.0):
     the differences broadcast and reduced over M."""
     a, b = _binary_operands(floating(x1), floating(x2))
     if a.ndim < 2 or a.ndim != b.ndim or a.shape[-1] != b.shape[-1]:
-        raise InvalidParamError(f"Cdist: x1 and x2 must have one rank >= 2 and one last dim, got {a.shape} and "
+        raise InvalidValueError(f"Cdist: x1 and x2 must have one rank >= 2 and one last dim, got {a.shape} and "
                                 f"{b.shape}")
     rows = apply_op("ExpandDims", [a], {"axis": a.ndim - 1})[0]         # (..., P, 1, M)
     cols = apply_op("ExpandDims", [b], {"axis": b.ndim - 2})[0]         # (..., 1, R, M)
@@ -651,6 +655,8 @@ class SquareSumAll(_Op):
 
     def __call__(self, x: Any, y: Any) -> tuple[Tensor, Tensor]:
         a, b = _tensor(x), _tensor(y)
+        if a.shape != b.shape:
+            raise InvalidValueError(f"SquareSumAll: x and y must have the same shape, got {a.shape} and {b.shape}")
         return ReduceSum()(a * a), ReduceSum()(b * b)
 
 

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import InvalidParamError, InvalidValueError, check_int
 
 from ...common.parameter import GeneratorState
 from ...common.recompute import primitive_marks
@@ -196,7 +196,7 @@ REDUCTIONS = ("mean", "sum", "none")
 
 def check_reduction(reduction: str) -> str:
     if reduction not in REDUCTIONS:
-        raise InvalidParamError(f"reduction={reduction!r} must be one of {REDUCTIONS}")
+        raise InvalidValueError(f"reduction={reduction!r} must be one of {REDUCTIONS}")
     return reduction
 
 
@@ -960,6 +960,8 @@ def TripletMarginLoss(x: Any, positive: Any, negative: Any, margin: Any, p: int 
     d_pos, d_neg = _pairwise_distance(a, pos, p, eps), _pairwise_distance(a, neg, p, eps)
     if swap:
         d_neg = Minimum()(d_neg, _pairwise_distance(pos, neg, p, eps))
+    if not isinstance(margin, (int, float, Tensor)):
+        raise TypeError(f"triplet_margin_loss: margin must be a number or a Tensor, got {type(margin).__name__}")
     margin = float(margin) if not isinstance(margin, Tensor) else Cast()(margin, a.dtype)
     return reduce_loss(Maximum()(d_pos - d_neg + margin, 0.0), reduction)
 
