@@ -79,6 +79,13 @@ class InvalidTypeError(InvalidParamError, TypeError):
     works)."""
 
 
+class RuntimeParamError(InvalidParamError, RuntimeError):
+    """An input MindSpore refuses in its C++ op (shape inference or kernel) with a RuntimeError, not
+    the ValueError of a Python validator: a 1-d tensor given to Trace, ``diff`` with n != 1. An invalid
+    parameter (code 100000), and the RuntimeError MindSpore raises (so ``except RuntimeError`` still
+    works). Everything else out of range is an :class:`InvalidValueError`."""
+
+
 class InvalidFileError(AclError):
     """A file or directory a caller named is missing, unreadable, truncated or not in the expected format
     (a dataset's IDX/CIFAR/image files); the message names the path and what was expected."""
@@ -202,7 +209,8 @@ class HcclRemoteError(HcclError):
 
 
 def check_int(value: object, name: str, *, minimum: int | None = None, maximum: int | None = None,
-              error: type[AclError] = InvalidParamError, hint: str = "") -> int:
+              error: type[AclError] = InvalidParamError, type_error: type[AclError] | None = None,
+              hint: str = "") -> int:
     """Return ``value`` as a plain int if it is an int within [minimum, maximum], else raise ``error`` naming it.
 
     The one validator for integer arguments (sizes, counts, ids, flags, handles) at the runtime's boundary.
@@ -212,10 +220,14 @@ def check_int(value: object, name: str, *, minimum: int | None = None, maximum: 
     handle kept in an int64 array is a number), as are other int subclasses (an ``IntEnum``); floats,
     numpy floats and strings are not, even when integral: ``malloc(1.0)`` is a type confusion. The
     message names the argument, the value and the valid range; ``hint`` adds what to do about it.
+    ``type_error`` (default ``error``) is raised instead for a value that is no int at all: MindSpore's
+    validators raise TypeError for the type and ValueError for the range.
     """
-    if (type(value) is int or (isinstance(value, (int, np.integer)) and not isinstance(value, bool))) \
-            and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
+    is_int = type(value) is int or (isinstance(value, (int, np.integer)) and not isinstance(value, bool))
+    if is_int and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
         return int(value)
+    if not is_int and type_error is not None:
+        error = type_error
     if minimum is not None and maximum is not None:
         valid = f"an int in {_bound(minimum)}..{_bound(maximum)}"
     elif minimum == 0:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 from ascendemu.kernels.library import infer_outputs
 from ascendemu.kernels.signature import OpSignature, TensorDesc, jsonable
 
@@ -402,20 +402,20 @@ def no_task_shape(op: str, shape: tuple[int, ...], attrs: dict[str, Any]) -> tup
     if op == "Reshape":
         target = list(attrs["shape"])
         if target.count(-1) > 1:
-            raise InvalidParamError(f"Reshape: shape {tuple(target)} has more than one -1")
+            raise InvalidValueError(f"Reshape: shape {tuple(target)} has more than one -1")
         known = int(np.prod([t for t in target if t != -1], dtype=np.int64))
         if -1 in target:
             if known == 0 or size % known:
-                raise InvalidParamError(f"Reshape: cannot reshape {shape} to {tuple(target)}")
+                raise InvalidValueError(f"Reshape: cannot reshape {shape} to {tuple(target)}")
             target[target.index(-1)] = size // known
         if int(np.prod(target, dtype=np.int64)) != size or any(t < 0 for t in target):
-            raise InvalidParamError(f"Reshape: cannot reshape {shape} ({size} elements) to {tuple(target)}")
+            raise InvalidValueError(f"Reshape: cannot reshape {shape} ({size} elements) to {tuple(target)}")
         return tuple(target)
     if op == "ExpandDims":
         axis = attrs["axis"]
         rank = len(shape) + 1
         if not -rank <= axis < rank:
-            raise InvalidParamError(f"ExpandDims: axis {axis} out of range for output rank {rank}")
+            raise InvalidValueError(f"ExpandDims: axis {axis} out of range for output rank {rank}")
         axis %= rank
         return shape[:axis] + (1,) + shape[axis:]
     if op == "Squeeze":
@@ -426,13 +426,13 @@ def no_task_shape(op: str, shape: tuple[int, ...], attrs: dict[str, Any]) -> tup
         normed = set()
         for a in axes:
             if not -len(shape) <= a < len(shape) or shape[a] != 1:
-                raise InvalidParamError(f"Squeeze: axis {a} of shape {shape} is not a dimension of size 1")
+                raise InvalidValueError(f"Squeeze: axis {a} of shape {shape} is not a dimension of size 1")
             normed.add(a % len(shape))
         return tuple(s for d, s in enumerate(shape) if d not in normed)
     if op == "StopGradient":
         return shape
     if op == "Flatten":
         if not shape:
-            raise InvalidParamError("Flatten: input must have rank >= 1, got a scalar")
+            raise InvalidValueError("Flatten: input must have rank >= 1, got a scalar")
         return (shape[0], int(np.prod(shape[1:], dtype=np.int64)))
     raise InvalidParamError(f"{op} is not a no-task op; no-task ops are {NO_TASK_OPS}")

@@ -340,8 +340,18 @@ def test_pool3d_and_adaptive_max_pool_match_numpy():
     close(nn.AdaptiveMaxPool3d((2, None, 3))(Tensor(x)), adaptive_max_ref(x, (2, 6, 3)))
     close(nn.AdaptiveMaxPool2d(4)(Tensor(x[0])), adaptive_max_ref(x[0], (4, 4)))
     close(nn.AdaptiveMaxPool1d(3)(Tensor(x[0, 0])), adaptive_max_ref(x[0, 0], (3,)))
-    with pytest.raises(InvalidParamError, match="return_indices"):
-        ops.adaptive_max_pool2d(Tensor(x[0]), 2, return_indices=True)
+    # return_indices: each window's first maximum as a flat index of its H x W plane (int64, as MindSpore's)
+    plane = np.round(rand(2, 3, 5, 4) * 2) / 2          # halves: ties inside the windows
+    values, indices = ops.adaptive_max_pool2d(Tensor(plane), (3, 2), return_indices=True)
+    want = np.zeros((2, 3, 3, 2), np.int64)
+    for i in range(3):
+        for j in range(2):
+            r0, r1, c0, c1 = i * 5 // 3, -(-(i + 1) * 5 // 3), j * 4 // 2, -(-(j + 1) * 4 // 2)
+            local = plane[..., r0:r1, c0:c1].reshape(2, 3, -1).argmax(-1)
+            want[..., i, j] = (r0 + local // (c1 - c0)) * 4 + c0 + local % (c1 - c0)
+    assert indices.dtype == ms.int64
+    np.testing.assert_array_equal(indices.asnumpy(), want)
+    close(values, adaptive_max_ref(plane, (3, 2)))
 
 
 def lrn_ref(x, r, bias, alpha, beta):

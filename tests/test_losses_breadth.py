@@ -261,5 +261,32 @@ def test_ctc_loss_primitive_matches_mindspore(ex):
     args = (Tensor(np.array(c["labels_indices"], np.int64)), Ti(c["labels_values"]), Ti(c["sequence_length"]))
     grad = ms.grad(lambda v: ops.CTCLoss()(v, *args)[0].sum())(T(x))
     np.testing.assert_allclose(grad.asnumpy(), want["gradient"], rtol=1e-5, atol=2e-6)
-    with pytest.raises(InvalidParamError, match="ctc_merge_repeated"):
-        ops.CTCLoss(ctc_merge_repeated=False)
+    with pytest.raises(InvalidParamError, match="preprocess_collapse_repeated"):
+        ops.CTCLoss(preprocess_collapse_repeated=True)
+
+
+def test_ctc_loss_without_merging_repeats_sums_the_unmerged_paths(ex):
+    """ctc_merge_repeated=False (TensorFlow's simplified CTC): a path means its labels with the blanks
+    dropped and nothing merged, so [0, 0] is read from "0 0" too. Oracle: every path of T = 4 steps over
+    3 classes (blank 2) enumerated, the loss's gradient output against finite differences of it."""
+    import itertools
+
+    x = RNG.randn(4, 1, 3)
+    labels = [0, 0]
+
+    def nll(z):
+        p = np.exp(z[:, 0] - np.log(np.exp(z[:, 0]).sum(1, keepdims=True)))
+        total = sum(np.prod([p[t, k] for t, k in enumerate(path)]) for path in itertools.product(range(3), repeat=4)
+                    if [k for k in path if k != 2] == labels)
+        return -np.log(total)
+
+    loss, gradient = ops.CTCLoss(ctc_merge_repeated=False)(T(x), Tensor(np.array([[0, 0], [0, 1]], np.int64)),
+                                                            Ti(labels), Ti([4]))
+    np.testing.assert_allclose(loss.asnumpy(), [nll(x)], rtol=1e-5)
+    numeric = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[idx] += 1e-6
+        down[idx] -= 1e-6
+        numeric[idx] = (nll(up) - nll(down)) / 2e-6
+    np.testing.assert_allclose(gradient.asnumpy(), numeric, rtol=1e-3, atol=1e-5)

@@ -472,7 +472,10 @@ def test_assign_add_and_sub_update_the_parameter_in_both_modes():
     w = ms.Parameter(Tensor(np.ones(3, np.float32)), name="w")
     ops.assign_add(w, Tensor(np.array([1.0, 2.0, 3.0], np.float32)))
     assert w.asnumpy().tolist() == [2.0, 3.0, 4.0]
-    ops.AssignSub()(w, Tensor(np.float32(1.0)))
+    ops.AssignSub()(w, Tensor(np.ones(3, np.float32)))
+    assert w.asnumpy().tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="same rank"):    # MindSpore 2.10 refuses a value it would broadcast
+        ops.AssignSub()(w, Tensor(np.float32(1.0)))
     assert w.asnumpy().tolist() == [1.0, 2.0, 3.0]
 
     class Step(nn.Cell):
@@ -570,7 +573,8 @@ def test_nan_aware_extrema_log_cumsum_exp_and_more():
     inf = np.array([np.inf, -np.inf, 0.0, -0.0, -1.0, np.nan], np.float32)
     assert ops.isposinf(Tensor(inf)).asnumpy().tolist() == np.isposinf(inf).tolist()
     assert ops.isneginf(Tensor(inf)).asnumpy().tolist() == np.isneginf(inf).tolist()
-    assert ops.signbit(Tensor(inf[:5])).asnumpy().tolist() == np.signbit(inf[:5]).tolist()
+    # MindSpore 2.10 (documented and printed): x < 0, so -0.0 is False where numpy's signbit is True
+    assert ops.signbit(Tensor(inf[:5])).asnumpy().tolist() == [False, True, False, False, True]
     assert ops.isreal(Tensor(inf)).asnumpy().all() and ops.is_complex(Tensor(inf)) is False
     assert ops.sgn(Tensor(inf[:5])).asnumpy().tolist() == [1.0, -1.0, 0.0, 0.0, -1.0]
 

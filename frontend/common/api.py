@@ -8,6 +8,7 @@ capture (the phase cache, :mod:`.phase`); the executor caches compiled graphs by
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ from ascendemu.graph.plan import JIT_LEVELS
 from ..backend import get_backend
 from ..context import get_context
 from .fallback import HostValueNeeded
+from .dtype import dtype_to_pytype
 from .dynamic_inputs import any_shape, check_inputs
 from .jit_config import jit_level_of
 from .parse import convert, refuse_unsupported
@@ -53,9 +55,84 @@ def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None
     level = jit_level or get_context("jit_level")
     if signature is not None:
         check_inputs(signature, args)
-    graph, structure = cached_capture(owner, args, static, level, lambda: trace(fn, args, name), signature)
-    arrays = get_backend().run_graph(graph, _arrays(args), level)
+    held = _held_before(owner, args) if signature is None else frozenset()
+    while True:
+        call, free, key = _hold(fn, args, held)
+        try:
+            graph, structure = cached_capture(owner, free, static + key, level, lambda: trace(call, free, name),
+                                              signature)
+            break
+        except Exception as e:              # a capture error that names a graph input (Tensor._tag_input)
+            position = _holdable(e, args, held, signature)
+            if position is None:
+                raise
+            held = held | {position}
+            _remember_held(owner, held)
+    arrays = get_backend().run_graph(graph, _arrays(free), level)
     return _rebuild(graph, structure, arrays, name)
+
+
+# A Tensor argument whose value the capture reads on the host (a shape, a size or an axis given as a
+# Tensor: ``Expand()(x, Tensor([2, 3]))``, ``CumulativeLogsumexp()(x, Tensor(0))``; the mask of
+# masked_select, the input of nonzero) is held as a constant of the graph, its value part of the phase
+# key: MindSpore compiles such a graph with a dynamic output shape, here each value gets its own static
+# graph. Only small integer or bool tensors are held; any other data read stays the capture error (or,
+# under @jit, JIT Fallback). Per owner: the positions it held, so later calls hold them at once.
+HOLD_MAX_ELEMENTS = 64
+_HELD: "weakref.WeakKeyDictionary[Any, frozenset[int]]" = weakref.WeakKeyDictionary()
+
+
+def _may_hold(arg: Any) -> bool:
+    from .tensor import Tensor
+
+    return (isinstance(arg, Tensor) and dtype_to_pytype(arg.dtype) in (int, bool)
+            and arg.size <= HOLD_MAX_ELEMENTS)
+
+
+def _held_before(owner: Any, args: tuple) -> frozenset[int]:
+    """The positions ``owner``'s earlier calls held that these ``args`` may hold too."""
+    try:
+        known = _HELD.get(owner, frozenset()) if owner is not None else frozenset()
+    except TypeError:                               # not weakly referable: nothing remembered
+        return frozenset()
+    return frozenset(i for i in known if i < len(args) and _may_hold(args[i]))
+
+
+def _remember_held(owner: Any, held: frozenset[int]) -> None:
+    try:
+        if owner is not None:
+            _HELD[owner] = held
+    except TypeError:
+        pass
+
+
+def _hold(fn: Callable, args: tuple, held: frozenset[int]) -> tuple[Callable, tuple, tuple]:
+    """(``fn`` with the arguments at ``held`` bound to their values, the other arguments, the phase key
+    entries of the held values)."""
+    if not held:
+        return fn, args, ()
+    free = tuple(a for i, a in enumerate(args) if i not in held)
+
+    def call(*rest: Any) -> Any:
+        it = iter(rest)
+        return fn(*(args[i] if i in held else next(it) for i in range(len(args))))
+
+    key = tuple((f"held {i}", (str(args[i].dtype), tuple(args[i].shape), args[i].asnumpy().tobytes()))
+                for i in sorted(held))
+    return call, free, key
+
+
+def _holdable(error: Exception, args: tuple, held: frozenset[int], signature: tuple | None) -> int | None:
+    """The position in ``args`` of the graph input whose data ``error`` says the capture read
+    (``Tensor._tag_input``), if it may be held (no input signature); else None."""
+    from .tensor import Tensor
+
+    index = getattr(error, "graph_input", None)
+    if index is None or signature is not None:
+        return None
+    tensors = [i for i, a in enumerate(args) if i not in held and isinstance(a, Tensor)]
+    position = tensors[index] if index < len(tensors) else None
+    return position if position is not None and _may_hold(args[position]) else None
 
 
 def run_sunk(cell: Any, batches: Sequence[Sequence[Any]], jit_level: str | None = None) -> Any:

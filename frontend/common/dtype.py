@@ -13,7 +13,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidTypeError
 
 
 class Type:
@@ -78,8 +78,8 @@ def _lookup(dtype: Any) -> Type:
     except TypeError:
         name = str(dtype).lower()
     if name not in _ALL:
-        raise InvalidParamError(f"dtype {dtype!r} is not supported: it is no MindSpore number type; use e.g. "
-                                f"mstype.float32, mstype.int64 or mstype.bfloat16")
+        raise InvalidTypeError(f"dtype {dtype!r} is not supported: it is no MindSpore number type; use e.g. "
+                               f"mstype.float32, mstype.int64 or mstype.bfloat16")
     return _ALL[name]
 
 

@@ -270,6 +270,6 @@ def vdot(op: Callable, input: Tensor, other: Tensor) -> Tensor:
 
 def running_extreme(op: Callable, input: Any, dim: int) -> tuple[Tensor, Tensor]:
     """``mint.cummax`` / ``mint.cummin``: the op's (values, indices) with int64 indices, as mint returns them
-    (``ops.cummax``'s are int32)."""
+    (``ops.cummin``'s are int32)."""
     values, indices = op(input, dim)
     return values, function.cast(indices, mstype.int64)

@@ -12,6 +12,7 @@ from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ..api_coverage import load_table
 from ..ops import function
+from ..ops.operations.nn_ops import elu_of
 from ..ops.tensor_method import Route, alpha_scaled, recorded_signature, route
 from . import _bodies as body
 
@@ -131,11 +132,17 @@ MINT_ROUTES: Mapping[str, Route] = {
     _NN_F + "conv_transpose2d": Route("conv2d", body.conv_transpose2d),
     _NN_F + "pad": Route("pad", body.pad),
     **{_NN_F + name: Route(name, _exact(_NN_F + name, body.inplace_capable))
-       for name in ("relu", "relu6", "silu", "elu", "hardtanh", "threshold")},
+       for name in ("relu", "relu6", "silu", "hardtanh", "threshold")},
     **{_NN_F + name + "_": Route(name, _exact(_NN_F + name + "_", body.inplace))
-       for name in ("relu", "sigmoid", "elu", "hardtanh", "threshold")},
+       for name in ("relu", "sigmoid", "hardtanh", "threshold")},
+    # mint's elu (Ascend's EluExt) takes any alpha; ops.elu only 1.0
+    _NN_F + "elu": Route("elu", _exact(_NN_F + "elu", lambda op, *args, **kwargs: body.inplace_capable(
+        elu_of, *args, **kwargs))),
+    _NN_F + "elu_": Route("elu", _exact(_NN_F + "elu_", lambda op, *args, **kwargs: body.inplace(
+        elu_of, *args, **kwargs))),
     "mindspore.mint.transpose": Route("transpose", _transpose),
-    "mindspore.mint.swapaxes": Route("transpose", _transpose),
+    "mindspore.mint.swapaxes": Route("transpose",
+                                     lambda op, input, axis0, axis1: _transpose(op, input, axis0, axis1)),
     "mindspore.mint.gather": Route("gather_elements"),
     "mindspore.mint.select": Route("reshape", lambda op, input, dim, index: _select(op, input, dim, index)),
     "mindspore.mint.max": Route("amax", _whole), "mindspore.mint.min": Route("amin", _whole),

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import ArgumentError, InvalidParamError, check_int
+from ascendemu.errors import ArgumentError, InvalidParamError, InvalidTypeError, InvalidValueError, check_int
 
 from ..common.tensor import Tensor
 
@@ -20,6 +20,14 @@ def check_value_type(owner: str, name: str, value: Any, types: tuple[type, ...])
         expected = f"'{names[0]}'" if len(names) == 1 else str(names)
         raise TypeError(f"For '{owner}', the type of '{name}' should be {expected}, but got type "
                         f"'{type(value).__name__}'.")
+
+
+def check_arg_int(value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None,
+                  hint: str = "") -> int:
+    """``check_int`` for an op's argument, typed as MindSpore's validators raise: a non-int is an
+    InvalidTypeError (a TypeError), an int out of range an InvalidValueError (a ValueError)."""
+    return check_int(value, name, minimum=minimum, maximum=maximum, error=InvalidValueError,
+                     type_error=InvalidTypeError, hint=hint)
 
 
 def _pair(name: str, value: Any) -> tuple[int, int]:
@@ -42,7 +50,7 @@ def _int_tuple(name: str, value: Any) -> tuple[int, ...]:
     if isinstance(value, (tuple, list)) and builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                                 for v in value):
         return tuple(int(v) for v in value)
-    raise InvalidParamError(f"{name}={value!r} must be a tuple or list of ints")
+    raise InvalidTypeError(f"{name}={value!r} must be a tuple or list of ints")
 
 
 def _static_ints(name: str, value: Any) -> tuple[int, ...]:
@@ -73,7 +81,7 @@ def _static_int(name: str, value: Any, minimum: int | None = None) -> int:
     must be known (a symbolic tensor here is data-dependent)."""
     if isinstance(value, Tensor):
         value = value.item()
-    return check_int(value, name, minimum=minimum)
+    return check_arg_int(value, name, minimum=minimum)
 
 
 def _flag(name: str, value: Any) -> bool:

@@ -280,7 +280,9 @@ class Primitive:
                                    "primitives of mindspore.ops have kernels here: write it with them in construct")
         try:
             prim = known(**self.init_attrs)
-        except TypeError as exc:
+        except InvalidParamError:          # an attribute the op refuses (typed, MindSpore's TypeError/ValueError)
+            raise
+        except TypeError as exc:           # attributes that are not the supported primitive's signature
             raise UnsupportedOpError(f"ops.{self.name}: the attributes {self.init_attrs} of {type(self).__name__} "
                                      f"do not build the supported {self.name}: {exc}") from exc
         return prim(*args)

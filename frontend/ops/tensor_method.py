@@ -32,7 +32,7 @@ from ..api_coverage import table_entry, table_signature
 from ..common import dtype as mstype
 from ..common.tensor import Tensor, hold_value, sequence_as_tensor
 from . import function
-from ._utils import bind_arguments, check_kept_default
+from ._utils import _static_ints, bind_arguments, check_arg_int, check_kept_default
 
 __all__ = ["Route", "route", "recorded_signature", "alpha_scaled", "TENSOR_METHODS", "install_tensor_methods", "served_op"]
 
@@ -145,8 +145,12 @@ def _dim(x: Tensor, dim: int) -> int:
 
 
 def _select(op: Callable, x: Tensor, dim: int, index: int) -> Tensor:
-    """``x.select(dim, index)``: the slice at ``index`` along ``dim``, that dimension removed."""
-    return x[(slice(None),) * _dim(x, dim) + (index,)]
+    """``x.select(dim, index)``: the slice at ``index`` along ``dim``, that dimension removed (an index
+    past the end is MindSpore's ValueError here, not the IndexError of ``x[...]``)."""
+    axis = _dim(x, dim)
+    if x.ndim:
+        check_arg_int(index, "Tensor.select: index", minimum=-x.shape[axis], maximum=x.shape[axis] - 1)
+    return x[(slice(None),) * axis + (index,)]
 
 
 def _where(op: Callable, x: Tensor, condition: Any, y: Any) -> Tensor:
@@ -181,6 +185,9 @@ def _expanded(x: Tensor, size: tuple) -> tuple[int, ...]:
 
 
 def _expand(op: Callable, x: Tensor, size: tuple) -> Tensor:
+    """``x.expand(2, 3)``, ``x.expand((2, 3))`` or, as MindSpore 2.10 takes it too, ``x.expand(Tensor([2, 3]))``."""
+    if len(size) == 1 and isinstance(size[0], Tensor):
+        size = (_static_ints("expand: size", size[0]),)
     return op(x, _expanded(x, size))
 
 

@@ -629,6 +629,9 @@ def grad_gather_d_grad(b: GradBuilder, c: GradCall) -> tuple[None, int | None]:
 SCATTER_FOLDS = {"TensorScatterUpdate": "{u}", "TensorScatterAdd": "{a} + {u}", "TensorScatterSub": "{a} - {u}",
                  "TensorScatterMul": "{a} * {u}", "TensorScatterDiv": "{a} / {u}", "TensorScatterMax": "max({a}, {u})",
                  "TensorScatterMin": "min({a}, {u})"}
+# TensorScatterDiv of integers: C's division, truncating toward zero (MindSpore 2.10: -7 / 2 = -3; x / 0 is 0
+# here, undefined there)
+INT_DIVIDE_FOLD = "sdiv({a}, {u})"
 SEGMENT_FOLDS = {"UnsortedSegmentMax": "max({a}, {u})", "UnsortedSegmentMin": "min({a}, {u})",
                  "UnsortedSegmentProd": "{a} * {u}"}
 
@@ -646,7 +649,7 @@ def segment_identity(op: str, dtype: str) -> str:
 def infer_tensor_scatter(sig: OpSignature) -> tuple[TensorDesc, ...]:
     """input_x's shape and dtype; updates holds one slice of input_x per index tuple."""
     check_arity(sig, 3, ("input_x", "indices", "updates"))
-    dtype = check_dtype(sig, 0, FLOAT if sig.op == "TensorScatterDiv" else ANY, "input_x")
+    dtype = check_dtype(sig, 0, ANY, "input_x")
     check_dtype(sig, 1, ("int32",), "indices")
     x, indices, updates = (d.shape for d in sig.inputs)
     if sig.inputs[2].dtype != dtype:
@@ -698,8 +701,10 @@ def emit_tensor_scatter(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan:
     x = sig.inputs[0]
     dims = plan.tiling["dims"]
     names = (("x", 0, x.dtype), ("ix", 1, "int32"), ("u", 2, x.dtype), ("y", 3, x.dtype))
-    return fold_rows_source(names, plan.tiling, linear_index(dims, len(dims)), "y[f] = x[f]", SCATTER_FOLDS[sig.op],
-                            x.dtype)
+    fold = SCATTER_FOLDS[sig.op]
+    if sig.op == "TensorScatterDiv" and x.dtype not in FLOAT:
+        fold = INT_DIVIDE_FOLD
+    return fold_rows_source(names, plan.tiling, linear_index(dims, len(dims)), "y[f] = x[f]", fold, x.dtype)
 
 
 def emit_segment_reduce(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:

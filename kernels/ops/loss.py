@@ -104,26 +104,18 @@ def emit(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> str:
 
 # ------------------------------------------------------------------------------------ backward rules
 # Only the loss's gradient flows (as in MindSpore: backprop is not differentiated again):
-# d logits = backprop * dloss[:, None]; the dense op's labels get -log_softmax(logits) * dloss[:, None].
+# d logits = backprop * dloss[:, None]; labels get none (MindSpore's bprop returns zeros_like(labels)).
 
 def _per_row(b: GradBuilder, c: GradCall) -> int:
     """dloss as an (N, 1) column, to broadcast over the classes."""
     return b.op("Reshape", c.douts[0], shape=(c.sig.inputs[0].shape[0], 1))
 
 
-def _g_sparse(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
-    if c.douts[0] is None:
+def _g_xent(b: GradBuilder, c: GradCall) -> tuple[int | None, None]:
+    """Both cross-entropies' rule: logits get backprop * dloss, labels nothing."""
+    if c.douts[0] is None or not c.wants[0]:
         return None, None
     return b.op("Mul", c.outputs[1], _per_row(b, c)), None
-
-
-def _g_dense(b: GradBuilder, c: GradCall) -> tuple[int | None, int | None]:
-    if c.douts[0] is None:
-        return None, None
-    dl = _per_row(b, c)
-    dlogits = b.op("Mul", c.outputs[1], dl) if c.wants[0] else None
-    dlabels = b.op("Mul", b.op("Neg", b.op("LogSoftmax", c.inputs[0], axis=-1)), dl) if c.wants[1] else None
-    return dlogits, dlabels
 
 
 # ------------------------------------------------------------------------------- CTCLossV2 (+ Grad)
@@ -187,6 +179,16 @@ def plan_ctc(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     return Plan(block_dim, cost, workspace)
 
 
+def merge_repeated(sig: OpSignature) -> bool:
+    """Attr ``merge_repeated`` (default True, standard CTC): False is TensorFlow's (and MindSpore's
+    CTCLoss) ``ctc_merge_repeated=False``: a label state has no self-transition, and two equal labels may
+    follow each other without a blank between (a repeat is two labels, never merged)."""
+    merge = sig.attr("merge_repeated", True)
+    if not isinstance(merge, bool):
+        raise fail(sig, f"attr merge_repeated={merge!r} must be a bool")
+    return merge
+
+
 def _ctc_prologue(t: int, s: int) -> list[str]:
     """Per sample u: its input length tn and extended label length ln, clipped to the padded sizes."""
     return [f"tn = min(max(i64(il[u]), 0), {t})", f"sn = min(max(i64(tl[u]), 0), {s})", "ln = 2 * sn + 1"]
@@ -206,7 +208,7 @@ def emit_ctc(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
     t, n, c = lpd.shape
     s = sig.inputs[1].shape[1]
     width, blank = 2 * s + 1, sig.attr("blank", 0)
-    zero_inf = bool(sig.attr("zero_infinity", False))
+    zero_inf, merge = bool(sig.attr("zero_infinity", False)), merge_repeated(sig)
     lp = lambda tt, k: src.load(dtype, f"lp[(({tt}) * {n} + u) * {c} + ({k})]")          # noqa: E731
     la = lambda tt, k: f"f64({src.load(dtype, f'la[a0 + ({tt}) * {width} + ({k})]')})"  # noqa: E731
     label = f"({blank} if k % 2 == 0 else i64(tg[u * {s} + k // 2]))"
@@ -220,10 +222,10 @@ def emit_ctc(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> s
         "for tt in range(1, tn):",
         "    for k in range(ln):",
         f"        lk = {label}",
-        f"        a = {la('tt - 1', 'k')}",
+        f"        a = {la('tt - 1', 'k')}" + ("" if merge else " if k % 2 == 0 else -np.inf"),
         f"        b = {la('tt - 1', 'k - 1')} if k > 0 else -np.inf",
         "        cc = -np.inf",
-        f"        if k > 1 and k % 2 == 1 and lk != i64(tg[u * {s} + k // 2 - 1]):",
+        "        if k > 1 and k % 2 == 1" + (f" and lk != i64(tg[u * {s} + k // 2 - 1])" if merge else "") + ":",
         f"            cc = {la('tt - 1', 'k - 2')}"]
     body += src.indent(_lse3("a", "b", "cc"), 2) + [
         f"        la[a0 + tt * {width} + k] = " + src.store(dtype, f"r + f64({lp('tt', 'lk')})"),
@@ -249,7 +251,7 @@ def emit_ctc_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan)
     t, n, c = lpd.shape
     s = sig.inputs[2].shape[1]
     width, blank = 2 * s + 1, sig.attr("blank", 0)
-    zero_inf = bool(sig.attr("zero_infinity", False))
+    zero_inf, merge = bool(sig.attr("zero_infinity", False)), merge_repeated(sig)
     lp = lambda tt, k: f"f64({src.load(dtype, f'lp[(({tt}) * {n} + u) * {c} + ({k})]')})"  # noqa: E731
     la = lambda tt, k: f"f64({src.load(dtype, f'la[a0 + ({tt}) * {width} + ({k})]')})"  # noqa: E731
     be = lambda tt, k: f"be[w + ({tt}) * {width} + ({k})]"                               # noqa: E731
@@ -276,10 +278,10 @@ def emit_ctc_grad(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan)
         "    for tt in range(tn - 2, -1, -1):",
         "        for k in range(ln):",
         f"            lk = {label('k')}",
-        f"            a = {be('tt + 1', 'k')}",
+        f"            a = {be('tt + 1', 'k')}" + ("" if merge else " if k % 2 == 0 else -np.inf"),
         f"            b = {be('tt + 1', 'k + 1')} if k + 1 < ln else -np.inf",
         "            cc = -np.inf",
-        f"            if k + 2 < ln and k % 2 == 1 and lk != {label('k + 2')}:",
+        "            if k + 2 < ln and k % 2 == 1" + (f" and lk != {label('k + 2')}" if merge else "") + ":",
         f"                cc = {be('tt + 1', 'k + 2')}"]
     body += src.indent(_lse3("a", "b", "cc"), 3) + [
         f"            {be('tt', 'k')} = r + {lp('tt', 'lk')}",
@@ -318,7 +320,7 @@ OPS: tuple[OpDef, ...] = (
           frontend=Exposure(("CTCLossV2", "CTCLoss"), ("ctc_loss",))),
     OpDef("CTCLossV2Grad", "ctc_loss_v2_grad", infer_ctc_grad, plan_ctc, emit_ctc_grad),
     OpDef("SparseSoftmaxCrossEntropyWithLogits", "sparse_softmax_cross_entropy_with_logits", infer_sparse, plan,
-          emit, grad=_g_sparse, runtime_tiling=XENT_TILING),
+          emit, grad=_g_xent, runtime_tiling=XENT_TILING),
     OpDef("SoftmaxCrossEntropyWithLogits", "softmax_cross_entropy_with_logits", infer_dense, plan, emit,
-          grad=_g_dense, runtime_tiling=XENT_TILING),
+          grad=_g_xent, runtime_tiling=XENT_TILING),
 )

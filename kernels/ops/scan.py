@@ -5,7 +5,8 @@ x is viewed as (outer, n, inner) around the scanned axis; each of the outer * in
 order by one block (blocks split the lines), so every output element depends only on its own line and
 the result never depends on the block count. CumSum and CumProd accumulate in float64 (int64 for the
 integer types, stored wrapped), as the reductions do. Cummax/Cummin keep the later index on ties and
-let NaN win (as MindSpore's CPU kernels do); their indices are int32. All are dynamic-shape kernels
+let NaN win (as MindSpore's CPU kernels do); their indices are int64 (Cummax) and int32 (Cummin), as
+MindSpore's primitives return them. All are dynamic-shape kernels
 (SCAN_RUNTIME_TILING).
 
 Backward rules: CumSum's gradient is the cumulative sum of dout the other way round; CumProd's is
@@ -26,6 +27,8 @@ from .misc import odometer
 
 # the running extrema: op -> the comparison by which a new element replaces the one kept (ties: the later)
 EXTREMA = {"Cummax": ">=", "Cummin": "<="}
+# the dtype of their index output: MindSpore 2.10's Cummax gives int64, its Cummin int32
+EXTREMUM_INDEX = {"Cummax": "int64", "Cummin": "int32"}
 # What scan kernels read at run time (one kernel per op, dtype, exclusive and reverse serves every
 # shape): x around the axis. Whether the axis is innermost (lines contiguous) is compiled in: a
 # contiguous CumSum ran 1.4x slower stepping by a run-time stride of 1. A block decodes its first line's (outer, inner) coordinates once and
@@ -48,7 +51,7 @@ def infer_scan(sig: OpSignature) -> tuple[TensorDesc, ...]:
     dtype = check_dtype(sig, 0, NUMBER, "x")
     scan_axis(sig)
     if sig.op in EXTREMA:
-        return TensorDesc(sig.inputs[0].shape, dtype), TensorDesc(sig.inputs[0].shape, "int32")
+        return TensorDesc(sig.inputs[0].shape, dtype), TensorDesc(sig.inputs[0].shape, EXTREMUM_INDEX[sig.op])
     check_bool(sig, "exclusive")
     check_bool(sig, "reverse")
     return (TensorDesc(sig.inputs[0].shape, dtype),)
@@ -89,7 +92,7 @@ def emit_scan(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> 
     body = [f"base = q0 * {n * inner} + q1"]
     stride = f" * {inner}" if t["strided"] else ""
     if sig.op in EXTREMA:
-        views.append(("yi", 2, "int32"))
+        views.append(("yi", 2, EXTREMUM_INDEX[sig.op]))
         beats = EXTREMA[sig.op]
         body += [f"best = {src.load(dtype, 'x[base]')}", "bi = 0",
                  f"for t in range({n}):",
@@ -99,7 +102,7 @@ def emit_scan(sig: OpSignature, outputs: tuple[TensorDesc, ...], plan: Plan) -> 
                  "        best = v",
                  "        bi = t",
                  f"    y[o] = {_store(dtype, 'best')}",
-                 "    yi[o] = np.int32(bi)"]
+                 f"    yi[o] = np.{EXTREMUM_INDEX[sig.op]}(bi)"]
     else:
         product = sig.op == "CumProd"
         init = ("i64(1)" if product else "i64(0)") if integer else ("f64(1.0)" if product else "f64(0.0)")

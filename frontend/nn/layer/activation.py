@@ -120,8 +120,8 @@ class LogSoftmax(Cell):
 class PReLU(Cell):
     """``x`` where ``x > 0``, else ``w * x``, one learnable slope per channel (``channel`` of them, or one
     shared). ``w`` is a float (every slope), a list of ``channel`` floats or a (channel,) Tensor.
-    MindSpore names the Parameter ``a`` but its checkpoints key it by the attribute path (``...w``),
-    which is this front end's Parameter name, so the name here is ``w``."""
+    The Parameter is named ``a`` as in MindSpore; inside a network the attribute path (``...w``) replaces
+    the name (Cell._adopt), which is what checkpoints key it by."""
 
     def __init__(self, channel: int = 1, w: Any = 0.25):
         super().__init__()
@@ -139,7 +139,7 @@ class PReLU(Cell):
                                         f"{w.dtype} {w.shape}")
         else:
             raise InvalidParamError(f"PReLU: w must be a float, a list or a Tensor, got {type(w).__name__}")
-        self.w = Parameter(w, name="w")
+        self.w = Parameter(w, name="a")
         self.prelu = ops.PReLU()
 
     def construct(self, x: Tensor) -> Tensor:

@@ -35,11 +35,13 @@ class _BatchNorm(Cell):
             raise InvalidParamError(f"{type(self).__name__}: momentum={momentum!r} must be in [0, 1]")
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), float(momentum)
         self.use_batch_statistics = use_batch_statistics
-        # MindSpore's order (moving statistics first): parameters_and_names() and checkpoints list them so
-        self.moving_mean = Parameter(initializer(moving_mean_init, num_features, dtype), name="moving_mean",
+        # MindSpore's order (moving statistics first): parameters_and_names() and checkpoints list them so.
+        # MindSpore's names "mean"/"variance" show on a standalone cell; inside a network the attribute path
+        # (``bn1.moving_mean``) replaces them (Cell._adopt)
+        self.moving_mean = Parameter(initializer(moving_mean_init, num_features, dtype), name="mean",
                                      requires_grad=False)
         self.moving_variance = Parameter(initializer(moving_var_init, num_features, dtype),
-                                         name="moving_variance", requires_grad=False)
+                                         name="variance", requires_grad=False)
         self.gamma = Parameter(initializer(gamma_init, num_features, dtype), name="gamma", requires_grad=affine)
         self.beta = Parameter(initializer(beta_init, num_features, dtype), name="beta", requires_grad=affine)
         self.bn_train = ops.BatchNorm(is_training=True, epsilon=eps, momentum=1.0 - momentum, data_format=data_format)
@@ -180,9 +182,9 @@ class _InstanceNorm(Cell):
         if isinstance(momentum, bool) or not isinstance(momentum, float) or not 0.0 <= momentum <= 1.0:
             raise InvalidParamError(f"{layer}: momentum={momentum!r} must be a float in [0, 1]")
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.moving_mean = Parameter(initializer("zeros", num_features, dtype), name="moving_mean",
+        self.moving_mean = Parameter(initializer("zeros", num_features, dtype), name="mean",
                                      requires_grad=False)
-        self.moving_variance = Parameter(initializer("ones", num_features, dtype), name="moving_variance",
+        self.moving_variance = Parameter(initializer("ones", num_features, dtype), name="variance",
                                          requires_grad=False)
         self.gamma = Parameter(initializer(gamma_init, num_features, dtype), name="gamma", requires_grad=affine)
         self.beta = Parameter(initializer(beta_init, num_features, dtype), name="beta", requires_grad=affine)

@@ -7,12 +7,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, InvalidValueError
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
-from .._utils import _flag, _int_tuple, _static_int, _static_ints, defined_here
+from .._utils import _flag, _int_tuple, _static_int, _static_ints, check_arg_int, defined_here
 from ..operations.array_ops import (BroadcastTo, Cast, Concat, Expand, ExpandDims, Fill, Fills,  # noqa: F401
                                     Gather, GatherD, GatherNd, Meshgrid, NonZero, Ones, Rank, Reshape,
                                     ReverseSequence, ReverseV2,
@@ -54,7 +54,7 @@ def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Tens
     x = _tensor(tensor)
     if not x.ndim:
         raise InvalidParamError("split: tensor must have rank >= 1, got a scalar")
-    axis = check_int(axis, "split: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    axis = check_arg_int(axis, "split: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
     dim = x.shape[axis]
 
     def part(start: int, length: int) -> Tensor:
@@ -62,14 +62,14 @@ def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Tens
                      tuple(length if d == axis else -1 for d in builtins.range(x.ndim)))
 
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
-        size = check_int(split_size_or_sections, "split: split_size_or_sections", minimum=1)
+        size = check_arg_int(split_size_or_sections, "split: split_size_or_sections", minimum=1)
         if dim <= size or dim % size == 0:
             return Split(axis, builtins.max(dim // size, 1))(x)
         head = dim // size * size
         return Split(axis, dim // size)(part(0, head)) + (part(head, dim - head),)
     sections = _int_tuple("split: split_size_or_sections", split_size_or_sections)
     if any(s < 0 for s in sections) or builtins.sum(sections) != dim:
-        raise InvalidParamError(f"split: split_size_or_sections={list(sections)} must be sizes >= 0 that sum to "
+        raise InvalidValueError(f"split: split_size_or_sections={list(sections)} must be sizes >= 0 that sum to "
                                 f"dimension {axis} of the tensor's shape {x.shape} ({dim})")
     starts = np.cumsum((0,) + sections[:-1])
     return tuple(part(int(start), s) for start, s in zip(starts, sections))
@@ -162,7 +162,7 @@ def _arg_reduce(op: str, input: Any, axis: Any, keepdims: Any, **attrs: Any) -> 
     keep = _flag(f"{op}: keepdims", keepdims)
     if axis is None:
         return apply_op(op, [reshape(x, (-1,))], {"axis": 0, "keep_dims": False, **attrs})
-    return apply_op(op, [x], {"axis": check_int(axis, f"{op}: axis"), "keep_dims": keep, **attrs})
+    return apply_op(op, [x], {"axis": check_arg_int(axis, f"{op}: axis"), "keep_dims": keep, **attrs})
 
 
 def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -201,7 +201,8 @@ def topk(input: Any, k: int, dim: int | None = None, largest: bool = True,
     _flag("topk: sorted", sorted)
     attrs = {"k": _static_int("topk: k", k, 0), "largest": _flag("topk: largest", largest)}
     last = builtins.max(x.ndim - 1, 0)
-    axis = last if dim is None else check_int(dim, "topk: dim", minimum=-x.ndim, maximum=last) % builtins.max(x.ndim, 1)
+    axis = last if dim is None else \
+        check_arg_int(dim, "topk: dim", minimum=-x.ndim, maximum=last) % builtins.max(x.ndim, 1)
     if axis == last:
         return apply_op("TopK", [x], attrs)
     perm = tuple(d for d in builtins.range(x.ndim) if d != axis) + (axis,)
@@ -326,7 +327,7 @@ def repeat_interleave(input: Any, repeats: Any, axis: int | None = None) -> Tens
     x = _tensor(input)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    axis = check_int(axis, "repeat_interleave: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    axis = check_arg_int(axis, "repeat_interleave: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
     index = _repeat_index(repeats, x.shape[axis], "repeat_interleave")
     return Gather()(x, Tensor(index.astype(np.int32)), axis)
 
@@ -335,7 +336,7 @@ def repeat_elements(x: Any, rep: int, axis: int = 0) -> Tensor:
     """Each slice along ``axis`` repeated ``rep`` times in place (``[a, b] -> [a, a, b, b]``)."""
     if isinstance(rep, bool) or not isinstance(rep, int):
         raise TypeError(f"repeat_elements: rep must be an int, got {type(rep).__name__}")
-    check_int(rep, "repeat_elements: rep", minimum=1)
+    check_arg_int(rep, "repeat_elements: rep", minimum=1)
     return repeat_interleave(x, rep, axis)
 
 
@@ -344,17 +345,17 @@ def index_select(input: Any, axis: int, index: Any) -> Tensor:
     index = _tensor(index)
     if index.ndim != 1:
         raise InvalidParamError(f"index_select: index must be 1-D, got shape {index.shape}")
-    return Gather()(input, index, check_int(axis, "index_select: axis"))
+    return Gather()(input, index, check_arg_int(axis, "index_select: axis"))
 
 
 def narrow(input: Any, axis: int, start: int, length: int) -> Tensor:
     """``length`` entries of input along ``axis`` from ``start`` (a Slice)."""
     x = _tensor(input)
-    axis = check_int(axis, "narrow: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    axis = check_arg_int(axis, "narrow: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
     n = x.shape[axis]
-    start = check_int(start, "narrow: start", minimum=-n, maximum=n)
+    start = check_arg_int(start, "narrow: start", minimum=-n, maximum=n)
     start += n if start < 0 else 0
-    length = check_int(length, "narrow: length", minimum=0, maximum=n - start)
+    length = check_arg_int(length, "narrow: length", minimum=0, maximum=n - start)
     return slice(x, tuple(start if d == axis else 0 for d in builtins.range(x.ndim)),
                  tuple(length if d == axis else -1 for d in builtins.range(x.ndim)))
 
@@ -371,8 +372,8 @@ def _split_at(x: Tensor, axis: int, bounds: Sequence[int]) -> tuple[Tensor, ...]
 def chunk(input: Any, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:
     """At most ``chunks`` parts along ``axis``, each ceil(n / chunks) long but the last."""
     x = _tensor(input)
-    chunks = check_int(chunks, "chunk: chunks", minimum=1)
-    axis = check_int(axis, "chunk: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    chunks = check_arg_int(chunks, "chunk: chunks", minimum=1)
+    axis = check_arg_int(axis, "chunk: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
     step = builtins.max(-(-x.shape[axis] // chunks), 1)
     return _split_at(x, axis, list(builtins.range(step, x.shape[axis], step)))
 
@@ -381,10 +382,10 @@ def tensor_split(input: Any, indices_or_sections: Any, axis: int = 0) -> tuple[T
     """numpy's array_split: ``sections`` parts (the first n % sections one longer), or parts cut at the
     listed indices."""
     x = _tensor(input)
-    axis = check_int(axis, "tensor_split: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    axis = check_arg_int(axis, "tensor_split: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
     n = x.shape[axis]
     if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
-        k = check_int(indices_or_sections, "tensor_split: indices_or_sections", minimum=1)
+        k = check_arg_int(indices_or_sections, "tensor_split: indices_or_sections", minimum=1)
         sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
         return _split_at(x, axis, np.cumsum(sizes)[:-1].tolist())
     return _split_at(x, axis, list(_int_tuple("tensor_split: indices_or_sections", indices_or_sections)))
@@ -402,13 +403,13 @@ def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tenso
     """The diagonal of the (dim1, dim2) planes shifted by ``offset``, as the last dimension: the plane
     moved last and flattened, then one Gather of the diagonal's flat positions."""
     x = _tensor(input)
-    d1 = check_int(dim1, "diagonal: dim1", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
-    d2 = check_int(dim2, "diagonal: dim2", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    d1 = check_arg_int(dim1, "diagonal: dim1", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    d2 = check_arg_int(dim2, "diagonal: dim2", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
     if d1 == d2:
         raise InvalidParamError(f"diagonal: dim1={dim1} and dim2={dim2} must be different dimensions")
     rest = [d for d in builtins.range(x.ndim) if d not in (d1, d2)]
     rows, cols = x.shape[d1], x.shape[d2]
-    offset = check_int(offset, "diagonal: offset")
+    offset = check_arg_int(offset, "diagonal: offset")
     start = (0, offset) if offset >= 0 else (-offset, 0)
     count = builtins.max(0, builtins.min(rows - start[0], cols - start[1]))
     flat_at = (np.arange(count) + start[0]) * cols + np.arange(count) + start[1]
@@ -431,7 +432,7 @@ def expand_as(input: Any, other: Any) -> Tensor:
 def swapaxes(input: Any, axis0: int, axis1: int) -> Tensor:
     x = _tensor(input)
     perm = list(builtins.range(x.ndim))
-    a, b = (check_int(axis, f"swapaxes: {name}") for name, axis in (("axis0", axis0), ("axis1", axis1)))
+    a, b = (check_arg_int(axis, f"swapaxes: {name}") for name, axis in (("axis0", axis0), ("axis1", axis1)))
     for axis in (a, b):
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"The 'axis' must be in the range of [-{x.ndim}, {x.ndim}), but got {axis}.")
@@ -449,8 +450,8 @@ def movedim(x: Any, source: Any, destination: Any) -> Tensor:
     x = _tensor(x)
     src = [source] if isinstance(source, int) else list(_int_tuple("movedim: source", source))
     dst = [destination] if isinstance(destination, int) else list(_int_tuple("movedim: destination", destination))
-    src = [check_int(s, "movedim: source", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim for s in src]
-    dst = [check_int(d, "movedim: destination", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim for d in dst]
+    src = [check_arg_int(s, "movedim: source", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim for s in src]
+    dst = [check_arg_int(d, "movedim: destination", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim for d in dst]
     if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise InvalidParamError(f"movedim: source={source} and destination={destination} must be distinct "
                                 f"dimensions of one length")
@@ -801,7 +802,7 @@ def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Tens
     x = _tensor_arg("combinations", input)
     if x.ndim != 1:
         raise _BadValue(f"combinations: input must be 1-D, got shape {x.shape}")
-    r = check_int(r, "combinations: r", minimum=0)
+    r = check_arg_int(r, "combinations: r", minimum=0)
     pick = itertools.combinations_with_replacement if _flag("combinations: with_replacement",
                                                             with_replacement) else itertools.combinations
     rows = np.asarray(list(pick(builtins.range(x.shape[0]), r)), np.int64).reshape(-1, r)
@@ -952,6 +953,17 @@ def _index_put_method(op: Any, x: Any, indices: Any, values: Any, accumulate: bo
     return IndexPut(int(accumulate))(x, values, indices)
 
 
+from ..operations.array_ops import unique_consecutive_parts  # noqa: E402
+
+
+def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: bool = False,
+                       dim: Any = None) -> Tensor | tuple[Tensor, ...]:
+    """The output, then the run indices and the run lengths where asked (the primitive returns all three)."""
+    parts = unique_consecutive_parts(input, return_inverse, return_counts, dim)
+    asked = tuple(t for t in parts if t is not None)
+    return asked[0] if len(asked) == 1 else asked
+
+
 install_composite_functions(globals(), "mindspore.ops.function.array_func")
 
 
@@ -983,7 +995,7 @@ def top_k(input_x: Any, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
 def aminmax(input: Any, *, axis: Any = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
     """(minimum, maximum) along ``axis`` (None: over every element, keepdims giving a 0-d tensor)."""
     x = _tensor(input)
-    axes = () if axis is None else (check_int(axis, "aminmax: axis", minimum=-builtins.max(x.ndim, 1),
+    axes = () if axis is None else (check_arg_int(axis, "aminmax: axis", minimum=-builtins.max(x.ndim, 1),
                                               maximum=builtins.max(x.ndim, 1) - 1),)
     keep = _flag("aminmax: keepdims", keepdims) and axis is not None
     return ReduceMin(keep)(x, axes), ReduceMax(keep)(x, axes)
@@ -1183,7 +1195,8 @@ def _index_copy_method(op: Any, x: Any, dim: int, index: Any, tensor: Any) -> Te
     """``Tensor.index_copy_(dim, index, tensor)`` (PyTorch's): x's slices ``index[i]`` along ``dim`` take
     ``tensor``'s slice i (the in-place route makes x hold the result)."""
     x, index, source = _tensor(x), _tensor(index), _tensor(tensor)
-    dim = check_int(dim, "Tensor.index_copy_: dim", minimum=-builtins.max(x.ndim, 1), maximum=builtins.max(x.ndim, 1) - 1)
+    dim = check_arg_int(dim, "Tensor.index_copy_: dim", minimum=-builtins.max(x.ndim, 1),
+                        maximum=builtins.max(x.ndim, 1) - 1)
     dim = dim % builtins.max(x.ndim, 1)
     if index.ndim > 1 or index.size != (source.shape[dim] if source.ndim else 1):
         raise ValueError(f"For 'Tensor.index_copy_', 'index' must be 1-D with one entry per slice of 'tensor' "

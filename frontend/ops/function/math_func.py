@@ -8,18 +8,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidValueError, check_int
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, RuntimeParamError, check_int
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .. import operations
-from .._utils import _axes, _static_int, defined_here
+from .._utils import _axes, _static_int, check_arg_int, defined_here
 from ..operations.array_ops import Concat, ExpandDims, Reshape, Select, Sort, Squeeze, Transpose
 from ..operations.math_ops import (FLOAT_DTYPES, Abs, Add, BatchMatMul, CumProd, CumSum, Div, Equal, Exp, FloorDiv,
                                    Greater, GreaterEqual, IsFinite, IsNan, Less, LessEqual, LinSpace, Log, Log1p,
                                    LogicalAnd, LogicalNot, LogicalOr, LogicalXor, MatMul, Maximum, Mul, Neg, NotEqual,
-                                   Pow, Reciprocal, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceMin, ReduceProd,
+                                   Pow, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceMin, ReduceProd,
                                    ReduceSum, Sign, Sqrt, Sub, Trunc, TruncateDiv, add_n, einsum_of, floating,
                                    log_cum_sum_exp, p_norm)
 from ..operations.other_ops import StopGradient
@@ -173,7 +173,7 @@ def cumprod(input: Any, dim: Any, dtype: Any = None) -> Tensor:
 
 
 def cummax(input: Any, axis: Any) -> tuple[Tensor, Tensor]:
-    """(running maxima along ``axis``, the index each came from: the later one on ties; int32)."""
+    """(running maxima along ``axis``, the index each came from: the later one on ties; int64)."""
     return apply_op("Cummax", [input], {"axis": _static_int("cummax: axis", axis)})
 
 
@@ -271,9 +271,9 @@ def _contraction_axes(x1: Tensor, x2: Tensor, axes: Any) -> tuple[tuple[int, ...
     pair = []
     for x, dims in zip((x1, x2), axes):
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
-        pair.append(tuple(check_int(d, "tensor_dot: axes") % max(x.ndim, 1) for d in dims))
+        pair.append(tuple(check_arg_int(d, "tensor_dot: axes") % max(x.ndim, 1) for d in dims))
     if len(pair[0]) != len(pair[1]) or [x1.shape[a] for a in pair[0]] != [x2.shape[b] for b in pair[1]]:
-        raise InvalidParamError(f"tensor_dot: axes={axes!r} pair dims of different sizes of {x1.shape} and {x2.shape}")
+        raise InvalidValueError(f"tensor_dot: axes={axes!r} pair dims of different sizes of {x1.shape} and {x2.shape}")
     return pair[0], pair[1]
 
 
@@ -474,7 +474,7 @@ def approximate_equal(x: Any, y: Any, tolerance: float = 1e-05) -> Tensor:
 
 def make_range(*args: Any) -> tuple[int, ...]:
     """``range(*args)`` as a tuple of ints (MindSpore's helper for loops over constants)."""
-    return tuple(builtins.range(*(check_int(a, "make_range: argument") for a in args)))
+    return tuple(builtins.range(*(check_arg_int(a, "make_range: argument") for a in args)))
 
 
 def mm(input: Any, mat2: Any) -> Tensor:
@@ -507,10 +507,10 @@ def logspace(start: Any, end: Any, steps: Any, base: Any = 10, *, dtype: Any = m
 def diff(x: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """x[i + 1] - x[i] along ``axis`` (after ``prepend``/``append`` are concatenated there); MindSpore
     serves n = 1 only."""
-    if check_int(n, "diff: n") != 1:
-        raise InvalidParamError(f"diff: n={n} is not supported; MindSpore computes n=1 only")
+    if check_arg_int(n, "diff: n") != 1:
+        raise RuntimeParamError(f"diff: n={n} is not supported; MindSpore computes n=1 only")
     t = _tensor(x)
-    dim = check_int(axis, "diff: axis") % max(t.ndim, 1)
+    dim = check_arg_int(axis, "diff: axis") % max(t.ndim, 1)
     parts = [_tensor(v) for v in (prepend, t, append) if v is not None]
     if len(parts) > 1:
         t = Concat(dim)(parts)
@@ -543,7 +543,7 @@ def trapz(y: Any, x: Any = None, *, dx: Any = 1.0, dim: int = -1) -> Tensor:
     """The trapezoidal integral of y along ``dim``: with sample points ``x`` (1-D, or y's shape), else
     spacing ``dx``."""
     values = floating(y)
-    axis = check_int(dim, "trapz: dim") % max(values.ndim, 1)
+    axis = check_arg_int(dim, "trapz: dim") % max(values.ndim, 1)
     lead = (slice(None),) * axis
     heights = Div()(Add()(values[lead + (slice(1, None),)], values[lead + (slice(None, -1),)]), 2.0)
     if x is None:
@@ -585,12 +585,11 @@ def sgn(input: Any) -> Tensor:
 
 
 def signbit(input: Any) -> Tensor:
-    """Whether the sign bit is set: x < 0, and -0.0 (whose reciprocal is -inf)."""
-    x = _tensor(input)
-    negative = Less()(x, 0)
-    if x.dtype.name not in FLOAT_DTYPES:
-        return negative
-    return LogicalOr()(negative, LogicalAnd()(Equal()(x, 0), Less()(Reciprocal()(x), 0)))
+    """x < 0, as MindSpore documents and computes it on every platform (``ops.less``): False for -0.0,
+    where numpy's signbit says True."""
+    if not isinstance(input, Tensor):
+        raise InvalidTypeError(f"For signbit, the input must be a Tensor, but got {type(input).__name__}")
+    return Less()(input, 0)
 
 
 def addr(x: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -654,20 +653,20 @@ def tensor_lt(*args: Any, **kwargs: Any) -> Tensor:
 
 
 def median(input: Any, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tensor]:
-    """(the lower median along ``axis``, its index): element (n - 1) // 2 of a stable sort."""
+    """(the lower median along ``axis``, its int64 index as MindSpore's): element (n - 1) // 2 of a stable sort."""
     x = _tensor(input)
     rank = max(x.ndim, 1)
     dim = check_int(axis, "median: axis", minimum=-rank, maximum=rank - 1, error=InvalidValueError) % rank
     values, indices = Sort(dim)(x)
     middle = (x.shape[dim] - 1) // 2
     pick = (slice(None),) * dim + ((slice(middle, middle + 1),) if keepdims else (middle,))
-    return values[pick], indices[pick]
+    return values[pick], cast(indices[pick], mstype.int64)
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None) -> Tensor:
     """0.5 - 0.5 cos(2 pi k / (N - 1)) for k < N (``periodic``: of a window one longer, its last
     point dropped), a constant: float64 unless ``dtype`` says (MindSpore builds it with numpy)."""
-    n = check_int(window_length, "hann_window: window_length", minimum=0)
+    n = check_arg_int(window_length, "hann_window: window_length", minimum=0)
     length = n + 1 if periodic else n
     k = np.arange(n, dtype=np.float64)
     window = np.ones(n) if length <= 1 else 0.5 - 0.5 * np.cos(2 * np.pi * k / (length - 1))
@@ -688,7 +687,7 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:
     x = _tensor(input)
     if x.ndim != 1:
         raise ValueError(f"For 'bincount', 'input' must be 1-D, but got shape {x.shape}")
-    minlength = check_int(minlength, "bincount: minlength", minimum=0)
+    minlength = check_arg_int(minlength, "bincount: minlength", minimum=0)
     ids = _host("bincount", x).astype(np.int64)
     bins = builtins.max(int(ids.max()) + 1 if ids.size else 0, minlength)
     w = Tensor(np.ones(x.shape, np.float32)) if weights is None else cast(weights, mstype.float32)
@@ -747,7 +746,7 @@ def float_power_ext(input: Any, exponent: Any) -> Tensor:
 def diff_ext(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The n-th forward difference along ``dim`` (``prepend``/``append`` joined first): ``diff`` n times."""
     out = input
-    for step in range(check_int(n, "diff_ext: n", minimum=0)):
+    for step in range(check_arg_int(n, "diff_ext: n", minimum=0)):
         out = diff(out, 1, dim, prepend, append) if step == 0 else diff(out, 1, dim)
     return out
 
@@ -897,7 +896,7 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-08) -> Ten
     """sum(x1 x2) / max(|x1| |x2|, eps) along ``dim`` (MindSpore's formula: the product of the norms is
     clipped, not each norm)."""
     a, b = _tensor(x1), _tensor(x2)
-    axis = (check_int(dim, "cosine_similarity: dim"),)
+    axis = (check_arg_int(dim, "cosine_similarity: dim"),)
     dot = apply_op("ReduceSum", [a * b], {"axis": axis, "keep_dims": False})[0]
     norms = [apply_op("Sqrt", [apply_op("ReduceSum", [t * t], {"axis": axis, "keep_dims": False})[0]])[0]
              for t in (a, b)]
@@ -935,7 +934,7 @@ def _batch_dot_axes(x1_ndim: int, x2_ndim: int, axes: Any) -> list[int]:
             raise ValueError(f"For 'batch_dot', the 'axes' cannot contain 0, but got axes: {axes}.")
         if len(axes) != 2:
             raise ValueError(f"For 'batch_dot', the length of 'axes' must be equal to 2, but got {len(axes)}.")
-        pair = [check_int(a, f"batch_dot: axes[{k}]") for k, a in enumerate(axes)]
+        pair = [check_arg_int(a, f"batch_dot: axes[{k}]") for k, a in enumerate(axes)]
         pair = [pair[0] + x1_ndim if pair[0] < 0 else pair[0], pair[1] + x2_ndim if pair[1] < 0 else pair[1]]
         if min(pair) < 0 or pair[0] > x1_ndim or pair[1] > x2_ndim:
             raise ValueError(f"For 'batch_dot', axes[0] must be less than or equal to len(x1_shape), and axes[1] "

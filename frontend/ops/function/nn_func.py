@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, InvalidValueError
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, InvalidTypeError, InvalidValueError
 from ascendemu.graph.capture import current_tracer
 from ascendemu.kernels.ops.attention import FA_MASKED_SCORE
 
@@ -460,14 +460,37 @@ def adaptive_max_pool1d(input: Any, output_size: int) -> Tensor:
                               _adaptive_sizes("adaptive_max_pool1d", x.shape, output_size, 1))
 
 
-def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Tensor:
-    """Adaptive max pooling of the last two axes of (N, C, H, W) or (C, H, W); None keeps a size."""
+def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Adaptive max pooling of the last two axes of (N, C, H, W) or (C, H, W); None keeps a size. With
+    ``return_indices``, also each maximum's flat index in its H x W plane (int64, the first on ties)."""
     x = _tensor(input)
-    _no_indices("adaptive_max_pool2d", return_indices)
+    if not isinstance(return_indices, bool):
+        raise InvalidTypeError(f"adaptive_max_pool2d: return_indices must be a bool, got {return_indices!r}")
     if x.ndim not in (3, 4):
         raise InvalidParamError(f"adaptive_max_pool2d: input must have rank 3 or 4, got shape {x.shape}")
-    return _adaptive_max_pool("adaptive_max_pool2d", x,
-                              _adaptive_sizes("adaptive_max_pool2d", x.shape, output_size, 2))
+    sizes = _adaptive_sizes("adaptive_max_pool2d", x.shape, output_size, 2)
+    out = _adaptive_max_pool("adaptive_max_pool2d", x, sizes)
+    return (out, _adaptive_argmax2d(x, sizes)) if return_indices else out
+
+
+def _adaptive_argmax2d(x: Tensor, sizes: tuple[int, int]) -> Tensor:
+    """The flat H x W index of each adaptive window's first maximum: the windows' members gathered as
+    rows of a constant table (a short window padded with its first member, which moves no first
+    maximum), Argmax along each row, that member's index read back from the table."""
+    (h, w), (oh, ow) = x.shape[-2:], sizes
+    table = []
+    for i in range(oh):
+        for j in range(ow):
+            rows = range((i * h) // oh, -(-(i + 1) * h // oh))
+            cols = range((j * w) // ow, -(-(j + 1) * w // ow))
+            table.append([r * w + c for r in rows for c in cols])
+    width = max(len(members) for members in table)
+    table = np.array([m + [m[0]] * (width - len(m)) for m in table], np.int32)
+    flat = operations.array_ops.Reshape()(x, x.shape[:-2] + (h * w,))
+    windows = operations.array_ops.Gather()(flat, Tensor(table), flat.ndim - 1)       # (..., oh * ow, width)
+    local = operations.array_ops.Argmax(-1)(windows) + Tensor(np.arange(oh * ow, dtype=np.int32) * width)
+    picked = operations.array_ops.Gather()(Tensor(table.reshape(-1)), local, 0)
+    return operations.array_ops.Cast()(operations.array_ops.Reshape()(picked, x.shape[:-2] + (oh, ow)), mstype.int64)
 
 
 def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Tensor:
@@ -555,7 +578,7 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
     x = _tensor(input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if not shape or tuple(x.shape[x.ndim - len(shape):]) != shape:
-        raise InvalidParamError(f"layer_norm: normalized_shape={normalized_shape!r} must be the trailing dimensions "
+        raise InvalidValueError(f"layer_norm: normalized_shape={normalized_shape!r} must be the trailing dimensions "
                                 f"of the input's shape {x.shape}")
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     mean = operations.math_ops.ReduceMean(keep_dims=True)(x, axes)

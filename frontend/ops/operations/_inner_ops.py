@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ascendemu.errors import check_int
-
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
-from .._utils import defined_here
+from .._utils import check_arg_int, defined_here
 from ..primitive import _Op, _tensor
 
 
@@ -22,7 +20,7 @@ class SelectView(_Op):
         x = _tensor(args[0])
         if x.ndim == 0:
             raise ValueError("For 'SelectView', the input must have at least one dimension")
-        index, dim = check_int(args[1], "SelectView: index"), check_int(args[2], "SelectView: dim")
+        index, dim = check_arg_int(args[1], "SelectView: index"), check_arg_int(args[2], "SelectView: dim")
         if not -x.ndim <= dim < x.ndim:
             raise ValueError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim}), but got "
                              f"{dim})")

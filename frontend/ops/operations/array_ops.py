@@ -8,7 +8,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int
+from ascendemu.errors import (FeatureNotSupportedError, InvalidParamError, InvalidTypeError, InvalidValueError,
+                              RuntimeParamError)
 from ascendemu.graph.capture import current_tracer
 from ascendemu.graph.ir import no_task_shape
 
@@ -16,7 +17,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import (_MASKS, _axes, _flag, _int_tuple, _pad4, _pair, _shape_arg, _static_int, _static_ints,
-                      defined_here)
+                      check_arg_int, defined_here)
 from ..composite_op import composite
 from ..primitive import Primitive, _Op, _binary_operands, _cast, _tensor, apply_op
 
@@ -184,7 +185,7 @@ class StridedSlice(_Op):
                  shrink_axis_mask: int = 0):
         super().__init__()
         values = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
-        self.masks = {name: check_int(v, f"StridedSlice: {name}", minimum=0) for name, v in zip(_MASKS, values)}
+        self.masks = {name: check_arg_int(v, f"StridedSlice: {name}", minimum=0) for name, v in zip(_MASKS, values)}
 
     def __call__(self, input_x: Any, begin: Sequence[int], end: Sequence[int], strides: Sequence[int]) -> Tensor:
         attrs = {"begin": _int_tuple("StridedSlice: begin", begin), "end": _int_tuple("StridedSlice: end", end),
@@ -213,7 +214,7 @@ class _ArgReduce(_Op):
 
     def __init__(self, axis: int = -1, output_type: Any = mstype.int32):
         super().__init__()
-        self.axis = check_int(axis, f"{self.op}: axis")
+        self.axis = check_arg_int(axis, f"{self.op}: axis")
         self.output_type = mstype.to_type(output_type)
         if self.output_type not in (mstype.int32, mstype.int64):
             raise TypeError(f"For '{self.op}', the 'output_type' must be one of [Int32, Int64], but got "
@@ -244,7 +245,7 @@ class _ArgWithValue(_Op):
 
     def __init__(self, axis: int = 0, keep_dims: bool = False):
         super().__init__()
-        self.axis, self.keep_dims = check_int(axis, f"{self.op}: axis"), _flag(f"{self.op}: keep_dims", keep_dims)
+        self.axis, self.keep_dims = check_arg_int(axis, f"{self.op}: axis"), _flag(f"{self.op}: keep_dims", keep_dims)
 
     def __call__(self, input: Any) -> tuple[Tensor, Tensor]:
         return apply_op(self.op, [input], {"axis": self.axis, "keep_dims": self.keep_dims})
@@ -280,7 +281,7 @@ class Sort(_Op):
 
     def __init__(self, axis: int = -1, descending: bool = False):
         super().__init__()
-        self.axis = check_int(axis, "Sort: axis")
+        self.axis = check_arg_int(axis, "Sort: axis")
         self.descending = _flag("Sort: descending", descending)
 
     def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
@@ -303,7 +304,7 @@ class Stack(_Op):
 
     def __init__(self, axis: int = 0):
         super().__init__()
-        self.axis = check_int(axis, "Stack: axis")
+        self.axis = check_arg_int(axis, "Stack: axis")
 
     def __call__(self, input_x: Sequence[Any]) -> Tensor:
         if not isinstance(input_x, (tuple, list)) or not input_x:
@@ -314,7 +315,7 @@ class Stack(_Op):
             if t.shape != first.shape or t.dtype != first.dtype:
                 raise InvalidParamError(f"Stack: tensor {i} is {t.dtype}{list(t.shape)} but tensor 0 is "
                                         f"{first.dtype}{list(first.shape)}; stacked tensors must match")
-        axis = check_int(self.axis, "Stack: axis", minimum=-first.ndim - 1, maximum=first.ndim) % (first.ndim + 1)
+        axis = check_arg_int(self.axis, "Stack: axis", minimum=-first.ndim - 1, maximum=first.ndim) % (first.ndim + 1)
         parts = [ExpandDims()(t, axis) for t in tensors]
         return parts[0] if len(parts) == 1 else Concat(axis)(parts)
 
@@ -325,14 +326,14 @@ class Unstack(_Op):
 
     def __init__(self, axis: int = 0, num: int | None = None):
         super().__init__()
-        self.axis = check_int(axis, "Unstack: axis")
-        self.num = None if num is None else check_int(num, "Unstack: num", minimum=1)
+        self.axis = check_arg_int(axis, "Unstack: axis")
+        self.num = None if num is None else check_arg_int(num, "Unstack: num", minimum=1)
 
     def __call__(self, input_x: Any) -> tuple[Tensor, ...]:
         x = _tensor(input_x)
         if not x.ndim:
             raise InvalidParamError("Unstack: input_x must have rank >= 1, got a scalar")
-        axis = check_int(self.axis, "Unstack: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+        axis = check_arg_int(self.axis, "Unstack: axis", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
         count = x.shape[axis]
         if count == 0 or self.num not in (None, count):
             raise InvalidParamError(f"Unstack: dimension {axis} of input_x shape {x.shape} has {count} entries"
@@ -399,7 +400,7 @@ class DType(_Op):
 def _axis(label: str, axis: Any, ndim: int) -> int:
     """``axis`` in [-ndim, ndim), normalised to [0, ndim)."""
     rank = builtins.max(ndim, 1)          # a scalar takes axis 0 or -1, as MindSpore allows
-    return check_int(axis, label, minimum=-rank, maximum=rank - 1) % rank
+    return check_arg_int(axis, label, minimum=-rank, maximum=rank - 1) % rank
 
 
 def _host(label: str, t: Any) -> np.ndarray:
@@ -407,9 +408,10 @@ def _host(label: str, t: Any) -> np.ndarray:
     values yet, and an op whose output shape depends on them cannot be put in a static graph."""
     t = _tensor(t)
     if t.is_symbolic or (t.is_parameter and current_tracer() is not None):
-        raise FeatureNotSupportedError(f"{label}: the output shape depends on the tensor's values, which a static "
-                                       f"GRAPH_MODE graph cannot express; call it in PYNATIVE_MODE or on a "
-                                       f"constant")
+        error = FeatureNotSupportedError(f"{label}: the output shape depends on the tensor's values, which a static "
+                                         f"GRAPH_MODE graph cannot express; call it in PYNATIVE_MODE or on a "
+                                         f"constant")
+        raise t._tag_input(error) if t.is_symbolic else error
     return t.asnumpy()
 
 
@@ -451,8 +453,8 @@ def ReverseV2(input, axis):
 def Eye(n, m=None, dtype=None):
     """``Eye()(n, m, t)`` / ``ops.eye(n, m=None, dtype=None)``: the n x m identity (m defaults to n),
     a constant of ``dtype`` (default float32)."""
-    n = check_int(n, "Eye: n", minimum=0)
-    m = n if m is None else check_int(m, "Eye: m", minimum=0)
+    n = check_arg_int(n, "Eye: n", minimum=0)
+    m = n if m is None else check_arg_int(m, "Eye: m", minimum=0)
     return Tensor(np.eye(n, m), mstype.to_type(dtype or mstype.float32))
 
 
@@ -461,7 +463,7 @@ class ScalarToTensor(_Op):
 
     def __call__(self, x: Any, dtype: Any = mstype.float32) -> Tensor:
         if not isinstance(x, (bool, int, float)):
-            raise InvalidParamError(f"ScalarToTensor: x must be a bool, an int or a float, got {type(x).__name__}")
+            raise InvalidTypeError(f"ScalarToTensor: x must be a bool, an int or a float, got {type(x).__name__}")
         if not isinstance(dtype, mstype.Type):
             raise InvalidParamError(f"ScalarToTensor: dtype={dtype!r} must be a mindspore number type such as "
                                     f"mstype.float32")
@@ -504,12 +506,12 @@ class DepthToSpace(_Op):
 
     def __init__(self, block_size: int):
         super().__init__()
-        self.block_size = check_int(block_size, "DepthToSpace: block_size", minimum=2)
+        self.block_size = check_arg_int(block_size, "DepthToSpace: block_size", minimum=2)
 
     def __call__(self, x: Any) -> Tensor:
         x, b = _tensor(x), self.block_size
         if x.ndim != 4 or x.shape[1] % (b * b):
-            raise InvalidParamError(f"DepthToSpace: x must be NCHW with channels divisible by block_size**2={b * b}, "
+            raise InvalidValueError(f"DepthToSpace: x must be NCHW with channels divisible by block_size**2={b * b}, "
                                     f"got shape {x.shape}")
         n, c, h, w = x.shape
         parts = Reshape()(x, (n, b, b, c // (b * b), h, w))
@@ -522,12 +524,12 @@ class SpaceToDepth(_Op):
 
     def __init__(self, block_size: int):
         super().__init__()
-        self.block_size = check_int(block_size, "SpaceToDepth: block_size", minimum=2)
+        self.block_size = check_arg_int(block_size, "SpaceToDepth: block_size", minimum=2)
 
     def __call__(self, x: Any) -> Tensor:
         x, b = _tensor(x), self.block_size
         if x.ndim != 4 or x.shape[2] % b or x.shape[3] % b:
-            raise InvalidParamError(f"SpaceToDepth: x must be NCHW with height and width divisible by block_size={b}, "
+            raise InvalidValueError(f"SpaceToDepth: x must be NCHW with height and width divisible by block_size={b}, "
                                     f"got shape {x.shape}")
         n, c, h, w = x.shape
         parts = Reshape()(x, (n, c, h // b, b, w // b, b))
@@ -545,7 +547,7 @@ def Meshgrid(inputs, indexing="xy"):
     if not isinstance(inputs, (tuple, list)) or len(inputs) < 2:
         raise InvalidParamError("Meshgrid: inputs must be a tuple or list of at least two 1-D tensors")
     if indexing not in MESHGRID_INDEXING:
-        raise InvalidParamError(f"Meshgrid: indexing={indexing!r} must be one of {MESHGRID_INDEXING}")
+        raise InvalidValueError(f"Meshgrid: indexing={indexing!r} must be one of {MESHGRID_INDEXING}")
     tensors = [_tensor(t) for t in inputs]
     for i, t in enumerate(tensors):
         if t.ndim != 1 or t.dtype != tensors[0].dtype:
@@ -569,8 +571,8 @@ class ReverseSequence(_Op):
 
     def __init__(self, seq_dim: int, batch_dim: int = 0):
         super().__init__()
-        self.seq_dim = check_int(seq_dim, "ReverseSequence: seq_dim")
-        self.batch_dim = check_int(batch_dim, "ReverseSequence: batch_dim")
+        self.seq_dim = check_arg_int(seq_dim, "ReverseSequence: seq_dim")
+        self.batch_dim = check_arg_int(batch_dim, "ReverseSequence: batch_dim")
 
     def __call__(self, x: Any, seq_lengths: Any) -> Tensor:
         x, lengths = _tensor(x), _cast(seq_lengths, mstype.int32)
@@ -635,11 +637,11 @@ class Unique(_Op):
         return Tensor(values, x.dtype), _index(idx)
 
 
-@composite("UniqueConsecutive", functions=("unique_consecutive",))
-def UniqueConsecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """``unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)``: input
-    flattened with each run of equal consecutive elements kept once; optionally each element's run
-    index (input's shape) and each run's length (int64, as MindSpore's). Computed from host data, like Unique."""
+def unique_consecutive_parts(input: Any, return_inverse: bool, return_counts: bool,
+                             dim: Any) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """(input flattened with each run of equal consecutive elements kept once, each element's run index
+    (input's shape) if ``return_inverse``, each run's length if ``return_counts``; None where not asked),
+    indices int64 as MindSpore's. Computed from host data, like Unique."""
     x = _tensor(input)
     _flag("unique_consecutive: return_inverse", return_inverse)
     _flag("unique_consecutive: return_counts", return_counts)
@@ -647,12 +649,19 @@ def UniqueConsecutive(input, return_inverse=False, return_counts=False, dim=None
         raise InvalidParamError(f"unique_consecutive: dim={dim!r} is not supported; leave it None (flattened)")
     flat = _host("unique_consecutive", x).reshape(-1)
     starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]])) if flat.size else np.zeros(0, np.int64)
-    outputs = [Tensor(flat[starts], x.dtype)]
-    if return_inverse:
-        outputs.append(_index64((np.cumsum(np.isin(np.arange(flat.size), starts)) - 1).reshape(x.shape)))
-    if return_counts:
-        outputs.append(_index64(np.diff(np.append(starts, flat.size))))
-    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+    run_of = np.cumsum(np.isin(np.arange(flat.size), starts)) - 1
+    inverse = _index64(run_of.reshape(x.shape)) if return_inverse else None
+    counts = _index64(np.diff(np.append(starts, flat.size))) if return_counts else None
+    return Tensor(flat[starts], x.dtype), inverse, counts
+
+
+@composite("UniqueConsecutive")
+def UniqueConsecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """``UniqueConsecutive(return_inverse, return_counts, dim)(input)``: always (output, idx, counts), as
+    MindSpore's primitive returns them: an output not asked for is a 0-d int64 zero (``ops.unique_consecutive``
+    returns only the asked ones)."""
+    parts = unique_consecutive_parts(input, return_inverse, return_counts, dim)
+    return tuple(_index64(0) if t is None else t for t in parts)
 
 
 class NonZero(_Op):
@@ -660,6 +669,8 @@ class NonZero(_Op):
     MindSpore's), in row-major order; computed from host data."""
 
     def __call__(self, input: Any) -> Tensor:
+        if not _tensor(input).ndim:
+            raise RuntimeParamError("NonZero: the input must have rank >= 1, got a scalar; reshape it to (1,)")
         return _index64(np.argwhere(_host("NonZero", input)).reshape(-1, _tensor(input).ndim))
 
 
@@ -667,7 +678,7 @@ def _triangle_mask(shape: tuple[int, ...], diagonal: int, lower: bool) -> Tensor
     """The bool mask of a lower (``tril``: column <= row + diagonal) or upper (``triu``: column >= row +
     diagonal) triangle over the last two dimensions of ``shape``."""
     if len(shape) < 2:
-        raise InvalidParamError(f"tril/triu: the input must have rank >= 2, got shape {shape}")
+        raise InvalidValueError(f"tril/triu: the input must have rank >= 2, got shape {shape}")
     rows, cols = shape[-2:]
     lower_mask = np.tri(rows, cols, diagonal if lower else diagonal - 1, dtype=bool)
     return Tensor(lower_mask if lower else ~lower_mask)
@@ -675,7 +686,7 @@ def _triangle_mask(shape: tuple[int, ...], diagonal: int, lower: bool) -> Tensor
 
 def _triangle(x: Any, diagonal: Any, lower: bool) -> Tensor:
     x = _tensor(x)
-    mask = _triangle_mask(x.shape, check_int(diagonal, "diagonal"), lower)
+    mask = _triangle_mask(x.shape, check_arg_int(diagonal, "diagonal"), lower)
     return Select()(BroadcastTo(x.shape)(mask), x, BroadcastTo(x.shape)(Tensor(0, x.dtype)))
 
 
@@ -698,7 +709,7 @@ def Diag(input):
     to n, a Select of x broadcast over an n x n identity mask, reshaped)."""
     x = _tensor(input)
     if not x.ndim:
-        raise InvalidParamError("Diag: input must have rank >= 1, got a scalar")
+        raise InvalidValueError("Diag: input must have rank >= 1, got a scalar")
     n = int(np.prod(x.shape))
     column = BroadcastTo((n, n))(Reshape()(x, (n, 1)))
     square = Select()(Tensor(np.eye(n, dtype=bool)), column, BroadcastTo((n, n))(Tensor(0, x.dtype)))
@@ -713,7 +724,7 @@ class DiagPart(_Op):
         x = _tensor(input_x)
         half = x.ndim // 2
         if not x.ndim or x.ndim % 2 or x.shape[:half] != x.shape[half:]:
-            raise InvalidParamError(f"DiagPart: input_x must have an even rank and shape s + s, got {x.shape}")
+            raise InvalidValueError(f"DiagPart: input_x must have an even rank and shape s + s, got {x.shape}")
         n = int(np.prod(x.shape[:half]))
         return Reshape()(Gather()(Reshape()(x, (n * n,)), _index(np.arange(n) * (n + 1)), 0), x.shape[:half])
 
@@ -914,7 +925,7 @@ def _scatter_elements(data: Any, indices: Any, updates: Any, axis: Any, reductio
     that column taken from indices, then one TensorScatter."""
     x, index = _tensor(data), _cast(indices, mstype.int32)
     if reduction not in ELEMENT_REDUCTIONS:
-        raise InvalidParamError(f"TensorScatterElements: reduction={reduction!r} must be one of "
+        raise InvalidValueError(f"TensorScatterElements: reduction={reduction!r} must be one of "
                                 f"{tuple(ELEMENT_REDUCTIONS)}")
     axis = _axis("TensorScatterElements: axis", axis, x.ndim)
     if index.ndim != x.ndim or _tensor(updates).shape != index.shape:
@@ -934,7 +945,7 @@ class TensorScatterElements(_Op):
 
     def __init__(self, axis: int = 0, reduction: str = "none"):
         super().__init__()
-        self.axis, self.reduction = check_int(axis, "TensorScatterElements: axis"), reduction
+        self.axis, self.reduction = check_arg_int(axis, "TensorScatterElements: axis"), reduction
 
     def __call__(self, data: Any, indices: Any, updates: Any) -> Tensor:
         return _scatter_elements(data, indices, updates, self.axis, self.reduction)
@@ -1187,8 +1198,8 @@ def MaskedScatter(input, mask, source):
 
 def _triangle_indices(row: Any, col: Any, offset: Any, dtype: Any, lower: bool) -> Tensor:
     """The (2, N) coordinates of a row x col matrix's lower (upper) triangle, row by row: a constant."""
-    row, col = check_int(row, "row", minimum=0), check_int(col, "col", minimum=0)
-    offset = check_int(offset, "offset")
+    row, col = check_arg_int(row, "row", minimum=0), check_arg_int(col, "col", minimum=0)
+    offset = check_arg_int(offset, "offset")
     coords = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
     return Tensor(np.stack(coords).reshape(2, -1).astype(np.int64), mstype.to_type(dtype))
 
@@ -1214,7 +1225,7 @@ def _band(x: Any, lower: Any, upper: Any) -> Tensor:
     """x kept where ``i - j <= lower`` and ``j - i <= upper`` over the last two dimensions (a negative
     bound keeps that whole triangle), zeros elsewhere: a Select with a constant mask."""
     x = _tensor(x)
-    lower, upper = (int(v) if isinstance(v, Tensor) else check_int(v, "matrix_band_part: bound")
+    lower, upper = (int(v) if isinstance(v, Tensor) else check_arg_int(v, "matrix_band_part: bound")
                     for v in (lower, upper))
     if x.ndim < 2:
         raise _BadValue(f"matrix_band_part: x must have rank >= 2, got shape {x.shape}")
@@ -1260,7 +1271,7 @@ class Range(_Op):
 
     def __init__(self, maxlen: int = 1000000):
         super().__init__()
-        self.maxlen = check_int(maxlen, "Range: maxlen", minimum=1)
+        self.maxlen = check_arg_int(maxlen, "Range: maxlen", minimum=1)
 
     def __call__(self, start: Any, end: Any, step: Any) -> Tensor:
         values = [_host("Range", v) for v in (start, end, step)]
@@ -1281,8 +1292,8 @@ class SplitV(_Op):
     def __init__(self, size_splits: Any, split_dim: int, num_split: int):
         super().__init__()
         self.size_splits = _int_tuple("SplitV: size_splits", size_splits)
-        self.split_dim = check_int(split_dim, "SplitV: split_dim")
-        self.num_split = check_int(num_split, "SplitV: num_split", minimum=1)
+        self.split_dim = check_arg_int(split_dim, "SplitV: split_dim")
+        self.num_split = check_arg_int(num_split, "SplitV: num_split", minimum=1)
 
     def __call__(self, input_x: Any) -> tuple[Tensor, ...]:
         x = _tensor(input_x)
@@ -1546,7 +1557,7 @@ def Bincount(array, size, weights):
     """``Bincount()(array, size, weights)``: per bin in [0, size) the sum of the weights of the
     elements equal to it (an empty ``weights``: counts); ids outside the bins are dropped."""
     ids = _tensor(array)
-    bins = int(_host("Bincount: size", size)) if isinstance(size, Tensor) else check_int(size, "Bincount: size")
+    bins = int(_host("Bincount: size", size)) if isinstance(size, Tensor) else check_arg_int(size, "Bincount: size")
     w = _tensor(weights)
     if w.size == 0:
         w = OnesLike()(Cast()(ids, mstype.float32))
@@ -1565,7 +1576,7 @@ def _axes_of(dims: Any, rank: int) -> tuple[int, ...]:
     if dims is None or dims == [] or dims == ():
         return tuple(range(rank))
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return tuple(check_int(d, "dims", minimum=-rank, maximum=rank - 1) % builtins.max(rank, 1) for d in dims)
+    return tuple(check_arg_int(d, "dims", minimum=-rank, maximum=rank - 1) % builtins.max(rank, 1) for d in dims)
 
 
 def _integer_operands(label: str, x: Any, y: Any) -> tuple[Tensor, Tensor]:
@@ -1753,7 +1764,7 @@ class TransposeExtView(_Op):
     def __call__(self, input: Any, dim0: int, dim1: int) -> Tensor:
         x = _tensor(input)
         rank = builtins.max(x.ndim, 1)
-        a, b = (check_int(d, "TransposeExtView: dim", minimum=-rank, maximum=rank - 1) % rank for d in (dim0, dim1))
+        a, b = (check_arg_int(d, "TransposeExtView: dim", minimum=-rank, maximum=rank - 1) % rank for d in (dim0, dim1))
         perm = list(range(x.ndim))
         if x.ndim:
             perm[a], perm[b] = perm[b], perm[a]
@@ -1840,20 +1851,18 @@ def ConjugateTranspose(x, perm):
 
 
 # ---- linear algebra and statistics ----
-# the running extrema as MindSpore's primitives type their indices (Cummax int64, Cummin int32), and
-# the multivariate log-gamma.
+# the running extrema (their kernels type the indices as MindSpore's primitives: Cummax int64, Cummin
+# int32), and the multivariate log-gamma.
 @composite("Cummax")
 def Cummax(input, axis):
     """(running maxima along ``axis``, the index each came from; int64 as MindSpore's Cummax)."""
-    values, indices = apply_op("Cummax", [_tensor(input)], {"axis": _static_int("Cummax: axis", axis)})
-    return values, _cast(indices, mstype.int64)
+    return tuple(apply_op("Cummax", [_tensor(input)], {"axis": _static_int("Cummax: axis", axis)}))
 
 
 @composite("Cummin")
 def Cummin(input, axis):
     """(running minima along ``axis``, the index each came from; int32 as MindSpore's Cummin)."""
-    values, indices = apply_op("Cummin", [_tensor(input)], {"axis": _static_int("Cummin: axis", axis)})
-    return values, _cast(indices, mstype.int32)
+    return tuple(apply_op("Cummin", [_tensor(input)], {"axis": _static_int("Cummin: axis", axis)}))
 
 
 MVLGAMMA_DTYPES = ("float32", "float64")
@@ -1888,7 +1897,7 @@ DIAG_ALIGNS = ("LEFT_RIGHT", "LEFT_LEFT", "RIGHT_LEFT", "RIGHT_RIGHT")
 
 def _diag_band(prim: str, k: Any) -> tuple[int, int]:
     """(lowest, highest) diagonal of ``k``: an int, or a Tensor/tuple of one or two ints."""
-    ks = _static_ints(f"{prim}: k", k) if isinstance(k, (Tensor, tuple, list)) else (check_int(k, f"{prim}: k"),)
+    ks = _static_ints(f"{prim}: k", k) if isinstance(k, (Tensor, tuple, list)) else (check_arg_int(k, f"{prim}: k"),)
     if len(ks) not in (1, 2) or ks[0] > ks[-1]:
         raise ValueError(f"For {prim}, k must be one int or a pair (k[0] <= k[1]), but got {list(ks)}.")
     return ks[0], ks[-1]
@@ -2086,8 +2095,8 @@ class LogSpace(_Op):
 
     def __init__(self, steps: int = 10, base: int = 10, dtype: Any = mstype.float32) -> None:
         super().__init__()
-        self.steps = check_int(steps, "LogSpace: steps", minimum=0)
-        self.base = check_int(base, "LogSpace: base", minimum=0)
+        self.steps = check_arg_int(steps, "LogSpace: steps", minimum=0)
+        self.base = check_arg_int(base, "LogSpace: base", minimum=0)
         if getattr(dtype, "name", None) not in LOG_SPACE_DTYPES:
             raise TypeError(f"For 'LogSpace', the 'dtype' must be float16 or float32, but got {dtype}.")
         self.dtype = dtype

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidValueError, check_int
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, RuntimeParamError
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
-from .._utils import _axes, _flag, _static_int, defined_here
+from .._utils import _axes, _flag, _static_int, check_arg_int, defined_here
 from ..composite_op import composite
 from ..primitive import _Op, _binary_operands, _cast, _promote, _same_dtype, _tensor, apply_op, generated_primitives
 from .array_ops import Concat, Select
@@ -185,6 +185,8 @@ def Inv(x):
 def Logit(input, eps=-1.0):
     """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps >= 0 (``ops.logit``'s eps=None and
     the primitive's -1.0: no clamp)."""
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, float)):
+        raise InvalidTypeError(f"Logit: eps must be a float, got {type(eps).__name__} {eps!r}; write e.g. eps=1.0")
     x = floating(input)
     if eps is not None and eps >= 0:
         x = _binary("Minimum", _binary("Maximum", x, float(eps)), 1.0 - eps)
@@ -214,6 +216,10 @@ def NanToNum(input, nan=None, posinf=None, neginf=None):
     """NaN, +inf and -inf replaced by ``nan`` (default 0), ``posinf`` and ``neginf`` (default the dtype's
     largest and smallest finite values)."""
     x = _tensor(input)
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None and not isinstance(value, (bool, int, float)):
+            raise InvalidTypeError(f"For 'NanToNum', the type of '{name}' should be one of '[bool, int, float]', "
+                                   f"but got {type(value)}.")
     if x.dtype.name not in FLOAT_MAX:
         return x
     big = FLOAT_MAX[x.dtype.name]
@@ -238,7 +244,7 @@ def Trace(input):
     that mask times dout)."""
     x = _tensor(input)
     if x.ndim != 2:
-        raise InvalidParamError(f"Trace: input must be a 2-D tensor, got shape {x.shape}")
+        raise RuntimeParamError(f"Trace: input must be a 2-D tensor, got shape {x.shape}")
     return ReduceSum()(x * Tensor(np.eye(*x.shape), x.dtype))
 
 
@@ -304,7 +310,7 @@ def _range(start, end, step, maxlen=1000000, dtype=None):
     if (last - first) * stride < 0:
         raise InvalidValueError(f"range: step={stride} points away from end={last} (start={first})")
     data = np.arange(first, last, stride)
-    if data.size > check_int(maxlen, "range: maxlen", minimum=1):
+    if data.size > check_arg_int(maxlen, "range: maxlen", minimum=1):
         raise InvalidParamError(f"range: the output has {data.size} elements, more than maxlen={maxlen}")
     if dtype is None:
         dtype = mstype.float32 if any(isinstance(v, float) for v in values) else mstype.int64
@@ -315,15 +321,29 @@ def _range(start, end, step, maxlen=1000000, dtype=None):
 _RangeComposite = composite("Range", functions=("range", "arange"))(_range)
 
 
+def _check_assign_shape(op: str, variable: Any, value: Any) -> None:
+    """MindSpore's AssignAdd/AssignSub check: value has variable's shape (a 0-d and a (1,) pass for each
+    other); it does not broadcast."""
+    var, val = tuple(_tensor(variable).shape), tuple(_tensor(value).shape)
+    if var == val or {var, val} == {(), (1,)}:
+        return
+    what = "rank" if len(var) != len(val) else "shape"
+    raise InvalidValueError(f"For '{op}','value' must have the same {what} as 'variable'. But got 'value' {what}: "
+                            f"{len(val) if what == 'rank' else val}, 'variable' {what}: "
+                            f"{len(var) if what == 'rank' else var}; give value variable's shape")
+
+
 @composite("AssignAdd")
 def AssignAdd(variable, value):
     """The Parameter ``variable`` holds variable + value from here on (an Assign of the sum)."""
+    _check_assign_shape("AssignAdd", variable, value)
     return Assign()(variable, variable + value)
 
 
 @composite("AssignSub")
 def AssignSub(variable, value):
     """The Parameter ``variable`` holds variable - value from here on (an Assign of the difference)."""
+    _check_assign_shape("AssignSub", variable, value)
     return Assign()(variable, variable - value)
 
 
@@ -351,7 +371,7 @@ class LpNorm(_Op):
 
     def __init__(self, axis: Any, p: int = 2, keep_dims: bool = False, epsilon: float = 1e-12):
         super().__init__()
-        self.axis, self.p, self.epsilon = _axes(axis), check_int(p, "LpNorm: p", minimum=0), float(epsilon)
+        self.axis, self.p, self.epsilon = _axes(axis), check_arg_int(p, "LpNorm: p", minimum=0), float(epsilon)
         self.keep_dims = _flag("LpNorm: keep_dims", keep_dims)
 
     def __call__(self, input: Any) -> Tensor:
@@ -376,7 +396,7 @@ def Ger(input, vec2):
     """The outer product input[i] * vec2[j] of two 1-D tensors."""
     x, y = _binary_operands(input, vec2)
     if x.ndim != 1 or y.ndim != 1:
-        raise InvalidParamError(f"Ger: inputs must be 1-D, got shapes {x.shape} and {y.shape}")
+        raise InvalidValueError(f"Ger: inputs must be 1-D, got shapes {x.shape} and {y.shape}")
     column = apply_op("Reshape", [x], {"shape": (x.shape[0], 1)})[0]
     return column * apply_op("Reshape", [y], {"shape": (1, y.shape[0])})[0]
 
@@ -392,7 +412,7 @@ def einsum_terms(equation: str, count: int) -> tuple[list[str], str]:
     inputs, arrow, output = text.partition("->")
     terms = inputs.split(",")
     if len(terms) != count or not all(t.isalpha() for t in terms) or not (output.isalpha() or output == ""):
-        raise InvalidParamError(f"einsum: equation={equation!r} must name the dims of its {count} operand(s) with "
+        raise InvalidValueError(f"einsum: equation={equation!r} must name the dims of its {count} operand(s) with "
                                 "letters, separated by commas")
     if any(len(set(t)) != len(t) for t in terms):
         raise InvalidParamError(f"einsum: equation={equation!r} repeats a letter in one operand (a diagonal), which "
@@ -469,7 +489,9 @@ def log_cum_sum_exp(input: Any, axis: Any, exclusive: bool = False, reverse: boo
 
 
 class CumulativeLogsumexp(_Op):
-    """``CumulativeLogsumexp(exclusive=False, reverse=False)(x, axis)``: log(cumsum(exp(x))) along axis."""
+    """``CumulativeLogsumexp(exclusive=False, reverse=False)(x, axis)``: log(cumsum(exp(x))) along axis.
+    An exclusive scan's empty sum is the dtype's lowest finite value, not -inf: MindSpore's kernel starts
+    its running log-sum there."""
 
     def __init__(self, exclusive: bool = False, reverse: bool = False):
         super().__init__()
@@ -477,7 +499,10 @@ class CumulativeLogsumexp(_Op):
         self.reverse = _flag("CumulativeLogsumexp: reverse", reverse)
 
     def __call__(self, x: Any, axis: Any) -> Tensor:
-        return log_cum_sum_exp(x, axis, self.exclusive, self.reverse)
+        out = log_cum_sum_exp(x, axis, self.exclusive, self.reverse)
+        if not self.exclusive:
+            return out
+        return _binary("Maximum", out, float(np.finfo(mstype.dtype_to_nptype(out.dtype)).min))
 
 
 # ---- detection and Ascend's overflow status (issue 21) ----
@@ -629,7 +654,7 @@ def Invert(x):
     """Bitwise NOT of an integer tensor (-x - 1 in two's complement); a float tensor is refused."""
     t = _tensor(x)
     if t.dtype.name in FLOAT_DTYPES:
-        raise InvalidParamError(f"Invert: x must be an integer tensor, got {t.dtype}")
+        raise InvalidTypeError(f"Invert: x must be an integer tensor, got {t.dtype}")
     if t.dtype == mstype.bool_:
         return _unary("LogicalNot", t)
     return _unary("Neg", t) - 1
@@ -682,10 +707,10 @@ def Cross(input, other, dim=CROSS_FIRST_DIM_OF_3):
     if dim is None or dim == CROSS_FIRST_DIM_OF_3:
         dim = next((d for d, size in enumerate(x.shape) if size == 3), None)
         if dim is None:
-            raise InvalidParamError(f"Cross: input shape {x.shape} has no dimension of size 3")
-    d = check_int(dim, "Cross: dim") % max(x.ndim, 1)
+            raise InvalidValueError(f"Cross: input shape {x.shape} has no dimension of size 3")
+    d = check_arg_int(dim, "Cross: dim") % max(x.ndim, 1)
     if x.shape[d] != 3:
-        raise InvalidParamError(f"Cross: dimension {d} of {x.shape} must have size 3")
+        raise InvalidValueError(f"Cross: dimension {d} of {x.shape} must have size 3")
     lead = (slice(None),) * d
     (x0, x1, x2), (y0, y1, y2) = ([t[lead + (slice(i, i + 1),)] for i in range(3)] for t in (x, y))
     return Concat(d)([x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0])
@@ -748,7 +773,7 @@ def Histogram(input, bins=100, min=0.0, max=0.0):
     over [min, max] (both 0: the data's own min and max); elements outside are not counted; the
     result has the input's dtype (float32 for float inputs)."""
     x = _tensor(input)
-    bins = check_int(bins, "histc: bins", minimum=1)
+    bins = check_arg_int(bins, "histc: bins", minimum=1)
     if min > max:
         raise ValueError(f"For 'Histogram', 'max' must be larger than 'min', but got min {min} and max {max}")
     flat = _cast(apply_op("Reshape", [x], {"shape": (-1,)})[0], mstype.float32)
@@ -788,7 +813,7 @@ def Renorm(input, p=None, dim=None, maxnorm=None):
     x = floating(input)
     if isinstance(p, bool) or not isinstance(p, (int, float)) or p <= 0:
         raise ValueError(f"For 'Renorm', 'p' must be a positive number, but got {p!r}")
-    d = check_int(dim, "Renorm: dim", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
+    d = check_arg_int(dim, "Renorm: dim", minimum=-x.ndim, maximum=x.ndim - 1) % x.ndim
     others = tuple(a for a in range(x.ndim) if a != d)
     norm = _binary("Pow", ReduceSum(True)(_binary("Pow", _unary("Abs", x), float(p)), others), 1.0 / p)
     scale = _binary("Div", Tensor(float(maxnorm), x.dtype), _binary("Add", norm, 1e-7))
@@ -939,7 +964,7 @@ def MatrixTriangularSolve(matrix, rhs, lower=True, adjoint=False):
 def MatrixPower(input, n=None):
     """input^n by repeated squaring; a negative n powers the inverse; n = 0 is the identity."""
     x = _square("MatrixPower", input, ("float16",) + LINALG_DTYPES)
-    power = check_int(n, "MatrixPower: n")
+    power = check_arg_int(n, "MatrixPower: n")
     if power < 0:
         x = _cast(MatrixInverse()(_cast(x, mstype.float32)), x.dtype) if x.dtype == mstype.float16 else \
             MatrixInverse()(x)
@@ -1403,7 +1428,7 @@ def Median(input, global_median=False, axis=0, keep_dims=False, ignore_nan=False
         value, _ = Median(axis=-1, ignore_nan=ignore_nan)(flat)
         value = apply_op("Reshape", [value], {"shape": ()})[0]
         return value, Tensor(np.zeros((), np.int64))
-    dim = check_int(axis, "Median: axis") % max(x.ndim, 1)
+    dim = check_arg_int(axis, "Median: axis") % max(x.ndim, 1)
     values, indices = apply_op("Sort", [_to_last(x, dim)], {"axis": -1, "descending": False})
     n = _non_nan_count(values) if _flag("Median: ignore_nan", ignore_nan) else Tensor(
         np.full((1,) * x.ndim, x.shape[dim] if x.ndim else 1, np.int32))
@@ -1456,7 +1481,7 @@ def Quantile(input, q, dim=None, keep_dims=False, ignore_nan=False):
     if dim is None:
         flat, axis = apply_op("Reshape", [x], {"shape": (max(x.size, 1),)})[0], 0
     else:
-        axis = check_int(dim, "Quantile: dim") % max(x.ndim, 1)
+        axis = check_arg_int(dim, "Quantile: dim") % max(x.ndim, 1)
         flat = x
     values = apply_op("Sort", [_to_last(flat, axis)], {"axis": -1, "descending": False})[0]
     n = values.shape[-1]
@@ -1625,7 +1650,7 @@ def HistogramFixedWidth(x, range, nbins=None, dtype="int32"):
     """Counts of x in ``nbins`` equal bins over range [lo, hi): bin floor((x - lo) / (hi - lo) nbins),
     values below lo counted in the first bin and from hi on in the last (TensorFlow's rule)."""
     values, bounds = _tensor(x), _tensor(range)
-    count = check_int(nbins, "HistogramFixedWidth: nbins")
+    count = check_arg_int(nbins, "HistogramFixedWidth: nbins")
     if count < 1:
         raise ValueError(f"For 'HistogramFixedWidth', 'nbins' must be greater than 0, but got {count}.")
     if dtype not in ("int32", mstype.int32):

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidValueError, check_int
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
 
 from ...common.parameter import GeneratorState
 from ...common.recompute import primitive_marks
@@ -15,7 +15,7 @@ from ...common.seed import graph_seed
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .._utils import (_check_format, _int_tuple, _pad4, _pair, _probability, _seed_arg, _static_int, _static_ints,
-                      check_value_type, defined_here)
+                      check_arg_int, check_value_type, defined_here)
 from ..primitive import _Op, _binary_operands, _tensor, apply_op, generated_primitives
 from ..composite_op import composite
 from .array_ops import Select
@@ -292,7 +292,7 @@ class OneHot(_Op):
 
     def __init__(self, axis: int = -1):
         super().__init__()
-        self.axis = check_int(axis, "OneHot: axis", minimum=-1)
+        self.axis = check_arg_int(axis, "OneHot: axis", minimum=-1)
 
     def __call__(self, indices: Any, depth: Any, on_value: Any, off_value: Any) -> Tensor:
         on, off = _binary_operands(on_value, off_value)
@@ -306,19 +306,30 @@ def Softplus(input: Any, beta: float = 1, threshold: float = 20) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (MindSpore's
     softplus; the primitive is beta 1). Computed as ``max(z, 0) + log(1 + exp(-|z|))``, which neither
     overflows nor loses the gradient where ``exp(z)`` would be inf."""
-    scaled = input * beta if beta != 1 else _tensor(input)
+    if not isinstance(input, Tensor):
+        raise InvalidTypeError(f"For Primitive[Softplus], the type of input argument[x] must be Tensor but got "
+                               f"{type(input).__name__}")
+    scaled = input * beta if beta != 1 else input
     soft = Maximum()(scaled, 0) + Log()(Exp()(-Abs()(scaled)) + 1)
     if beta != 1:
         soft = soft / beta
     return Select()(Greater()(scaled, threshold), input, soft)
 
 
-@composite("Elu", functions=("elu",))
-def Elu(input_x: Any, alpha: float = 1.0) -> Tensor:
+def elu_of(input_x: Any, alpha: float) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)`` (the exponential taken of ``min(x, 0)`` so the
-    branch not taken never overflows)."""
+    branch not taken never overflows), of any alpha: SeLU's, and mint's elu (Ascend's EluExt)."""
     negative = (Exp()(Minimum()(input_x, 0)) - 1) * alpha
     return Select()(Greater()(input_x, 0), input_x, negative)
+
+
+@composite("Elu", functions=("elu",))
+def Elu(input_x: Any, alpha: float = 1.0) -> Tensor:
+    """:func:`elu_of` with alpha 1.0, the only one MindSpore 2.10's Elu (ops.elu, nn.ELU) takes."""
+    if alpha != 1.0:
+        raise InvalidValueError(f"For 'Elu', alpha must be 1.0, got {alpha!r} (MindSpore's Elu takes no other); "
+                                f"mint.nn.functional.elu takes any alpha")
+    return elu_of(input_x, 1.0)
 
 
 # ---- activations, normalisation, pooling, padding, attention (the nn layers' ops) ----
@@ -340,7 +351,7 @@ def PReLU(input: Any, weight: Any) -> Tensor:
         raise InvalidParamError(f"PReLU: weight must have rank 1, got shape {w.shape}")
     channels = x.shape[1] if x.ndim >= 2 else 1
     if w.shape[0] not in (1, channels):
-        raise InvalidParamError(f"PReLU: weight has {w.shape[0]} elements; it must have 1 or as many as the "
+        raise InvalidValueError(f"PReLU: weight has {w.shape[0]} elements; it must have 1 or as many as the "
                                 f"input's channels (dim 1 of shape {x.shape}): {channels}")
     if x.dtype != w.dtype:
         raise InvalidParamError(f"PReLU: input dtype {x.dtype} and weight dtype {w.dtype} must be the same")
@@ -358,7 +369,7 @@ def Mish(x: Any) -> Tensor:
 @composite("SeLU", functions=("selu",))
 def SeLU(input_x: Any) -> Tensor:
     """``scale * elu(x, alpha)`` with SeLU's fixed alpha and scale."""
-    return Elu(alpha=SELU_ALPHA)(input_x) * SELU_SCALE
+    return elu_of(input_x, SELU_ALPHA) * SELU_SCALE
 
 
 @composite("CeLU", functions=("celu",))
@@ -400,9 +411,9 @@ def Softsign(x: Any) -> Tensor:
 def GLU(x: Any, axis: int = -1) -> Tensor:
     """``a * sigmoid(b)`` of the two halves ``a, b`` of x along ``axis`` (its size must be even)."""
     x = _tensor(x)
-    axis = check_int(axis, "GLU: axis", minimum=-x.ndim, maximum=x.ndim - 1)
+    axis = check_arg_int(axis, "GLU: axis", minimum=-x.ndim, maximum=x.ndim - 1)
     if x.shape[axis] % 2:
-        raise InvalidParamError(f"GLU: dim {axis} of shape {x.shape} must be even")
+        raise InvalidValueError(f"GLU: dim {axis} of shape {x.shape} must be even")
     a, b = Split(axis, 2)(x)
     return a * apply_op("Sigmoid", [b])[0]
 
@@ -423,7 +434,7 @@ def _adaptive_sizes(owner: str, shape: tuple[int, ...], output_size: Any, dims: 
     sizes = (output_size,) * dims if isinstance(output_size, int) else tuple(output_size)
     if len(sizes) != dims or any(s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 1)
                                  for s in sizes):
-        raise InvalidParamError(f"{owner}: output_size={output_size!r} must be an int >= 1 or a tuple of {dims} "
+        raise InvalidValueError(f"{owner}: output_size={output_size!r} must be an int >= 1 or a tuple of {dims} "
                                 f"(int >= 1 or None)")
     if len(shape) < dims + 1:
         raise InvalidParamError(f"{owner}: input must have rank >= {dims + 1}, got shape {shape}")
@@ -510,11 +521,11 @@ def Conv3D(x: Any, weight: Any, out_channel: int = None, kernel_size: Any = None
         raise InvalidParamError(f"{owner}: out_channel={out_channel!r} and kernel_size={kernel_size!r} must match "
                                 f"the weight's shape {w.shape}")
     if isinstance(group, bool) or not isinstance(group, int) or group < 1 or cg * group != c or o % group:
-        raise InvalidParamError(f"{owner}: group={group!r} must divide the channels: x {x.shape}, weight {w.shape}")
+        raise InvalidValueError(f"{owner}: group={group!r} must divide the channels: x {x.shape}, weight {w.shape}")
     (sd, sh, sw), (dd, dh, dw) = _triple(owner, "stride", stride), _triple(owner, "dilation", dilation)
     mode_name = str(pad_mode).lower()
     if mode_name not in ("valid", "same", "pad"):
-        raise InvalidParamError(f"{owner}: pad_mode={pad_mode!r} must be 'valid', 'same' or 'pad'")
+        raise InvalidValueError(f"{owner}: pad_mode={pad_mode!r} must be 'valid', 'same' or 'pad'")
     pads = _pad6(owner, pad)
     if mode_name != "pad" and any(pads):
         raise InvalidParamError(f"{owner}: pad={pad!r} must be 0 unless pad_mode is 'pad'")
@@ -594,7 +605,7 @@ def Conv3DTranspose(x: Any, weight: Any, in_channel: int = None, out_channel: in
         raise InvalidParamError(f"{owner}: output_padding={output_padding!r} must be an int >= 0 or 3 such ints")
     mode_name = str(pad_mode).lower()
     if mode_name not in ("valid", "same", "pad"):
-        raise InvalidParamError(f"{owner}: pad_mode={pad_mode!r} must be 'valid', 'same' or 'pad'")
+        raise InvalidValueError(f"{owner}: pad_mode={pad_mode!r} must be 'valid', 'same' or 'pad'")
     pads = _pad6(owner, pad)
     if mode_name != "pad" and any(pads):
         raise InvalidParamError(f"{owner}: pad={pad!r} must be 0 unless pad_mode is 'pad'")
@@ -643,7 +654,7 @@ def LRN(x: Any, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, be
     if norm_region != "ACROSS_CHANNELS":
         raise InvalidParamError(f"LRN: norm_region={norm_region!r} must be 'ACROSS_CHANNELS'")
     if x.ndim != 4:
-        raise InvalidParamError(f"LRN: x must be 4-D (N, C, H, W), got shape {x.shape}")
+        raise InvalidValueError(f"LRN: x must be 4-D (N, C, H, W), got shape {x.shape}")
     n, c, h, w = x.shape
     r = depth_radius
     padded = Pad(((0, 0), (r, r), (0, 0), (0, 0)))(x * x)
@@ -699,7 +710,7 @@ def L2Normalize(x: Any, axis: Any = 0, epsilon: float = 1e-4) -> Tensor:
     x = _tensor(x)
     if x.ndim == 0:
         raise ValueError("For 'L2Normalize', the dimension of 'x' must be greater than 0, but got 0")
-    axes = tuple(check_int(a, "L2Normalize: axis", minimum=-x.ndim, maximum=x.ndim - 1) for a in axes)
+    axes = tuple(check_arg_int(a, "L2Normalize: axis", minimum=-x.ndim, maximum=x.ndim - 1) for a in axes)
     square_sum = ReduceSum(True)(x * x, axes)
     return x / _Sqrt()(Maximum()(square_sum, float(epsilon)))
 
@@ -816,18 +827,19 @@ class CTCLoss(_Op):
     gradient)``: TensorFlow-style CTC of (max_time, batch, classes) logits, the blank the last class, the
     labels sparse ((batch, position) index pairs and their values). Computed as the CTC kernel of
     log_softmax(x) on the labels made dense (padded to the number of labels); ``gradient`` is
-    d loss / d x (softmax minus the alignment posterior, CTCLossV2Grad). Only the defaults of the three
-    options are served (standard CTC)."""
+    d loss / d x (softmax minus the alignment posterior, CTCLossV2Grad). ``ctc_merge_repeated=False``:
+    repeated labels are never merged (the kernel's attr merge_repeated); the other two options are served
+    at their defaults only."""
 
     def __init__(self, preprocess_collapse_repeated: bool = False, ctc_merge_repeated: bool = True,
                  ignore_longer_outputs_than_inputs: bool = False):
         super().__init__()
         for name, value, served in (("preprocess_collapse_repeated", preprocess_collapse_repeated, False),
-                                    ("ctc_merge_repeated", ctc_merge_repeated, True),
+                                    ("ctc_merge_repeated", ctc_merge_repeated, None),       # None: both served
                                     ("ignore_longer_outputs_than_inputs", ignore_longer_outputs_than_inputs, False)):
             if not isinstance(value, bool):
                 raise TypeError(f"For 'CTCLoss', the '{name}' must be bool, but got {type(value).__name__}.")
-            if value is not served:
+            if served is not None and value is not served:
                 raise InvalidParamError(f"CTCLoss: {name}={value} is not supported; leave it at {served} "
                                         f"(standard CTC)")
         self.preprocess_collapse_repeated = preprocess_collapse_repeated
@@ -849,7 +861,7 @@ class CTCLoss(_Op):
         lengths = UnsortedSegmentSum()(OnesLike()(values), rows, batch)
         log_probs = LogSoftmax(-1)(x)
         operands = [log_probs, targets, _int32_tensor(sequence_length), lengths]
-        attrs = {"blank": classes - 1, "zero_infinity": False}
+        attrs = {"blank": classes - 1, "zero_infinity": False, "merge_repeated": self.ctc_merge_repeated}
         loss, log_alpha = apply_op("CTCLossV2", operands, attrs)
         ones = OnesLike()(loss)
         gradient = apply_op("CTCLossV2Grad", [ones] + operands + [loss, log_alpha], attrs)[0]
@@ -873,11 +885,12 @@ KL_REDUCTIONS = ("none", "mean", "batchmean", "sum")
 @composite("KLDivLoss", functions=("kl_div",))
 def KLDivLoss(logits: Any, labels: Any, reduction: str = "mean") -> Tensor:
     """``labels (log(labels) - logits)`` (0 where labels is 0); 'mean' over every element,
-    'batchmean' over the first dimension, as ops.kl_div."""
+    'batchmean' over the first dimension, as ops.kl_div. Only logits get a gradient (MindSpore's bprop
+    gives labels zeros)."""
     if reduction not in KL_REDUCTIONS:
         raise InvalidParamError(f"kl_div: reduction={reduction!r} must be one of {KL_REDUCTIONS}")
     x = _tensor(logits)
-    y = _float_input("kl_div", labels, _loss_dtype("kl_div", x))
+    y = StopGradient()(_float_input("kl_div", labels, _loss_dtype("kl_div", x)))
     positive = Greater()(y, 0.0)
     safe = Select()(positive, y, OnesLike()(y))          # log(1) = 0 where the label is 0: no inf, no NaN
     loss = Select()(positive, y * (Log()(safe) - x), ZerosLike()(y))
@@ -905,13 +918,16 @@ def L2Loss(input: Any) -> Tensor:
 @composite("BCEWithLogitsLoss")
 def BCEWithLogitsLoss(input: Any, target: Any, weight: Any = None, posWeight: Any = None,
                       reduction: str = "mean") -> Tensor:
-    """Binary cross entropy of logits, stably: ``(1 - y) x + (1 + (pw - 1) y) softplus(-x)``."""
+    """Binary cross entropy of logits, stably: ``(1 - y) x + (1 + (pw - 1) y) softplus(-x)``. The weights
+    get no gradient (MindSpore's bprop gives them zeros)."""
     check_reduction(reduction)
     x = _tensor(input)
     y = _float_input("BCEWithLogitsLoss", target, _loss_dtype("BCEWithLogitsLoss", x))
-    scale = 1.0 if posWeight is None else (_float_input("posWeight", posWeight, x.dtype) - 1.0) * y + 1.0
+    pw, w = (None if t is None else StopGradient()(_float_input(n, t, x.dtype))
+             for n, t in (("posWeight", posWeight), ("weight", weight)))
+    scale = 1.0 if pw is None else (pw - 1.0) * y + 1.0
     loss = (1.0 - y) * x + scale * _softplus_of(-x)
-    return reduce_loss(loss, reduction, None if weight is None else _float_input("weight", weight, x.dtype))
+    return reduce_loss(loss, reduction, w)
 
 
 @composite("MultiMarginLoss", functions=("multi_margin_loss",), rename={"input": "x"})
@@ -921,7 +937,7 @@ def MultiMarginLoss(x: Any, target: Any, weight: Any = None, p: int = 1, margin:
     indices y (p 1 or 2), then reduced."""
     check_reduction(reduction)
     if p not in (1, 2):
-        raise InvalidParamError(f"multi_margin_loss: p={p!r} must be 1 or 2")
+        raise InvalidValueError(f"multi_margin_loss: p={p!r} must be 1 or 2")
     x = _tensor(x)
     if x.ndim != 2:
         raise InvalidParamError(f"multi_margin_loss: input must be (N, C), got shape {x.shape}")
@@ -994,11 +1010,12 @@ class SparseSoftmaxCrossEntropyWithLogits(_Op):
 class NLLLoss(_Op):
     """``NLLLoss(reduction='mean', ignore_index=-100)(logits, labels, weight) -> (loss, total_weight)``:
     ``-w_y x_y`` per sample of (N, C) log-probabilities; 'mean' divides by total_weight, the summed
-    weights of the samples that count (ignore_index left out)."""
+    weights of the samples that count (ignore_index left out). weight gets no gradient (MindSpore's
+    bprop gives it zeros)."""
 
     def __init__(self, reduction: str = "mean", ignore_index: int = -100):
         super().__init__()
-        self.reduction, self.ignore_index = check_reduction(reduction), check_int(ignore_index, "ignore_index")
+        self.reduction, self.ignore_index = check_reduction(reduction), check_arg_int(ignore_index, "ignore_index")
 
     def __call__(self, logits: Any, labels: Any, weight: Any) -> tuple[Tensor, Tensor]:
         x = _tensor(logits)
@@ -1008,7 +1025,7 @@ class NLLLoss(_Op):
         labels = Cast()(_tensor(labels), mstype.int32)
         hot = _class_hot(labels, x.shape[1], dtype)
         keep = Cast()(NotEqual()(labels, self.ignore_index), dtype)
-        w = ReduceSum()(hot * Reshape()(_float_input("weight", weight, dtype), (1, -1)), 1) * keep
+        w = ReduceSum()(hot * Reshape()(StopGradient()(_float_input("weight", weight, dtype)), (1, -1)), 1) * keep
         loss = -ReduceSum()(hot * x, 1) * w
         total = ReduceSum()(w)
         if self.reduction == "none":
@@ -1402,7 +1419,7 @@ class AvgPool3D(_Pool3DBase):
             if not isinstance(value, bool):
                 raise TypeError(f"For '{self.name}', the '{name}' must be bool, but got {type(value).__name__}.")
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
-        self.divisor_override = check_int(divisor_override, f"{self.name}: divisor_override")
+        self.divisor_override = check_arg_int(divisor_override, f"{self.name}: divisor_override")
         if self.divisor_override < 0:
             raise ValueError(f"For '{self.name}', the 'divisor_override' must be >= 0, but got {divisor_override}.")
 
@@ -3145,7 +3162,7 @@ class FlashAttentionScore(_Op):
         self.keep_prob, self.inner_precise = keep_prob, inner_precise
 
     def fa_attrs(self) -> dict:
-        return {"head_num": check_int(self.head_num, "FlashAttentionScore: head_num"),
+        return {"head_num": check_arg_int(self.head_num, "FlashAttentionScore: head_num"),
                 "scale_value": float(self.scale_value), "input_layout": self.input_layout,
                 "sparse_mode": int(self.sparse_mode), "pre_tokens": int(self.pre_tokens),
                 "next_tokens": int(self.next_tokens)}

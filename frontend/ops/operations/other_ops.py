@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
 from ascendemu.graph.capture import current_tracer
 
 from ...capture import tracer_value
@@ -185,8 +185,9 @@ def CheckValid(bboxes: Any, img_metas: Any) -> Tensor:
     x0, y0, x1, y1 = _box_columns("CheckValid", "bboxes", bboxes)
     metas = _tensor(img_metas)
     if metas.dtype.name not in FLOATS or metas.shape != (3,):
-        raise InvalidParamError(f"CheckValid: img_metas must be a float tensor of shape (3,) (height, width, ratio), "
-                                f"got {metas.dtype} {metas.shape}")
+        error = InvalidTypeError if metas.dtype.name not in FLOATS else InvalidValueError
+        raise error(f"CheckValid: img_metas must be a float tensor of shape (3,) (height, width, ratio), "
+                    f"got {metas.dtype} {metas.shape}")
     height, width, ratio = (Reshape()(m, (1, 1)) for m in Split(0, 3)(metas))
     if metas.dtype != x0.dtype:
         height, width, ratio = (_cast(m, x0.dtype) for m in (height, width, ratio))

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError
+from ascendemu.errors import FeatureNotSupportedError, RuntimeParamError
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -61,7 +61,7 @@ class SparseTensorDenseAdd(_Op):
                             f"{type(x1_shape).__name__}")
         shape = _shape("SparseTensorDenseAdd", x1_shape)
         if tuple(_tensor(x2).shape) != shape:
-            raise ValueError(f"For primitive[SparseTensorDenseAdd], x2's shape {_tensor(x2).shape} must be x1_shape "
+            raise RuntimeParamError(f"For primitive[SparseTensorDenseAdd], x2's shape {_tensor(x2).shape} must be x1_shape "
                              f"{shape}.")
         return Add()(_scatter("SparseTensorDenseAdd", x1_indices, x1_values, shape), x2)
 
