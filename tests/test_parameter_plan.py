@@ -4,7 +4,8 @@ from it (frontend/parallel/_cell_shard.py, graph/parallel/sharding.py ``planned_
 
 Oracle: real MindSpore 2.10's Ascend DryRun (stub CANN) of tests/fixtures/msdryrun/plan_mlp.py and what its
 Cell.shard raises or warns for plan_errors.py's bad plans, recorded by ``tools/record_auto_parallel.py --plan``
-into plan_dryrun.json.
+into plan_dryrun.json. The 2-rank training of a planned MLP against numpy's losses is
+test_auto_parallel.py's ``test_auto_parallel_mlp_on_2_ranks_trains_as_one_device[plan]``.
 """
 from __future__ import annotations
 
@@ -14,9 +15,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from test_auto_parallel import MSDRYRUN, WORKER, _ours, _theirs
-from test_collectives import mpiexec
-from test_semi_auto_parallel import _reference
+from test_auto_parallel import MSDRYRUN, _ours, _theirs
 from test_semi_auto_parallel import EXTRA_LOSS_GRAD
 
 from ascendemu.frontend.parallel._cell_shard import CellShardTypeError, CellShardValueError
@@ -111,17 +110,3 @@ def test_bad_plans_raise_or_warn_as_mindspore(case, monkeypatch, caplog):
     assert [r.getMessage() for r in caplog.records if "layout of parameter" in r.getMessage() or
             "is not exist" in r.getMessage()] == plan_warnings
     assert getattr(net.block1.w1, "_param_plan", None) == ((1, 2) if case == "twice" else None)
-
-
-def test_a_planned_mlp_on_2_ranks_trains_as_one_device(tmp_path):
-    """w1 planned column parallel over 2 ranks (Cell.shard of the net, its input whole), the rest propagated
-    (the second MatMul row parallel): every rank prints the float64 single-device losses and holds its slice of
-    the trained weights (w1's columns, w2's rows, by its rank)."""
-    losses, w1, w2 = _reference()
-    proc, ranks = mpiexec(2, WORKER, tmp_path, "sharding_propagation", "plan",
-                          env={"MS_COMPILER_CACHE_PATH": str(tmp_path.parent / "sap_cache")})
-    assert proc.returncode == 0 and sorted(ranks) == [0, 1], proc.stderr[-3000:]
-    for rank, result in ranks.items():
-        np.testing.assert_allclose(result["losses"], losses, rtol=2e-6)
-        np.testing.assert_allclose(result["w1"], w1[:, 4 * rank:4 * rank + 4], rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(result["w2"], w2[4 * rank:4 * rank + 4], rtol=1e-5, atol=1e-6)

@@ -62,7 +62,7 @@ def run_graph(fn: Callable, args: tuple, name: str, jit_level: str | None = None
             graph, structure = cached_capture(owner, free, static + key, level, lambda: trace(call, free, name),
                                               signature)
             break
-        except Exception as e:              # a capture error that names a graph input (Tensor._tag_input)
+        except Exception as e:              # a capture error that names a graph input (tensor.tag_input)
             position = _holdable(e, args, held, signature)
             if position is None:
                 raise
@@ -124,7 +124,7 @@ def _hold(fn: Callable, args: tuple, held: frozenset[int]) -> tuple[Callable, tu
 
 def _holdable(error: Exception, args: tuple, held: frozenset[int], signature: tuple | None) -> int | None:
     """The position in ``args`` of the graph input whose data ``error`` says the capture read
-    (``Tensor._tag_input``), if it may be held (no input signature); else None."""
+    (``tensor.tag_input``), if it may be held (no input signature); else None."""
     from .tensor import Tensor
 
     index = getattr(error, "graph_input", None)

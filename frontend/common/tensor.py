@@ -149,13 +149,23 @@ class _StorageFacts:
         return []
 
 
+def tag_input(tensor: "Tensor", error: Exception) -> Exception:
+    """``error`` (capture met a read of graph tensor ``tensor``'s data) marked with ``graph_input``: the
+    position among the captured call's inputs when the tensor is one of them (a shape or an axis given as
+    a Tensor argument, which api.run_graph then holds as a constant)."""
+    tracer, vid = tensor._sym
+    if tracer.parent is None and vid in tracer.graph.inputs:
+        error.graph_input = tracer.graph.inputs.index(vid)
+    return error
+
+
 def _asnumpy(self: "Tensor") -> np.ndarray:
     """``Tensor.asnumpy()``: a copy of the data. Of a graph tensor inside ``@jit``: JIT Fallback's
     HostValueNeeded, so the function runs as Python on the data (common/fallback.py)."""
     if self._sym is not None:
         from .fallback import host_value_needed
 
-        raise self._tag_input(host_value_needed("Tensor.asnumpy()", self._where()))
+        raise tag_input(self, host_value_needed("Tensor.asnumpy()", self._where()))
     return self._need_data("Tensor.asnumpy()").copy()
 
 
@@ -240,18 +250,9 @@ class Tensor(_StorageFacts):
         tracer, vid = self._sym
         return tracer.describe(vid)
 
-    def _tag_input(self, error: Exception) -> Exception:
-        """``error`` (capture met a read of this graph tensor's data) marked with ``graph_input``: the
-        position among the captured call's inputs when this tensor is one of them (a shape or an axis
-        given as a Tensor argument, which api.run_graph then holds as a constant)."""
-        tracer, vid = self._sym
-        if tracer.parent is None and vid in tracer.graph.inputs:
-            error.graph_input = tracer.graph.inputs.index(vid)
-        return error
-
     def _need_data(self, what: str) -> np.ndarray:
         if self._sym is not None:
-            raise self._tag_input(data_dependent_error(what, self._where()))
+            raise tag_input(self, data_dependent_error(what, self._where()))
         return np.asarray(self._data)       # a placeholder's data (set_inputs) raises MindSpore's ValueError
 
     # ------------------------------------------------------------------ data access

@@ -14,7 +14,7 @@ from ascendemu.graph.capture import current_tracer
 from ascendemu.graph.ir import no_task_shape
 
 from ...common import dtype as mstype
-from ...common.tensor import Tensor
+from ...common.tensor import Tensor, tag_input
 from ...unsupported import unsupported
 from .._utils import (_MASKS, _axes, _flag, _int_tuple, _pad4, _pair, _shape_arg, _static_int, _static_ints,
                       check_arg_int, defined_here)
@@ -411,7 +411,7 @@ def _host(label: str, t: Any) -> np.ndarray:
         error = FeatureNotSupportedError(f"{label}: the output shape depends on the tensor's values, which a static "
                                          f"GRAPH_MODE graph cannot express; call it in PYNATIVE_MODE or on a "
                                          f"constant")
-        raise t._tag_input(error) if t.is_symbolic else error
+        raise tag_input(t, error) if t.is_symbolic else error
     return t.asnumpy()
 
 
