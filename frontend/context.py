@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ascendemu.errors import InvalidParamError, check_int
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, check_int
 from ascendemu.graph.plan import JIT_LEVELS
 
 GRAPH_MODE = 0
@@ -129,11 +129,11 @@ _auto_parallel: dict[str, Any] = dict(_AUTO_PARALLEL_DEFAULTS)
 _device_num_set = [False]          # whether the script set device_num (MindSpore's get_device_num_is_set)
 
 
-class ParallelOptimizerTypeError(InvalidParamError, TypeError):
+class ParallelOptimizerTypeError(InvalidTypeError):
     """A parallel optimizer setting of the wrong type (MindSpore raises TypeError)."""
 
 
-class ParallelOptimizerValueError(InvalidParamError, ValueError):
+class ParallelOptimizerValueError(InvalidValueError):
     """An unknown or out-of-range parallel optimizer setting (MindSpore raises ValueError)."""
 
 

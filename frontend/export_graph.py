@@ -11,7 +11,7 @@ import inspect
 import os
 from typing import Any
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidTypeError, InvalidValueError
 from ascendemu.graph.ir import Graph
 
 from .common.api import capture
@@ -28,11 +28,11 @@ KWARGS = ("quant_mode", "mean", "std_dev", "enc_key", "enc_mode", "dataset", "ob
           "incremental")
 
 
-class ExportTypeError(InvalidParamError, TypeError):
+class ExportTypeError(InvalidTypeError):
     """An export argument of the wrong type (a TypeError, as MindSpore raises)."""
 
 
-class ExportValueError(InvalidParamError, ValueError):
+class ExportValueError(InvalidValueError):
     """An export argument with a bad value (a ValueError, as MindSpore raises)."""
 
 

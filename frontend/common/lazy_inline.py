@@ -14,12 +14,12 @@ import inspect
 from functools import wraps
 from typing import Any, Callable
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidValueError
 
 __all__ = ["lazy_inline"]
 
 
-class LazyInlineValueError(InvalidParamError, ValueError):
+class LazyInlineValueError(InvalidValueError):
     """A lazy_inline argument MindSpore refuses (MindSpore raises ValueError)."""
 
 

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
 
 from ..backend import is_dry_run
 from .initializer import DeferredFill, InitTensor, initializer
@@ -190,11 +190,11 @@ class Parameter(Tensor):
     __str__ = __repr__          # print(param) shows this line in MindSpore 2.10, not the values
 
 
-class ParameterTypeError(InvalidParamError, TypeError):
+class ParameterTypeError(InvalidTypeError):
     """A Parameter attribute given a value of the wrong type (MindSpore raises TypeError)."""
 
 
-class ParameterValueError(InvalidParamError, ValueError):
+class ParameterValueError(InvalidValueError):
     """A Parameter attribute given a value out of its range (MindSpore raises ValueError)."""
 
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidTypeError, InvalidValueError
 from ascendemu.graph.capture import Tracer, current_tracer
 from ascendemu.kernels.registry import communication
 
@@ -27,11 +27,11 @@ __all__ = ["RecomputeConfig", "cell_config", "check_bool", "primitive_marks", "r
 CELL_KWARGS = ("mp_comm_recompute", "parallel_optimizer_comm_recompute", "recompute_slice_activation")
 
 
-class RecomputeTypeError(InvalidParamError, TypeError):
+class RecomputeTypeError(InvalidTypeError):
     """A recompute argument of the wrong type (MindSpore raises TypeError)."""
 
 
-class RecomputeValueError(InvalidParamError, ValueError):
+class RecomputeValueError(InvalidValueError):
     """A recompute argument MindSpore does not know (MindSpore raises ValueError)."""
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ascendemu.errors import ContextNullError, InvalidParamError
+from ascendemu.errors import ContextNullError, InvalidParamError, InvalidTypeError, InvalidValueError
 from ascendemu.ranks import mpi_place, process_world
 
 from .. import context
@@ -34,11 +34,11 @@ class NotInitializedError(ContextNullError, RuntimeError):
     """A rank query before ``init()`` (MindSpore raises RuntimeError there too)."""
 
 
-class CommTypeError(InvalidParamError, TypeError):
+class CommTypeError(InvalidTypeError):
     """An argument of the wrong type (MindSpore raises TypeError)."""
 
 
-class CommValueError(InvalidParamError, ValueError):
+class CommValueError(InvalidValueError):
     """An argument of the right type but a wrong value (MindSpore raises ValueError)."""
 
 

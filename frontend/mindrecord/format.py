@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidFileError, InvalidParamError, short_repr
+from ascendemu.errors import InvalidFileError, InvalidParamError, RuntimeParamError, short_repr
 
 VERSION = "3.0"
 DEFAULT_HEADER_SIZE = 1 << 24
@@ -120,7 +120,7 @@ class MindRecordFileError(InvalidFileError, RuntimeError):
     writing) already exists; MindSpore raises a RuntimeError for these."""
 
 
-class MindRecordRuntimeError(InvalidParamError, RuntimeError):
+class MindRecordRuntimeError(RuntimeParamError):
     """What MindSpore's writer refuses with a RuntimeError: no valid row, a row larger than a page, a page or
     header size out of range, a write after commit, a header larger than ``header_size``."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, InvalidTypeError, InvalidValueError
 from ascendemu.graph.capture import current_tracer
 from ascendemu.graph.parallel.pipeline import stage_scope
 
@@ -33,11 +33,11 @@ from ..common.tensor import Tensor
 __all__ = ["Cell", "ParameterTuple", "GraphCell"]   # ParameterTuple: common.parameter's, re-exported as MindSpore does
 
 
-class PipelineStageTypeError(InvalidParamError, TypeError):
+class PipelineStageTypeError(InvalidTypeError):
     """A pipeline_stage that is not an int (MindSpore raises TypeError)."""
 
 
-class PipelineStageValueError(InvalidParamError, ValueError):
+class PipelineStageValueError(InvalidValueError):
     """A negative pipeline_stage (MindSpore raises ValueError)."""
 
 

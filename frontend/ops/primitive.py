@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidTypeError
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs
 from ascendemu.kernels.library import infer_outputs
@@ -60,7 +60,7 @@ _SCALAR_KIND = ((bool, "bool"), (int, "int"), (float, "float"), (np.bool_, "bool
                 (np.floating, "float"))
 
 
-class PromotionError(InvalidParamError, TypeError):
+class PromotionError(InvalidTypeError):
     """Operands whose dtypes MindSpore does not promote to a common one (a TypeError there too)."""
 
 

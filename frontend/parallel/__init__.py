@@ -17,22 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidTypeError, InvalidValueError, RuntimeParamError
 
 from ..unsupported import unsupported
 from ._layout import Layout
 
 __all__ = ["Layout", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
 
-class AlgoParameterTypeError(InvalidParamError, TypeError):
+class AlgoParameterTypeError(InvalidTypeError):
     """An algo parameter of the wrong type (MindSpore raises TypeError)."""
 
 
-class AlgoParameterValueError(InvalidParamError, ValueError):
+class AlgoParameterValueError(InvalidValueError):
     """An unknown algo parameter or an align size out of its range (MindSpore raises ValueError)."""
 
 
-class AlgoEpsilonError(InvalidParamError, RuntimeError):
+class AlgoEpsilonError(RuntimeParamError):
     """algo_approxi_epsilon outside (0, 1] (MindSpore's cost model context raises RuntimeError)."""
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidValueError
 from ascendemu.graph.parallel.auto_strategy import RecordingPass, StrategySearch
 from ascendemu.graph.parallel.layout import Layout
 from ascendemu.graph.parallel.sharding import PLAN_OP
@@ -30,7 +30,7 @@ __all__ = ["search", "save_strategy_ckpt", "load_strategy_ckpt"]
 CURRENT_STAGE = 2
 
 
-class StrategyCkptError(InvalidParamError, ValueError):
+class StrategyCkptError(InvalidValueError):
     """A strategy checkpoint to load that is missing or is not one."""
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidTypeError, InvalidValueError
 from ascendemu.graph.parallel.sharding import strategy_scope
 
 from ..common.tensor import Tensor
@@ -20,11 +20,11 @@ __all__ = ["shard_cell", "shard_cell_inputs"]
 logger = logging.getLogger(__name__)
 
 
-class CellShardTypeError(InvalidParamError, TypeError):
+class CellShardTypeError(InvalidTypeError):
     """``Cell.shard`` given a strategy of the wrong type (MindSpore's ``Shard`` raises TypeError)."""
 
 
-class CellShardValueError(InvalidParamError, ValueError):
+class CellShardValueError(InvalidValueError):
     """A ``parameter_plan`` strategy that does not fit its Parameter's shape (MindSpore raises ValueError)."""
 
 

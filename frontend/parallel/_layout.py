@@ -14,7 +14,7 @@ import copy
 import math
 from typing import Any
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
+from ascendemu.errors import FeatureNotSupportedError, InvalidTypeError, InvalidValueError
 from ascendemu.graph.parallel.layout import Layout as TensorLayout, tensor_map_entry
 
 __all__ = ["Layout", "LayoutNotSupportedError"]
@@ -23,11 +23,11 @@ INTERLEAVED = "interleaved_parallel"
 NO_SPLIT = "None"
 
 
-class LayoutTypeError(InvalidParamError, TypeError):
+class LayoutTypeError(InvalidTypeError):
     """A Layout argument of the wrong type (MindSpore raises TypeError)."""
 
 
-class LayoutValueError(InvalidParamError, ValueError):
+class LayoutValueError(InvalidValueError):
     """A Layout argument of the right type and a wrong value (MindSpore raises ValueError)."""
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import RuntimeParamError
 from ascendemu.graph.parallel.auto_strategy import AutoPass, RecordingPass
 from ascendemu.graph.parallel.layout import Layout
 from ascendemu.graph.parallel.optimizer_shard import OptShardConfig
@@ -33,7 +33,7 @@ __all__ = ["sharding_pass", "shard_primitive", "SlicedFill"]
 SHARDED_MODES = (context.ParallelMode.SEMI_AUTO_PARALLEL, context.ParallelMode.AUTO_PARALLEL)
 
 
-class DeviceNumError(InvalidParamError, RuntimeError):
+class DeviceNumError(RuntimeParamError):
     """device_num differs from the number of ranks (MindSpore's parallel compiler raises RuntimeError)."""
 
 

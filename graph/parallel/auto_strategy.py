@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidValueError
 
 from .layout import Layout, LayoutError
 from .redistribution import refinement
@@ -61,7 +61,7 @@ ALLREDUCE_WEIGHT = 2.0
 MIRROR_WEIGHT = 0.3
 
 
-class SearchModeError(InvalidParamError, ValueError):
+class SearchModeError(InvalidValueError):
     """A search_mode the emulator does not search with (dynamic_programming)."""
 
 

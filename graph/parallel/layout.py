@@ -17,12 +17,12 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import RuntimeParamError
 
 __all__ = ["Layout", "LayoutError", "tensor_map_entry"]
 
 
-class LayoutError(InvalidParamError, RuntimeError):
+class LayoutError(RuntimeParamError):
     """A tensor that cannot take a layout (a dimension not divisible by its shards): MindSpore's
     parallel compiler raises RuntimeError there."""
 

@@ -17,18 +17,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidTypeError, RuntimeParamError
 
 __all__ = ["Strategy", "LayoutStrategy", "StrategyError", "ShardTypeError", "check_strategy", "with_repeat"]
 
 Strategy = tuple[tuple[int, ...], ...]
 
 
-class ShardTypeError(InvalidParamError, TypeError):
+class ShardTypeError(InvalidTypeError):
     """``Primitive.shard`` given something that is not a tuple of int tuples (MindSpore: TypeError)."""
 
 
-class StrategyError(InvalidParamError, RuntimeError):
+class StrategyError(RuntimeParamError):
     """A strategy an op cannot run with (MindSpore's parallel compiler: RuntimeError, 'Invalid strategy')."""
 
 

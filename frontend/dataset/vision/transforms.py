@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, check_int, short_repr
+from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, RuntimeParamError, check_int, short_repr
 
 from ..transforms.transforms import TensorOperation, as_array, one_input, to_np_dtype
 from . import color
@@ -196,7 +196,7 @@ class Decode(TensorOperation):
         return decode_bytes(raw, self.to_pil, "Decode")
 
 
-class ImageDecodeError(InvalidParamError, RuntimeError):
+class ImageDecodeError(RuntimeParamError):
     """Encoded image data Pillow cannot decode: not an image, an unknown format, truncated or corrupt,
     or a decompression bomb (more pixels than Pillow's ``Image.MAX_IMAGE_PIXELS`` allows). MindSpore's
     Decode raises a RuntimeError there, so ``except RuntimeError`` still works."""

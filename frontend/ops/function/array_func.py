@@ -598,7 +598,7 @@ import itertools  # noqa: E402
 from .._utils import _pair  # noqa: E402
 from ..operations.array_ops import (BatchToSpaceND, Col2Im, FillDiagonal, Im2Col, IndexAdd, IndexPut,  # noqa: E402
                                     MaskedScatter, ScatterNdUpdate, SpaceToBatchND, TensorScatterUpdate, TrilIndices,
-                                    TriuIndices, _BadValue, _axis, _index, _inverse, _permuted, _scatter_along,
+                                    TriuIndices, InvalidValueError, _axis, _index, _inverse, _permuted, _scatter_along,
                                     _wrapped)
 
 
@@ -626,7 +626,7 @@ def rot90(input: Any, k: int, dims: Sequence[int]) -> Tensor:
     if not isinstance(dims, (list, tuple)):
         raise TypeError(f"rot90: dims must be a list or tuple, got {type(dims).__name__}")
     if len(dims) != 2:
-        raise _BadValue(f"rot90: dims must name 2 dimensions, got {len(dims)}")
+        raise InvalidValueError(f"rot90: dims must name 2 dimensions, got {len(dims)}")
     if dims[0] == dims[1] or builtins.abs(dims[0] - dims[1]) == x.ndim:
         raise RuntimeError(f"rot90: the rotation dims must be different, got {tuple(dims)}")
     d0, d1 = (_axis("rot90: dims", d, x.ndim) for d in dims)
@@ -646,7 +646,7 @@ def fliplr(input: Any) -> Tensor:
     """input with dimension 1 reversed (left/right); needs rank >= 2."""
     x = _tensor(input)
     if x.ndim < 2:
-        raise _BadValue(f"fliplr: input must have rank >= 2, got shape {x.shape}")
+        raise InvalidValueError(f"fliplr: input must have rank >= 2, got shape {x.shape}")
     return reverse(x, (1,))
 
 
@@ -654,7 +654,7 @@ def flipud(input: Any) -> Tensor:
     """input with dimension 0 reversed (up/down); needs rank >= 1."""
     x = _tensor(input)
     if x.ndim < 1:
-        raise _BadValue("flipud: input must have rank >= 1, got a scalar")
+        raise InvalidValueError("flipud: input must have rank >= 1, got a scalar")
     return reverse(x, (0,))
 
 
@@ -709,7 +709,7 @@ def dsplit(input: Any, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """``tensor_split`` along dimension 2 (rank >= 3)."""
     x = _tensor_arg("dsplit", input)
     if x.ndim < 3:
-        raise _BadValue(f"dsplit: input must have rank >= 3, got {x.ndim}")
+        raise InvalidValueError(f"dsplit: input must have rank >= 3, got {x.ndim}")
     return tensor_split(x, indices_or_sections, 2)
 
 
@@ -751,10 +751,10 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"diag_embed: {name} must be an int, got {type(value).__name__}")
     if not 1 <= x.ndim <= 6:
-        raise _BadValue(f"diag_embed: input must be 1-D to 6-D, got shape {x.shape}")
+        raise InvalidValueError(f"diag_embed: input must be 1-D to 6-D, got shape {x.shape}")
     d1, d2 = (_axis(f"diag_embed: {name}", d, x.ndim + 1) for name, d in (("dim1", dim1), ("dim2", dim2)))
     if d1 == d2:
-        raise _BadValue("diag_embed: dim1 must not be identical to dim2")
+        raise InvalidValueError("diag_embed: dim1 must not be identical to dim2")
     return _embed_diagonal(x, offset, d1, d2)
 
 
@@ -776,7 +776,7 @@ def block_diag(*inputs: Any) -> Tensor:
     for t in inputs:
         t = _tensor_arg("block_diag", t)
         if t.ndim > 2:
-            raise _BadValue(f"block_diag: each input must be 0-, 1- or 2-D, got {t.ndim}-D")
+            raise InvalidValueError(f"block_diag: each input must be 0-, 1- or 2-D, got {t.ndim}-D")
         blocks.append(_at_least(t, 2, "front"))
     width = builtins.sum(b.shape[1] for b in blocks)
     rows, left = [], 0
@@ -801,7 +801,7 @@ def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Tens
     Gather of their positions (a constant)."""
     x = _tensor_arg("combinations", input)
     if x.ndim != 1:
-        raise _BadValue(f"combinations: input must be 1-D, got shape {x.shape}")
+        raise InvalidValueError(f"combinations: input must be 1-D, got shape {x.shape}")
     r = check_arg_int(r, "combinations: r", minimum=0)
     pick = itertools.combinations_with_replacement if _flag("combinations: with_replacement",
                                                             with_replacement) else itertools.combinations
@@ -815,12 +815,12 @@ def vander(x: Any, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of the 1-D x: column j is ``x ** (N - 1 - j)`` (products of x)."""
     x = _tensor_arg("vander", x)
     if x.ndim != 1:
-        raise _BadValue(f"vander: x must be 1-D, got shape {x.shape}")
+        raise InvalidValueError(f"vander: x must be 1-D, got shape {x.shape}")
     n = x.shape[0] if N is None else N
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"vander: N must be an int, got {type(N).__name__}")
     if n <= 0:
-        raise _BadValue(f"vander: N must be greater than 0, got {n}")
+        raise InvalidValueError(f"vander: N must be greater than 0, got {n}")
     powers = [broadcast_to(Tensor(1, x.dtype), x.shape)]
     for _ in builtins.range(n - 1):
         powers.append(powers[-1] * x)
@@ -834,7 +834,8 @@ def select_scatter(input: Any, src: Any, axis: int, index: int) -> Tensor:
     n = x.shape[axis]
     row = _axis("select_scatter: index", index, n)
     if src.shape != x.shape[:axis] + x.shape[axis + 1:]:
-        raise _BadValue(f"select_scatter: src must have shape {x.shape[:axis] + x.shape[axis + 1:]}, got {src.shape}")
+        raise InvalidValueError(f"select_scatter: src must have shape {x.shape[:axis] + x.shape[axis + 1:]}, got "
+                                f"{src.shape}")
     return _scatter_along("TensorScatterUpdate", x, axis, [row], expand_dims(src, axis))
 
 
@@ -845,7 +846,7 @@ def slice_scatter(input: Any, src: Any, axis: int = 0, start: Any = None, end: A
     rows = list(builtins.range(*builtins.slice(start, end, step).indices(x.shape[axis])))
     want = x.shape[:axis] + (len(rows),) + x.shape[axis + 1:]
     if src.shape != want:
-        raise _BadValue(f"slice_scatter: src must have shape {want}, got {src.shape}")
+        raise InvalidValueError(f"slice_scatter: src must have shape {want}, got {src.shape}")
     if not rows:
         return x
     return _scatter_along("TensorScatterUpdate", x, axis, rows, src)
@@ -857,7 +858,7 @@ def diagonal_scatter(input: Any, src: Any, offset: int = 0, dim1: int = 0, dim2:
     x, src = _tensor_arg("diagonal_scatter", input), _tensor_arg("diagonal_scatter", src)
     want = diagonal(x, offset, dim1, dim2).shape
     if src.shape != want:
-        raise _BadValue(f"diagonal_scatter: src must have shape {want}, got {src.shape}")
+        raise InvalidValueError(f"diagonal_scatter: src must have shape {want}, got {src.shape}")
     d1, d2 = _axis("diagonal_scatter: dim1", dim1, x.ndim), _axis("diagonal_scatter: dim2", dim2, x.ndim)
     rest = [d for d in builtins.range(x.ndim) if d not in (d1, d2)]
     perm = tuple(rest) + (d1, d2)
@@ -894,7 +895,7 @@ def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padd
     x = _tensor(input)
     kh, kw = _pair("fold: kernel_size", kernel_size)
     if x.ndim != 3 or x.shape[1] % (kh * kw):
-        raise _BadValue(f"fold: input must be (N, C * {kh * kw}, L), got shape {x.shape}")
+        raise InvalidValueError(f"fold: input must be (N, C * {kh * kw}, L), got shape {x.shape}")
     n, ck, length = x.shape
     cols = reshape(x, (n, ck // (kh * kw), kh * kw, length))
     return Col2Im(kernel_size, dilation, padding, stride)(cols, output_size)
@@ -918,7 +919,7 @@ def _take_method(op: Any, x: Any, indices: Any, axis: Any = None, mode: str = "c
     """``Tensor.take(indices, axis=None, mode='clip')``: numpy's take; out-of-range indices are clipped
     ('clip', also 'raise': a device cannot raise) or wrapped ('wrap') into the dimension."""
     if mode not in TAKE_MODES:
-        raise _BadValue(f"take: mode={mode!r} must be one of {TAKE_MODES}")
+        raise InvalidValueError(f"take: mode={mode!r} must be one of {TAKE_MODES}")
     x = reshape(x, (-1,)) if axis is None else x
     axis = _axis("take: axis", 0 if axis is None else axis, x.ndim)
     n, index = x.shape[axis], cast(indices, mstype.int32)

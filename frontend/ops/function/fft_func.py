@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import ArgumentError, InvalidParamError
+from ascendemu.errors import ArgumentError, InvalidValueError
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -33,9 +33,6 @@ _WORKING = {"float64": "float64", "complex64": "complex64", "complex128": "compl
 MAX_RANK = 8
 
 
-class _BadFFTValue(InvalidParamError, ValueError):
-    """A bad n, s, dim or norm (MindSpore's ValueError)."""
-
 
 def _working(prim: str, x: Any) -> Tensor:
     """x as the dtype it is transformed in: float64 and complex stay, other numbers become float32."""
@@ -43,14 +40,15 @@ def _working(prim: str, x: Any) -> Tensor:
     if x.dtype == mstype.bool_:
         raise ArgumentError(f"For '{prim}', the type of 'input' must be a number tensor, but got {x.dtype}.")
     if not 1 <= x.ndim <= MAX_RANK:
-        raise _BadFFTValue(f"For primitive[{prim}], the rank of input must be in [1,{MAX_RANK}], but got {x.ndim}.")
+        raise InvalidValueError(f"For primitive[{prim}], the rank of input must be in [1,{MAX_RANK}], but got "
+                                f"{x.ndim}.")
     return _cast(x, _WORKING.get(x.dtype.name, "float32"))
 
 
 def _norm(prim: str, norm: Any) -> str:
     norm = "backward" if norm is None else norm
     if norm not in NORMS:
-        raise _BadFFTValue(f"For '{prim}', 'norm' must be one of {NORMS} or None, but got {norm!r}.")
+        raise InvalidValueError(f"For '{prim}', 'norm' must be one of {NORMS} or None, but got {norm!r}.")
     return norm
 
 
@@ -58,7 +56,7 @@ def _dim(prim: str, dim: Any, rank: int) -> int:
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise ArgumentError(f"For '{prim}', 'dim' must be an int, but got {type(dim).__name__}.")
     if not -rank <= dim < rank:
-        raise _BadFFTValue(f"For primitive[{prim}], the dim must be in [{-rank},{rank}), but got {dim}.")
+        raise InvalidValueError(f"For primitive[{prim}], the dim must be in [{-rank},{rank}), but got {dim}.")
     return dim % rank
 
 
@@ -68,7 +66,7 @@ def _length(prim: str, n: Any, default: int) -> int:
     if isinstance(n, bool) or not isinstance(n, int):
         raise ArgumentError(f"For '{prim}', 'n' must be an int or None, but got {type(n).__name__}.")
     if n <= 0:
-        raise _BadFFTValue(f"The argument[n] must be greater than 0, but got {n}.")
+        raise InvalidValueError(f"The argument[n] must be greater than 0, but got {n}.")
     return n
 
 
@@ -153,11 +151,11 @@ def _plan(prim: str, x: Tensor, s: Any, dim: Any) -> tuple[list[int], list[int |
     else:
         dims = [_dim(prim, d, x.ndim) for d in ([dim] if isinstance(dim, int) else dim)]
     if len(set(dims)) != len(dims):
-        raise _BadFFTValue(f"For '{prim}', 'dim' must not repeat a dimension, but got {dim}.")
+        raise InvalidValueError(f"For '{prim}', 'dim' must not repeat a dimension, but got {dim}.")
     if s is None:
         return dims, [None] * len(dims)
     if len(s) != len(dims):
-        raise _BadFFTValue(f"For '{prim}', 's' and 'dim' must have the same length, but got {s} and {dim}.")
+        raise InvalidValueError(f"For '{prim}', 's' and 'dim' must have the same length, but got {s} and {dim}.")
     return dims, [None if k == -1 else k for k in s]
 
 

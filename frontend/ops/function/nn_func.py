@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import FeatureNotSupportedError, InvalidParamError, InvalidTypeError, InvalidValueError
+from ascendemu.errors import (FeatureNotSupportedError, InvalidParamError, InvalidTypeError, InvalidValueError,
+                              RuntimeParamError)
 from ascendemu.graph.capture import current_tracer
 from ascendemu.kernels.ops.attention import FA_MASKED_SCORE
 
@@ -911,8 +912,7 @@ from ..operations.array_ops import Transpose  # noqa: E402
 from ..operations.array_ops import Reshape  # noqa: E402
 from ..operations.math_ops import BatchMatMul, FloorDiv, ReduceMax, ReduceSum  # noqa: E402
 from ..primitive import _cast  # noqa: E402
-from ..operations.nn_ops import (FUSED_FLOATS, _dtype_in, _FusedRuntimeError, _FusedValueError,  # noqa: E402
-                                 _rms_normalize, _sigmoid, _typed)
+from ..operations.nn_ops import FUSED_FLOATS, _dtype_in, _rms_normalize, _sigmoid, _typed  # noqa: E402
 
 # the layouts of query/key/value the attention functions take (TND, BNSD_BSND are not served)
 ATTENTION_LAYOUTS = ("BSH", "BNSD", "SBH", "BSND")
@@ -927,7 +927,7 @@ def swiglu(input: Any, dim: int = -1) -> Tensor:
     x = _dtype_in("Swiglu", "input", _tensor(input), FUSED_FLOATS)
     dim = _typed("Swiglu", "dim", dim, (int,))
     if not -x.ndim <= dim < x.ndim or x.shape[dim] % 2:
-        raise _FusedRuntimeError(f"For 'Swiglu', dim {dim} of shape {x.shape} must exist and have an even size.")
+        raise RuntimeParamError(f"For 'Swiglu', dim {dim} of shape {x.shape} must exist and have an even size.")
     a, b = Split(dim, 2)(x)
     return a * _sigmoid(a) * b
 
@@ -938,8 +938,8 @@ def add_rms_norm(x1: Any, x2: Any, gamma: Any, epsilon: float = 1e-6) -> tuple[T
     _dtype_in("AddRmsNorm", "x1", x1, FUSED_FLOATS)
     _dtype_in("AddRmsNorm", "x2", x2, FUSED_FLOATS)
     if x1.shape != x2.shape:
-        raise _FusedRuntimeError(f"For 'AddRmsNorm', the shapes of 'x1' {x1.shape} and 'x2' {x2.shape} must be "
-                                 f"the same.")
+        raise RuntimeParamError(f"For 'AddRmsNorm', the shapes of 'x1' {x1.shape} and 'x2' {x2.shape} must be "
+                                f"the same.")
     x = x1 + x2
     y, rstd = _rms_normalize("AddRmsNorm", x, gamma, epsilon)
     return y, rstd, x
@@ -960,7 +960,7 @@ def _layout(owner: str, layout: Any, served: Sequence[str]) -> str:
         if layout in ("TND", "BNSD_BSND"):
             raise InvalidParamError(f"{owner}: input_layout={layout!r} is not supported here; use one of "
                                     f"{list(served)}")
-        raise _FusedValueError(f"For '{owner}', 'input_layout' must be one of {list(served)}, but got {layout!r}.")
+        raise InvalidValueError(f"For '{owner}', 'input_layout' must be one of {list(served)}, but got {layout!r}.")
     return layout
 
 
@@ -968,15 +968,15 @@ def _to_bnsd(owner: str, x: Tensor, layout: str, heads: int, what: str) -> Tenso
     """``x`` in ``layout`` as (B, N, S, D) with ``heads`` heads (BSH/SBH: H split into heads x D)."""
     rank = 4 if layout in ("BNSD", "BSND") else 3
     if x.ndim != rank:
-        raise _FusedRuntimeError(f"For '{owner}', '{what}' must be {rank}-D in layout {layout}, but got shape "
-                                 f"{x.shape}.")
+        raise RuntimeParamError(f"For '{owner}', '{what}' must be {rank}-D in layout {layout}, but got shape "
+                                f"{x.shape}.")
     if layout == "BNSD":
         return x
     if layout == "BSND":
         return Transpose()(x, (0, 2, 1, 3))
     if heads <= 0 or x.shape[2] % heads:
-        raise _FusedRuntimeError(f"For '{owner}', the hidden size {x.shape[2]} of '{what}' must be a multiple of "
-                                 f"the head number {heads}.")
+        raise RuntimeParamError(f"For '{owner}', the hidden size {x.shape[2]} of '{what}' must be a multiple of "
+                                f"the head number {heads}.")
     split = Reshape()(x, (x.shape[0], x.shape[1], heads, x.shape[2] // heads))
     return Transpose()(split, (0, 2, 1, 3) if layout == "BSH" else (1, 2, 0, 3))
 
@@ -1003,8 +1003,8 @@ def _kv_heads(owner: str, query: Tensor, key: Tensor, layout: str, heads: int, k
             head_dim = query.shape[2] // heads if heads > 0 and query.shape[2] % heads == 0 else 0
             kv_heads = key.shape[2] // head_dim if head_dim and key.shape[2] % head_dim == 0 else 0
     if kv_heads <= 0 or heads % kv_heads:
-        raise _FusedRuntimeError(f"For '{owner}', the head number {heads} must be a multiple of the key/value head "
-                                 f"number {kv_heads}.")
+        raise RuntimeParamError(f"For '{owner}', the head number {heads} must be a multiple of the key/value head "
+                                f"number {kv_heads}.")
     return kv_heads
 
 
@@ -1029,8 +1029,8 @@ def _user_mask(owner: str, mask: Any, shape4: tuple[int, int, int, int]) -> Tens
     elif m.ndim == 3:
         m = ExpandDims()(m, 1)
     if m.ndim != 4 or tuple(m.shape[2:]) != (s1, s2) or m.shape[0] not in (1, b) or m.shape[1] not in (1, n):
-        raise _FusedRuntimeError(f"For '{owner}', the attention mask of shape {_tensor(mask).shape} does not fit "
-                                 f"(B, N, S1, S2) = {shape4}.")
+        raise RuntimeParamError(f"For '{owner}', the attention mask of shape {_tensor(mask).shape} does not fit "
+                                f"(B, N, S1, S2) = {shape4}.")
     return m if m.dtype == mstype.bool_ else not_equal(m, 0)
 
 
@@ -1055,8 +1055,8 @@ def _kv_length_mask(owner: str, lengths: Any, b: int, s2: int) -> np.ndarray:
     if len(values) == 1:
         values = values * b
     if len(values) != b or any(not 0 <= n <= s2 for n in values):
-        raise _FusedValueError(f"For '{owner}', the actual key/value sequence lengths {values} must be {b} values "
-                               f"in [0, {s2}].")
+        raise InvalidValueError(f"For '{owner}', the actual key/value sequence lengths {values} must be {b} values "
+                                f"in [0, {s2}].")
     return (np.arange(s2)[None, :] >= np.array(values)[:, None]).reshape(b, 1, 1, s2)
 
 
@@ -1072,7 +1072,7 @@ def _attention_inputs(owner: str, query: Any, key: Any, value: Any, heads: Any) 
                             f"{k.dtype} and {v.dtype}.")
     heads = _typed(owner, "head_num", heads, (int,))
     if heads <= 0:
-        raise _FusedRuntimeError(f"For '{owner}', the head number must be > 0, but got {heads}.")
+        raise RuntimeParamError(f"For '{owner}', the head number must be > 0, but got {heads}.")
     return q, k, v, heads
 
 
@@ -1087,15 +1087,15 @@ def _attention(owner: str, query: Any, key: Any, value: Any, *, heads: int, kv_h
     if sparse_mode not in (0, 1, 2, 3):
         raise InvalidParamError(f"{owner}: sparse_mode={sparse_mode} is not supported here; use 0, 1, 2 or 3")
     if layout in ("BNSD", "BSND") and q.ndim == 4 and q.shape[1 if layout == "BNSD" else 2] != heads:
-        raise _FusedRuntimeError(f"For '{owner}', N of 'query' {q.shape} must be equal to the head number {heads}.")
+        raise RuntimeParamError(f"For '{owner}', N of 'query' {q.shape} must be equal to the head number {heads}.")
     kv_heads = _kv_heads(owner, q, k, layout, heads, kv_heads)
     f32 = mstype.float32
     q4 = _cast(_to_bnsd(owner, q, layout, heads, "query"), f32)
     k4 = _cast(_to_bnsd(owner, k, layout, kv_heads, "key"), f32)
     v4 = _cast(_to_bnsd(owner, v, layout, kv_heads, "value"), f32)
     if k4.shape != v4.shape or k4.shape[3] != q4.shape[3] or k4.shape[0] != q4.shape[0]:
-        raise _FusedRuntimeError(f"For '{owner}', query (B, N, S, D) {q4.shape}, key {k4.shape} and value {v4.shape} "
-                                 f"must share B and D, and key and value their shape.")
+        raise RuntimeParamError(f"For '{owner}', query (B, N, S, D) {q4.shape}, key {k4.shape} and value {v4.shape} "
+                                f"must share B and D, and key and value their shape.")
     group = heads // kv_heads
     k4, v4 = _repeat_heads(k4, group), _repeat_heads(v4, group)
     b, n, s1, _ = q4.shape
@@ -1159,7 +1159,7 @@ def _flash_attention_fused(owner: str, query: Any, key: Any, value: Any, head_nu
     if sparse_mode not in (0, 1, 2, 3):
         raise InvalidParamError(f"{owner}: sparse_mode={sparse_mode} is not supported here; use 0, 1, 2 or 3")
     if layout in ("BNSD", "BSND") and q.ndim == 4 and q.shape[1 if layout == "BNSD" else 2] != heads:
-        raise _FusedRuntimeError(f"For '{owner}', N of 'query' {q.shape} must be equal to the head number {heads}.")
+        raise RuntimeParamError(f"For '{owner}', N of 'query' {q.shape} must be equal to the head number {heads}.")
     _kv_heads(owner, q, k, layout, heads, 0)
     if attn_mask is not None and sparse_mode in (0, 1) and _tensor(attn_mask).dtype.name not in ("bool", "uint8",
                                                                                                  "int8"):
@@ -1292,16 +1292,16 @@ def moe_token_permute(tokens: Any, indices: Any, num_out_tokens: Any = None,
     x, idx = _tensor(tokens), _moe_indices(owner, indices, "indices")
     _typed(owner, "padded_mode", padded_mode, (bool,))
     if padded_mode:
-        raise _FusedValueError(f"For '{owner}', 'padded_mode' can only be False currently.")
+        raise InvalidValueError(f"For '{owner}', 'padded_mode' can only be False currently.")
     if x.ndim != 2 or idx.ndim not in (1, 2):
-        raise _FusedValueError(f"For '{owner}', 'tokens' must be 2-D and 'indices' 1-D or 2-D, but got shapes "
-                               f"{x.shape} and {idx.shape}.")
+        raise InvalidValueError(f"For '{owner}', 'tokens' must be 2-D and 'indices' 1-D or 2-D, but got shapes "
+                                f"{x.shape} and {idx.shape}.")
     topk = idx.shape[1] if idx.ndim == 2 else 1
     if topk > 512:
-        raise _FusedValueError(f"For '{owner}', the second dim of 'indices' must be <= 512, but got {topk}.")
+        raise InvalidValueError(f"For '{owner}', the second dim of 'indices' must be <= 512, but got {topk}.")
     if idx.shape[0] != x.shape[0]:
-        raise _FusedRuntimeError(f"For '{owner}', the first dims of 'tokens' {x.shape} and 'indices' {idx.shape} "
-                                 f"must be the same.")
+        raise RuntimeParamError(f"For '{owner}', the first dims of 'tokens' {x.shape} and 'indices' {idx.shape} "
+                                f"must be the same.")
     total = x.shape[0] * topk
     _, order = Sort()(_cast(Reshape()(idx, (total,)), mstype.int32))
     _, where = Sort()(order)
@@ -1309,7 +1309,7 @@ def moe_token_permute(tokens: Any, indices: Any, num_out_tokens: Any = None,
     if num_out_tokens is not None:
         keep = _typed(owner, "num_out_tokens", num_out_tokens, (int,))
         if keep < 0:
-            raise _FusedValueError(f"For '{owner}', 'num_out_tokens' must be >= 0, but got {keep}.")
+            raise InvalidValueError(f"For '{owner}', 'num_out_tokens' must be >= 0, but got {keep}.")
         if 0 < keep < total:
             permuted = StridedSlice()(permuted, (0, 0), (keep, x.shape[1]), (1, 1))
     return permuted, where
@@ -1324,7 +1324,7 @@ def moe_token_unpermute(permuted_tokens: Any, sorted_indices: Any, probs: Any = 
     x, idx = _tensor(permuted_tokens), _tensor(sorted_indices)
     _typed(owner, "padded_mode", padded_mode, (bool,))
     if padded_mode:
-        raise _FusedValueError(f"For '{owner}', 'padded_mode' can only be False currently.")
+        raise InvalidValueError(f"For '{owner}', 'padded_mode' can only be False currently.")
     if restore_shape is not None:
         raise InvalidParamError(f"{owner}: restore_shape is only used in padded mode, which is not served; pass None")
     if idx.dtype != mstype.int32 or idx.ndim != 1 or x.ndim != 2:
@@ -1335,8 +1335,8 @@ def moe_token_unpermute(permuted_tokens: Any, sorted_indices: Any, probs: Any = 
         return rows
     p = _tensor(probs)
     if p.ndim != 2 or p.shape[0] * p.shape[1] != idx.shape[0]:
-        raise _FusedValueError(f"For '{owner}', 'probs' must be (num_tokens, topk) with num_tokens * topk = "
-                               f"{idx.shape[0]}, but got {p.shape}.")
+        raise InvalidValueError(f"For '{owner}', 'probs' must be (num_tokens, topk) with num_tokens * topk = "
+                                f"{idx.shape[0]}, but got {p.shape}.")
     grouped = Reshape()(rows, (p.shape[0], p.shape[1], x.shape[1]))
     return _cast(ReduceSum()(grouped * ExpandDims()(_cast(p, x.dtype), 2), 1), x.dtype)
 

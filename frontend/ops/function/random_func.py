@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
 from ascendemu.graph.capture import current_tracer
 
 from ...common import dtype as mstype
@@ -21,7 +21,7 @@ from ...unsupported import unsupported
 from .._utils import defined_here
 from ..operations.random_ops import (Multinomial, RandomCategorical, RandomChoiceWithMask, RandomShuffle, RandpermV2,
                                      StandardLaplace, StandardNormal, UniformInt, UniformReal, _check_seed,
-                                     _RandomTypeError, _RandomValueError)
+                                     InvalidTypeError, InvalidValueError)
 from .array_func import cast, reshape, topk
 from .math_func import floor, log1p, minimum
 
@@ -49,14 +49,14 @@ def _dtype_name(dtype: Any) -> str:
 
 def _check_dtype(owner: str, dtype: Any, allowed: tuple[str, ...], kind: str) -> Any:
     if _dtype_name(dtype) not in allowed:
-        raise _RandomValueError(f"For '{owner}', the 'dtype' must be {kind} type, but got {dtype}.")
+        raise InvalidValueError(f"For '{owner}', the 'dtype' must be {kind} type, but got {dtype}.")
     return dtype
 
 
 def _check_param(owner: str, name: str, value: Any) -> Tensor:
     """``normal``'s mean and stddev: a Tensor, an int, a float or a numpy array (as a Tensor)."""
     if isinstance(value, bool) or not isinstance(value, (Tensor, int, float, np.ndarray)):
-        raise _RandomTypeError(f"For '{owner}', the type of '{name}' must be Tensor, int, or float, but got: "
+        raise InvalidTypeError(f"For '{owner}', the type of '{name}' must be Tensor, int, or float, but got: "
                                f"{type(value)}")
     return value if isinstance(value, Tensor) else Tensor(value)
 
@@ -64,12 +64,12 @@ def _check_param(owner: str, name: str, value: Any) -> Tensor:
 def _check_shape(shape: Any) -> tuple[int, ...]:
     """``normal``'s shape: a tuple of positive ints (MindSpore's _check_shape)."""
     if not isinstance(shape, tuple):
-        raise _RandomTypeError(f"Type of 'shape' must be tuple, but got: {type(shape)}")
+        raise InvalidTypeError(f"Type of 'shape' must be tuple, but got: {type(shape)}")
     for item in shape:
         if isinstance(item, bool) or not isinstance(item, int):
-            raise _RandomTypeError(f"Elements of 'shape' must be int, but got: {type(item)}")
+            raise InvalidTypeError(f"Elements of 'shape' must be int, but got: {type(item)}")
         if item < 1:
-            raise _RandomValueError(f"Elements of 'shape' must be positive int, but got: {item}")
+            raise InvalidValueError(f"Elements of 'shape' must be positive int, but got: {item}")
     return shape
 
 
@@ -82,24 +82,24 @@ def _generate_shapes(size: tuple) -> tuple:
             return size
         if isinstance(size[0], (list, tuple)):
             return tuple(size[0])
-        raise _RandomTypeError(f"If the length of the argument 'shape' is 1, the type of the argument 'shape' must "
+        raise InvalidTypeError(f"If the length of the argument 'shape' is 1, the type of the argument 'shape' must "
                                f"be one of ['int', 'list', 'tuple'], but got {size[0]}.")
     for value in size:
         if not isinstance(value, int):
-            raise _RandomTypeError(f"If the length of the argument 'shape' is > 1, the type of the argument 'shape' "
+            raise InvalidTypeError(f"If the length of the argument 'shape' is > 1, the type of the argument 'shape' "
                                    f"must all be int, but got {value}.")
     return size
 
 
 def _check_bound(owner: str, name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _RandomTypeError(f"For '{owner}', '{name}' must be an int, but got {type(value)}.")
+        raise InvalidTypeError(f"For '{owner}', '{name}' must be an int, but got {type(value)}.")
     return value
 
 
 def _input_tensor(owner: str, input: Any) -> Tensor:
     if not isinstance(input, Tensor):
-        raise _RandomTypeError(f"For '{owner}', the 'input' must be a Tensor, but got {type(input)}")
+        raise InvalidTypeError(f"For '{owner}', the 'input' must be a Tensor, but got {type(input)}")
     return input
 
 
@@ -130,18 +130,18 @@ def _number(owner: str, name: str, value: Any) -> float:
     """A bound or moment of the in-place samplers: a number, or a Tensor of one element."""
     if isinstance(value, Tensor):
         if value.size != 1:
-            raise _RandomValueError(f"For '{owner}', '{name}' must be a number or a Tensor of one element, but got "
+            raise InvalidValueError(f"For '{owner}', '{name}' must be a number or a Tensor of one element, but got "
                                     f"a Tensor of shape {value.shape}.")
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _RandomTypeError(f"For '{owner}', '{name}' must be a number, but got {type(value)}.")
+        raise InvalidTypeError(f"For '{owner}', '{name}' must be a number, but got {type(value)}.")
     return float(value)
 
 
 def _float_input(owner: str, input: Any) -> Tensor:
     input = _input_tensor(owner, input)
     if input.dtype.name not in FLOAT_TYPES:
-        raise _RandomTypeError(f"For '{owner}', the 'input' must be a float Tensor, but got {input.dtype}.")
+        raise InvalidTypeError(f"For '{owner}', the 'input' must be a float Tensor, but got {input.dtype}.")
     return input
 
 
@@ -153,7 +153,7 @@ def _uniform_values(owner: str, input: Any, from_: Any, to: Any, generator: Any)
     _no_generator(owner, generator)
     low, high = _number(owner, "from_", from_), _number(owner, "to", to)
     if low > high:
-        raise _RandomTypeError(f"For '{owner}', 'from_' must be less than or equal to 'to', but got {low} > {high}.")
+        raise InvalidTypeError(f"For '{owner}', 'from_' must be less than or equal to 'to', but got {low} > {high}.")
     return cast(_sampler(UniformReal, None, owner)(input.shape) * (high - low) + low, input.dtype)
 
 
@@ -184,7 +184,7 @@ def exponential_(input: Any, lambd: Any = 1, *, generator: Any = None) -> Tensor
     _no_generator("exponential_", generator)
     lambd = _number("exponential_", "lambd", lambd)
     if not lambd > 0:
-        raise _RandomValueError(f"For 'exponential_', 'lambd' must be greater than 0, but got {lambd}.")
+        raise InvalidValueError(f"For 'exponential_', 'lambd' must be greater than 0, but got {lambd}.")
     u = cast(_sampler(UniformReal, None, "exponential_")(input.shape), mstype.float64)
     return hold_value(input, cast(-log1p(-u) / lambd, input.dtype))
 
@@ -202,12 +202,12 @@ def random_(input: Any, from_: Any = 0, to: Any = None, *, generator: Any = None
     _no_generator("random_", generator)
     for name, value in (("from_", from_), ("to", to)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise _RandomTypeError(f"For 'random_', '{name}' must be an int, but got {type(value)}.")
+            raise InvalidTypeError(f"For 'random_', '{name}' must be an int, but got {type(value)}.")
     dtype = input.dtype.name
     if to is None:
         to = RANDOM_FLOAT_LIMITS[dtype] if dtype in RANDOM_FLOAT_LIMITS else int(np.iinfo(input.dtype.np_type).max) + 1
     if from_ >= to:
-        raise _RandomValueError(f"For 'random_', 'from_' must be less than 'to', but got from_={from_}, to={to}.")
+        raise InvalidValueError(f"For 'random_', 'from_' must be less than 'to', but got from_={from_}, to={to}.")
     u = cast(_sampler(UniformReal, None, "random_")(input.shape), mstype.float64)
     values = minimum(floor(u * float(to - from_)) + float(from_), float(to - 1))
     return hold_value(input, cast(values, input.dtype))
@@ -229,14 +229,14 @@ def uniform(shape: Any, minval: Any, maxval: Any, seed: Any = None, dtype: Any =
     """Values uniform in [minval, maxval): int32 from UniformInt, float32 as ``UniformReal(shape) *
     (maxval - minval) + minval``; minval, maxval and ``dtype`` of one type."""
     if not isinstance(minval, Tensor) or not isinstance(maxval, Tensor):
-        raise _RandomTypeError("For functional operator[uniform], the input[minval] and input[maxval] must be a "
+        raise InvalidTypeError("For functional operator[uniform], the input[minval] and input[maxval] must be a "
                                "Tensor.")
     if _dtype_name(dtype) not in ("int32", "float32"):
-        raise _RandomTypeError(f"The 'uniform' doesn't support '{dtype}' and expect to receive [mindspore.int32, "
+        raise InvalidTypeError(f"The 'uniform' doesn't support '{dtype}' and expect to receive [mindspore.int32, "
                                f"mindspore.float32].")
     for value in (minval, maxval):
         if value.dtype.name != _dtype_name(dtype):
-            raise _RandomTypeError(f"For 'uniform', the value data type '{dtype}' is not consistent with assigned "
+            raise InvalidTypeError(f"For 'uniform', the value data type '{dtype}' is not consistent with assigned "
                                    f"tensor data type {value.dtype}.")
     if _dtype_name(dtype) == "int32":
         return _sampler(UniformInt, seed, "uniform")(shape, minval, maxval)
@@ -278,7 +278,7 @@ def randint(low: Any, high: Any, size: Any, seed: Any = None, *, dtype: Any = No
     (int64)."""
     dtype = mstype.int64 if dtype is None else _check_dtype("randint", dtype, INT_TYPES, "an int")
     if not isinstance(size, tuple):
-        raise _RandomValueError(f"For 'randint', the input 'size' must be a tuple, but got {size}.")
+        raise InvalidValueError(f"For 'randint', the input 'size' must be a tuple, but got {size}.")
     low, high = _check_bound("randint_like", "low", low), _check_bound("randint_like", "high", high)
     op = _sampler(UniformInt, seed, "randint")
     return cast(op(size, Tensor(low, mstype.int32), Tensor(high, mstype.int32)), dtype)
@@ -302,7 +302,7 @@ def multinomial(input: Any, num_samples: Any, replacement: Any = True, seed: Any
     replacement the Multinomial primitive (MindSpore CPU's numbers); without, the ``num_samples`` largest
     ``log(u) / (input + 1e-6)`` of one UniformReal draw per weight (TopK's indices)."""
     if len(input.shape) not in (1, 2):
-        raise _RandomValueError(f"For 'multinomial', the dimension of inputs must be 1d or 2d, but got "
+        raise InvalidValueError(f"For 'multinomial', the dimension of inputs must be 1d or 2d, but got "
                                 f"{len(input.shape)}.")
     if seed is not None:
         _check_seed("multinomial", "seed", seed)
@@ -310,7 +310,7 @@ def multinomial(input: Any, num_samples: Any, replacement: Any = True, seed: Any
         return _sampler(Multinomial, seed, "multinomial")(input, num_samples)
     cols = input.shape[-1]
     if cols < num_samples:
-        raise _RandomValueError(f"For 'multinomial', the 'num_samples' must be less than the last dimension of "
+        raise InvalidValueError(f"For 'multinomial', the 'num_samples' must be less than the last dimension of "
                                 f"input without 'replacement', but got 'num_samples': {num_samples} and "
                                 f"'replacement': {replacement}")
     u = _sampler(UniformReal, seed, "multinomial")((input.size,))
@@ -334,7 +334,7 @@ def laplace(shape: Any, mean: Any, lambda_param: Any, seed: Any = None) -> Tenso
     for value in (mean, lambda_param):
         dtype = getattr(value, "dtype", type(value).__name__)
         if not isinstance(value, Tensor) or value.dtype.name != "float32":
-            raise _RandomTypeError(f"For 'laplace', the data type of input must be the same as the data type "
+            raise InvalidTypeError(f"For 'laplace', the data type of input must be the same as the data type "
                                    f"Float32, but got {dtype}.")
     op = _sampler(StandardLaplace, seed, "laplace")
     return op(_check_shape(shape)) * lambda_param + mean
@@ -401,7 +401,7 @@ def _mint_normal(op: Any, mean: Any = 0.0, std: Any = 1.0, size: Any = None, gen
         shape = tuple(np.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ())))
         return op(shape, mean, std) if shape else reshape(op((1,), mean, std), ())
     if size is None:
-        raise _RandomTypeError("For 'normal', 'size' must be given when 'mean' and 'std' are numbers.")
+        raise InvalidTypeError("For 'normal', 'size' must be given when 'mean' and 'std' are numbers.")
     return op(tuple(size), mean, std)
 
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterator
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, RuntimeParamError
 
 from ...common.tensor import Tensor
 from ...unsupported import unsupported
 from .array_func import stack, unstack
 
 
-class VmapError(InvalidParamError, RuntimeError):
+class VmapError(RuntimeParamError):
     """A bad ``in_axes``/``out_axes`` or mismatched batch sizes (MindSpore raises RuntimeError)."""
 
 

@@ -1004,10 +1004,6 @@ class CumProd(CumSum):
 # diagonals and triangles, stacking primitives: compositions of Slice/Concat/Transpose/Gather/
 # TensorScatter*/Select, so shapes, dtypes and gradients come from those parts (kernels/ops/index.py).
 
-class _BadValue(InvalidParamError, ValueError):
-    """An argument MindSpore refuses with ValueError (a rank, a range): an invalid parameter, and the
-    ValueError MindSpore raises, so ``except ValueError`` still works."""
-
 
 def _range_along(x: Tensor, axis: int, start: int, length: int) -> Tensor:
     """``length`` entries of x along ``axis`` from ``start`` (one Slice)."""
@@ -1063,11 +1059,11 @@ def Roll(input, shifts=0, dims=None):
     shifts = (shifts,) if isinstance(shifts, int) else _int_tuple("roll: shifts", shifts)
     if dims is None:
         if len(shifts) != 1:
-            raise _BadValue(f"roll: with dims=None shifts must be one int, got {shifts}")
+            raise InvalidValueError(f"roll: with dims=None shifts must be one int, got {shifts}")
         return Reshape()(_roll(Reshape()(x, (-1,)), shifts, (0,)), x.shape)
     dims = (dims,) if isinstance(dims, int) else _int_tuple("roll: dims", dims)
     if len(shifts) != len(dims):
-        raise _BadValue(f"roll: shifts {shifts} and dims {dims} must have one length")
+        raise InvalidValueError(f"roll: shifts {shifts} and dims {dims} must have one length")
     return _roll(x, shifts, [_axis("roll: dims", d, x.ndim) for d in dims])
 
 
@@ -1077,8 +1073,8 @@ def _index_add(x: Any, axis: Any, index: Any, source: Any, label: str) -> Tensor
     x, source, index = _tensor(x), _tensor(source), _tensor(index)
     axis = _axis(f"{label}: axis", axis, x.ndim)
     if index.ndim != 1 or source.ndim != x.ndim or source.shape[axis] != index.shape[0]:
-        raise _BadValue(f"{label}: indices must be 1-D and y of x's rank with len(indices) entries along axis "
-                        f"{axis}; got x {x.shape}, indices {index.shape}, y {source.shape}")
+        raise InvalidValueError(f"{label}: indices must be 1-D and y of x's rank with len(indices) entries along axis "
+                                f"{axis}; got x {x.shape}, indices {index.shape}, y {source.shape}")
     value = _scatter_along("TensorScatterAdd", x, axis, _wrapped(index, x.shape[axis]), source)
     return _ASSIGN(x, value) if getattr(x, "is_parameter", False) else value
 
@@ -1106,7 +1102,8 @@ def _inplace_rows(label: str, op: str, x: Any, v: Any, indices: Any) -> Tensor:
     x, v = (apply_op("StopGradient", [_tensor(t)])[0] for t in (x, v))
     rows = _row_indices(label, indices, x)
     if v.shape != (len(rows),) + x.shape[1:]:
-        raise _BadValue(f"{label}: v must have shape {(len(rows),) + x.shape[1:]} (one row per index), got {v.shape}")
+        raise InvalidValueError(f"{label}: v must have shape {(len(rows),) + x.shape[1:]} (one row per index), got "
+                                f"{v.shape}")
     if op == "Sub":
         v, op = apply_op("Neg", [v])[0], "Add"
     return _scatter_along("TensorScatter" + op, x, 0, rows, v)
@@ -1142,7 +1139,8 @@ def _index_fill(x: Any, axis: Any, index: Any, value: Any) -> Tensor:
     axis = _axis("index_fill: axis", int(axis) if isinstance(axis, Tensor) else axis, x.ndim)
     value = _as_dtype(value, x)
     if index.ndim > 1 or value.ndim:
-        raise _BadValue(f"index_fill: index must be 0-D or 1-D and value 0-D, got {index.shape} and {value.shape}")
+        raise InvalidValueError(f"index_fill: index must be 0-D or 1-D and value 0-D, got {index.shape} and "
+                                f"{value.shape}")
     index = Reshape()(index, (-1,))
     rows = x.shape[:axis] + (index.shape[0],) + x.shape[axis + 1:]
     return _scatter_along("TensorScatterUpdate", x, axis, _wrapped(index, x.shape[axis]), BroadcastTo(rows)(value))
@@ -1159,7 +1157,7 @@ def _index_put(x: Any, values: Any, indices: Any, accumulate: Any) -> Tensor:
     ``indices`` give its leading dimensions (one TensorScatter of their stacked tuples)."""
     x, values = _tensor(x), _tensor(values)
     if not isinstance(indices, (tuple, list)) or not indices or len(indices) > x.ndim:
-        raise _BadValue(f"index_put: indices must be a tuple of 1 to {x.ndim} int tensors")
+        raise InvalidValueError(f"index_put: indices must be a tuple of 1 to {x.ndim} int tensors")
     columns = [_wrapped(Reshape()(_tensor(i), (-1, 1)), x.shape[d]) for d, i in enumerate(indices)]
     k = builtins.max(c.shape[0] for c in columns)
     tuples = Concat(1)([BroadcastTo((k, 1))(c) for c in columns])
@@ -1228,7 +1226,7 @@ def _band(x: Any, lower: Any, upper: Any) -> Tensor:
     lower, upper = (int(v) if isinstance(v, Tensor) else check_arg_int(v, "matrix_band_part: bound")
                     for v in (lower, upper))
     if x.ndim < 2:
-        raise _BadValue(f"matrix_band_part: x must have rank >= 2, got shape {x.shape}")
+        raise InvalidValueError(f"matrix_band_part: x must have rank >= 2, got shape {x.shape}")
     i, j = np.indices(x.shape[-2:])
     keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
     return Select()(BroadcastTo(x.shape)(Tensor(keep)), x, BroadcastTo(x.shape)(Tensor(0, x.dtype)))
@@ -1247,7 +1245,7 @@ class InvertPermutation(_Op):
     def __call__(self, input_x: Any) -> tuple[int, ...]:
         perm = _int_tuple("InvertPermutation: input_x", input_x)
         if sorted(perm) != list(range(len(perm))):
-            raise _BadValue(f"InvertPermutation: input_x={perm} must be a permutation of 0..{len(perm) - 1}")
+            raise InvalidValueError(f"InvertPermutation: input_x={perm} must be a permutation of 0..{len(perm) - 1}")
         return _inverse(list(perm))
 
 
@@ -1257,7 +1255,8 @@ def UnravelIndex(indices, dims):
     one row per dimension: ``(i // stride_d) % dims_d`` with exclusive reverse CumProd strides."""
     index, dims = _tensor(indices), _tensor(dims)
     if index.ndim > 1 or dims.ndim != 1:
-        raise _BadValue(f"UnravelIndex: indices must be 0-D or 1-D and dims 1-D, got {index.shape}, {dims.shape}")
+        raise InvalidValueError(f"UnravelIndex: indices must be 0-D or 1-D and dims 1-D, got {index.shape}, "
+                                f"{dims.shape}")
     flat = Reshape()(index, (1, -1))
     strides = Reshape()(CumProd(exclusive=True, reverse=True)(dims, 0), (-1, 1))
     quotient = apply_op("FloorDiv", [BroadcastTo((dims.shape[0], flat.shape[1]))(flat), strides])[0]
@@ -1277,10 +1276,10 @@ class Range(_Op):
         values = [_host("Range", v) for v in (start, end, step)]
         first, last, delta = (v.item() for v in values)
         if delta == 0 or (last - first) * delta < 0:
-            raise _BadValue(f"Range: step={delta} must be non-zero and move start={first} towards end={last}")
+            raise InvalidValueError(f"Range: step={delta} must be non-zero and move start={first} towards end={last}")
         out = np.arange(first, last, delta)
         if out.size > self.maxlen:
-            raise _BadValue(f"Range: {out.size} elements exceed maxlen={self.maxlen}")
+            raise InvalidValueError(f"Range: {out.size} elements exceed maxlen={self.maxlen}")
         dtype = _tensor(start).dtype
         return Tensor(out, mstype.int64 if dtype in (mstype.int32, mstype.int64) else dtype)
 
@@ -1302,8 +1301,8 @@ class SplitV(_Op):
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = n - (builtins.sum(sizes) + 1)
         if len(sizes) != self.num_split or builtins.sum(sizes) != n or builtins.min(sizes) < 0:
-            raise _BadValue(f"SplitV: size_splits={self.size_splits} must be num_split={self.num_split} sizes "
-                            f"summing to {n}")
+            raise InvalidValueError(f"SplitV: size_splits={self.size_splits} must be num_split={self.num_split} sizes "
+                                    f"summing to {n}")
         starts = np.cumsum([0] + sizes[:-1])
         return tuple(_range_along(x, axis, int(s), size) for s, size in zip(starts, sizes))
 
@@ -1333,7 +1332,7 @@ def FillDiagonal(input_x, fill_value=0.0, wrap=False):
     beyond 2-D) set to ``fill_value``: a Select with a constant mask."""
     x = _tensor(input_x)
     if x.ndim < 2 or (x.ndim > 2 and len(set(x.shape)) != 1):
-        raise _BadValue(f"FillDiagonal: input_x must be 2-D, or have all dimensions equal, got {x.shape}")
+        raise InvalidValueError(f"FillDiagonal: input_x must be 2-D, or have all dimensions equal, got {x.shape}")
     mask = Tensor(_fill_diagonal_mask(x.shape, _flag("FillDiagonal: wrap", wrap)))
     return Select()(mask, BroadcastTo(x.shape)(_as_dtype(float(fill_value), x)), x)
 
@@ -1356,11 +1355,11 @@ def _block_positions(label: str, size: tuple[int, int], kernel: Any, dilation: A
     (dh, dw), (sh, sw) = _pair(f"{label}: dilation", dilation), _pair(f"{label}: stride", stride)
     top, bottom, left, right = _block_pads(label, padding)
     if min(kh, kw, dh, dw, sh, sw) < 1 or min(top, bottom, left, right) < 0:
-        raise _BadValue(f"{label}: kernel_size, dilation and stride must be >= 1 and padding >= 0")
+        raise InvalidValueError(f"{label}: kernel_size, dilation and stride must be >= 1 and padding >= 0")
     oh = (h + top + bottom - dh * (kh - 1) - 1) // sh + 1
     ow = (w + left + right - dw * (kw - 1) - 1) // sw + 1
     if oh < 1 or ow < 1:
-        raise _BadValue(f"{label}: the kernel does not fit the padded {h} x {w} input")
+        raise InvalidValueError(f"{label}: the kernel does not fit the padded {h} x {w} input")
     rows = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(oh) * sh)[None, None, :, None] - top
     cols = (np.arange(kw) * dw)[None, :, None, None] + (np.arange(ow) * sw)[None, None, None, :] - left
     inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
@@ -1371,7 +1370,7 @@ def _unfold(x: Any, kernel: Any, dilation: Any, padding: Any, stride: Any, label
     """NCHW x's sliding blocks as (N, C, kh * kw, L)."""
     x = _tensor(x)
     if x.ndim != 4:
-        raise _BadValue(f"{label}: input must be 4-D (N, C, H, W), got shape {x.shape}")
+        raise InvalidValueError(f"{label}: input must be 4-D (N, C, H, W), got shape {x.shape}")
     n, c, h, w = x.shape
     at = _block_positions(label, (h, w), kernel, dilation, padding, stride)
     flat = Concat(2)([Reshape()(x, (n, c, h * w)), BroadcastTo((n, c, 1))(Tensor(0, x.dtype))])
@@ -1385,8 +1384,8 @@ def _fold(cols: Any, output_size: Any, kernel: Any, dilation: Any, padding: Any,
     at = _block_positions(label, (h, w), kernel, dilation, padding, stride)
     n, c, k, blocks = cols.shape
     if (k, blocks) != at.shape:
-        raise _BadValue(f"{label}: the input has {k} kernel offsets and {blocks} blocks; kernel_size and output_size "
-                        f"give {at.shape[0]} and {at.shape[1]}")
+        raise InvalidValueError(f"{label}: the input has {k} kernel offsets and {blocks} blocks; kernel_size and "
+                                f"output_size give {at.shape[0]} and {at.shape[1]}")
     updates = Reshape()(Transpose()(Reshape()(cols, (n * c, k * blocks)), (1, 0)), (k * blocks, n * c))
     zeros = BroadcastTo((h * w + 1, n * c))(Tensor(0, cols.dtype))
     summed = apply_op("TensorScatterAdd", [zeros, _index(at.reshape(-1, 1)), updates])[0]
@@ -1424,7 +1423,8 @@ def _block_pairs(label: str, block: Any, pairs: Any) -> tuple[tuple[int, int], t
     bh, bw = _pair(f"{label}: block", block)
     rows = tuple(_int_tuple(f"{label}: paddings/crops", r) for r in pairs) if isinstance(pairs, (tuple, list)) else ()
     if len(rows) != 2 or any(len(r) != 2 or min(r) < 0 for r in rows) or min(bh, bw) < 1:
-        raise _BadValue(f"{label}: block must be >= 1 and paddings/crops two pairs of ints >= 0, got {block}, {pairs}")
+        raise InvalidValueError(f"{label}: block must be >= 1 and paddings/crops two pairs of ints >= 0, got {block}, "
+                                f"{pairs}")
     return (bh, bw), rows
 
 
@@ -1437,14 +1437,14 @@ def _space_to_batch(x: Any, block: Any, paddings: Any, label: str) -> Tensor:
     x = _tensor(x)
     (bh, bw), ((top, bottom), (left, right)) = _block_pairs(label, block, paddings)
     if x.ndim != 4:
-        raise _BadValue(f"{label}: input must be 4-D (N, C, H, W), got shape {x.shape}")
+        raise InvalidValueError(f"{label}: input must be 4-D (N, C, H, W), got shape {x.shape}")
     for axis, before, after in ((2, top, bottom), (3, left, right)):
         if before or after:
             x = Concat(axis)(([_zeros_along(x, axis, before)] if before else []) + [x]
                              + ([_zeros_along(x, axis, after)] if after else []))
     n, c, h, w = x.shape
     if h % bh or w % bw:
-        raise _BadValue(f"{label}: the padded height and width {h, w} must be divisible by the block {bh, bw}")
+        raise InvalidValueError(f"{label}: the padded height and width {h, w} must be divisible by the block {bh, bw}")
     parts = Transpose()(Reshape()(x, (n, c, h // bh, bh, w // bw, bw)), (3, 5, 0, 1, 2, 4))
     return Reshape()(parts, (bh * bw * n, c, h // bh, w // bw))
 
@@ -1453,12 +1453,12 @@ def _batch_to_space(x: Any, block: Any, crops: Any, label: str) -> Tensor:
     x = _tensor(x)
     (bh, bw), ((top, bottom), (left, right)) = _block_pairs(label, block, crops)
     if x.ndim != 4 or x.shape[0] % (bh * bw):
-        raise _BadValue(f"{label}: input must be 4-D with a batch divisible by {bh * bw}, got shape {x.shape}")
+        raise InvalidValueError(f"{label}: input must be 4-D with a batch divisible by {bh * bw}, got shape {x.shape}")
     b, c, h, w = x.shape
     n = b // (bh * bw)
     image = Reshape()(Transpose()(Reshape()(x, (bh, bw, n, c, h, w)), (2, 3, 4, 0, 5, 1)), (n, c, h * bh, w * bw))
     if top + bottom >= h * bh or left + right >= w * bw:
-        raise _BadValue(f"{label}: crops {crops} leave nothing of the {h * bh} x {w * bw} image")
+        raise InvalidValueError(f"{label}: crops {crops} leave nothing of the {h * bh} x {w * bw} image")
     return Slice()(image, (0, 0, top, left), (n, c, h * bh - top - bottom, w * bw - left - right))
 
 
@@ -1628,9 +1628,10 @@ def _segment_count(label: str, segment_ids: Any, rows: int) -> int:
     """Segments of a sorted 1-D id tensor: its last id + 1 (the ids' values: PyNative or constants)."""
     ids = _host(label, segment_ids)
     if ids.ndim != 1 or ids.shape[0] != rows:
-        raise _BadValue(f"{label}: segment_ids must be 1-D with one id per row of x ({rows}), got {ids.shape}")
+        raise InvalidValueError(f"{label}: segment_ids must be 1-D with one id per row of x ({rows}), got {ids.shape}")
     if ids.size and (ids[0] < 0 or np.any(np.diff(ids) < 0)):
-        raise _BadValue(f"For 'SegmentOp', segment_ids must be a tensor with element values sorted in ascending order.")
+        raise InvalidValueError(f"For 'SegmentOp', segment_ids must be a tensor with element values sorted in "
+                                f"ascending order.")
     return int(ids[-1]) + 1 if ids.size else 0
 
 

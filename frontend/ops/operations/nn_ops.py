@@ -1601,12 +1601,6 @@ FAST_GELU_ALPHA = 1.702
 MASK_BLOCK_BITS = 128
 
 
-class _FusedValueError(InvalidParamError, ValueError):
-    """A value the fused and recurrent ops refuse with MindSpore's ValueError (a shape, a range)."""
-
-
-class _FusedRuntimeError(InvalidParamError, RuntimeError):
-    """A shape the fused ops' kernels refuse at launch, with MindSpore's RuntimeError."""
 
 
 def _typed(owner: str, name: str, value: Any, types: tuple[type, ...]) -> Any:
@@ -1650,10 +1644,10 @@ def _rms_normalize(owner: str, x: Any, gamma: Any, epsilon: float) -> tuple[Tens
                             f"({x.dtype}).")
     _typed(owner, "epsilon", epsilon, (float,))
     if not 0.0 < epsilon <= 1.0:
-        raise _FusedValueError(f"For '{owner}', 'epsilon' must be in (0, 1], but got {epsilon}.")
+        raise InvalidValueError(f"For '{owner}', 'epsilon' must be in (0, 1], but got {epsilon}.")
     if g.ndim > x.ndim or (g.ndim and tuple(x.shape[x.ndim - g.ndim:]) != tuple(g.shape)):
-        raise _FusedValueError(f"For '{owner}', the shape of 'gamma' {g.shape} must be the trailing dimensions "
-                               f"of the shape of 'x' {x.shape}.")
+        raise InvalidValueError(f"For '{owner}', the shape of 'gamma' {g.shape} must be the trailing dimensions "
+                                f"of the shape of 'x' {x.shape}.")
     axes = tuple(range(x.ndim - g.ndim, x.ndim))
     xf = _cast(x, mstype.float32)
     rstd = apply_op("Rsqrt", [ReduceMean(keep_dims=True)(xf * xf, axes) + epsilon])[0]
@@ -1698,14 +1692,14 @@ class _ChannelDropout(_Op):
         name = type(self).__name__
         self.keep_prob = _typed(name, "keep_prob", keep_prob, (float,))
         if not 0.0 <= keep_prob <= 1.0:
-            raise _FusedValueError(f"For '{name}', the 'keep_prob' must be in range [0.0, 1.0], but got {keep_prob}.")
+            raise InvalidValueError(f"For '{name}', the 'keep_prob' must be in range [0.0, 1.0], but got {keep_prob}.")
         self._uniform = UniformReal()
 
     def __call__(self, x: Any) -> tuple[Tensor, Tensor]:
         x = _tensor(x)
         if x.ndim != self.rank:
-            raise _FusedValueError(f"For '{self.name}', the dimension of 'x' must be {self.rank}D, but got "
-                                   f"{x.ndim}D.")
+            raise InvalidValueError(f"For '{self.name}', the dimension of 'x' must be {self.rank}D, but got "
+                                    f"{x.ndim}D.")
         draws = self._uniform(tuple(x.shape[:2]) + (1,) * (self.rank - 2))
         keep = Less()(draws, self.keep_prob) if self.keep_prob < 1.0 else draws < 2.0
         mask = BroadcastTo(tuple(x.shape))(keep)
@@ -1735,8 +1729,8 @@ def _keep_tensor(owner: str, keep_prob: Any) -> Tensor:
 def _mask_operands(owner: str, args: tuple, count: int) -> tuple:
     """The operands of MindSpore's ``*args`` mask primitives, their number checked as its infer does."""
     if len(args) != count:
-        raise _FusedValueError(f"For primitive[{owner}], the input number must be equal to {count}, but got "
-                               f"{len(args)}.")
+        raise InvalidValueError(f"For primitive[{owner}], the input number must be equal to {count}, but got "
+                                f"{len(args)}.")
     return args
 
 
@@ -1774,8 +1768,8 @@ class DropoutDoMask(_Op):
             raise ArgumentError(f"For 'DropoutDoMask', 'mask' must be a 1-D uint8 Tensor, but got {mask.dtype} "
                                 f"of shape {mask.shape}.")
         if mask.shape[0] * 8 < x.size:
-            raise _FusedValueError(f"For 'DropoutDoMask', 'mask' holds {mask.shape[0] * 8} bits, fewer than the "
-                                   f"{x.size} elements of 'input_x'.")
+            raise InvalidValueError(f"For 'DropoutDoMask', 'mask' holds {mask.shape[0] * 8} bits, fewer than the "
+                                    f"{x.size} elements of 'input_x'.")
         powers = Tensor(np.array([1 << b for b in range(8)], np.int32))
         bits = FloorMod()(FloorDiv()(Reshape()(_cast(mask, mstype.int32), (-1, 1)), powers), 2)
         flat = Reshape()(bits, (-1,))
@@ -1821,7 +1815,7 @@ def DynamicRNN(x: Any, w: Any, b: Any, seq_length: Any, init_h: Any, init_c: Any
     for name, value, served in (("cell_type", cell_type, "LSTM"), ("direction", direction, "UNIDIRECTIONAL"),
                                 ("activation", activation, "tanh"), ("time_major", time_major, True)):
         if value != served:
-            raise _FusedValueError(f"For '{owner}', '{name}' must be {served!r}, but got {value!r}.")
+            raise InvalidValueError(f"For '{owner}', '{name}' must be {served!r}, but got {value!r}.")
     for name, value, served in (("use_peephole", use_peephole, False), ("keep_prob", keep_prob, 1.0),
                                 ("cell_clip", cell_clip, -1.0), ("num_proj", num_proj, 0),
                                 ("cell_depth", cell_depth, 1)):
@@ -1837,9 +1831,9 @@ def DynamicRNN(x: Any, w: Any, b: Any, seq_length: Any, init_h: Any, init_c: Any
     hidden = w.shape[1] // 4
     if w.ndim != 2 or w.shape != (inputs + hidden, 4 * hidden) or b.shape != (4 * hidden,) \
             or h0.shape != (1, batch, hidden) or c0.shape != (1, batch, hidden):
-        raise _FusedValueError(f"For '{owner}', the shapes must be x (T, B, I), w (I + H, 4H), b (4H,), init_h and "
-                               f"init_c (1, B, H); got x {x.shape}, w {w.shape}, b {b.shape}, init_h {h0.shape}, "
-                               f"init_c {c0.shape}.")
+        raise InvalidValueError(f"For '{owner}', the shapes must be x (T, B, I), w (I + H, 4H), b (4H,), init_h and "
+                                f"init_c (1, B, H); got x {x.shape}, w {w.shape}, b {b.shape}, init_h {h0.shape}, "
+                                f"init_c {c0.shape}.")
     f32 = mstype.float32
     w32 = _cast(w, f32)
     w_x, w_h = _rows(w32, 0, inputs), _rows(w32, inputs, inputs + hidden)
@@ -1865,9 +1859,9 @@ def BasicLSTMCell(x: Any, h: Any, c: Any, w: Any, b: Any, keep_prob: float = 1.0
     _typed(owner, "forget_bias", forget_bias, (float,))
     _typed(owner, "state_is_tuple", state_is_tuple, (bool,))
     if activation != "tanh":
-        raise _FusedValueError(f"For '{owner}', 'activation' must be 'tanh', but got {activation!r}.")
+        raise InvalidValueError(f"For '{owner}', 'activation' must be 'tanh', but got {activation!r}.")
     if not 0.0 <= keep_prob <= 1.0:
-        raise _FusedValueError(f"For '{owner}', the 'keep_prob' must be in range of [0.0, 1.0], but got {keep_prob}.")
+        raise InvalidValueError(f"For '{owner}', the 'keep_prob' must be in range of [0.0, 1.0], but got {keep_prob}.")
     _only(owner, "keep_prob", keep_prob, 1.0)
     x, h, c, w, b = (_tensor(t) for t in (x, h, c, w, b))
     for name, t in (("x", x), ("h", h), ("w", w), ("c", c), ("b", b)):
@@ -1878,8 +1872,8 @@ def BasicLSTMCell(x: Any, h: Any, c: Any, w: Any, b: Any, keep_prob: float = 1.0
     hidden = _rank(owner, h, 2).shape[1]
     if w.shape != (inputs + hidden, 4 * hidden) or b.shape != (4 * hidden,) or c.shape != (batch, hidden) \
             or h.shape[0] != batch:
-        raise _FusedValueError(f"For '{owner}', the shapes must be x (B, I), h and c (B, H), w (I + H, 4H), b (4H,); "
-                               f"got x {x.shape}, h {h.shape}, c {c.shape}, w {w.shape}, b {b.shape}.")
+        raise InvalidValueError(f"For '{owner}', the shapes must be x (B, I), h and c (B, H), w (I + H, 4H), b (4H,); "
+                                f"got x {x.shape}, h {h.shape}, c {c.shape}, w {w.shape}, b {b.shape}.")
     f32 = mstype.float32
     w32 = _cast(w, f32)
     proj = MatMul()(_cast(x, f32), _rows(w32, 0, inputs)) + _cast(b, f32)
@@ -1909,8 +1903,8 @@ def DynamicGRUV2(x: Any, weight_input: Any, weight_hidden: Any, bias_input: Any,
                                ("activation", activation, (str,)), ("gate_order", gate_order, (str,))):
         _typed(owner, name, value, types)
     if direction != "UNIDIRECTIONAL" or activation != "tanh" or gate_order not in GRU_GATE_ORDERS:
-        raise _FusedValueError(f"For '{owner}', direction must be 'UNIDIRECTIONAL', activation 'tanh' and gate_order "
-                               f"'rzh' or 'zrh'; got {direction!r}, {activation!r}, {gate_order!r}.")
+        raise InvalidValueError(f"For '{owner}', direction must be 'UNIDIRECTIONAL', activation 'tanh' and gate_order "
+                                f"'rzh' or 'zrh'; got {direction!r}, {activation!r}, {gate_order!r}.")
     for name, value, served in (("keep_prob", keep_prob, 1.0), ("cell_clip", cell_clip, -1.0), ("num_proj", num_proj, 0),
                                 ("cell_depth", cell_depth, 1), ("time_major", time_major, True)):
         _only(owner, name, value, served)
@@ -1927,9 +1921,9 @@ def DynamicGRUV2(x: Any, weight_input: Any, weight_hidden: Any, bias_input: Any,
     hidden = w_h.shape[0]
     if w_i.shape != (inputs, 3 * hidden) or w_h.shape != (hidden, 3 * hidden) or h0.shape != (batch, hidden) \
             or any(t is not None and t.shape != (3 * hidden,) for t in biases):
-        raise _FusedValueError(f"For '{owner}', the shapes must be x (T, B, I), weight_input (I, 3H), weight_hidden "
-                               f"(H, 3H), biases (3H,), init_h (B, H); got {x.shape}, {w_i.shape}, {w_h.shape}, "
-                               f"{[None if t is None else t.shape for t in biases]}, {h0.shape}.")
+        raise InvalidValueError(f"For '{owner}', the shapes must be x (T, B, I), weight_input (I, 3H), weight_hidden "
+                                f"(H, 3H), biases (3H,), init_h (B, H); got {x.shape}, {w_i.shape}, {w_h.shape}, "
+                                f"{[None if t is None else t.shape for t in biases]}, {h0.shape}.")
     f32 = mstype.float32
     b_i, b_h = (None if t is None else _cast(t, f32) for t in biases)
     proj = MatMul()(Reshape()(_cast(x, f32), (steps * batch, inputs)), _cast(w_i, f32))
@@ -1961,7 +1955,7 @@ def DynamicGRUV2(x: Any, weight_input: Any, weight_hidden: Any, bias_input: Any,
 def _positive_int(owner: str, name: str, value: Any) -> int:
     _typed(owner, name, value, (int,))
     if value <= 0:
-        raise _FusedValueError(f"For '{owner}', the '{name}' must be a positive int, but got {value}.")
+        raise InvalidValueError(f"For '{owner}', the '{name}' must be a positive int, but got {value}.")
     return value
 
 
@@ -1981,14 +1975,14 @@ class LSTM(_Op):
         self.hidden_size = _positive_int(owner, "hidden_size", hidden_size)
         self.proj_size = _typed(owner, "proj_size", proj_size, (int,))
         if not 0 <= proj_size < hidden_size:
-            raise _FusedValueError(f"For '{owner}', the 'proj_size' must be in [0, {hidden_size}), but got "
+            raise InvalidValueError(f"For '{owner}', the 'proj_size' must be in [0, {hidden_size}), but got "
                                    f"{proj_size}.")
         self.num_layers = _positive_int(owner, "num_layers", num_layers)
         self.has_bias = _typed(owner, "has_bias", has_bias, (bool,))
         self.bidirectional = _typed(owner, "bidirectional", bidirectional, (bool,))
         self.dropout = _typed(owner, "dropout", dropout, (float,))
         if not 0.0 <= dropout <= 1.0:
-            raise _FusedValueError(f"For '{owner}', the 'dropout' must be in range of [0.0, 1.0], but got {dropout}.")
+            raise InvalidValueError(f"For '{owner}', the 'dropout' must be in range of [0.0, 1.0], but got {dropout}.")
         self.num_directions = 2 if bidirectional else 1
         for name, value, served in (("num_layers", num_layers, 1), ("bidirectional", bidirectional, False),
                                     ("proj_size", proj_size, 0)):
@@ -1999,12 +1993,12 @@ class LSTM(_Op):
         inputs, hidden = self.input_size, self.hidden_size
         steps, batch = _rank("LSTM", x, 3).shape[:2]
         if x.shape[2] != inputs or h0.shape != (1, batch, hidden) or c0.shape != (1, batch, hidden):
-            raise _FusedValueError(f"For 'LSTM', input {x.shape}, h {h0.shape} and c {c0.shape} must be (S, B, "
-                                   f"{inputs}), (1, B, {hidden}) and (1, B, {hidden}).")
+            raise InvalidValueError(f"For 'LSTM', input {x.shape}, h {h0.shape} and c {c0.shape} must be (S, B, "
+                                    f"{inputs}), (1, B, {hidden}) and (1, B, {hidden}).")
         gates = 4 * hidden
         sizes = {gates * (inputs + hidden) + k * gates for k in ((1, 2) if self.has_bias else (0,))}
         if w.size not in sizes:
-            raise _FusedValueError(f"For 'LSTM', 'w' holds {w.size} values; it must hold {sorted(sizes)}.")
+            raise InvalidValueError(f"For 'LSTM', 'w' holds {w.size} values; it must hold {sorted(sizes)}.")
         flat = Reshape()(w, (w.size,))
 
         def part(start: int, shape: tuple[int, ...]) -> Tensor:
@@ -2038,9 +2032,9 @@ def _write_cache(name: str, x: Any, cache: Any, slots: Tensor) -> None:
     x = _tensor(x)
     if cache.ndim != 4 or x.ndim not in (2, 3) or x.shape[0] != slots.shape[0] \
             or int(np.prod(x.shape[1:])) != cache.shape[2] * cache.shape[3]:
-        raise _FusedValueError(f"For 'ReshapeAndCache', '{name}' {x.shape} must be (num_tokens, num_head, head_dim) "
-                               f"for a cache (num_blocks, block_size, num_head, head_dim) {cache.shape} and "
-                               f"{slots.shape[0]} slots.")
+        raise InvalidValueError(f"For 'ReshapeAndCache', '{name}' {x.shape} must be (num_tokens, num_head, head_dim) "
+                                f"for a cache (num_blocks, block_size, num_head, head_dim) {cache.shape} and "
+                                f"{slots.shape[0]} slots.")
     blocks, block_size, heads, dim = cache.shape
     rows = Reshape()(cache, (blocks * block_size, heads, dim))
     updated = TensorScatterUpdate()(rows, Reshape()(slots, (slots.shape[0], 1)),
@@ -2062,7 +2056,7 @@ class ReshapeAndCache(_Op):
             raise InvalidParamError("ReshapeAndCache: value and value_cache go together; pass both or neither")
         slots = _dtype_in("ReshapeAndCache", "slot_mapping", _tensor(slot_mapping), ("int32",))
         if slots.ndim != 1:
-            raise _FusedValueError(f"For 'ReshapeAndCache', 'slot_mapping' must be 1-D, but got {slots.shape}.")
+            raise InvalidValueError(f"For 'ReshapeAndCache', 'slot_mapping' must be 1-D, but got {slots.shape}.")
         _write_cache("key", key, key_cache, slots)
         if value is not None:
             _write_cache("value", value, value_cache, slots)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidTypeError, InvalidValueError, RuntimeParamError
 from ascendemu.kernels.ops.random import MINSTD_M, engine_state, op_seed
 
 from ...common import dtype as mstype
@@ -22,26 +22,16 @@ from ..primitive import _cast, _Op, apply_op
 from .other_ops import Assign
 
 
-class _RandomTypeError(InvalidParamError, TypeError):
-    """An argument of a random op MindSpore refuses with TypeError (a type): an invalid parameter, and
-    the TypeError MindSpore raises, so ``except TypeError`` still works."""
 
-
-class _RandomValueError(InvalidParamError, ValueError):
-    """An argument of a random op MindSpore refuses with ValueError (a range, a dtype)."""
-
-
-class _RandomBoundsError(InvalidParamError, RuntimeError):
-    """UniformInt's ``minval >= maxval``: MindSpore's CPU kernel refuses it at launch (RuntimeError)."""
 
 
 def _check_seed(owner: str, name: str, value: Any) -> int:
     """A seed as MindSpore's primitives check it: an int >= 0."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _RandomTypeError(f"For '{owner}', the '{name}' must be int, but got '{type(value).__name__}'")
+        raise InvalidTypeError(f"For '{owner}', the '{name}' must be int, but got '{type(value).__name__}'")
     if value < 0:
-        raise _RandomValueError(f"For '{owner}', the '{name}' must be int and must >= 0, but got '{value}' with "
-                               f"type 'int'.")
+        raise InvalidValueError(f"For '{owner}', the '{name}' must be int and must >= 0, but got '{value}' with "
+                                f"type 'int'.")
     return value
 
 
@@ -49,25 +39,25 @@ def _sample_shape(owner: str, shape: Any) -> tuple[int, ...]:
     """A sampler's ``shape`` as MindSpore takes it: a tuple of ints (or a 1-D int Tensor), each >= 0."""
     if isinstance(shape, Tensor):
         if shape.dtype.name not in ("int32", "int64"):
-            raise _RandomTypeError(f"For primitive[{owner}], the input argument[shape] must be a type of "
-                                  f"{{Int32, Int64}}, but got {shape.dtype}.")
+            raise InvalidTypeError(f"For primitive[{owner}], the input argument[shape] must be a type of "
+                                   f"{{Int32, Int64}}, but got {shape.dtype}.")
         shape = tuple(int(d) for d in np.asarray(shape.asnumpy()).reshape(-1))
     if not isinstance(shape, tuple):
-        raise _RandomTypeError(f"For '{owner}', input must be a Int, a tuple, or a Tensor with all Int elements, "
-                              f"but got: {shape!r}")
+        raise InvalidTypeError(f"For '{owner}', input must be a Int, a tuple, or a Tensor with all Int elements, "
+                               f"but got: {shape!r}")
     for d in shape:
         if isinstance(d, bool) or not isinstance(d, int):
-            raise _RandomTypeError(f"For primitive[{owner}], the input argument[shape] must be a type of "
-                                  f"{{Int32, Int64}}, but got {type(d).__name__}.")
+            raise InvalidTypeError(f"For primitive[{owner}], the input argument[shape] must be a type of "
+                                   f"{{Int32, Int64}}, but got {type(d).__name__}.")
     if any(d < 0 for d in shape):
-        raise _RandomValueError(f"For primitive[{owner}], the attribute[shape] should be a vector with all "
-                               f"positive item. but got {list(shape)}.")
+        raise InvalidValueError(f"For primitive[{owner}], the attribute[shape] should be a vector with all "
+                                f"positive item. but got {list(shape)}.")
     return shape
 
 
 def _one_arg(owner: str, args: tuple, count: int) -> None:
     if len(args) != count:
-        raise _RandomTypeError(f"For '{owner}', the number of inputs must be {count}, but got {len(args)}.")
+        raise InvalidTypeError(f"For '{owner}', the number of inputs must be {count}, but got {len(args)}.")
 
 
 class _Sampler(_Op):
@@ -134,18 +124,18 @@ class UniformInt(_Sampler):
         bounds = []
         for k, (name, value) in enumerate((("minval", args[1]), ("maxval", args[2])), start=1):
             if not isinstance(value, Tensor):
-                raise _RandomTypeError(f"For primitive[UniformInt], the input[{k}] should be a Tensor, but got "
-                                      f"{type(value).__name__}.")
+                raise InvalidTypeError(f"For primitive[UniformInt], the input[{k}] should be a Tensor, but got "
+                                       f"{type(value).__name__}.")
             if value.dtype.name != "int32":
-                raise _RandomTypeError(f"For primitive[UniformInt], the input argument[{name}] must be a type of "
-                                      f"{{Tensor[Int32]}}, but got Tensor[{value.dtype}].")
+                raise InvalidTypeError(f"For primitive[UniformInt], the input argument[{name}] must be a type of "
+                                       f"{{Tensor[Int32]}}, but got Tensor[{value.dtype}].")
             if value.shape != ():
-                raise _RandomValueError(f"For UniformInt, the {name[:3]} value should be a scalar tensor, while the "
-                                       f"shape is: {value.shape}")
+                raise InvalidValueError(f"For UniformInt, the {name[:3]} value should be a scalar tensor, while the "
+                                        f"shape is: {value.shape}")
             bounds.append(value)
         low, high = (_known_int(b) for b in bounds)
         if low is not None and high is not None and high <= low:
-            raise _RandomBoundsError(f"For 'Random', invalid min/max values: ({low}/{high})")
+            raise RuntimeParamError(f"For 'Random', invalid min/max values: ({low}/{high})")
         return self._draw(shape, bounds)
 
 
@@ -164,10 +154,10 @@ class RandomChoiceWithMask(_Sampler):
 
     def __init__(self, count: int = 256, seed: int = 0, seed2: int = 0):
         if isinstance(count, bool) or not isinstance(count, int):
-            raise _RandomTypeError(f"For 'RandomChoiceWithMask', the type of 'count' should be 'int', but got type "
+            raise InvalidTypeError(f"For 'RandomChoiceWithMask', the type of 'count' should be 'int', but got type "
                                    f"'{type(count).__name__}'.")
         if count <= 0:
-            raise _RandomValueError(f"For 'RandomChoiceWithMask', the 'count' must be int and must > 0, but got "
+            raise InvalidValueError(f"For 'RandomChoiceWithMask', the 'count' must be int and must > 0, but got "
                                     f"'{count}' with type 'int'.")
         super().__init__(seed, seed2)
         self.count = count
@@ -177,10 +167,10 @@ class RandomChoiceWithMask(_Sampler):
         x = args[0]
         if not isinstance(x, Tensor) or x.dtype.name != "bool":
             got = f"Tensor[{x.dtype}]" if isinstance(x, Tensor) else type(x).__name__
-            raise _RandomTypeError(f"For primitive[RandomChoiceWithMask], the input argument[input_x] must be a type "
+            raise InvalidTypeError(f"For primitive[RandomChoiceWithMask], the input argument[input_x] must be a type "
                                    f"of {{Tensor[Bool]}}, but got {got}.")
         if not 1 <= len(x.shape) <= 5:
-            raise _RandomValueError(f"For 'RandomChoiceWithMask', input[0] rank should be between 1 and 5, but "
+            raise InvalidValueError(f"For 'RandomChoiceWithMask', input[0] rank should be between 1 and 5, but "
                                     f"got:{len(x.shape)}")
         index, mask = self._run([x], {"count": self.count}, (x.shape,))
         return index, mask
@@ -194,7 +184,7 @@ class RandomShuffle(_Sampler):
         _one_arg("RandomShuffle", args, 1)
         x = args[0]
         if not isinstance(x, Tensor):
-            raise _RandomTypeError(f"For 'RandomShuffle', the 'input_x' must be a Tensor, but got "
+            raise InvalidTypeError(f"For 'RandomShuffle', the 'input_x' must be a Tensor, but got "
                                    f"{type(x).__name__}.")
         return self._run([x], {}, (x.shape, x.dtype.name))[0]
 
@@ -233,7 +223,7 @@ class Multinomial(_Sampler):
         super().__init__(seed, seed2)
         name = _dtype_text(dtype, "int32")
         if name not in ("int32", "int64"):
-            raise _RandomTypeError(f"For 'Multinomial', the 'dtype' must be int32 or int64, but got {dtype}.")
+            raise InvalidTypeError(f"For 'Multinomial', the 'dtype' must be int32 or int64, but got {dtype}.")
         self.dtype = name
 
     def __call__(self, *args: Any) -> Tensor:
@@ -241,19 +231,19 @@ class Multinomial(_Sampler):
         x, count = args
         if not isinstance(x, Tensor) or x.dtype.name not in MULTINOMIAL_DTYPES:
             got = f"Tensor[{x.dtype}]" if isinstance(x, Tensor) else type(x).__name__
-            raise _RandomTypeError(f"For primitive[Multinomial], the input argument[x] must be a type of a number "
+            raise InvalidTypeError(f"For primitive[Multinomial], the input argument[x] must be a type of a number "
                                    f"Tensor, but got {got}.")
         if isinstance(count, Tensor) and count.dtype.name in ("int32", "int64") and count.size == 1:
             count = int(count.item())
         if isinstance(count, bool) or not isinstance(count, int):
             got = count.dtype if isinstance(count, Tensor) else type(count).__name__
-            raise _RandomTypeError(f"For primitive[Multinomial], the input argument[num_samples] must be a type of "
+            raise InvalidTypeError(f"For primitive[Multinomial], the input argument[num_samples] must be a type of "
                                    f"{{Int32, Int64}}, but got {got}.")
         if len(x.shape) not in (1, 2):
-            raise _RandomValueError(f"For 'Multinomial', input[x] dimension must be 1 or 2, but got rank "
+            raise InvalidValueError(f"For 'Multinomial', input[x] dimension must be 1 or 2, but got rank "
                                     f"{len(x.shape)}.")
         if count < 0:
-            raise _RandomValueError(f"For 'Multinomial', num_samples should be a nonnegative number, but got "
+            raise InvalidValueError(f"For 'Multinomial', num_samples should be a nonnegative number, but got "
                                     f"{count}.")
         if x.dtype.name not in MULTINOMIAL_KERNEL_DTYPES:
             x = _cast(x, "float32")
@@ -276,7 +266,7 @@ class RandomCategorical(_Op):
         super().__init__()
         name = _dtype_text(dtype, "int64")
         if name not in CATEGORICAL_DTYPES:
-            raise _RandomTypeError(f"For 'RandomCategorical', the 'dtype' must be in {list(CATEGORICAL_DTYPES)}, "
+            raise InvalidTypeError(f"For 'RandomCategorical', the 'dtype' must be in {list(CATEGORICAL_DTYPES)}, "
                                    f"but got {dtype}.")
         self.dtype = name
         self._states: dict[tuple, tuple[int, Parameter]] = {}
@@ -290,21 +280,21 @@ class RandomCategorical(_Op):
 
     def __call__(self, *args: Any) -> Tensor:
         if len(args) != 3:
-            raise _RandomTypeError(f"For 'RandomCategorical', the number of inputs must be 3, but got {len(args)}.")
+            raise InvalidTypeError(f"For 'RandomCategorical', the number of inputs must be 3, but got {len(args)}.")
         logits, count, seed = args
         if not isinstance(logits, Tensor) or logits.dtype.name not in ("float16", "float32", "float64"):
             got = f"Tensor[{logits.dtype}]" if isinstance(logits, Tensor) else type(logits).__name__
-            raise _RandomTypeError(f"For primitive[RandomCategorical], the input argument[logits] must be a type of "
+            raise InvalidTypeError(f"For primitive[RandomCategorical], the input argument[logits] must be a type of "
                                    f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got {got}.")
         for name, value in (("num_sample", count), ("seed", seed)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise _RandomTypeError(f"For 'RandomCategorical', the '{name}' must be int, but got "
+                raise InvalidTypeError(f"For 'RandomCategorical', the '{name}' must be int, but got "
                                        f"{type(value).__name__}.")
         if len(logits.shape) != 2:
-            raise _RandomValueError(f"For 'RandomCategorical', the rank of 'logits' must be 2, but got "
+            raise InvalidValueError(f"For 'RandomCategorical', the rank of 'logits' must be 2, but got "
                                     f"{len(logits.shape)}.")
         if count <= 0:
-            raise _RandomValueError(f"For 'RandomCategorical', the 'num_sample' must be greater than 0, but got "
+            raise InvalidValueError(f"For 'RandomCategorical', the 'num_sample' must be greater than 0, but got "
                                     f"{count}.")
         if logits.dtype.name not in CATEGORICAL_KERNEL_DTYPES:
             logits = _cast(logits, "float32")
@@ -328,17 +318,17 @@ class RandpermV2(_Op):
         super().__init__()
         for name, value in (("seed", seed), ("offset", offset)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise _RandomTypeError(f"For 'RandpermV2', the type of '{name}' must be int, but got "
+                raise InvalidTypeError(f"For 'RandpermV2', the type of '{name}' must be int, but got "
                                        f"{type(value).__name__}.")
         if seed < RANDPERM_RANDOM_SEED:
-            raise _RandomValueError(f"For 'RandpermV2', the 'seed' must be greater than or equal to -1, but got "
+            raise InvalidValueError(f"For 'RandpermV2', the 'seed' must be greater than or equal to -1, but got "
                                     f"{seed}.")
         if offset < 0:
-            raise _RandomValueError(f"For 'RandpermV2', the 'offset' must be greater than or equal to 0, but got "
+            raise InvalidValueError(f"For 'RandpermV2', the 'offset' must be greater than or equal to 0, but got "
                                     f"{offset}.")
         name = _dtype_text(dtype, "int64")
         if name not in RANDPERM_DTYPES:
-            raise _RandomTypeError(f"For 'RandpermV2', the 'dtype' must be in {list(RANDPERM_DTYPES)}, but got "
+            raise InvalidTypeError(f"For 'RandpermV2', the 'dtype' must be in {list(RANDPERM_DTYPES)}, but got "
                                    f"{dtype}.")
         self.seed, self.offset, self.dtype = seed, offset, name
 
@@ -346,9 +336,9 @@ class RandpermV2(_Op):
         if isinstance(n, Tensor) and n.dtype.name in ("int32", "int64") and n.size == 1:
             n = int(n.item())
         if isinstance(n, bool) or not isinstance(n, int):
-            raise _RandomTypeError(f"For 'RandpermV2', the type of 'n' must be int, but got {type(n).__name__}.")
+            raise InvalidTypeError(f"For 'RandpermV2', the type of 'n' must be int, but got {type(n).__name__}.")
         if n <= 0:
-            raise _RandomValueError(f"For 'RandpermV2', the input 'n' must be greater than 0, but got data: {n}.")
+            raise InvalidValueError(f"For 'RandpermV2', the input 'n' must be greater than 0, but got data: {n}.")
         seed = self.offset or self.seed
         if seed == RANDPERM_RANDOM_SEED:
             seed = _random_seed64("RandpermV2")
