@@ -58,7 +58,7 @@ def cell_params(ms: Any, spec: Spec, sample: Any, sample_id: str) -> dict[str, n
     if spec.cell is None:
         return None
     try:
-        _, net = build_call(ms, spec, sample, None)
+        _, net = build_call(ms, spec, sample, None, oracle=True)
     except Exception:                # noqa: BLE001 - the sample's run records the refusal
         return {}
     return {p.name: make_param(sample_id, p.name, tuple(p.shape), str(p.asnumpy().dtype))
@@ -73,7 +73,7 @@ def record_family(ms: Any, family: str, specs: list[Spec]) -> tuple[dict, dict[s
         for sample_id, sample in zip(spec.sample_ids(), spec.samples):
             inputs = make_inputs(sample_id, sample)
             params = cell_params(ms, spec, sample, sample_id)
-            outcome = run_sample(ms, spec, sample, inputs, params, wants_grad(spec, sample))
+            outcome = run_sample(ms, spec, sample, inputs, params, wants_grad(spec, sample), oracle=True)
             entry: dict[str, Any] = {"fingerprint": sample.describe(), "dtype": sample.dtype,
                                      "inputs": [None if a is None else [str(a.dtype), list(a.shape)] for a in inputs]}
             if spec.note:

@@ -21,7 +21,7 @@ FAMILIES = ("math", "array", "nn", "layers", "losses", "tensor", "mint", "pool",
             "linalg", "internals", "image2", "optim2", "fused", "round2",
             "complex", "random3", "linalg3", "nn3", "image3", "transforms", "comm3", "fused3",
             "sampled_tensor4", "sampled_tensor4b", "sampled_opsfn4", "sampled_opsfn4b", "sampled_prims4", "sampled_prims4b",
-            "sampled_nn4", "sampled_nn4b")
+            "sampled_nn4", "sampled_nn4b", "mint5", "sampled_rest5", "comm5", "infra5")
 
 
 def all_specs() -> dict[str, list[Spec]]:

@@ -83,6 +83,8 @@ class Sample:
     fn: Callable | None = field(default=None, compare=False)
     # check this sample's gradient (float32 samples MindSpore accepts; the spec's ``grad`` option)
     grad: bool = field(default=True, compare=False)
+    # what the recorder runs on real MindSpore instead of ``fn`` (the spec's ``oracle`` option)
+    oracle: Callable | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         """The sample's fingerprint: the fixture stores it, so a changed spec is caught as stale."""
@@ -96,7 +98,11 @@ class Spec:
     ``cell(ms, **kwargs)`` builds the Cell and the sample's inputs are its call's. ``grad``: check the
     gradient of the sum of float outputs w.r.t. the float inputs (and a Cell's trainable parameters);
     ``graph``: also run it in GRAPH_MODE; ``tol``: (rtol, atol) instead of the dtype's; ``note``: what
-    the fixture should say (e.g. where MindSpore's Ascend behaviour differs from its CPU one)."""
+    the fixture should say (e.g. where MindSpore's Ascend behaviour differs from its CPU one).
+    ``oracle(ms, *inputs, **kwargs)``: what the recorder runs on real MindSpore instead of ``fn`` where
+    MindSpore 2.10 CPU cannot run the name itself (an Ascend-only kernel: its documented CPU equivalent;
+    a collective on one rank: its documented single-rank result, computed with numpy); ``note`` must
+    then say which oracle answered."""
     name: str
     fn: Callable | None = None
     cell: Callable | None = None
@@ -107,6 +113,7 @@ class Spec:
     tol: tuple[float, float] | None = None
     grad_tol: tuple[float, float] | None = None
     note: str = ""
+    oracle: Callable | None = None
     family: str = ""
 
     def sample_ids(self) -> list[str]:
@@ -126,15 +133,18 @@ def op(name: str, fn: Callable, shapes: Any = (), dtypes: tuple[str, ...] = ("fl
     """A spec from a sweep: every input list in ``shapes`` (a list of inputs, or one input) x ``dtypes`` x
     ``kwargs`` (a dict or a list of dicts); ``errors``: (inputs, kwargs) pairs MindSpore refuses (float32)."""
     samples = []
-    grad = options.get("grad", True)
+    grad, oracle = options.get("grad", True), options.get("oracle")
+    if oracle is not None and not options.get("note"):
+        raise ValueError(f"{name}: a spec with an oracle needs a note saying which oracle answered")
     for inputs, dtype, kw in itertools.product(shapes, dtypes, _kwargs_list(kwargs)):
         if not isinstance(inputs, list):
             inputs = [inputs]
-        samples.append(Sample(tuple(_as_input(i) for i in inputs), dtype, dict(kw), fn=fn, grad=grad))
+        samples.append(Sample(tuple(_as_input(i) for i in inputs), dtype, dict(kw), fn=fn, grad=grad, oracle=oracle))
     for inputs, kw in errors:
         if not isinstance(inputs, list):
             inputs = [inputs]
-        samples.append(Sample(tuple(_as_input(i) for i in inputs), "float32", dict(kw), error=True, fn=fn))
+        samples.append(Sample(tuple(_as_input(i) for i in inputs), "float32", dict(kw), error=True, fn=fn,
+                              oracle=oracle))
     return Spec(name, fn=fn, samples=samples, **options)
 
 
@@ -252,13 +262,16 @@ def _float_tensor(ms: Any, value: Any) -> bool:
     return _is_tensor(value) and value.dtype in (ms.float16, ms.float32)
 
 
-def build_call(ms: Any, spec: Spec, sample: Sample, params: dict[str, np.ndarray] | None) -> tuple[Callable, Any]:
+def build_call(ms: Any, spec: Spec, sample: Sample, params: dict[str, np.ndarray] | None,
+               oracle: bool = False) -> tuple[Callable, Any]:
     """The sample's callable and its Cell (None for an op); a Cell's parameters set from ``params``
-    (name -> values; None: left as built, the recorder then reads their names and shapes)."""
+    (name -> values; None: left as built, the recorder then reads their names and shapes). ``oracle``:
+    the recorder's side, the sample's oracle where it has one."""
+    chosen = sample.oracle if oracle and sample.oracle is not None else sample.fn
     if spec.cell is None:
-        fn = sample.fn or spec.fn
+        fn = chosen or spec.fn
         return (lambda *xs: fn(ms, *xs, **sample.kwargs)), None
-    net = (sample.fn or spec.cell)(ms, **sample.kwargs)
+    net = (chosen or spec.cell)(ms, **sample.kwargs)
     net.set_train(spec.train)
     if params is not None:
         for p in net.get_parameters():
@@ -281,13 +294,14 @@ def graph_wrapper(ms: Any, call: Callable, net: Any) -> Any:
 
 
 def run_sample(ms: Any, spec: Spec, sample: Sample, arrays: list[np.ndarray | None],
-               params: dict[str, np.ndarray] | None, grad: bool, graph: bool = False) -> Outcome:
+               params: dict[str, np.ndarray] | None, grad: bool, graph: bool = False, oracle: bool = False) -> Outcome:
     """Run one sample on ``ms``: outputs, then (``grad``) the gradient of the sum of float outputs w.r.t.
     the float inputs and a Cell's trainable parameters. ``graph``: through a wrapping Cell (the caller
-    sets GRAPH_MODE). An exception is returned in the Outcome, never raised."""
+    sets GRAPH_MODE); ``oracle``: run the sample's oracle (the recorder). An exception is returned in the
+    Outcome, never raised."""
     result = Outcome()
     try:
-        call, net = build_call(ms, spec, sample, params)
+        call, net = build_call(ms, spec, sample, params, oracle)
         if net is not None:
             result.params = [p.name for p in net.get_parameters()]
         if graph:
