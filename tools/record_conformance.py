@@ -16,6 +16,11 @@ samples, most used first) with the project's venv (this mode imports ascendemu, 
 
     .venv/bin/python tools/record_conformance.py --unsampled
 
+A family whose module sets ``COMMUNICATOR = True`` (the collectives, ``comm5``) is recorded in a one-rank
+MindSpore job: the recorder starts itself under ``msrun --worker_num=1 --local_worker_num=1`` (from the
+interpreter's bin directory) for that family, and the worker calls ``mindspore.communication.init()``
+(MindSpore CPU's ``mccl`` world of one) before it records; msrun's scheduler process only serves that init.
+
 It prints every sample whose outcome was not the one its spec expects (a sample MindSpore refused that
 the spec did not mark as an error, or the reverse): fix the spec, or keep the sample as MindSpore's
 answer when that is the point.
@@ -23,8 +28,13 @@ answer when that is the point.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
+import socket
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -128,27 +138,68 @@ def write_unsampled() -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", action="append", choices=FAMILIES, help="record only these (default: all)")
-    parser.add_argument("--unsampled", action="store_true", help="rewrite UNSAMPLED.txt (needs ascendemu, not MindSpore)")
-    args = parser.parse_args(argv)
-    if args.unsampled:
-        return write_unsampled()
-    import mindspore as ms
-    # synchronous PyNative: an op's error is raised by its own sample, never by the next one
-    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU", pynative_synchronize=True)
+def needs_communicator(family: str) -> bool:
+    """Whether the family records in a one-rank msrun job (its module sets ``COMMUNICATOR = True``)."""
+    return bool(getattr(importlib.import_module(f"conformance.{family}"), "COMMUNICATOR", False))
+
+
+def record_under_msrun(family: str) -> int:
+    """Record ``family`` in a one-rank msrun job (this script again, as its worker); msrun's return code."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    bin_dir = Path(sys.executable).parent            # msrun runs `python`: this interpreter's
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    with tempfile.TemporaryDirectory(prefix="msrun_record_") as logs:
+        cmd = [str(bin_dir / "msrun"), "--worker_num=1", "--local_worker_num=1", f"--master_port={port}",
+               "--join=True", f"--log_dir={logs}", str(Path(__file__).resolve()), "--family", family]
+        proc = subprocess.run(cmd, env=env, check=False)
+        if proc.returncode:
+            worker = Path(logs) / "worker_0.log"
+            print(worker.read_text()[-4000:] if worker.exists() else f"msrun failed: {cmd}", file=sys.stderr)
+    return proc.returncode
+
+
+def record(ms: Any, families: list[str]) -> None:
+    """Record each family's samples on ``ms`` and write its fixture."""
     FIXTURES.mkdir(parents=True, exist_ok=True)
     specs = all_specs()
-    for family in args.family or FAMILIES:
+    for family in families:
         index, arrays = record_family(ms, family, specs[family])
         blobs, table = pack(arrays)
         np.savez_compressed(FIXTURES / f"{family}.npz", **blobs)
         meta = {"mindspore_version": ms.__version__, "device_target": "CPU", "mode": "PYNATIVE_MODE",
                 "recorded_by": "tools/record_conformance.py"}
+        if needs_communicator(family):
+            meta["launcher"] = "msrun --worker_num=1 (mindspore.communication.init(), one rank)"
         write_index(FIXTURES / f"{family}.json", meta, index, table)
         print(f"{family}: {len(index)} samples, {sum('error' in e for e in index.values())} errors")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--family", action="append", choices=FAMILIES, help="record only these (default: all)")
+    parser.add_argument("--unsampled", action="store_true",
+                        help="rewrite UNSAMPLED.txt (needs ascendemu, not MindSpore)")
+    args = parser.parse_args(argv)
+    if args.unsampled:
+        return write_unsampled()
+    families = list(args.family or FAMILIES)
+    import mindspore as ms
+    # synchronous PyNative: an op's error is raised by its own sample, never by the next one
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU", pynative_synchronize=True)
+    role = os.environ.get("MS_ROLE")                  # set in the processes msrun starts
+    if role is not None:
+        ms.communication.init()                       # the scheduler serves the worker's init here
+        if role == "MS_SCHED":
+            return 0
+        record(ms, families)
+        return 0
+    record(ms, [f for f in families if not needs_communicator(f)])
+    failed = [f for f in families if needs_communicator(f) and record_under_msrun(f)]
+    if failed:
+        print(f"msrun failed to record {failed}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

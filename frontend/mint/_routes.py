@@ -8,9 +8,10 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Mapping
 
-from ascendemu.errors import InvalidParamError, InvalidValueError
+from ascendemu.errors import InvalidParamError, InvalidValueError, RuntimeParamError
 
 from ..api_coverage import load_table
+from ..common import dtype as mstype
 from ..ops import function
 from ..ops.operations.nn_ops import elu_of
 from ..ops.tensor_method import Route, alpha_scaled, recorded_signature, route
@@ -69,6 +70,111 @@ def _dropout(op: Callable, input: Any, p: float = 0.5, training: bool = True, in
     if inplace is not False:
         raise InvalidParamError("dropout: inplace=True is not supported here; use the returned tensor (inplace=False)")
     return op(input, p, training)
+
+
+def _int64_indices(out: Any) -> Any:
+    """mint's index outputs are int64 (SortExt, TopkExt, ArgMinExt, ArgSort, CountNonZero infer them so),
+    where the ops functions give int32: the last output (or the only one) cast."""
+    if isinstance(out, tuple):
+        return (*out[:-1], function.cast(out[-1], mstype.int64))
+    return function.cast(out, mstype.int64)
+
+
+def _not_stable(name: str, stable: Any) -> None:
+    if stable is not False:
+        raise InvalidParamError(f"{name}: stable={stable!r} is not supported here; leave it at its default False")
+
+
+def _sort(op: Callable, input: Any, *, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    _not_stable("sort", stable)
+    return _int64_indices(op(input, dim, descending))
+
+
+def _topk(op: Callable, input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    return _int64_indices(op(input, k, dim, largest, sorted))
+
+
+def _argmin(op: Callable, input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _int64_indices(op(input, dim, keepdim))
+
+
+def _argsort(op: Callable, input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    _not_stable("argsort", stable)
+    return _int64_indices(op(input, dim, descending))
+
+
+def _count_nonzero(op: Callable, input: Any, dim: Any = None) -> Any:
+    return op(input, () if dim is None else dim, dtype=mstype.int64)
+
+
+def _median(op: Callable, input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """``mint.median(input)``: the lower median of every element (element (n - 1) // 2 of the sorted
+    values); with ``dim``, ops.median's (values, int64 indices) along it."""
+    if dim is not None:
+        return op(input, dim, keepdim)
+    flat = function.reshape(input, (-1,))
+    return function.sort(flat)[0][(flat.shape[0] - 1) // 2]
+
+
+def _outer(op: Callable, input: Any, vec2: Any) -> Any:
+    if input.ndim != 1 or vec2.ndim != 1:      # Outer's shape inference: a ValueError
+        raise InvalidValueError(f"outer: the inputs must be 1-D, got shapes {input.shape} and {vec2.shape}")
+    return op(input, vec2)
+
+
+def _mv(op: Callable, input: Any, vec: Any) -> Any:
+    if input.ndim != 2 or vec.ndim != 1 or input.shape[1] != vec.shape[0]:     # Mv's: a RuntimeError
+        raise RuntimeParamError(f"mv: input must be 2-D and vec 1-D of its row length, got shapes {input.shape} "
+                                f"and {vec.shape}")
+    return op(input, vec)
+
+
+def _addbmm(op: Callable, input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    if batch1.ndim != 3 or batch2.ndim != 3 or batch1.shape[0] != batch2.shape[0] \
+            or batch1.shape[2] != batch2.shape[1]:                              # Addbmm's: a RuntimeError
+        raise RuntimeParamError(f"addbmm: batch1 {batch1.shape} and batch2 {batch2.shape} must be 3-D batches of "
+                                f"matrices that multiply")
+    return op(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _dot(op: Callable, input: Any, other: Any) -> Any:
+    """``mint.dot``: the inner product of two 1-D tensors of one length."""
+    if input.ndim != 1 or other.ndim != 1 or input.shape != other.shape:
+        raise RuntimeParamError(f"dot: the inputs must be 1-D of one length, got shapes {input.shape} and "
+                                f"{other.shape}")
+    return op(input, other)
+
+
+def _diag(op: Callable, input: Any, diagonal: int = 0) -> Any:
+    """``mint.diag``: a 1-D input as the ``diagonal``-th diagonal of a square matrix (zeros elsewhere), a
+    2-D input's ``diagonal``-th diagonal."""
+    if input.ndim == 2:
+        return function.diagonal(input, diagonal)
+    if input.ndim != 1:                                                         # DiagExt's: a RuntimeError
+        raise RuntimeParamError(f"diag: the input must be 1-D or 2-D, got shape {input.shape}")
+    out = op(input)
+    if diagonal:
+        k = abs(diagonal)      # (left, right, top, bottom): the diagonal moved right (up) or left (down)
+        out = function.pad(out, (k, 0, 0, k) if diagonal > 0 else (0, k, k, 0))
+    return out
+
+
+def _scatter_add(op: Callable, input: Any, dim: int, index: Any, src: Any) -> Any:
+    """``mint.scatter_add(input, dim, index, src)``: ``tensor_scatter_elements`` adding along ``dim``."""
+    if not input.ndim == index.ndim == src.ndim:                                # ScatterAddExt's: a ValueError
+        raise InvalidValueError(f"scatter_add: input {input.shape}, index {index.shape} and src {src.shape} must "
+                                f"have one rank")
+    return op(input, index, src, dim, "add")
+
+
+def _avg_pool2d(op: Callable, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Any = None) -> Any:
+    """``mint.nn.functional.avg_pool2d``; ``count_include_pad=False`` with padding: the padded windows'
+    means (zeros counted) divided by the same pooling of ones (the share of each window that is input)."""
+    if count_include_pad or not padding or divisor_override:
+        return op(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override or 0)
+    counted = op(function.ones_like(input), kernel_size, stride, padding, ceil_mode, True, 0)
+    return op(input, kernel_size, stride, padding, ceil_mode, True, 0) / counted
 
 
 def _whole(op: Callable, input: Any) -> Any:
@@ -161,6 +267,22 @@ MINT_ROUTES: Mapping[str, Route] = {
     "mindspore.mint.index_add": Route("index_add", function.array_func._index_add_dim),
     "mindspore.mint.cummax": Route("cummax", body.running_extreme),
     "mindspore.mint.cummin": Route("cummin", body.running_extreme),
+    "mindspore.mint.sort": Route("sort", _sort),
+    "mindspore.mint.topk": Route("topk", _topk),
+    "mindspore.mint.argmin": Route("argmin", _argmin),
+    "mindspore.mint.argsort": Route("argsort", _argsort),
+    "mindspore.mint.count_nonzero": Route("count_nonzero", _count_nonzero),
+    "mindspore.mint.median": Route("median", _median),
+    "mindspore.mint.outer": Route("outer", _outer),
+    "mindspore.mint.mv": Route("mv", _mv),
+    "mindspore.mint.addbmm": Route("addbmm", _addbmm),
+    "mindspore.mint.dot": Route("inner", _dot),
+    "mindspore.mint.diag": Route("diag", _diag),
+    "mindspore.mint.scatter_add": Route("tensor_scatter_elements", _scatter_add),
+    "mindspore.mint.conv2d": Route("conv2d", _conv),
+    _NN_F + "avg_pool2d": Route("avg_pool2d", _avg_pool2d),
+    # mint.linalg.inv is the matrix inverse (MatrixInverseExt), not ops.inv's reciprocal
+    "mindspore.mint.linalg.inv": Route("inverse"),
     # random (bodies in ops/function/random_func.py)
     "mindspore.mint.rand": Route("rand", function.random_func._mint_rand),
     "mindspore.mint.randn": Route("randn", function.random_func._mint_rand),

@@ -41,6 +41,10 @@ class PipelineStageValueError(InvalidValueError):
     """A negative pipeline_stage (MindSpore raises ValueError)."""
 
 
+class ConstructNotDefinedError(InvalidParamError, AttributeError):
+    """A Cell subclass called without defining ``construct`` (MindSpore raises AttributeError)."""
+
+
 class Cell:
     """Base of every network: register Parameters and sub-cells as attributes, define ``construct``."""
 
@@ -252,7 +256,8 @@ class Cell:
 
     # ------------------------------------------------------------------ running
     def construct(self, *args: Any, **kwargs: Any) -> Any:
-        raise InvalidParamError(f"{type(self).__name__} does not define construct(); every Cell must")
+        raise ConstructNotDefinedError(f"For 'Cell', the method 'construct' is not defined: {type(self).__name__} "
+                                       f"does not define construct(); every Cell must")
 
     def scope_label(self) -> str:
         name = self._attr_name
@@ -370,14 +375,21 @@ class GraphCell(Cell):
         if obf_random_seed is not None:
             raise FeatureNotSupportedError("GraphCell: obf_random_seed (dynamically obfuscated MindIR) is not "
                                            "supported by the emulator")
+        params_init = {} if params_init is None else params_init
+        if not isinstance(params_init, dict):
+            raise InvalidTypeError(f"For 'GraphCell', the argument 'params_init' must be a dict, but got "
+                                   f"{type(params_init)}.")
+        for name, value in params_init.items():
+            if not isinstance(name, str) or not isinstance(value, Tensor):
+                raise InvalidTypeError("For 'GraphCell', the key of the 'params_init' must be str, and the value must "
+                                       f"be Tensor or Parameter, but got the key type: {type(name)}, and the value "
+                                       f"type: {type(value)}")
         object.__setattr__(self, "graph", graph)
         for name, array in graph.parameters.items():
             self._params[name] = Parameter(Tensor(array), name=name)
-        for name, value in (params_init or {}).items():
-            if name not in self._params:
-                raise ValueError(f"For 'GraphCell', the parameter {name!r} of 'params_init' is not a parameter of "
-                                 f"the graph {graph.name}.")
-            self._params[name].set_data(value if isinstance(value, Tensor) else Tensor(value))
+        for name, value in params_init.items():
+            if name in self._params:       # a name the graph does not have is ignored (MindSpore's docs)
+                self._params[name].set_data(value)
 
     def construct(self, *inputs: Any) -> Any:
         return self.graph.run(inputs, self._params)

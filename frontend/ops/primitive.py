@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidTypeError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, RuntimeParamError
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs
 from ascendemu.kernels.library import infer_outputs
@@ -242,8 +242,11 @@ class Primitive:
     """
 
     def __init__(self, name: str) -> None:
-        if not isinstance(name, str) or not name:
-            raise InvalidParamError(f"Primitive: name={name!r} must be a non-empty str naming the primitive")
+        if not isinstance(name, str):
+            raise InvalidTypeError(f"Primitive: name={name!r} must be a str naming the primitive (MindSpore's "
+                                   f"Primitive_(arg0: str))")
+        if not name:
+            raise InvalidValueError("Primitive: name='' must be a non-empty str naming the primitive")
         self.name = name
         self.attrs: dict[str, Any] = {}
         self.init_attrs: dict[str, Any] = {}
@@ -285,6 +288,13 @@ class Primitive:
         except TypeError as exc:           # attributes that are not the supported primitive's signature
             raise UnsupportedOpError(f"ops.{self.name}: the attributes {self.init_attrs} of {type(self).__name__} "
                                      f"do not build the supported {self.name}: {exc}") from exc
+        try:
+            inspect.signature(prim).bind(*args)
+        except TypeError as exc:           # MindSpore checks a by-name primitive's input count in C++
+            raise RuntimeParamError(f"For Operator[{self.name}], the inputs number does not fit "
+                                    f"{self.name}{inspect.signature(prim)}: {exc}") from None
+        except ValueError:                 # no signature to check against: the call itself will tell
+            pass
         return prim(*args)
 
     def __repr__(self) -> str:

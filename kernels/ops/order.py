@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ascendemu.device.cost import KernelCost
-from ascendemu.errors import check_int
+from ascendemu.errors import InvalidValueError, check_int
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
 
@@ -161,7 +161,7 @@ def grad_arg_with_value(b: GradBuilder, c: GradCall) -> tuple[int | None]:
 
 def topk_k(sig: OpSignature) -> int:
     n = sig.inputs[0].shape[-1]
-    return check_int(sig.attr("k"), f"{sig.op}: k", minimum=0, maximum=n,
+    return check_int(sig.attr("k"), f"{sig.op}: k", minimum=0, maximum=n, error=InvalidValueError,
                      hint=f"k counts elements of the last dimension of x {sig.inputs[0].shape}")
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidValueError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
 
 from ... import ops
 from ...common import dtype as mstype
@@ -325,9 +325,11 @@ class Roll(Cell):
         super().__init__()
         shift = list(shift) if isinstance(shift, (tuple, list)) else [shift]
         axis = list(axis) if isinstance(axis, (tuple, list)) else [axis]
-        if len(shift) != len(axis) or not all(isinstance(v, int) and not isinstance(v, bool) for v in shift + axis):
-            raise InvalidParamError(f"Roll: shift={shift!r} and axis={axis!r} must be ints or equal-length tuples of "
-                                    f"ints")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in shift + axis):
+            raise InvalidTypeError(f"Roll: shift={shift!r} and axis={axis!r} must be ints or tuples of ints")
+        if len(shift) != len(axis):     # MindSpore: ValueError
+            raise InvalidValueError(f"For 'Roll', the shape of 'shift' and the shape of 'axis' must be the same, but "
+                                    f"got the length of 'shift' {len(shift)} and the length of 'axis' {len(axis)}.")
         self.shift, self.axis = shift, axis
 
     def construct(self, input_x: Tensor) -> Tensor:
@@ -396,7 +398,7 @@ class MatrixDiagPart(Cell):
 
     def construct(self, input_x: Tensor) -> Tensor:
         if input_x.ndim < 2:
-            raise InvalidParamError(f"MatrixDiagPart: input must have rank >= 2, got shape {input_x.shape}")
+            raise InvalidValueError(f"MatrixDiagPart: input must have rank >= 2, got shape {input_x.shape}")
         m, n = input_x.shape[-2:]
         rows = ops.ReduceSum()(input_x * _eye(m, n, input_x.dtype), -1)
         return rows[..., :min(m, n)] if m > n else rows
@@ -411,7 +413,9 @@ class MatrixSetDiag(Cell):
         m, n = input_x.shape[-2:]
         k = min(m, n)
         if diagonal.shape != input_x.shape[:-2] + (k,) or diagonal.dtype != input_x.dtype:
-            raise InvalidParamError(f"MatrixSetDiag: diagonal must be {input_x.dtype}{list(input_x.shape[:-2] + (k,))}"
+            # MindSpore: ValueError for the shape, TypeError for the dtype
+            error = InvalidValueError if diagonal.shape != input_x.shape[:-2] + (k,) else InvalidTypeError
+            raise error(f"MatrixSetDiag: diagonal must be {input_x.dtype}{list(input_x.shape[:-2] + (k,))}"
                                     f", got {diagonal.dtype}{list(diagonal.shape)}")
         eye = _eye(m, n, input_x.dtype)
         placed = ops.matmul(ops.expand_dims(diagonal, -2) * _eye(m, k, input_x.dtype), _eye(k, n, input_x.dtype))
@@ -422,10 +426,10 @@ def _patch_arg(name: str, value: Any) -> tuple[int, int]:
     if not isinstance(value, (tuple, list)):
         raise InvalidParamError(f"Unfold: {name}s={value!r} must be a tuple or list")
     if len(value) != 4 or value[0] != 1 or value[3] != 1:
-        raise InvalidParamError(f"For 'Unfold' the format of '{name}s' must be [1, {name}_row, {name}_col, 1], "
+        raise InvalidValueError(f"For 'Unfold' the format of '{name}s' must be [1, {name}_row, {name}_col, 1], "
                                 f"but got {value}.")
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in value[1:3]):
-        raise InvalidParamError(f"For 'Unfold' the {name}_row and {name}_col in '{name}s' must be an positive "
+        raise InvalidValueError(f"For 'Unfold' the {name}_row and {name}_col in '{name}s' must be an positive "
                                 f"integer number, but got {value}")
     return value[1], value[2]
 

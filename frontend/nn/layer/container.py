@@ -70,6 +70,13 @@ def _list_index(owner: Cell, index: Any, count: int) -> int:
     return index % count
 
 
+def _list_member(cell: Any) -> Cell:
+    """A CellList member: a Cell, else MindSpore's TypeError."""
+    if not isinstance(cell, Cell):
+        raise TypeError(f"For 'CellList', each cell must be subclass of Cell, but got {type(cell).__name__}.")
+    return cell
+
+
 class CellList(Cell):
     """A list of cells whose parameters are registered; iterate it inside ``construct``."""
 
@@ -79,6 +86,7 @@ class CellList(Cell):
             self.append(cell)
 
     def append(self, cell: Cell) -> None:
+        _list_member(cell)
         if self._auto_prefix:
             cell.update_parameters_name(f"{_list_prefix(self._cells)}{len(self._cells)}.")
         self.insert_child_to_cell(str(len(self._cells)), cell)
@@ -95,6 +103,7 @@ class CellList(Cell):
 
     def __setitem__(self, index: int, cell: Cell) -> None:
         index = _list_index(self, index, len(self._cells))
+        _list_member(cell)
         if self._auto_prefix:
             cell.update_parameters_name(f"{_list_prefix(self._cells)}{index}.")
         self.insert_child_to_cell(str(index), cell)
@@ -103,6 +112,7 @@ class CellList(Cell):
         """Put ``cell`` at ``index`` and move the members from there up by one (renamed as MindSpore
         renames them: their index in their parameters' names)."""
         count = len(self._cells)
+        _list_member(cell)
         if not isinstance(index, int) or isinstance(index, bool):
             raise TypeError(f"For 'CellList', the type of 'index' must be int, but got {type(index).__name__}.")
         if not -count <= index <= count:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ... import ops
 from ...common import dtype as mstype
@@ -191,7 +191,8 @@ class _InstanceNorm(Cell):
 
     def construct(self, x: Tensor) -> Tensor:
         if x.ndim != self.rank or x.shape[1] != self.num_features:
-            raise InvalidParamError(f"{type(self).__name__}: input must have rank {self.rank} and "
+            # MindSpore's _check_input_dim raises ValueError ("the in_shape must have 4 dims")
+            raise InvalidValueError(f"{type(self).__name__}: input must have rank {self.rank} and "
                                     f"{self.num_features} channels (dim 1), got shape {x.shape}")
         return ops.group_norm(x, self.num_features, self.gamma, self.beta, self.eps)
 

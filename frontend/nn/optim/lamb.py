@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidValueError
 
 from ... import ops
 from .optimizer import Optimizer, _number
@@ -24,7 +24,7 @@ class Lamb(Optimizer):
         super().__init__(learning_rate, params, weight_decay)
         self.beta1, self.beta2, self.eps = _number("beta1", beta1), _number("beta2", beta2), _number("eps", eps)
         if not (0.0 < self.beta1 < 1.0 and 0.0 < self.beta2 < 1.0 and self.eps > 0):
-            raise InvalidParamError(f"Lamb: beta1={beta1!r} and beta2={beta2!r} must be in (0, 1), eps > 0")
+            raise InvalidValueError(f"Lamb: beta1={beta1!r} and beta2={beta2!r} must be in (0, 1), eps > 0")
         self.moments1 = self.parameters.clone(prefix="lamb_m", init="zeros")
         self.moments2 = self.parameters.clone(prefix="lamb_v", init="zeros")
 

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidValueError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
 
 from ... import ops
 from ...common.parameter import Parameter
@@ -95,7 +95,8 @@ class Optimizer(Cell):
     def _groups(parameters: Any, weight_decay: float) -> tuple[list[Parameter], list[float], list[Parameter]]:
         items = list(parameters) if parameters is not None else []
         if not items:
-            raise InvalidParamError("optimizer: parameters is empty; pass net.trainable_params()")
+            raise InvalidValueError("For 'Optimizer', the argument parameters must not be empty: pass "
+                                    "net.trainable_params()")
         params, decay, order = [], [], []
         for item in items:
             if isinstance(item, Parameter):
@@ -111,11 +112,12 @@ class Optimizer(Cell):
                     params.append(p)
                     decay.append(wd)
             else:
-                raise InvalidParamError(f"optimizer: parameters must be Parameters or group dicts with 'params', "
-                                        f"got {type(item).__name__}")
+                raise InvalidTypeError(f"For 'Optimizer', all elements of the argument 'parameters' must be "
+                                       f"'Parameter' or 'dict' (a group with 'params'), got {type(item).__name__}")
         for p in params:
             if not isinstance(p, Parameter):
-                raise InvalidParamError(f"optimizer: {type(p).__name__} is not a Parameter")
+                raise InvalidTypeError(f"For 'Optimizer', the 'params' of a group must be Parameters, got "
+                                       f"{type(p).__name__}")
         return params, decay, order
 
     def _lr_parameter(self, learning_rate: Any) -> Parameter | LearningRateSchedule:
@@ -168,6 +170,29 @@ class Optimizer(Cell):
                 g = g * self._scalar(1.0 / self.loss_scale)
             out.append(g)
         return out
+
+    # the steps MindSpore's Optimizer offers user-defined optimizers for their construct, each on the
+    # tuple of gradients (same order as self.parameters)
+    def flatten_gradients(self, gradients: Sequence[Any]) -> tuple:
+        """The gradients as they are (parameters are never flattened into chunks here)."""
+        return tuple(gradients)
+
+    def decay_weight(self, gradients: Sequence[Any]) -> tuple:
+        """Weight decay: g + p * float32(wd * loss_scale) for each parameter that decays (MindSpore's
+        ``decay_weight``, before ``scale_grad``)."""
+        return tuple(g + p * self._scalar(wd * self.loss_scale) if wd else g
+                     for p, g, wd in zip(self.parameters, gradients, self._weight_decay))
+
+    def gradients_centralization(self, gradients: Sequence[Any]) -> tuple:
+        """The gradients as they are: MindSpore centralizes only the gradients of parameter groups given
+        ``grad_centralization=True``, which this emulator's groups do not take."""
+        return tuple(gradients)
+
+    def scale_grad(self, gradients: Sequence[Any]) -> tuple:
+        """The gradients times float32(1 / loss_scale) (as they are with loss_scale 1)."""
+        if self.loss_scale == 1.0:
+            return tuple(gradients)
+        return tuple(g * self._scalar(1.0 / self.loss_scale) for g in gradients)
 
     def _scalar(self, value: float) -> Tensor:
         return Tensor(np.float32(value))

@@ -139,10 +139,11 @@ class DistributedGradReducer(Cell):
 
 
 class PipelineGradReducer(Cell):
-    """MindSpore's PipelineGradReducer for ``value_and_grad`` over a PipelineCell: the gradients times
-    ``scale_sense``. The micro-batches' gradients are already accumulated, and mirrored over the
-    data-parallel replicas, by the capture's backward (``graph.parallel.pipeline``), where MindSpore keeps
-    them in ``accu_grads`` Parameters until this cell reads them."""
+    """MindSpore's PipelineGradReducer for ``value_and_grad`` over a PipelineCell: the gradients divided
+    by ``scale_sense`` (MindSpore multiplies them by its reciprocal: the loss scale undone). The
+    micro-batches' gradients are already accumulated, and mirrored over the data-parallel replicas, by
+    the capture's backward (``graph.parallel.pipeline``), where MindSpore keeps them in ``accu_grads``
+    Parameters until this cell reads them."""
 
     def __init__(self, parameters: Sequence[Parameter], scale_sense: float = 1.0, opt_shard: bool | None = None):
         super().__init__(auto_prefix=False)
@@ -151,4 +152,5 @@ class PipelineGradReducer(Cell):
     def construct(self, grads: Any) -> Any:
         if self.scale_sense == 1.0:
             return grads
-        return tuple(ops.mul(g, self.scale_sense) for g in grads)
+        # MindSpore's grad_scale/shard_grad_scale: the gradients times reciprocal(scale_sense)
+        return tuple(ops.mul(g, 1.0 / self.scale_sense) for g in grads)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
 from ascendemu.graph.capture import current_tracer
 
 from ... import ops
@@ -104,18 +104,19 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             value = Tensor(float(scale_sense.get_loss_scale()), mstype.float32)
         elif isinstance(scale_sense, Tensor):
             if scale_sense.shape not in ((), (1,)):
-                raise InvalidParamError(f"TrainOneStepWithLossScaleCell: scale_sense must have shape () or (1,), "
-                                        f"got {scale_sense.shape}")
+                raise InvalidValueError(f"For 'TrainOneStepWithLossScaleCell', the shape of 'scale_sense' must be "
+                                        f"(1,) or (), but got {scale_sense.shape}.")
             value = scale_sense
         else:
-            raise InvalidParamError(f"TrainOneStepWithLossScaleCell: scale_sense must be a Cell (an update cell) or "
-                                    f"a Tensor, got {type(scale_sense).__name__}")
+            raise InvalidTypeError(f"For 'TrainOneStepWithLossScaleCell', the 'scale_sense' must be Cell (an update "
+                                   f"cell) or Tensor, but got 'scale_sense' type: {type(scale_sense).__name__}.")
         self.scale_sense = Parameter(value, name="scale_sense", requires_grad=False)
 
     def set_sense_scale(self, sens: Tensor) -> None:
         """Replace the loss scale (a Tensor of the same shape)."""
         if not isinstance(sens, Tensor):
-            raise InvalidParamError(f"set_sense_scale: sens must be a Tensor, got {type(sens).__name__}")
+            raise InvalidTypeError(f"For 'TrainOneStepWithLossScaleCell', the type of 'sens' must be Tensor, but got "
+                                   f"{type(sens).__name__}")
         self.scale_sense.set_data(sens)
 
     def start_overflow_check(self, pre_cond: Any, compute_input: Any) -> tuple[bool, Any]:

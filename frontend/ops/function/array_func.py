@@ -344,7 +344,7 @@ def index_select(input: Any, axis: int, index: Any) -> Tensor:
     """The slices of input along ``axis`` at the 1-D int ``index`` (a Gather)."""
     index = _tensor(index)
     if index.ndim != 1:
-        raise InvalidParamError(f"index_select: index must be 1-D, got shape {index.shape}")
+        raise InvalidValueError(f"index_select: index must be 1-D, got shape {index.shape}")
     return Gather()(input, index, check_arg_int(axis, "index_select: axis"))
 
 

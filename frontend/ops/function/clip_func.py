@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError
+from ascendemu.errors import InvalidParamError, InvalidValueError
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -23,7 +23,7 @@ def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None
     with the upper bound, then Maximum with the lower one (so min > max gives min everywhere). A
     tuple or list of tensors is clipped tensor by tensor."""
     if clip_value_min is None and clip_value_max is None:
-        raise InvalidParamError("clip_by_value: give clip_value_min, clip_value_max or both")
+        raise InvalidValueError("clip_by_value: give clip_value_min, clip_value_max or both")  # MindSpore: ValueError
     if isinstance(x, (tuple, list)):
         return type(x)(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
     out = _tensor(x)

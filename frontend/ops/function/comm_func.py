@@ -169,6 +169,13 @@ def _cat(parts: list[Tensor]) -> Tensor:
     return parts[0] if len(parts) == 1 else Concat(0)(parts)
 
 
+def _output_shape(prim: str, output: Tensor, shape: tuple) -> None:
+    """An in-place collective's output must have the result's shape (MindSpore's infer: ValueError)."""
+    if tuple(output.shape) != tuple(shape):
+        raise CommValueError(f"For '{prim}', output_tensor shape must be equal to {list(shape)}, but got "
+                             f"{list(output.shape)}")
+
+
 def _shape_check(name: str, output: Tensor, shape: tuple, dtype: Any) -> None:
     if tuple(output.shape) != tuple(shape):
         raise CommTypeError(f"For {name}, the output shape should be {tuple(shape)}, but got {tuple(output.shape)}.")
@@ -347,6 +354,9 @@ def all_gather_into_tensor(output_tensor: Any, input_tensor: Tensor, group: Any 
     if inplace:
         _tensor("all_gather_into_tensor", "output tensor", output_tensor)
     group, async_op = _group(group), _flag(async_op)
+    if inplace and input_tensor.shape:
+        _output_shape("DistCommAllGatherIntoTensor", output_tensor,
+                      (input_tensor.shape[0] * _size(group), *input_tensor.shape[1:]))
     out = AllGather(group)(input_tensor)
     if not inplace:
         return out, _handle(async_op)
@@ -362,6 +372,8 @@ def reduce_scatter_tensor(output: Any, input: Tensor, op: str = ReduceOp.SUM, gr
     if inplace:
         _tensor("reduce_scatter_tensor", "output tensor", output)
     op, group, async_op = _reduce_op("reduce_scatter_tensor", op), _group(group), _flag(async_op)
+    if inplace and input.shape and input.shape[0] % _size(group) == 0:
+        _output_shape("DistCommReduceScatterTensor", output, (input.shape[0] // _size(group), *input.shape[1:]))
     out = ReduceScatter("sum" if op == "avg" else op, group)(input)
     if op == "avg":
         out = (out / _size(group)).astype(input.dtype)

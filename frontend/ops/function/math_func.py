@@ -210,7 +210,7 @@ def _matrix_norm(x: Tensor, ord: Any, dims: tuple[int, int], keepdim: bool) -> T
         raise InvalidParamError(f"norm: ord={ord!r} needs singular values (an SVD), which are not served here; use "
                                 "'fro', 1, -1, inf or -inf")
     if ord not in (1, -1, math.inf, -math.inf) or isinstance(ord, bool):
-        raise InvalidParamError(f"norm: ord={ord!r} is not a matrix norm order; use 'fro', 'nuc', 1, -1, 2, -2, "
+        raise InvalidValueError(f"norm: ord={ord!r} is not a matrix norm order; use 'fro', 'nuc', 1, -1, 2, -2, "
                                 "inf or -inf")
     summed, picked = (rows, cols) if ord in (1, -1) else (cols, rows)
     sums = ReduceSum(True)(Abs()(x), summed)
@@ -481,7 +481,7 @@ def mm(input: Any, mat2: Any) -> Tensor:
     """The product of two 2-D tensors."""
     x, y = _tensor(input), _tensor(mat2)
     if x.ndim != 2 or y.ndim != 2:
-        raise InvalidParamError(f"mm: inputs must be 2-D, got shapes {x.shape} and {y.shape}")
+        raise InvalidValueError(f"mm: inputs must be 2-D, got shapes {x.shape} and {y.shape}")
     return MatMul()(x, y)
 
 

@@ -351,7 +351,7 @@ def adaptive_avg_pool1d(input: Any, output_size: int) -> Tensor:
     """Adaptive average pooling of the last axis of (N, C, L)."""
     x = _tensor(input)
     if x.ndim != 3:
-        raise InvalidParamError(f"adaptive_avg_pool1d: input must have rank 3 (N, C, L), got shape {x.shape}")
+        raise InvalidValueError(f"adaptive_avg_pool1d: input must have rank 3 (N, C, L), got shape {x.shape}")
     if isinstance(output_size, bool) or not isinstance(output_size, int):
         raise TypeError(f"adaptive_avg_pool1d: output_size={output_size!r} must be an int")
     return _adaptive_avg_pool(x, _adaptive_sizes("adaptive_avg_pool1d", x.shape, output_size, 1))
@@ -454,7 +454,7 @@ def adaptive_max_pool1d(input: Any, output_size: int) -> Tensor:
     """Adaptive max pooling of the last axis of (N, C, L) or (C, L)."""
     x = _tensor(input)
     if x.ndim not in (2, 3):
-        raise InvalidParamError(f"adaptive_max_pool1d: input must have rank 2 or 3, got shape {x.shape}")
+        raise InvalidValueError(f"adaptive_max_pool1d: input must have rank 2 or 3, got shape {x.shape}")
     if isinstance(output_size, bool) or not isinstance(output_size, int):
         raise InvalidParamError(f"adaptive_max_pool1d: output_size={output_size!r} must be an int")
     return _adaptive_max_pool("adaptive_max_pool1d", x,
@@ -567,7 +567,8 @@ def avg_pool3d(input_x: Any, kernel_size: Any = 1, stride: Any = 1, padding: Any
     pads = operations.nn_ops._pad6(owner, padding)
     if any(pads) and not count_include_pad:
         raise InvalidParamError(f"{owner}: count_include_pad=False with padding is not supported; leave it True")
-    out = _pool3d(owner, input_x, kernel, _triple_arg(owner, "stride", stride), pads, False)
+    strides = kernel if stride is None else _triple_arg(owner, "stride", stride)      # None: mint's default
+    out = _pool3d(owner, input_x, kernel, strides, pads, False)
     if divisor_override:
         out = out * (kernel[0] * kernel[1] * kernel[2] / divisor_override)
     return out
@@ -644,7 +645,7 @@ def _avg_pool(owner: str, x: Tensor, kernel: tuple[int, int], stride: tuple[int,
     if any(pads) and not count_include_pad:
         raise InvalidParamError(f"{owner}: count_include_pad=False with padding is not supported; leave it True")
     if any(p * 2 > k for p, k in zip(pads, kernel)):
-        raise InvalidParamError(f"{owner}: padding {pads} must be at most half the kernel size {kernel}")
+        raise InvalidValueError(f"{owner}: padding {pads} must be at most half the kernel size {kernel}")
     if any(pads):
         x = pad(x, (pads[1], pads[1], pads[0], pads[0]))
     out = operations.nn_ops.AvgPool(kernel, stride, "valid")(x)

@@ -313,7 +313,7 @@ class Stack(_Op):
         first = tensors[0]
         for i, t in enumerate(tensors):
             if t.shape != first.shape or t.dtype != first.dtype:
-                raise InvalidParamError(f"Stack: tensor {i} is {t.dtype}{list(t.shape)} but tensor 0 is "
+                raise InvalidValueError(f"Stack: tensor {i} is {t.dtype}{list(t.shape)} but tensor 0 is "
                                         f"{first.dtype}{list(first.shape)}; stacked tensors must match")
         axis = check_arg_int(self.axis, "Stack: axis", minimum=-first.ndim - 1, maximum=first.ndim) % (first.ndim + 1)
         parts = [ExpandDims()(t, axis) for t in tensors]
@@ -753,7 +753,7 @@ class ScalarToArray(_Op):
 
     def __call__(self, input_x: Any) -> Tensor:
         if isinstance(input_x, bool) or not isinstance(input_x, (int, float)):
-            raise InvalidParamError(f"ScalarToArray: input_x must be an int or a float, got {type(input_x).__name__}")
+            raise InvalidTypeError(f"ScalarToArray: input_x must be an int or a float, got {type(input_x).__name__}")
         return Tensor(input_x)
 
 
@@ -929,7 +929,7 @@ def _scatter_elements(data: Any, indices: Any, updates: Any, axis: Any, reductio
                                 f"{tuple(ELEMENT_REDUCTIONS)}")
     axis = _axis("TensorScatterElements: axis", axis, x.ndim)
     if index.ndim != x.ndim or _tensor(updates).shape != index.shape:
-        raise InvalidParamError(f"TensorScatterElements: indices {index.shape} and updates {_tensor(updates).shape} "
+        raise InvalidValueError(f"TensorScatterElements: indices {index.shape} and updates {_tensor(updates).shape} "
                                 f"must have one shape, of data's rank {x.ndim}")
     n = x.shape[axis]
     index = Select()(apply_op("Less", [index, BroadcastTo(index.shape)(_index(0))])[0],

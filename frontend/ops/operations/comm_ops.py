@@ -189,6 +189,7 @@ class Send(_Op):
         super().__init__()
         self.sr_tag = _check_int(self.name, "sr_tag", sr_tag)
         self.dest_rank = _check_int(self.name, "dest_rank", dest_rank)
+        self.rank = self.dest_rank                        # MindSpore's attribute name
         self.group = _check_group(self.name, group)
         self.group_back = _check_group(self.name, group_back)
         for key, value in (("sr_tag", sr_tag), ("dest_rank", dest_rank), ("group", group), ("group_back", group_back)):
@@ -199,6 +200,11 @@ class Send(_Op):
         attrs = {"dest_rank": _group_rank(self.name, self.dest_rank, self.group), "sr_tag": self.sr_tag,
                  "group": self.group}
         return apply_op("Send", [input_x], attrs)[0]
+
+
+# the dtypes MindSpore's Receive takes (its check_scalar_or_tensor_types_same list)
+_RECEIVE_DTYPES = (mstype.float16, mstype.float32, mstype.float64, mstype.bfloat16, mstype.int8, mstype.int16,
+                   mstype.int32, mstype.int64, mstype.uint8, mstype.uint16, mstype.uint32, mstype.uint64)
 
 
 class Receive(_Op):
@@ -214,6 +220,10 @@ class Receive(_Op):
                                 f"but got {shape!r}.")
         self.shape = tuple(shape)
         self.dtype = mstype.to_type(dtype)
+        if self.dtype not in _RECEIVE_DTYPES:
+            raise CommTypeError(f"For '{self.name}', the type of 'dtype' must be in "
+                                f"{[str(t) for t in _RECEIVE_DTYPES]}, but got {self.dtype}.")
+        self.tag, self.rank = self.sr_tag, self.src_rank     # MindSpore's attribute names
         self.group = _check_group(self.name, group)
         self.group_back = _check_group(self.name, group_back)
         for key, value in (("sr_tag", sr_tag), ("src_rank", src_rank), ("shape", list(shape)), ("dtype", self.dtype),

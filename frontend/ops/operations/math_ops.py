@@ -472,9 +472,10 @@ def Fmax(input, other):
 
 @composite("Fmin", functions=("fmin",))
 def Fmin(input, other):
-    """The smaller of x and y, ignoring a NaN (NaN only where both are)."""
+    """The smaller of x and y, ignoring a NaN (NaN only where both are): x where x <= y or y is NaN, else
+    y, so the gradient goes where MindSpore's Fmin bprop sends it (to x on ties and where both are NaN)."""
     x, y = _binary_operands(input, other)
-    return Select()(_unary("IsNan", x), y, Select()(_unary("IsNan", y), x, _binary("Minimum", x, y)))
+    return Select()(_binary("LogicalOr", _binary("LessEqual", x, y), _unary("IsNan", y)), x, y)
 
 
 def log_cum_sum_exp(input: Any, axis: Any, exclusive: bool = False, reverse: bool = False) -> Tensor:
@@ -626,12 +627,21 @@ class NPUAllocFloatStatus(_Op):
         return BroadcastTo((FLOAT_STATUS_SIZE,))(Tensor(0.0, mstype.float32))
 
 
+def _status_operand(owner: str, x: Any) -> Tensor:
+    """The status tensor NPUClear/GetFloatStatus take: a float16/float32 Tensor (MindSpore's TypeError
+    for anything else, a list of numbers included)."""
+    if not isinstance(x, Tensor):
+        raise InvalidTypeError(f"For '{owner}', 'x' must be a Tensor (the output of NPUAllocFloatStatus), but got "
+                               f"{type(x).__name__}")
+    return _float_operand(owner, x)
+
+
 class NPUClearFloatStatus(_Op):
     """``NPUClearFloatStatus()(status)``: clears the overflow register (see _OverflowWatch); the status
     tensor becomes zeros (written in place) and is returned."""
 
     def __call__(self, x: Any) -> Tensor:
-        x = _float_operand(self.name, x)
+        x = _status_operand(self.name, x)
         _OVERFLOW.clear()
         zeros = _status_zeros(x)
         _write_in_place(x, zeros)
@@ -643,7 +653,7 @@ class NPUGetFloatStatus(_Op):
     place, and returned): all ones if a float op overflowed since the last clear, else zeros."""
 
     def __call__(self, x: Any) -> Tensor:
-        x = _float_operand(self.name, x)
+        x = _status_operand(self.name, x)
         status = BroadcastTo(x.shape)(_cast(_OVERFLOW.overflow(), x.dtype))
         _write_in_place(x, status)
         return status
@@ -669,6 +679,12 @@ def ApproximateEqual(x, y, tolerance=1e-05):
 class EuclideanNorm(_Reduce):
     """``EuclideanNorm(keep_dims=False)(x, axes)``: sqrt(sum(x^2)) over ``axes``."""
     op = "ReduceSum"
+
+    def __init__(self, keep_dims: bool = False):
+        if not isinstance(keep_dims, bool):
+            raise InvalidTypeError(f"For 'EuclideanNorm', the type of 'keep_dims' should be 'bool', but got type "
+                                   f"'{type(keep_dims).__name__}'.")
+        super().__init__(keep_dims)
 
     def __call__(self, x: Any, axes: Any = ()) -> Tensor:
         t = _tensor(x)

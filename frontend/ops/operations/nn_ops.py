@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, RuntimeParamError
 
 from ...common.parameter import GeneratorState
 from ...common.recompute import primitive_marks
@@ -282,7 +282,11 @@ _GENERATOR_STEP = Tensor(np.array([0, 0, 1], np.int32))
 
 class Flatten(_Op):
     def __call__(self, input_x: Any) -> Tensor:
-        return apply_op("Flatten", [input_x])[0]
+        x = _tensor(input_x)
+        if not x.shape:      # MindSpore's shape inference refuses a scalar (its RuntimeError)
+            raise RuntimeParamError("Flatten: Unsupported input shape dimension. The shape should not be empty: "
+                                    "input_x is a scalar; reshape it to (1,)")
+        return apply_op("Flatten", [x])[0]
 
 
 class OneHot(_Op):
@@ -467,7 +471,7 @@ def AdaptiveAvgPool2D(input: Any, output_size: Any = None) -> Tensor:
     (C, H, W); see :func:`_adaptive_avg_pool`."""
     x = _tensor(input)
     if x.ndim not in (3, 4):
-        raise InvalidParamError(f"AdaptiveAvgPool2D: input must have rank 3 or 4, got shape {x.shape}")
+        raise InvalidValueError(f"AdaptiveAvgPool2D: input must have rank 3 or 4, got shape {x.shape}")
     return _adaptive_avg_pool(x, _adaptive_sizes("AdaptiveAvgPool2D", x.shape, output_size, 2))
 
 
@@ -476,7 +480,7 @@ def AdaptiveAvgPool3D(input: Any, output_size: Any = None) -> Tensor:
     """Adaptive average pooling of the last three axes of (N, C, D, H, W) or (C, D, H, W)."""
     x = _tensor(input)
     if x.ndim not in (4, 5):
-        raise InvalidParamError(f"AdaptiveAvgPool3D: input must have rank 4 or 5, got shape {x.shape}")
+        raise InvalidValueError(f"AdaptiveAvgPool3D: input must have rank 4 or 5, got shape {x.shape}")
     return _adaptive_avg_pool(x, _adaptive_sizes("AdaptiveAvgPool3D", x.shape, output_size, 3))
 
 
@@ -488,7 +492,9 @@ def _triple(owner: str, name: str, value: Any) -> tuple[int, int, int]:
     if len(value) == 5 and value[:2] == (1, 1):
         value = value[2:]
     if len(value) != 3 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in value):
-        raise InvalidParamError(f"{owner}: {name} must be an int >= 1 or a tuple of 3 such ints")
+        # an int below 1 is MindSpore's ValueError (its validator's range check)
+        error = InvalidValueError if len(value) == 3 and all(type(v) is int for v in value) else InvalidParamError
+        raise error(f"{owner}: {name} must be an int >= 1 or a tuple of 3 such ints")
     return value
 
 
@@ -888,7 +894,7 @@ def KLDivLoss(logits: Any, labels: Any, reduction: str = "mean") -> Tensor:
     'batchmean' over the first dimension, as ops.kl_div. Only logits get a gradient (MindSpore's bprop
     gives labels zeros)."""
     if reduction not in KL_REDUCTIONS:
-        raise InvalidParamError(f"kl_div: reduction={reduction!r} must be one of {KL_REDUCTIONS}")
+        raise InvalidValueError(f"kl_div: reduction={reduction!r} must be one of {KL_REDUCTIONS}")
     x = _tensor(logits)
     y = StopGradient()(_float_input("kl_div", labels, _loss_dtype("kl_div", x)))
     positive = Greater()(y, 0.0)
