@@ -84,8 +84,20 @@ def cmd_cache(argv: list[str]) -> int:
 
 
 def cmd_run(argv: list[str]) -> int:
+    # one of several MPI ranks: join the world before anything can end this process (even a usage error),
+    # since a rank that exits before MPI_Init leaves the others waiting in MPI's start-up forever (mpiexec
+    # stops the job for a rank that exits after it, not before)
+    from ascendemu.device.fabric import join_world
+    world = join_world()
     from ascendemu.cli.run import main as run_main
-    return run_main(argv)
+    status = 2                   # what _guard returns for an error raised before the script ran
+    try:
+        status = run_main(argv)
+        return status
+    finally:
+        if world is not None and world.exit_status is None:      # ended before its script ran: tell the others
+            world.script_ended(status, None, f"`ascendemu run` ended with status {status} before the script "
+                                             "ran (its output has the reason)")
 
 
 def cmd_replay(argv: list[str]) -> int:

@@ -303,14 +303,16 @@ class MpiFabric(Fabric):
         self._post(f"rank {self.rank} failed: {err.message}".encode(), _NOTICE_TAG)
         raise self._fail(err)
 
-    def script_ended(self, status: int, error: BaseException | None) -> None:
-        """The rank runner's word that the script ended with ``status`` (and ``error``, what it raised):
-        a failed script (status not 0) on a fabric that had not failed yet tells every other rank
-        ``rank N failed: <error>`` at once, and the job ends at this process's exit (module docstring)."""
+    def script_ended(self, status: int, error: BaseException | None, what: str | None = None) -> None:
+        """The rank runner's word that the script ended with ``status`` (and ``error``, what it raised;
+        or ``what``, why the rank ended without running it): a failure (status not 0) on a fabric that had
+        not failed yet tells every other rank ``rank N failed: <error>`` at once, and the job ends at this
+        process's exit (module docstring)."""
         self.exit_status = status
         if not status or self.failure is not None:
             return
-        what = f"{type(error).__name__}: {error}" if error is not None else f"the script exited with status {status}"
+        if what is None:
+            what = f"{type(error).__name__}: {error}" if error is not None else f"the script exited with status {status}"
         message = f"rank {self.rank} failed: {what}"
         self._post(message.encode(), _NOTICE_TAG)
         self._fail(HcclError(message))

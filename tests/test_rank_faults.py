@@ -101,6 +101,24 @@ def test_a_rank_that_raises_under_msrun_is_named_with_its_error_and_log(ascendem
         assert line.split(": ", 1)[1] in (tmp_path / "logs" / f"worker_{r}.log").read_text()
 
 
+def test_a_rank_refused_before_its_script_runs_ends_the_job_instead_of_hanging_mpi_start_up(ascendemu_kernel_cache,
+                                                                                             tmp_path):
+    """Rank 1 (its own command line, an MPMD job) is refused by ``ascendemu run``'s argument check. A rank
+    that exits before MPI_Init leaves the others in MPI's start-up forever (mpiexec stops a job only for a
+    rank that exits after it), so the rank runner joins the world before it checks anything, and tells the
+    others why it ended: they fail naming it, instead of waiting for it."""
+    (tmp_path / "raises.py").write_text(RAISES)
+    rank = [sys.executable, "-m", "ascendemu", "run", "--quiet"]
+    proc = run([str(MPIEXEC), "-prepend-rank", "-n", "1", *rank, "raises.py", ":", "-n", "1", *rank, "--no-such-flag",
+                "raises.py"], tmp_path, clean_env(ascendemu_kernel_cache, WHEN="after"))
+    assert proc.returncode != 0
+    ranks = by_rank(proc.stdout + proc.stderr)
+    assert "unrecognized arguments: --no-such-flag" in ranks[1], ranks
+    last = ranks[0].splitlines()[-1]          # rank 0 is told at once (not after HCCL_CONNECT_TIMEOUT's 120 s)
+    assert last.startswith("ascendemu.errors.HcclRemoteError: "), ranks[0]
+    assert "rank 1 failed: `ascendemu run` ended with status 2 before the script ran" in last
+
+
 TRAINS = """
 import sys
 import numpy as np
