@@ -475,8 +475,21 @@ def test_conv1d_and_avg_pool_functions_match_numpy():
     close(ops.avg_pool2d(Tensor(y), 3, 2, 1), want / 9)
     close(ops.avg_pool2d(Tensor(y), 3, 2, 1, divisor_override=4), want / 4, 1e-5, 1e-5)
     close(ops.avg_pool1d(Tensor(x), 2, 2), x[:, :, :6].reshape(2, 3, 3, 2).mean(-1))
-    with pytest.raises(InvalidParamError, match="count_include_pad"):
-        ops.avg_pool2d(Tensor(y), 3, 1, 1, count_include_pad=False)
+    # count_include_pad=False: each window's sum over the input elements it covers, divided by their count
+    counts = np.pad(np.ones_like(y), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    sums = np.array([[yp[:, :, i:i + 3, j:j + 3].sum((2, 3)) for j in range(6)] for i in range(5)]).transpose(2, 3, 0, 1)
+    n = np.array([[counts[:, :, i:i + 3, j:j + 3].sum((2, 3)) for j in range(6)] for i in range(5)]).transpose(2, 3, 0, 1)
+    close(ops.avg_pool2d(Tensor(y), 3, 1, 1, count_include_pad=False), sums / n, 1e-5, 1e-5)
+    z = rand(1, 2, 4, 5, 3)
+    zp = np.pad(z, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1))).astype(np.float64)
+    ones = np.pad(np.ones_like(z), ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)))
+    want = np.zeros((1, 2, 2, 3, 2))
+    for a in range(2):
+        for b in range(3):
+            for c in range(2):
+                win = np.s_[:, :, 2 * a:2 * a + 3, 2 * b:2 * b + 3, 2 * c:2 * c + 3]
+                want[:, :, a, b, c] = zp[win].sum((2, 3, 4)) / ones[win].sum((2, 3, 4))
+    close(ops.avg_pool3d(Tensor(z), 3, 2, 1, count_include_pad=False), want, 1e-5, 1e-5)
 
 
 def test_dropout_ext_cells():

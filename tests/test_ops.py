@@ -198,6 +198,13 @@ def test_logical_ops_broadcast_bools():
         np.testing.assert_array_equal(out.view(np.uint8), ref(a, b).view(np.uint8))
     (out,) = launch(sig("LogicalNot", [a]), [a], sentinel=True)
     np.testing.assert_array_equal(out.view(np.uint8), np.logical_not(a).view(np.uint8))
+    # MindSpore 2.10 takes any real dtype, mixed, non-zero as True (its CPU kernels' answer, recorded)
+    f, i = np.array([[1.5, 0.0, -2.0]], np.float32), np.array([[2], [0]], np.int32)
+    for op, ref in (("LogicalAnd", np.logical_and), ("LogicalOr", np.logical_or), ("LogicalXor", np.logical_xor)):
+        (out,) = launch(sig(op, [f, i]), [f, i], sentinel=True)
+        np.testing.assert_array_equal(out.view(np.uint8), ref(f, i).view(np.uint8))
+    (out,) = launch(sig("LogicalNot", [f]), [f], sentinel=True)
+    np.testing.assert_array_equal(out.view(np.uint8), np.array([[0, 1, 0]], np.uint8))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
@@ -696,7 +703,7 @@ BAD = [
     (("AllFinite", [((2, 3), "float32"), ((3,), "bool")]), "input 1 has dtype bool"),
     (("Select", [((3,), "bool"), ((3,), "float32"), ((3,), "float16")]), "must be one of"),
     (("Select", [((3,), "float32"), ((3,), "float32"), ((3,), "float32")]), "input 0 (cond)"),
-    (("LogicalAnd", [((3,), "bool"), ((3,), "int32")]), "input 1 (y)"),
+    (("LogicalAnd", [((3,), "bool"), ((3,), "complex64")]), "input 1 (y)"),
     (("Softmax", [((2, 3), "float32")], {"axis": (0, 1)}), "attr axis"),
     (("Transpose", [((2, 3), "float32")], {"perm": (0, 0)}), "attr perm"),
     (("Concat", [((2, 3), "float32"), ((3, 3), "float32")], {"axis": 1}), "input 1 shape (3, 3)"),

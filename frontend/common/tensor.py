@@ -174,7 +174,109 @@ def _setitem(self: "Tensor", index: Any, value: Any) -> None:
     _ops("setitem")(self, index, value)
 
 
-class Tensor(_StorageFacts):
+class _Operators:
+    """Python's operators on a :class:`Tensor`, each one of MindSpore's ops (registered by ops.functional
+    in ``tensor_operator_registry``). MindSpore 2.10's operators take a list or tuple as a Tensor for +,
+    - and the base of ** only (its ops functions and the other operators raise TypeError; == and !=
+    compare as Python does)."""
+
+    def __add__(self, other):
+        return _ops("add")(self, sequence_as_tensor(other))
+
+    def __radd__(self, other):
+        return _ops("add")(sequence_as_tensor(other), self)
+
+    def __sub__(self, other):
+        return _ops("sub")(self, sequence_as_tensor(other))
+
+    def __rsub__(self, other):
+        return _ops("sub")(sequence_as_tensor(other), self)
+
+    def __mul__(self, other):
+        return _ops("mul")(self, other)
+
+    def __rmul__(self, other):
+        return _ops("mul")(other, self)
+
+    def __truediv__(self, other):
+        return _ops("div")(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops("div")(other, self)
+
+    def __pow__(self, other):
+        return _ops("pow")(self, other)
+
+    def __rpow__(self, other):
+        return _ops("pow")(sequence_as_tensor(other), self)
+
+    def __matmul__(self, other):
+        return _ops("matmul")(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops("matmul")(other, self)
+
+    def __neg__(self):
+        return _ops("neg")(self)
+
+    def __abs__(self):
+        return _ops("abs")(self)
+
+    def __pos__(self):
+        return self
+
+    # comparisons are element-wise ops (Equal, Greater, ...) giving bool tensors, in both modes; in
+    # GRAPH_MODE `if x > 0:` then fails on bool() of a symbolic tensor, as data-dependent control flow
+    def __eq__(self, other):
+        return False if other is None or isinstance(other, (list, tuple)) else _ops("equal")(self, other)
+
+    def __ne__(self, other):
+        return True if other is None or isinstance(other, (list, tuple)) else _ops("not_equal")(self, other)
+
+    def __gt__(self, other):
+        return _ops("greater")(self, other)
+
+    def __ge__(self, other):
+        return _ops("greater_equal")(self, other)
+
+    def __lt__(self, other):
+        return _ops("less")(self, other)
+
+    def __le__(self, other):
+        return _ops("less_equal")(self, other)
+
+    # // and % floor (Python's and MindSpore's FloorDiv/FloorMod), the other operand on either side
+    def __floordiv__(self, other):
+        return _ops("floor_divide")(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops("floor_divide")(other, self)
+
+    def __mod__(self, other):
+        return _ops("floor_mod")(self, other)
+
+    def __rmod__(self, other):
+        return _ops("floor_mod")(other, self)
+
+    # &, |, ^ are MindSpore's BitwiseAnd/Or/Xor (bool stays bool, bool with int promotes), the tensor on
+    # the left only (MindSpore 2.10: `1 & x` is a TypeError); ~ is LogicalNot, whatever the dtype
+    def __and__(self, other):
+        return _ops("bitwise_and")(self, other)
+
+    def __or__(self, other):
+        return _ops("bitwise_or")(self, other)
+
+    def __xor__(self, other):
+        return _ops("bitwise_xor")(self, other)
+
+    def __invert__(self):
+        return _ops("logical_not")(self)
+
+    def __round__(self, ndigits=None):
+        return _ops("round")(self) if ndigits is None else _ops("round")(self, decimals=ndigits)
+
+
+class Tensor(_Operators, _StorageFacts):
     """A tensor in host memory, or a symbolic placeholder during GRAPH_MODE capture."""
 
     is_parameter = False
@@ -325,74 +427,6 @@ class Tensor(_StorageFacts):
 
     def __str__(self) -> str:
         return repr(self) if self._sym is not None else str(self._data)
-
-    # ------------------------------------------------------------------ operators -> ops
-    # MindSpore 2.10's operators take a list or tuple as a Tensor for +, - and the base of ** only (its
-    # ops functions and the other operators raise TypeError; == and != compare as Python does)
-    def __add__(self, other):
-        return _ops("add")(self, sequence_as_tensor(other))
-
-    def __radd__(self, other):
-        return _ops("add")(sequence_as_tensor(other), self)
-
-    def __sub__(self, other):
-        return _ops("sub")(self, sequence_as_tensor(other))
-
-    def __rsub__(self, other):
-        return _ops("sub")(sequence_as_tensor(other), self)
-
-    def __mul__(self, other):
-        return _ops("mul")(self, other)
-
-    def __rmul__(self, other):
-        return _ops("mul")(other, self)
-
-    def __truediv__(self, other):
-        return _ops("div")(self, other)
-
-    def __rtruediv__(self, other):
-        return _ops("div")(other, self)
-
-    def __pow__(self, other):
-        return _ops("pow")(self, other)
-
-    def __rpow__(self, other):
-        return _ops("pow")(sequence_as_tensor(other), self)
-
-    def __matmul__(self, other):
-        return _ops("matmul")(self, other)
-
-    def __rmatmul__(self, other):
-        return _ops("matmul")(other, self)
-
-    def __neg__(self):
-        return _ops("neg")(self)
-
-    def __abs__(self):
-        return _ops("abs")(self)
-
-    def __pos__(self):
-        return self
-
-    # comparisons are element-wise ops (Equal, Greater, ...) giving bool tensors, in both modes; in
-    # GRAPH_MODE `if x > 0:` then fails on bool() of a symbolic tensor, as data-dependent control flow
-    def __eq__(self, other):
-        return False if other is None or isinstance(other, (list, tuple)) else _ops("equal")(self, other)
-
-    def __ne__(self, other):
-        return True if other is None or isinstance(other, (list, tuple)) else _ops("not_equal")(self, other)
-
-    def __gt__(self, other):
-        return _ops("greater")(self, other)
-
-    def __ge__(self, other):
-        return _ops("greater_equal")(self, other)
-
-    def __lt__(self, other):
-        return _ops("less")(self, other)
-
-    def __le__(self, other):
-        return _ops("less_equal")(self, other)
 
     # ------------------------------------------------------------------ methods -> ops
     def reshape(self, *shape) -> "Tensor":

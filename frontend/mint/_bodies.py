@@ -157,7 +157,7 @@ def batch_norm(op: Callable, input: Tensor, running_mean: Any, running_var: Any,
                bias: Any = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Batch norm over dim 1 (N, C, ...): training normalises with the batch's mean and biased variance
     and updates the running ones in place, PyTorch's way (running = (1 - momentum) * running + momentum *
-    batch, the variance unbiased); else the running statistics."""
+    batch, the variance unbiased); else the running statistics, which get no gradient (BatchNormExt's)."""
     if input.ndim < 2:
         raise InvalidParamError(f"batch_norm: input must have rank >= 2 (N, C, ...), got shape {input.shape}")
     axes = (0,) + tuple(range(2, input.ndim))
@@ -175,7 +175,9 @@ def batch_norm(op: Callable, input: Tensor, running_mean: Any, running_var: Any,
     else:
         if running_mean is None or running_var is None:
             raise InvalidParamError("batch_norm: running_mean and running_var are needed when training=False")
-        mean, var = function.reshape(running_mean, shape), function.reshape(running_var, shape)
+        # running statistics are buffers: BatchNormExt's bprop gives them zero gradients (OutZeros)
+        mean = function.stop_gradient(function.reshape(running_mean, shape))
+        var = function.stop_gradient(function.reshape(running_var, shape))
         centred = input - mean
     out = centred * function.rsqrt(var + eps)
     if weight is not None:

@@ -80,6 +80,13 @@ def _int64_indices(out: Any) -> Any:
     return function.cast(out, mstype.int64)
 
 
+def _bincount(op: Callable, input: Any, weights: Any = None, minlength: int = 0) -> Any:
+    """``mint.bincount``: ops.bincount's counts; without ``weights`` int64, as BincountExt infers them
+    (ops.bincount's are float32)."""
+    out = op(input, weights, minlength)
+    return function.cast(out, mstype.int64) if weights is None else out
+
+
 def _not_stable(name: str, stable: Any) -> None:
     if stable is not False:
         raise InvalidParamError(f"{name}: stable={stable!r} is not supported here; leave it at its default False")
@@ -165,16 +172,6 @@ def _scatter_add(op: Callable, input: Any, dim: int, index: Any, src: Any) -> An
         raise InvalidValueError(f"scatter_add: input {input.shape}, index {index.shape} and src {src.shape} must "
                                 f"have one rank")
     return op(input, index, src, dim, "add")
-
-
-def _avg_pool2d(op: Callable, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Any = None) -> Any:
-    """``mint.nn.functional.avg_pool2d``; ``count_include_pad=False`` with padding: the padded windows'
-    means (zeros counted) divided by the same pooling of ones (the share of each window that is input)."""
-    if count_include_pad or not padding or divisor_override:
-        return op(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override or 0)
-    counted = op(function.ones_like(input), kernel_size, stride, padding, ceil_mode, True, 0)
-    return op(input, kernel_size, stride, padding, ceil_mode, True, 0) / counted
 
 
 def _whole(op: Callable, input: Any) -> Any:
@@ -272,6 +269,7 @@ MINT_ROUTES: Mapping[str, Route] = {
     "mindspore.mint.argmin": Route("argmin", _argmin),
     "mindspore.mint.argsort": Route("argsort", _argsort),
     "mindspore.mint.count_nonzero": Route("count_nonzero", _count_nonzero),
+    "mindspore.mint.bincount": Route("bincount", _bincount),
     "mindspore.mint.median": Route("median", _median),
     "mindspore.mint.outer": Route("outer", _outer),
     "mindspore.mint.mv": Route("mv", _mv),
@@ -280,7 +278,6 @@ MINT_ROUTES: Mapping[str, Route] = {
     "mindspore.mint.diag": Route("diag", _diag),
     "mindspore.mint.scatter_add": Route("tensor_scatter_elements", _scatter_add),
     "mindspore.mint.conv2d": Route("conv2d", _conv),
-    _NN_F + "avg_pool2d": Route("avg_pool2d", _avg_pool2d),
     # mint.linalg.inv is the matrix inverse (MatrixInverseExt), not ops.inv's reciprocal
     "mindspore.mint.linalg.inv": Route("inverse"),
     # random (bodies in ops/function/random_func.py)

@@ -339,7 +339,10 @@ for _name, _fn in {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "
                    "max": max, "min": min, "argmax": argmax, "argmin": argmin, "exp": exp, "log": log,
                    "sqrt": sqrt, "square": square, "reduce_sum": ReduceSum, "reduce_mean": ReduceMean,
                    "reduce_max": ReduceMax, "reduce_min": ReduceMin, "assign": function.assign,
-                   "flatten": flatten}.items():
+                   "flatten": flatten, "floor_divide": function.floor_divide, "floor_mod": function.floor_mod,
+                   "bitwise_and": function.bitwise_and, "bitwise_or": function.bitwise_or,
+                   "bitwise_xor": function.bitwise_xor, "logical_not": function.logical_not,
+                   "round": function.round}.items():
     tensor_operator_registry.register(_name, _fn)
 # the Tensor's methods that are ops with the tensor first (x.split, x.clip, x.add_ ...): ops/tensor_method.py
 install_tensor_methods(tensor_operator_registry.register_method)

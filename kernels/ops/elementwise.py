@@ -501,14 +501,16 @@ def compare(name: str, func_name: str, symbol: str, functions: tuple[str, ...]) 
 
 
 def logical(name: str, func_name: str, arity: int, expr: str, functions: tuple[str, ...]) -> OpDef:
-    """A broadcasting op on bool operands (0 or 1 per byte, loaded as ints) giving bool."""
+    """A broadcasting op giving bool: each operand true where non-zero (MindSpore 2.10 takes any real
+    dtype, mixed: bool, ints, floats)."""
     lowering = Elementwise(arity, expr, expr)
 
     def infer(sig: OpSignature) -> tuple[TensorDesc, ...]:
         check_arity(sig, arity, ("x", "y")[:arity])
+        shape = broadcast_shapes(sig, [d.shape for d in sig.inputs])    # MindSpore checks the shapes first
         for i in range(arity):
-            check_dtype(sig, i, ("bool",), ("x", "y")[i])
-        return (TensorDesc(broadcast_shapes(sig, [d.shape for d in sig.inputs]), "bool"),)
+            check_dtype(sig, i, ALL, ("x", "y")[i])       # MindSpore 2.10: any number, non-zero is True
+        return (TensorDesc(shape, "bool"),)
 
     return loop_op(name, func_name, infer, lowering, no_grad, Exposure((name,), functions, generated=True))
 

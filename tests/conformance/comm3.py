@@ -52,6 +52,8 @@ def _build(name, *init):
     return lambda ms, **kw: getattr(ms.ops, name)(*init, **kw)
 
 
+MOVE_TO_NOTE = "oracle: Tensor.move_to (MoveTo has no CPU kernel in MindSpore 2.10: Kernel select failed)"
+
 SPECS: list = [
     op("mindspore.ops.Custom", _custom, shapes=[[R, R]], grad=False, graph=False,
        errors=[([R, R], {"func_type": "julia"}), ([R, R], {"func_type": "aot"}), ([R, R], {"func_type": "hybrid"})]),
@@ -64,9 +66,12 @@ SPECS: list = [
     op("mindspore.ops.HistogramSummary", _summary("HistogramSummary"), shapes=[R], grad=False, graph=False),
     op("mindspore.Tensor.move_to", lambda ms, x, *a: x.move_to(*a), shapes=[[R, Py("CPU")]], grad=False,
        graph=False, errors=[([R, Py("GPU")], {})]),
+    # MindSpore 2.10 CPU cannot select a MoveTo kernel: the oracle is Tensor.move_to, which it runs (the
+    # documented result: the tensor's copy on the target device)
     op("mindspore.ops.move_to", lambda ms, x, *a: ms.ops.move_to(x, *a), shapes=[[R, Py("CPU")]], grad=False,
-       graph=False),
-    op("mindspore.ops.MoveTo", _prim("MoveTo"), shapes=[[R, Py("CPU"), Py(True)]], grad=False, graph=False),
+       graph=False, oracle=lambda ms, x, *a: x.move_to(*a), note=MOVE_TO_NOTE),
+    op("mindspore.ops.MoveTo", _prim("MoveTo"), shapes=[[R, Py("CPU"), Py(True)]], grad=False, graph=False,
+       oracle=lambda ms, x, *a: x.move_to(*a), note=MOVE_TO_NOTE),
     op("mindspore.ops.GetNext", lambda ms, **kw: ms.ops.GetNext(**kw), grad=False, graph=False,
        errors=[([], {"types": 1, "shapes": [[2]], "output_num": 1, "shared_name": "q"})]),
     op("mindspore.ops.AlltoAllV", _build("AlltoAllV"), grad=False, graph=False, errors=[([], {"block_size": 1.0})]),

@@ -96,15 +96,67 @@ SPECS += [
        shapes=[VOL], kwargs=[{"scales": (1.5, 2.0, 1.3)}]),
 ]
 
-# no MindSpore 2.10 CPU kernel (Ascend only): MindSpore's answer is its RuntimeError, listed in KNOWN_MISMATCHES;
-# tests/test_image_breadth.py checks these against numpy references
+# no MindSpore 2.10 CPU kernel (Ascend only): each spec's oracle is its documented computation with MindSpore
+# CPU ops (ops.unfold's windows, a grouped ops.conv2d), differentiable, so MindSpore's CPU gradients are
+# recorded; tests/test_image_breadth.py also checks these against numpy references
+
+
+def _no_cpu(oracle: str, kernel: str) -> str:
+    """A spec's note: which oracle answered, and the kernel MindSpore 2.10 CPU lacks."""
+    return f"oracle: {oracle} ({kernel} has no CPU kernel in MindSpore 2.10)"
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v[-2:])
+
+
+def _windows(ms, x, kernel, stride, rate, same, fill):
+    """(N, C, kh * kw, oh, ow): NCHW x's windows (TensorFlow's VALID/SAME geometry, the SAME pads filled with
+    ``fill``), from ops.unfold."""
+    n, c, h, w = x.shape
+    pads = []
+    for size, k, s, r in zip((h, w), kernel, stride, rate):
+        total = max((-(-size // s) - 1) * s + (k - 1) * r + 1 - size, 0) if same else 0
+        pads.append((total // 2, total - total // 2))
+    if any(p for pair in pads for p in pair):
+        x = ms.ops.pad(x, pads[1] + pads[0], value=fill)
+    cols = ms.ops.unfold(x, kernel, rate, 0, stride)
+    oh = (x.shape[2] - (kernel[0] - 1) * rate[0] - 1) // stride[0] + 1
+    ow = (x.shape[3] - (kernel[1] - 1) * rate[1] - 1) // stride[1] + 1
+    return cols.reshape(n, c, kernel[0] * kernel[1], oh, ow)
+
+
+def _extract_patches_oracle(ms, x, ksizes, strides, rates, padding):
+    """ExtractImagePatches: each output depth is (kernel row, kernel column, channel), the channel fastest."""
+    taps = _windows(ms, x, _pair(ksizes), _pair(strides), _pair(rates), padding.upper() == "SAME", 0.0)
+    n, c, k, oh, ow = taps.shape
+    return taps.transpose(0, 2, 1, 3, 4).reshape(n, k * c, oh, ow)
+
+
+def _dilation2d_oracle(ms, x, f, stride, dilation, pad_mode):
+    """Dilation2D: the greatest x + filter over each window (SAME pads never win: a very negative fill)."""
+    taps = _windows(ms, x, tuple(f.shape[1:]), _pair(stride), _pair(dilation), pad_mode.upper() == "SAME", -1e30)
+    return (taps + f.reshape(1, f.shape[0], -1, 1, 1)).max(axis=2)
+
+
+def _depthwise_oracle(ms, x, w, channel_multiplier, kernel_size):
+    """DepthwiseConv2dNative (valid, stride 1): a grouped convolution, output channel c * K + k filtered by
+    weight[k, c]."""
+    k, c = w.shape[:2]
+    return ms.ops.conv2d(x, w.transpose(1, 0, 2, 3).reshape(c * k, 1, *w.shape[2:]), groups=c)
+
+
 SPECS += [
     op("mindspore.ops.ExtractImagePatches", _prim("ExtractImagePatches"), shapes=[IMG],
-       kwargs=[{"ksizes": (1, 1, 2, 2), "strides": (1, 1, 1, 2), "rates": (1, 1, 1, 1), "padding": "VALID"}]),
+       kwargs=[{"ksizes": (1, 1, 2, 2), "strides": (1, 1, 1, 2), "rates": (1, 1, 1, 1), "padding": "VALID"}],
+       oracle=_extract_patches_oracle, note=_no_cpu("ops.unfold's windows, reordered depth-row-col-channel",
+                                                    "ExtractImagePatches")),
     op("mindspore.ops.Dilation2D", _prim("Dilation2D"), shapes=[[IMG, (2, 2, 2)]],
-       kwargs=[{"stride": 1, "dilation": 1, "pad_mode": "SAME"}]),
+       kwargs=[{"stride": 1, "dilation": 1, "pad_mode": "SAME"}],
+       oracle=_dilation2d_oracle, note=_no_cpu("the max of ops.unfold's windows plus the filter", "Dilation2D")),
     op("mindspore.ops.DepthwiseConv2dNative", _prim("DepthwiseConv2dNative"), shapes=[[IMG, (1, 2, 3, 3)]],
-       kwargs=[{"channel_multiplier": 1, "kernel_size": 3}]),
+       kwargs=[{"channel_multiplier": 1, "kernel_size": 3}],
+       oracle=_depthwise_oracle, note=_no_cpu("ops.conv2d with groups = channels", "DepthwiseConv2dNative")),
 ]
 
 # mint's path of the same function

@@ -8,6 +8,8 @@ it), so float32 results are stable to the dtype's tolerance. Singular vectors ar
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .core import method_call as _m, ops_call as _f, Py, T, cell, op
 
 M3 = [[2.0, -1.0, 0.5], [0.3, 1.5, -0.7], [1.0, 0.2, 3.0]]
@@ -27,6 +29,56 @@ NOT_SQUARE = [([T((2, 3))], {})]
 A_VECTOR = [([T((3,))], {})]
 
 
+
+
+def _no_cpu(oracle: str, kernel: str) -> str:
+    """A spec's note: which oracle answered, and the kernel MindSpore 2.10 CPU lacks."""
+    return f"oracle: {oracle} ({kernel} has no CPU kernel in MindSpore 2.10)"
+
+
+def _matrix_exp_oracle(ms, x):
+    """exp(A) by its defining series on MindSpore CPU ops, in float64: A scaled by 2^-s to norm <= 1/2, 30
+    terms of sum A^k / k!, squared s times; cast back to A's dtype."""
+    a = x.astype(ms.float64)
+    norm = float(ms.ops.abs(a).sum(axis=-1).max().asnumpy())
+    s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0 else 0
+    a = a / (2.0 ** s)
+    term = ms.ops.eye(a.shape[-1], a.shape[-1], ms.float64).broadcast_to(a.shape)
+    total = term
+    for k in range(1, 30):
+        term = ms.ops.matmul(term, a) / k
+        total = total + term
+    for _ in range(s):
+        total = ms.ops.matmul(total, total)
+    return total.astype(x.dtype)
+
+
+def _ormqr_oracle(ms, x, tau, other, left=True, transpose=False):
+    """ormqr: the full Householder product Q of (x, tau) times other (Q on the left or the right, Q^T with
+    transpose). Q comes from ops.orgqr of x padded with zero columns and tau with zeros (a reflector with tau 0
+    is the identity), so orgqr's m x m result is the full Q."""
+    m, n = x.shape[-2:]
+    if n < m:
+        x = ms.ops.concat([x, ms.ops.zeros((m, m - n), x.dtype)], 1)
+    tau = ms.ops.concat([tau, ms.ops.zeros((m - tau.shape[0],), tau.dtype)]) if tau.shape[0] < m else tau
+    q = ms.ops.orgqr(x, tau)
+    if transpose:
+        q = q.T
+    return ms.ops.matmul(q, other) if left else ms.ops.matmul(other, q)
+
+
+def _cell_of(fn):
+    """A Cell spec's oracle: a Cell whose call is ``fn(ms, *xs)``."""
+    def build(ms):
+        class Oracle(ms.nn.Cell):
+            def construct(self, *xs):
+                return fn(ms, *xs)
+        return Oracle()
+    return build
+
+
+MATRIX_EXP_NOTE = _no_cpu("sum A^k / k! with scaling and squaring, float64 MindSpore CPU ops", "MatrixExp")
+ORMQR_NOTE = _no_cpu("ops.orgqr's full Q (x and tau zero-padded) times other", "Ormqr (GPU only)")
 
 
 def _abs_vectors(ms, s, u, v):
@@ -56,9 +108,11 @@ SPECS = [
        dtypes=F64, kwargs=[{}, {"lower": False}, {"adjoint": True}, {"lower": False, "adjoint": True}], grad=False),
     op("mindspore.ops.matrix_power", _f("matrix_power"), shapes=[[MAT, Py(3)], [BATCH, Py(2)], [MAT, Py(0)]]),
     op("mindspore.ops.MatrixPower", _f("MatrixPower"), shapes=[T((2, 3, 3), values=M3B)], kwargs=[{"n": 2}, {"n": -1}]),
-    # MindSpore 2.10's CPU build has no MatrixExp kernel (RuntimeError); see KNOWN_MISMATCHES.txt
-    op("mindspore.ops.matrix_exp", _f("matrix_exp"), shapes=[MAT], grad=False),
-    op("mindspore.ops.MatrixExp", _f("MatrixExp"), shapes=[MAT], grad=False),
+    # MindSpore 2.10's CPU build has no MatrixExp kernel (RuntimeError): the series on CPU ops answers
+    op("mindspore.ops.matrix_exp", _f("matrix_exp"), shapes=[MAT], grad=False, oracle=_matrix_exp_oracle,
+       note=MATRIX_EXP_NOTE),
+    op("mindspore.ops.MatrixExp", _f("MatrixExp"), shapes=[MAT], grad=False, oracle=_matrix_exp_oracle,
+       note=MATRIX_EXP_NOTE),
     # Cholesky
     op("mindspore.ops.cholesky", _f("cholesky"), shapes=[SPD], dtypes=F64, kwargs=[{}, {"upper": True}], grad=False,
        errors=NOT_SQUARE),
@@ -85,17 +139,17 @@ SPECS = [
     op("mindspore.ops.pinv", _f("pinv"), shapes=[T((4, 3), values=TALL), T((3, 2), values=[[1.0, 2.0], [2.0, 4.0],
                                                                                          [0.0, 1.0]])],
        dtypes=F64, grad=False),
-    # Ormqr has no CPU kernel in MindSpore 2.10 (GPU only): its samples are KNOWN_MISMATCHES.txt entries
+    # Ormqr has no CPU kernel in MindSpore 2.10 (GPU only): ops.orgqr's full Q times other answers
     op("mindspore.ops.orgqr", _f("orgqr"), shapes=[[T((4, 3), values=TALL), T((2,), values=[1.2, 0.5])]], dtypes=F64,
        grad=False),
     op("mindspore.ops.Orgqr", _f("Orgqr"), shapes=[[T((4, 3), values=TALL), T((3,), values=[1.2, 0.5, 1.9])]],
        grad=False),
     op("mindspore.ops.ormqr", _f("ormqr"), shapes=[[T((3, 2), values=[[1.0, 2.0], [0.5, -1.0], [0.3, 0.7]]),
                                                    T((2,), values=[1.2, 0.5]), T((3, 2), values=RHS32)]],
-       grad=False),
+       grad=False, oracle=_ormqr_oracle, note=ORMQR_NOTE),
     op("mindspore.ops.Ormqr", _f("Ormqr"), shapes=[[T((2, 2), values=[[1.0, 2.0], [0.5, -1.0]]),
                                                    T((2,), values=[1.2, 0.5]), T((3, 2), values=RHS32)]],
-       kwargs=[{"left": False}], grad=False),
+       kwargs=[{"left": False}], grad=False, oracle=_ormqr_oracle, note=ORMQR_NOTE),
 ]
 
 # special functions: (function, Primitive, input domain)
@@ -161,7 +215,7 @@ SPECS += [
        grad=False),
     op("mindspore.Tensor.ormqr", _m("ormqr"), shapes=[[T((3, 2), values=[[1.0, 2.0], [0.5, -1.0], [0.3, 0.7]]),
                                                       T((2,), values=[1.2, 0.5]), T((3, 2), values=RHS32)]],
-       grad=False),
+       grad=False, oracle=_ormqr_oracle, note=ORMQR_NOTE),
     op("mindspore.Tensor.lgamma", _m("lgamma"), shapes=[T((2, 3), **POSITIVE)]),
     op("mindspore.Tensor.digamma", _m("digamma"), shapes=[T((2, 3), **POSITIVE)]),
     op("mindspore.Tensor.i0", _m("i0"), shapes=[(2, 3)]),
@@ -170,7 +224,8 @@ SPECS += [
        grad=False),
 ]
 
-# nn cells (MatDet and MatInverse: MindSpore 2.10's CPU build cannot run them; see KNOWN_MISMATCHES.txt)
+# nn cells (MatDet and MatInverse: MindSpore 2.10's CPU build cannot run them, their Cholesky kernels are GPU
+# ones: a Cell of ops.det / ops.inverse answers)
 SPECS += [
     cell("mindspore.nn.LGamma", lambda ms: ms.nn.LGamma(), shapes=[T((2, 3), **POSITIVE)]),
     cell("mindspore.nn.DiGamma", lambda ms: ms.nn.DiGamma(), shapes=[T((2, 3), **POSITIVE)]),
@@ -178,13 +233,18 @@ SPECS += [
          grad=False),
     cell("mindspore.nn.LBeta", lambda ms: ms.nn.LBeta(), shapes=[[T((2, 3), **POSITIVE), T((2, 3), **POSITIVE)]],
          grad=False),
-    cell("mindspore.nn.MatDet", lambda ms: ms.nn.MatDet(), shapes=[SPD], grad=False),
-    cell("mindspore.nn.MatInverse", lambda ms: ms.nn.MatInverse(), shapes=[SPD], grad=False),
+    cell("mindspore.nn.MatDet", lambda ms: ms.nn.MatDet(), shapes=[SPD], grad=False,
+         oracle=_cell_of(lambda ms, x: ms.ops.det(x)),
+         note="oracle: a Cell of ops.det (nn.MatDet's Cholesky kernels are GPU ones in MindSpore 2.10)"),
+    cell("mindspore.nn.MatInverse", lambda ms: ms.nn.MatInverse(), shapes=[SPD], grad=False,
+         oracle=_cell_of(lambda ms, x: ms.ops.inverse(x)),
+         note="oracle: a Cell of ops.inverse (nn.MatInverse's Cholesky kernels are GPU ones in MindSpore 2.10)"),
 ]
 
-# mint (MindSpore 2.10's CPU build has no kernel for these: "The kernel ... unregistered"; KNOWN_MISMATCHES.txt)
+# mint (MindSpore 2.10's CPU build has no kernel for these: "The kernel ... unregistered"; the ops twins answer)
 SPECS += [
-    op("mindspore.mint.inverse", lambda ms, x: ms.mint.inverse(x), shapes=[MAT], grad=False),
+    op("mindspore.mint.inverse", lambda ms, x: ms.mint.inverse(x), shapes=[MAT], grad=False,
+       oracle=lambda ms, x: ms.ops.inverse(x), note=_no_cpu("ops.inverse", "MatrixInverseExt")),
     op("mindspore.mint.linalg.qr", lambda ms, x, **kw: ms.mint.linalg.qr(x, **kw), shapes=[T((4, 3), values=TALL)],
-       grad=False),
+       grad=False, oracle=lambda ms, x, **kw: ms.ops.qr(x, **kw), note=_no_cpu("ops.qr", "LinalgQr")),
 ]

@@ -23,6 +23,14 @@ def _scalar(value: float) -> T:
     return T(values=value)
 
 
+def _keras_momentum_oracle(ms, var, accum, lr, grad, momentum, use_nesterov=False):
+    """ApplyKerasMomentum's documented update: accum = accum * momentum - grad * lr; var + accum * momentum
+    - grad * lr with use_nesterov, else var + accum; the new (var, accum)."""
+    accum = accum * momentum - grad * lr
+    var = var + accum * momentum - grad * lr if use_nesterov else var + accum
+    return var, accum
+
+
 def _mint_state(name: str, count: int = 2):
     """The optimizer's Cell parameters (name, shape) after construction: what a checkpoint lists. FusedAdamW
     takes one Parameter: MindSpore 2.10 CPU cannot build its flat buffer of several (an InplaceCopy error)."""
@@ -69,9 +77,15 @@ SPECS = [
        shapes=[[(2, 3), Py(0.01), (2, 3)], [(4,), _scalar(0.5), (4,)]], grad=False, graph=False),
     op("mindspore.ops.ApplyProximalGradientDescent", _apply("ApplyProximalGradientDescent", 1),
        shapes=[[(2, 3), Py(0.1), Py(0.5), Py(0.2), (2, 3)]], grad=False, graph=False),
+    # no CPU kernel (Ascend only): the ok samples through the documented formula; the error sample (lr a
+    # Python float) is MindSpore's own refusal, made before it looks for a kernel
     op("mindspore.ops.ApplyKerasMomentum", _apply("ApplyKerasMomentum", 2),
        shapes=[[(2, 3), (2, 3), _scalar(0.01), (2, 3), _scalar(0.9)]], kwargs=[{}, {"use_nesterov": True}],
-       grad=False, graph=False, errors=[([(2, 3), (2, 3), Py(0.01), (2, 3), _scalar(0.9)], {})]),
+       grad=False, graph=False, oracle=_keras_momentum_oracle,
+       note="oracle: ApplyKerasMomentum's documented formula with MindSpore CPU ops (no CPU kernel in "
+            "MindSpore 2.10); the error sample is ApplyKerasMomentum's own refusal"),
+    op("mindspore.ops.ApplyKerasMomentum", _apply("ApplyKerasMomentum", 2), grad=False, graph=False,
+       errors=[([(2, 3), (2, 3), Py(0.01), (2, 3), _scalar(0.9)], {})]),
     op("mindspore.ops.SGD", _apply("SGD", 1),
        shapes=[[(2, 3), (2, 3), _scalar(0.01), (2, 3), _scalar(0.9), T(values=[[1.0] * 3, [0.0] * 3])]],
        kwargs=[{}, {"dampening": 0.1, "weight_decay": 0.01}], grad=False, graph=False,

@@ -150,12 +150,107 @@ SPECS = [
     op("mindspore.ops.randint_like", _seeded("randint_like"), shapes=[T((2, 3), "int32")], grad=False,
        kwargs={"low": 0, "high": 4},
        errors=[(T((2,)), {"low": 0, "high": 4})]),
-    # the Generator ops: MindSpore 2.10 serves them on Ascend only (its CPU build raises RuntimeError: the
-    # kernel UniformExt unregistered); KNOWN_MISMATCHES lists them
-    op("mindspore.Tensor.uniform", lambda ms, x: x.uniform(-1.0, 1.0), shapes=[(2, 3)], grad=False),
-    op("mindspore.Tensor.uniform_", lambda ms, x: x.uniform_(0.5, 2.0), shapes=[(2, 3)], grad=False),
-    op("mindspore.Tensor.normal_", lambda ms, x: x.normal_(1.0, 0.5), shapes=[(2, 3)], grad=False),
-    op("mindspore.ops.uniform_", lambda ms, x: ms.ops.uniform_(x, 0, 3), shapes=[(4,)], grad=False),
-    op("mindspore.ops.normal_", lambda ms, x: ms.ops.normal_(x, 0, 2), shapes=[(4,)], grad=False),
-    op("mindspore.mint.rand_like", lambda ms, x: ms.mint.rand_like(x), shapes=[(2, 3)], grad=False),
+    # the Generator ops (below): MindSpore 2.10 serves them on Ascend only
+]
+
+
+# --- the Generator ops -----------------------------------------------------------------------------------
+# MindSpore 2.10 serves them on Ascend only (its CPU build raises RuntimeError: the kernel UniformExt /
+# InplaceUniform / InplaceNormal ... unregistered), and Ascend's Philox numbers are not reproduced here. So
+# each sample returns what a draw shows whatever the generator's numbers (``facts``): zeros of the draw's
+# shape and dtype, whether every value lies in the documented support, and (``moments``) the mean and
+# standard deviation of a few thousand draws, compared within 5 standard errors of the difference of two
+# independent estimates (``moment_tol``). The recorder runs an ``oracle``: the same draw from the MindSpore
+# CPU sampler of the same distribution (UniformReal, StandardNormal, ...), summarised the same way.
+DRAWS = 4000
+
+
+def facts(ms, y, low=None, high=None, whole=False, moments=False):
+    """(zeros like y, every value in [low, high) [and a whole number], mean and std of y as float32)."""
+    out = [ms.ops.zeros_like(y)]
+    if low is not None:
+        inside = ms.ops.logical_and(y >= low, y < high)
+        if whole:
+            inside = ms.ops.logical_and(inside, y == y.floor())
+        out.append(inside.all())
+    if moments:
+        f = y.astype(ms.float32)
+        out += [f.mean(), f.std()]
+    return tuple(out)
+
+
+def moment_tol(sd, n=DRAWS):
+    """(rtol, atol) for the moments of two independent samples of ``n`` draws of standard deviation
+    ``sd``: 5 standard errors of the difference of their means (the std's standard error is below the
+    mean's for the uniform, normal and Bernoulli laws; the exponential's is sqrt(2) times it: pass
+    sqrt(2) sd)."""
+    return (0.0, 5.0 * (2.0 ** 0.5) * sd / n ** 0.5)
+
+
+def draws(ms, n=DRAWS):
+    """A float32 tensor of ``n`` zeros for an in-place draw (made inside the sample: nothing recorded)."""
+    return ms.ops.zeros((n,), ms.float32)
+
+
+def generator_note(name, kernel, oracle):
+    return (f"MindSpore 2.10 CPU has no kernel for {name} ({kernel}, Ascend-only): the sample returns what a draw "
+            f"shows whatever the generator (shape, dtype, support, moments within 5 standard errors); recorded "
+            f"through {oracle}, the MindSpore CPU sampler of the same distribution")
+
+
+def _uniform(ms, shape, a, b):
+    return ms.ops.uniform(shape, ms.Tensor(float(a)), ms.Tensor(float(b)), dtype=ms.float32)
+
+
+def _normal(ms, shape, mean, std):
+    return ms.ops.normal(shape, ms.Tensor(float(mean)), ms.Tensor(float(std)))
+
+
+def _generator(name, kernel, oracle_text, fn, oracle, shapes=([],), tol=None):
+    return op(name, fn, shapes=list(shapes), grad=False, oracle=oracle, tol=tol,
+              note=generator_note(name, kernel, oracle_text))
+
+
+def _seeded_facts(draw, **how):
+    """A sample (or its oracle): set_seed(5), ``draw(ms, *xs)``, then its facts."""
+    def run(ms, *xs):
+        ms.set_seed(5)
+        return facts(ms, draw(ms, *xs), **how)
+    return run
+
+
+def _like_facts(like, moments=True, **support):
+    """A ``*_like`` sample (or its oracle): set_seed(5), the facts of ``like(ms, x)`` (x's shape and dtype,
+    the support), then (``moments``) the moments of ``like`` of a few thousand float32 zeros."""
+    def run(ms, x):
+        ms.set_seed(5)
+        out = facts(ms, like(ms, x), **support)
+        return out + facts(ms, like(ms, draws(ms)), moments=True)[1:] if moments else out
+    return run
+
+
+SPECS += [
+    _generator("mindspore.Tensor.uniform", "UniformExt", "ops.uniform (UniformReal)",
+               _seeded_facts(lambda ms: draws(ms).uniform(-1.0, 1.0), low=-1.0, high=1.0, moments=True),
+               _seeded_facts(lambda ms: _uniform(ms, (DRAWS,), -1.0, 1.0), low=-1.0, high=1.0, moments=True),
+               tol=moment_tol(2.0 / 12 ** 0.5)),
+    _generator("mindspore.Tensor.uniform_", "InplaceUniform", "ops.uniform (UniformReal)",
+               _seeded_facts(lambda ms: draws(ms).uniform_(0.5, 2.0), low=0.5, high=2.0, moments=True),
+               _seeded_facts(lambda ms: _uniform(ms, (DRAWS,), 0.5, 2.0), low=0.5, high=2.0, moments=True),
+               tol=moment_tol(1.5 / 12 ** 0.5)),
+    _generator("mindspore.Tensor.normal_", "InplaceNormal", "ops.normal (StandardNormal)",
+               _seeded_facts(lambda ms: draws(ms).normal_(1.0, 0.5), moments=True),
+               _seeded_facts(lambda ms: _normal(ms, (DRAWS,), 1.0, 0.5), moments=True), tol=moment_tol(0.5)),
+    _generator("mindspore.ops.uniform_", "InplaceUniform", "ops.uniform (UniformReal)",
+               _seeded_facts(lambda ms: ms.ops.uniform_(draws(ms), 0, 3), low=0.0, high=3.0, moments=True),
+               _seeded_facts(lambda ms: _uniform(ms, (DRAWS,), 0, 3), low=0.0, high=3.0, moments=True),
+               tol=moment_tol(3.0 / 12 ** 0.5)),
+    _generator("mindspore.ops.normal_", "InplaceNormal", "ops.normal (StandardNormal)",
+               _seeded_facts(lambda ms: ms.ops.normal_(draws(ms), 0, 2), moments=True),
+               _seeded_facts(lambda ms: _normal(ms, (DRAWS,), 0, 2), moments=True), tol=moment_tol(2.0)),
+    # x (2, 3) gives the draw's shape and dtype; a few thousand draws of its like give the moments
+    _generator("mindspore.mint.rand_like", "InplaceUniform", "ops.rand_like (UniformReal)",
+               _like_facts(lambda ms, x: ms.mint.rand_like(x), low=0.0, high=1.0),
+               _like_facts(lambda ms, x: ms.ops.rand_like(x), low=0.0, high=1.0),
+               shapes=[(2, 3)], tol=moment_tol(1.0 / 12 ** 0.5)),
 ]

@@ -4,6 +4,7 @@ Probabilities are fixed values (``values=``) so a sample's weights do not depend
 from __future__ import annotations
 
 from .core import T, op
+from .random import DRAWS, _generator, _like_facts, _normal, draws, facts, moment_tol
 
 PROBS = T((4,), values=[0.1, 0.2, 0.3, 0.4])
 ROWS = T((2, 4), values=[[0.1, 0.2, 0.3, 0.4], [0.5, 0.0, 0.25, 0.25]])
@@ -116,26 +117,138 @@ SPECS = [
        shapes=[[ROWS]], grad=False, kwargs=[{"num_samples": 5, "seed": 3}, {"num_samples": 2, "replacement": False}]),
     op("mindspore.Tensor.random_categorical", lambda ms, x, **kw: x.random_categorical(**kw), shapes=[[LOGITS]],
        grad=False, kwargs={"num_sample": 5, "seed": 2}),
-    # the Generator forms: MindSpore 2.10 serves them on Ascend only (its CPU build raises RuntimeError: the
-    # kernel BernoulliExt / RandpermExt / InplaceUniform ... unregistered); KNOWN_MISMATCHES lists them
-    op("mindspore.Tensor.bernoulli", lambda ms, x: x.bernoulli(), shapes=[T((4,), values=[0.0, 1.0, 0.5, 1.0])],
-       grad=False),
-    op("mindspore.Tensor.bernoulli_", lambda ms, x: x.bernoulli_(0.5), shapes=[(4,)], grad=False),
-    op("mindspore.ops.bernoulli_", lambda ms, x: ms.ops.bernoulli_(x, 0.5), shapes=[(4,)], grad=False),
-    op("mindspore.Tensor.exponential_", lambda ms, x: x.exponential_(2.0), shapes=[(4,)], grad=False),
-    op("mindspore.ops.exponential_", lambda ms, x: ms.ops.exponential_(x, 0.5), shapes=[(4,)], grad=False),
-    op("mindspore.Tensor.random_", lambda ms, x: x.random_(0, 5), shapes=[(4,)], grad=False),
-    op("mindspore.ops.random_", lambda ms, x: ms.ops.random_(x, 2, 4), shapes=[(4,)], grad=False),
-    op("mindspore.ops.bernoulli_ext", lambda ms, x: ms.ops.bernoulli_ext(x), shapes=[T((4,), values=0.5)],
-       grad=False),
-    op("mindspore.mint.bernoulli", lambda ms, x: ms.mint.bernoulli(x), shapes=[T((4,), values=0.5)], grad=False),
-    op("mindspore.mint.multinomial", lambda ms, x: ms.mint.multinomial(x, 2), shapes=[[PROBS]], grad=False),
-    op("mindspore.mint.normal", lambda ms: ms.mint.normal(0.0, 1.0, (3,)), shapes=[[]], grad=False),
-    op("mindspore.mint.rand", lambda ms: ms.mint.rand(2, 3), shapes=[[]], grad=False),
-    op("mindspore.mint.randn", lambda ms: ms.mint.randn(2, 3), shapes=[[]], grad=False),
-    op("mindspore.mint.randint", lambda ms: ms.mint.randint(0, 5, (4,)), shapes=[[]], grad=False),
-    op("mindspore.mint.randint_like", lambda ms, x: ms.mint.randint_like(x, 5), shapes=[T((4,), "int32")],
-       grad=False),
-    op("mindspore.mint.randn_like", lambda ms, x: ms.mint.randn_like(x), shapes=[(2, 3)], grad=False),
-    op("mindspore.mint.randperm", lambda ms: ms.mint.randperm(5), shapes=[[]], grad=False),
+    # the Generator forms: below
+]
+
+# --- the Generator forms --------------------------------------------------------------------------------
+# MindSpore 2.10 serves them on Ascend only (its CPU build raises RuntimeError: the kernel BernoulliExt /
+# RandpermExt / InplaceUniform ... unregistered, or "not supported on this device"), and Ascend's Philox
+# numbers are not reproduced here (see ARCHITECTURE "Round 3 samplers"). So, as random.py's Generator ops,
+# each sample returns what a draw shows whatever the generator (``facts``: shape and dtype, support,
+# moments), recorded through the MindSpore CPU sampler of the same distribution (``oracle``).
+HALF = T((4,), values=[0.0, 1.0, 0.5, 1.0])   # probabilities 0 and 1 give known draws
+
+
+def _coin_facts(draw):
+    """Bernoulli draws of HALF's probabilities: their facts (0 or 1 each) and the draws where p is 0 or 1."""
+    def run(ms, p):
+        ms.set_seed(5)
+        y = draw(ms, p)
+        known = ms.ops.select(p == 0.5, ms.ops.zeros_like(y), y)
+        return facts(ms, y, low=0.0, high=2.0, whole=True) + (known,)
+    return run
+
+
+def _coin_oracle(ms, p):
+    """ops.bernoulli (Bernoulli, CPU) of zeros with probabilities p: the input's dtype, as BernoulliExt's."""
+    return ms.ops.bernoulli(ms.ops.zeros_like(p), p=p)
+
+
+def _moments_of(draw, **support):
+    """A sample (or its oracle): set_seed(5), the facts of ``draw(ms, *xs)`` with its moments."""
+    def run(ms, *xs):
+        ms.set_seed(5)
+        return facts(ms, draw(ms, *xs), moments=True, **support)
+    return run
+
+
+EXPONENTIAL_ORACLE = "-log(1 - U) / lambd of ops.uniform (UniformReal)"
+
+
+def _exponential(ms, n, lambd):
+    """Exp(lambd) by inversion of MindSpore CPU's UniformReal: -log(1 - U) / lambd."""
+    return -ms.ops.log(1 - ms.ops.uniform((n,), ms.Tensor(0.0), ms.Tensor(1.0), dtype=ms.float32)) / lambd
+
+
+def _whole(ms, n, low, high):
+    """Whole numbers uniform in [low, high) as float32: MindSpore CPU's UniformInt (ops.randint) cast."""
+    return ms.ops.randint(low, high, (n,)).astype(ms.float32)
+
+
+def _multinomial_facts(draw):
+    """Two draws without replacement from PROBS: their facts (int64, in [0, 4)) and whether they differ."""
+    def run(ms, x):
+        ms.set_seed(5)
+        y = draw(ms, x)
+        return facts(ms, y, low=0, high=4) + (y[0] != y[1],)
+    return run
+
+
+def _sorted(draw):
+    def run(ms):
+        ms.set_seed(5)
+        y = draw(ms)
+        return ms.ops.zeros_like(y), ms.ops.sort(y.astype(ms.float32))[0]
+    return run
+
+
+_SD_COIN = 0.5                                   # a fair coin's standard deviation
+
+
+def _uniform_sd(width):
+    return width / 12 ** 0.5
+
+
+def _whole_sd(count):
+    """The standard deviation of a whole number uniform over ``count`` values."""
+    return ((count * count - 1) / 12) ** 0.5
+
+
+SPECS += [
+    _generator("mindspore.Tensor.bernoulli", "BernoulliExt", "ops.bernoulli (Bernoulli) with p the input",
+               _coin_facts(lambda ms, p: p.bernoulli()), _coin_facts(_coin_oracle), shapes=[HALF]),
+    _generator("mindspore.ops.bernoulli_ext", "BernoulliExt", "ops.bernoulli (Bernoulli) with p the input",
+               _coin_facts(lambda ms, p: ms.ops.bernoulli_ext(p)), _coin_facts(_coin_oracle), shapes=[HALF]),
+    _generator("mindspore.mint.bernoulli", "BernoulliExt", "ops.bernoulli (Bernoulli) with p the input",
+               _coin_facts(lambda ms, p: ms.mint.bernoulli(p)), _coin_facts(_coin_oracle), shapes=[HALF]),
+    _generator("mindspore.Tensor.bernoulli_", "InplaceBernoulliScalar", "ops.bernoulli (Bernoulli)",
+               _moments_of(lambda ms: draws(ms).bernoulli_(0.5), low=0.0, high=2.0, whole=True),
+               _moments_of(lambda ms: ms.ops.bernoulli(draws(ms), 0.5), low=0.0, high=2.0, whole=True),
+               tol=moment_tol(_SD_COIN)),
+    _generator("mindspore.ops.bernoulli_", "InplaceBernoulliScalar", "ops.bernoulli (Bernoulli)",
+               _moments_of(lambda ms: ms.ops.bernoulli_(draws(ms), 0.5), low=0.0, high=2.0, whole=True),
+               _moments_of(lambda ms: ms.ops.bernoulli(draws(ms), 0.5), low=0.0, high=2.0, whole=True),
+               tol=moment_tol(_SD_COIN)),
+    _generator("mindspore.Tensor.exponential_", "InplaceExponential", EXPONENTIAL_ORACLE,
+               _moments_of(lambda ms: draws(ms).exponential_(2.0), low=0.0, high=float("inf")),
+               _moments_of(lambda ms: _exponential(ms, DRAWS, 2.0), low=0.0, high=float("inf")),
+               tol=moment_tol(2 ** 0.5 / 2.0)),
+    _generator("mindspore.ops.exponential_", "InplaceExponential", EXPONENTIAL_ORACLE,
+               _moments_of(lambda ms: ms.ops.exponential_(draws(ms), 0.5), low=0.0, high=float("inf")),
+               _moments_of(lambda ms: _exponential(ms, DRAWS, 0.5), low=0.0, high=float("inf")),
+               tol=moment_tol(2 ** 0.5 / 0.5)),
+    _generator("mindspore.Tensor.random_", "InplaceRandom", "ops.randint (UniformInt) cast to the input's float32",
+               _moments_of(lambda ms: draws(ms).random_(0, 5), low=0.0, high=5.0, whole=True),
+               _moments_of(lambda ms: _whole(ms, DRAWS, 0, 5), low=0.0, high=5.0, whole=True),
+               tol=moment_tol(_whole_sd(5))),
+    _generator("mindspore.ops.random_", "InplaceRandom", "ops.randint (UniformInt) cast to the input's float32",
+               _moments_of(lambda ms: ms.ops.random_(draws(ms), 2, 4), low=2.0, high=4.0, whole=True),
+               _moments_of(lambda ms: _whole(ms, DRAWS, 2, 4), low=2.0, high=4.0, whole=True),
+               tol=moment_tol(_whole_sd(2))),
+    _generator("mindspore.mint.multinomial", "MultinomialExt",
+               "ops.multinomial without replacement (Multinomial), its int32 indices as mint's int64",
+               _multinomial_facts(lambda ms, x: ms.mint.multinomial(x, 2)),
+               _multinomial_facts(lambda ms, x: ms.ops.multinomial(x, 2, replacement=False).astype(ms.int64)),
+               shapes=[[PROBS]]),
+    _generator("mindspore.mint.normal", "NormalFloatFloat", "ops.normal (StandardNormal)",
+               _moments_of(lambda ms: ms.mint.normal(1.0, 2.0, (DRAWS,))),
+               _moments_of(lambda ms: _normal(ms, (DRAWS,), 1.0, 2.0)), tol=moment_tol(2.0)),
+    _generator("mindspore.mint.rand", "InplaceUniform", "ops.rand (UniformReal)",
+               _moments_of(lambda ms: ms.mint.rand(2, DRAWS // 2), low=0.0, high=1.0),
+               _moments_of(lambda ms: ms.ops.rand(2, DRAWS // 2), low=0.0, high=1.0), tol=moment_tol(_uniform_sd(1))),
+    _generator("mindspore.mint.randn", "InplaceNormal", "ops.randn (StandardNormal)",
+               _moments_of(lambda ms: ms.mint.randn(2, DRAWS // 2)),
+               _moments_of(lambda ms: ms.ops.randn(2, DRAWS // 2)), tol=moment_tol(1.0)),
+    _generator("mindspore.mint.randint", "InplaceRandom", "ops.randint (UniformInt)",
+               _moments_of(lambda ms: ms.mint.randint(0, 5, (DRAWS,)), low=0, high=5),
+               _moments_of(lambda ms: ms.ops.randint(0, 5, (DRAWS,)), low=0, high=5), tol=moment_tol(_whole_sd(5))),
+    _generator("mindspore.mint.randint_like", "InplaceRandom", "ops.randint_like (UniformInt)",
+               _like_facts(lambda ms, x: ms.mint.randint_like(x, 5), moments=False, low=0, high=5),
+               _like_facts(lambda ms, x: ms.ops.randint_like(x, 0, 5), moments=False, low=0, high=5),
+               shapes=[T((4,), "int32")]),
+    _generator("mindspore.mint.randn_like", "InplaceNormal", "ops.randn_like (StandardNormal)",
+               _like_facts(lambda ms, x: ms.mint.randn_like(x)), _like_facts(lambda ms, x: ms.ops.randn_like(x)),
+               shapes=[(2, 3)], tol=moment_tol(1.0)),
+    _generator("mindspore.mint.randperm", "RandpermExt", "ops.randperm (RandpermV2)",
+               _sorted(lambda ms: ms.mint.randperm(5)), _sorted(lambda ms: ms.ops.randperm(5))),
 ]

@@ -277,7 +277,11 @@ def rank(input_x: Any) -> int:
 
 
 def unique(input: Any) -> tuple[Tensor, Tensor]:
-    return Unique()(input)
+    """The distinct values of ``input`` flattened (Unique's order of first occurrence) and, in input's
+    shape, the index of each element's value among them."""
+    x = _tensor(input)
+    values, idx = Unique()(Reshape()(x, (-1,)))
+    return values, Reshape()(idx, x.shape)
 
 
 def nonzero(input: Any, *, as_tuple: bool = False) -> Any:

@@ -275,7 +275,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, beta: float = 1.0, reduction: 
 INTERNAL = ("softmax_cross_entropy",)
 # ---- activations, normalisation, pooling, padding, attention (the nn layers' ops) ----
 from ..operations.nn_ops import Conv3D, Conv3DTranspose, _adaptive_avg_pool, _adaptive_sizes  # noqa: E402
-from .array_func import expand_dims, ones, squeeze, transpose  # noqa: E402
+from .array_func import expand_dims, ones, ones_like, squeeze, transpose  # noqa: E402
 
 
 def silu(input: Any) -> Tensor:
@@ -559,18 +559,19 @@ def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
 def avg_pool3d(input_x: Any, kernel_size: Any = 1, stride: Any = 1, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int = 0) -> Tensor:
     """3-D average pooling; ``padding`` (an int or 6 ints: head, tail, top, bottom, left, right) pads with
-    zeros, counted in the mean; ``divisor_override`` > 0 divides the window sum by it instead."""
+    zeros, counted in the mean unless ``count_include_pad`` is False; ``divisor_override`` > 0 divides the
+    window sum by it instead."""
     owner = "avg_pool3d"
     if ceil_mode:
         raise InvalidParamError(f"{owner}: ceil_mode=True is not supported; leave it False")
     kernel = _triple_arg(owner, "kernel_size", kernel_size)
     pads = operations.nn_ops._pad6(owner, padding)
-    if any(pads) and not count_include_pad:
-        raise InvalidParamError(f"{owner}: count_include_pad=False with padding is not supported; leave it True")
     strides = kernel if stride is None else _triple_arg(owner, "stride", stride)      # None: mint's default
     out = _pool3d(owner, input_x, kernel, strides, pads, False)
     if divisor_override:
-        out = out * (kernel[0] * kernel[1] * kernel[2] / divisor_override)
+        return out * (kernel[0] * kernel[1] * kernel[2] / divisor_override)
+    if any(pads) and not count_include_pad:       # divided by the window's input elements (as _avg_pool)
+        out = out / _pool3d(owner, ones_like(_tensor(input_x)), kernel, strides, pads, False)
     return out
 
 
@@ -638,19 +639,20 @@ def _pool_pairs(owner: str, name: str, value: Any, dims: int) -> tuple[int, ...]
 
 def _avg_pool(owner: str, x: Tensor, kernel: tuple[int, int], stride: tuple[int, int], pads: tuple[int, int],
               ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Tensor:
-    """Mean pooling of the last two axes of (N, C, H, W): zero pads (counted), then AvgPool 'valid';
-    ``divisor_override`` > 0 divides the window sum by it instead."""
+    """Mean pooling of the last two axes of (N, C, H, W): zero pads, then AvgPool 'valid';
+    ``divisor_override`` > 0 divides the window sum by it instead; ``count_include_pad=False`` divides it
+    by the window's input elements only (the same pooling of ones gives each window's share of them)."""
     if ceil_mode:
         raise InvalidParamError(f"{owner}: ceil_mode=True is not supported; leave it False")
-    if any(pads) and not count_include_pad:
-        raise InvalidParamError(f"{owner}: count_include_pad=False with padding is not supported; leave it True")
     if any(p * 2 > k for p, k in zip(pads, kernel)):
         raise InvalidValueError(f"{owner}: padding {pads} must be at most half the kernel size {kernel}")
-    if any(pads):
-        x = pad(x, (pads[1], pads[1], pads[0], pads[0]))
-    out = operations.nn_ops.AvgPool(kernel, stride, "valid")(x)
+    pool = operations.nn_ops.AvgPool(kernel, stride, "valid")
+    widths = (pads[1], pads[1], pads[0], pads[0])
+    out = pool(pad(x, widths) if any(pads) else x)
     if divisor_override:
-        out = out * (kernel[0] * kernel[1] / divisor_override)
+        return out * (kernel[0] * kernel[1] / divisor_override)
+    if any(pads) and not count_include_pad:
+        out = out / pool(pad(ones_like(x), widths))
     return out
 
 
@@ -1482,12 +1484,16 @@ def add_layer_norm(x1: Any, x2: Any, gamma: Any, beta: Any, epsilon: float = 1e-
     if not isinstance(additional_output, bool):
         raise TypeError(f"For 'AddLayerNorm', 'additional_output' must be a bool, but got "
                         f"{type(additional_output).__name__}.")
+    from .grad.grad_func import stop_gradient
     x = _tensor(x1) + _tensor(x2)
     axes = tuple(range(x.ndim - _tensor(gamma).ndim, x.ndim))
     mean = _mean(x, axes, True)
     centred = x - mean
     rstd = _rsqrt(_mean(centred * centred, axes, True) + epsilon)
-    return centred * rstd * gamma + beta, mean, rstd, x
+    # MindSpore's bprop (AddLayerNormGrad) takes dy, and x's gradient only when additional_output is set: mean
+    # and rstd pass no gradient back, nor x without additional_output
+    return (centred * rstd * gamma + beta, stop_gradient(mean), stop_gradient(rstd),
+            x if additional_output else stop_gradient(x))
 
 
 def adaptive_avg_pool2d_ext(input: Any, output_size: Any) -> Tensor:

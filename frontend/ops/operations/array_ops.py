@@ -633,6 +633,8 @@ class Unique(_Op):
 
     def __call__(self, input_x: Any) -> tuple[Tensor, Tensor]:
         x = _tensor(input_x)
+        if x.ndim != 1:        # MindSpore's shape inference (unique.cc); ops.unique flattens first
+            raise RuntimeParamError(f"Rank of Unique's input must be 1, got shape {x.shape}")
         values, idx = _unique_first_seen(_host("Unique", x))
         return Tensor(values, x.dtype), _index(idx)
 
@@ -1134,10 +1136,12 @@ def InplaceUpdateV2(x, indices, v):
 
 
 def _index_fill(x: Any, axis: Any, index: Any, value: Any) -> Tensor:
-    """x with the slices at ``index`` along ``axis`` set to ``value`` (a number or 0-d tensor)."""
+    """x with the slices at ``index`` along ``axis`` set to ``value`` (a number or 0-d tensor). MindSpore
+    2.10's IndexFill bprop gives value a zero gradient (its zeros_like(value)), so value enters behind
+    StopGradient."""
     x, index = _tensor(x), _tensor(index)
     axis = _axis("index_fill: axis", int(axis) if isinstance(axis, Tensor) else axis, x.ndim)
-    value = _as_dtype(value, x)
+    value = apply_op("StopGradient", [_as_dtype(value, x)])[0]
     if index.ndim > 1 or value.ndim:
         raise InvalidValueError(f"index_fill: index must be 0-D or 1-D and value 0-D, got {index.shape} and "
                                 f"{value.shape}")

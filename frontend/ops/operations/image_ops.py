@@ -311,25 +311,33 @@ def CropAndResize(x: Any, boxes: Any, box_index: Any, crop_size: Any, method: st
     rows = Reshape()(index, (-1, 1, 1)) * (height * width)
     flat = Reshape()(_cast(image, mstype.float32), (batch * height * width, depth))
 
-    def at(y_idx: Tensor, x_idx: Tensor) -> Tensor:            # (boxes, ch, cw, depth)
+    def at(source: Tensor, y_idx: Tensor, x_idx: Tensor) -> Tensor:            # (boxes, ch, cw, depth)
         where = rows + Reshape()(y_idx, (-1, ch, 1)) * width + Reshape()(x_idx, (-1, 1, cw))
-        return Gather()(flat, where, 0)
+        return Gather()(source, where, 0)
 
     def lerp_weight(coord: Tensor, lo: Tensor, shape: tuple[int, ...]) -> Tensor:
         return Reshape()(coord - lo, shape)
 
-    if method == "nearest":
-        out = at(_clipped_index(Floor()(ys + 0.5), height), _clipped_index(Floor()(xs + 0.5), width))
-    else:
+    def bilinear(source: Tensor) -> Tensor:
         top, left = Floor()(ys), Floor()(xs)
         y0, y1 = _clipped_index(top, height), _clipped_index(Ceil()(ys), height)
         x0, x1 = _clipped_index(left, width), _clipped_index(Ceil()(xs), width)
         ly = lerp_weight(ys, top, (-1, ch, 1, 1))
         lx = lerp_weight(xs, left, (-1, 1, cw, 1))
-        tl, tr, bl, br = at(y0, x0), at(y0, x1), at(y1, x0), at(y1, x1)
+        tl, tr, bl, br = at(source, y0, x0), at(source, y0, x1), at(source, y1, x0), at(source, y1, x1)
         upper = tl + (tr - tl) * lx
         lower = bl + (br - bl) * lx
-        out = upper + (lower - upper) * ly
+        return upper + (lower - upper) * ly
+
+    if method == "nearest":
+        out = at(flat, _clipped_index(Floor()(ys + 0.5), height), _clipped_index(Floor()(xs + 0.5), width))
+        # MindSpore's CropAndResize bprop (Ascend and CPU) takes the boxes' gradient from CropAndResizeGradBoxes
+        # with method 'bilinear' whatever the method: the bilinear crop's box gradient, carried by a term that
+        # is exactly zero in value (b - b) and passes no gradient to the image
+        box_path = bilinear(apply_op("StopGradient", [flat])[0])
+        out = out + (box_path - apply_op("StopGradient", [box_path])[0])
+    else:
+        out = bilinear(flat)
     inside = LogicalAnd()(Reshape()(_in_range(ys, height), (-1, ch, 1, 1)),
                           Reshape()(_in_range(xs, width), (-1, 1, cw, 1)))
     fill = Tensor(np.full((1, 1, 1, 1), extrapolation_value, np.float32))

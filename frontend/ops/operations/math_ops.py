@@ -465,9 +465,10 @@ class Einsum(_Op):
 
 @composite("Fmax", functions=("fmax",))
 def Fmax(input, other):
-    """The larger of x and y, ignoring a NaN (NaN only where both are)."""
+    """The larger of x and y, ignoring a NaN (NaN only where both are): x where x >= y or y is NaN, else
+    y, so the gradient goes where MindSpore's Fmax bprop sends it (to x on ties and where both are NaN)."""
     x, y = _binary_operands(input, other)
-    return Select()(_unary("IsNan", x), y, Select()(_unary("IsNan", y), x, _binary("Maximum", x, y)))
+    return Select()(_binary("LogicalOr", _binary("GreaterEqual", x, y), _unary("IsNan", y)), x, y)
 
 
 @composite("Fmin", functions=("fmin",))
@@ -500,6 +501,10 @@ class CumulativeLogsumexp(_Op):
         self.reverse = _flag("CumulativeLogsumexp: reverse", reverse)
 
     def __call__(self, x: Any, axis: Any) -> Tensor:
+        rank = _tensor(x).ndim
+        dim = _static_int("CumulativeLogsumexp: axis", axis)
+        if not -rank <= dim < rank:        # MindSpore's kernel checks it (a RuntimeError)
+            raise RuntimeParamError(f"CumulativeLogsumexp: 'axis' must be in range [{-rank}, {rank}), got {dim}")
         out = log_cum_sum_exp(x, axis, self.exclusive, self.reverse)
         if not self.exclusive:
             return out

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, RuntimeParamError
+from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, RuntimeParamError, TensorIndexError
 
 from ...common.parameter import GeneratorState
 from ...common.recompute import primitive_marks
@@ -420,6 +420,29 @@ def GLU(x: Any, axis: int = -1) -> Tensor:
         raise InvalidValueError(f"GLU: dim {axis} of shape {x.shape} must be even")
     a, b = Split(axis, 2)(x)
     return a * apply_op("Sigmoid", [b])[0]
+
+
+_GLU_BODY_CALL = GLU.__call__
+
+
+def _glu_primitive_call(self: Any, *args: Any, **kwargs: Any) -> Tensor:
+    """The GLU primitive (also mint's glu) is checked by MindSpore's C++ shape inference (glu.cc): an axis
+    out of range is an IndexError, an odd halving dimension a RuntimeError; ops.glu and nn.GLU (a Split)
+    refuse the odd dimension with the body's ValueError."""
+    x = args[0] if args else next(iter(kwargs.values()), None)
+    axis = self._attrs.get("axis", -1)
+    if isinstance(x, Tensor) and isinstance(axis, int) and not isinstance(axis, bool):
+        if not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+            raise TensorIndexError(f"GLU: dimension should be in range of [{-x.ndim}, {x.ndim - 1}], got {axis}")
+        if x.ndim and x.shape[axis] % 2:
+            raise RuntimeParamError(f"GLU: halving dimension must be even, but dimension {axis} is size "
+                                    f"{x.shape[axis]}")
+    return _GLU_BODY_CALL(self, *args, **kwargs)
+
+
+_glu_primitive_call.__signature__ = getattr(_GLU_BODY_CALL, "__signature__", None)
+_glu_primitive_call.__name__ = _GLU_BODY_CALL.__name__
+GLU.__call__ = _glu_primitive_call
 
 
 def _adaptive_matrix(n_in: int, n_out: int) -> np.ndarray:

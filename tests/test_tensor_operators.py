@@ -1,0 +1,58 @@
+"""Python's operators on a Tensor that MindSpore 2.10 defines beyond + - * / ** @: // and % (FloorDiv,
+FloorMod), & | ^ (BitwiseAnd/Or/Xor: bool stays bool, bool with int promotes), ~ (LogicalNot, whatever the
+dtype) and round() (Round). The expected values are what real MindSpore 2.10 CPU printed for the same
+expressions (PyNative); each also runs inside a GRAPH_MODE Cell. The ones MindSpore refuses (`1 & x`,
+divmod) are refused here too, with Python's TypeError."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ascendemu.frontend as ms
+from ascendemu.frontend import Tensor, nn
+
+X = np.array([5, -3], np.int32)
+Y = np.array([2, 2], np.int32)
+F = np.array([5.5, -3.5], np.float32)
+A = np.array([True, False])
+B = np.array([True, True])
+
+# expression -> (MindSpore 2.10's printed value, its dtype)
+RECORDED = {
+    "x // y": ([2, -2], "Int32"), "x % y": ([1, 1], "Int32"),
+    "f // 2": ([2.0, -2.0], "Float32"), "f % 2": ([1.5, 0.5], "Float32"),
+    "7 // x": ([1, -3], "Int32"), "7 % x": ([2, -2], "Int32"),
+    "x & y": ([0, 0], "Int32"), "x | y": ([7, -1], "Int32"), "x ^ y": ([7, -1], "Int32"),
+    "~x": ([False, False], "Bool"), "~a": ([False, True], "Bool"),
+    "a & b": ([True, False], "Bool"), "a | b": ([True, True], "Bool"), "a ^ b": ([False, True], "Bool"),
+    "a | x": ([5, -3], "Int32"), "x & 1": ([1, 1], "Int32"), "a & True": ([True, False], "Bool"),
+    "round(f)": ([6.0, -4.0], "Float32"),
+}
+
+
+def _evaluate(expr: str, x, y, f, a, b):
+    return eval(expr)       # noqa: S307 - the expressions are this module's constants
+
+
+@pytest.mark.parametrize("expr", sorted(RECORDED))
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_operator_gives_what_mindspore_printed(ex, restore_context, expr, mode):
+    want, dtype = RECORDED[expr]
+    inputs = [Tensor(v) for v in (X, Y, F, A, B)]
+    if mode == "graph":
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+        class Net(nn.Cell):
+            def construct(self, x, y, f, a, b):
+                return _evaluate(expr, x, y, f, a, b)
+        out = Net()(*inputs)
+    else:
+        out = _evaluate(expr, *inputs)
+    assert str(out.dtype) == dtype
+    np.testing.assert_array_equal(out.asnumpy(), np.array(want, out.asnumpy().dtype))
+
+
+@pytest.mark.parametrize("expr", ["1 & x", "True ^ a", "divmod(x, y)"])
+def test_what_mindspore_refuses_is_refused(expr):
+    with pytest.raises(TypeError):
+        _evaluate(expr, Tensor(X), Tensor(Y), Tensor(F), Tensor(A), Tensor(B))
