@@ -197,6 +197,12 @@ def test_fixtures_are_the_specs_samples() -> None:
                                           f"orphaned {sorted(recorded_ids - expected)[:5]}")
 
 
+def test_every_spec_has_samples() -> None:
+    """A spec without samples would count its name as sampled while checking nothing."""
+    empty = sorted(name for name, spec in BY_NAME.items() if not spec.samples)
+    assert not empty, f"specs without samples (give them shapes, or errors): {empty}"
+
+
 def test_known_mismatches_name_recorded_samples() -> None:
     ids = {sid for spec in BY_NAME.values() for sid in spec.sample_ids()}
     stale = sorted((sid, m) for sid, m in KNOWN if sid not in ids or m not in MODES)

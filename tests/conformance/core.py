@@ -133,6 +133,8 @@ def op(name: str, fn: Callable, shapes: Any = (), dtypes: tuple[str, ...] = ("fl
     """A spec from a sweep: every input list in ``shapes`` (a list of inputs, or one input) x ``dtypes`` x
     ``kwargs`` (a dict or a list of dicts); ``errors``: (inputs, kwargs) pairs MindSpore refuses (float32)."""
     samples = []
+    if not shapes and not errors:          # a call without inputs (a scenario): one sample, not none
+        shapes = ([],)
     grad, oracle = options.get("grad", True), options.get("oracle")
     if oracle is not None and not options.get("note"):
         raise ValueError(f"{name}: a spec with an oracle needs a note saying which oracle answered")

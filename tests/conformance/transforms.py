@@ -59,6 +59,19 @@ def _vmap(ms, x, y, in_axes=(0, None), out_axes=0):
     return ms.ops.vmap(_mul_add, in_axes=in_axes, out_axes=out_axes)(x, y)
 
 
+# MindSpore's graph parser reads these from their source: named functions, not lambdas
+def _tail(ms):
+    return ms.ops.tail((1, 2, 3))
+
+
+def _zip_operation(ms):
+    return ms.ops.zip_operation((1, 2), (3, 4))
+
+
+def _switch_layer(ms):
+    return ms.ops.switch_layer(ms.Tensor(-1, ms.int32), (_first, _second))(ms.Tensor([1.0, 2.5]))
+
+
 def _m(name):
     """``x.<name>()`` for a method, ``x.<name>`` for a property."""
     def run(ms, x):
@@ -92,9 +105,8 @@ SPECS = [
        grad=False, graph=False),
     # graph internals: Python values in PyNative, or (tail, zip_operation: MetaFuncGraphs MindSpore runs only
     # while compiling) inside a GRAPH_MODE Cell
-    op("mindspore.ops.tail", _graph(lambda ms: ms.ops.tail((1, 2, 3))), grad=False, graph=False),
-    op("mindspore.ops.zip_operation", _graph(lambda ms: ms.ops.zip_operation((1, 2), (3, 4))), grad=False,
-       graph=False),
+    op("mindspore.ops.tail", _graph(_tail), grad=False, graph=False),
+    op("mindspore.ops.zip_operation", _graph(_zip_operation), grad=False, graph=False),
     op("mindspore.ops.hyper_add", lambda ms, x, y: ms.ops.hyper_add((x, (x, 1)), (y, (y, 2))), shapes=[[V, V]],
        grad=False, graph=False),
     *[op(f"mindspore.ops.augassign_{name}", lambda ms, x, y, _n=name: getattr(ms.ops, f"augassign_{_n}")(x, y),
@@ -109,9 +121,7 @@ SPECS = [
     op("mindspore.ops.switch", lambda ms, flag: ms.ops.switch(flag, 1, 2), shapes=[[Py(True)], [Py(False)]],
        grad=False, graph=False),
     # MindSpore 2.10 runs switch_layer only in a graph
-    op("mindspore.ops.switch_layer",
-       _graph(lambda ms: ms.ops.switch_layer(ms.Tensor(-1, ms.int32), (_first, _second))(ms.Tensor([1.0, 2.5]))),
-       grad=False, graph=False),
+    op("mindspore.ops.switch_layer", _graph(_switch_layer), grad=False, graph=False),
     op("mindspore.ops.is_tensor_bool_cond", lambda ms, x: ms.ops.is_tensor_bool_cond(x), shapes=[(1,)], grad=False,
        graph=False, errors=[([(2,)], {})]),
     # the Tensor's storage facts
