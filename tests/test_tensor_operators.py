@@ -1,8 +1,10 @@
 """Python's operators on a Tensor that MindSpore 2.10 defines beyond + - * / ** @: // and % (FloorDiv,
 FloorMod), & | ^ (BitwiseAnd/Or/Xor: bool stays bool, bool with int promotes), ~ (LogicalNot, whatever the
-dtype) and round() (Round). The expected values are what real MindSpore 2.10 CPU printed for the same
-expressions (PyNative); each also runs inside a GRAPH_MODE Cell. The ones MindSpore refuses (`1 & x`,
-divmod) are refused here too, with Python's TypeError."""
+dtype), round() (Round) and ``in`` (any element equal); and the integer rules of division and sums: Div
+(``/``, ops.div) of integer or bool operands is float32 true division (RealDiv keeps the integers), and
+ops.sum / Tensor.sum / mint.sum / ops.prod of integers or bools are int64. The expected values are what
+real MindSpore 2.10 CPU printed for the same expressions (PyNative); each also runs inside a GRAPH_MODE
+Cell. The ones MindSpore refuses (`1 & x`, divmod) are refused here too, with Python's TypeError."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,7 +29,16 @@ RECORDED = {
     "a & b": ([True, False], "Bool"), "a | b": ([True, True], "Bool"), "a ^ b": ([False, True], "Bool"),
     "a | x": ([5, -3], "Int32"), "x & 1": ([1, 1], "Int32"), "a & True": ([True, False], "Bool"),
     "round(f)": ([6.0, -4.0], "Float32"),
+    "x / y": ([2.5, -1.5], "Float32"), "x / 2": ([2.5, -1.5], "Float32"), "a / 2": ([0.5, 0.0], "Float32"),
+    'ms.ops.div(x, y, rounding_mode="floor")': ([2, -2], "Int32"),
+    'ms.ops.div(x, y, rounding_mode="trunc")': ([2, -1], "Int32"),
+    "ms.ops.Div()(x, y)": ([2.5, -1.5], "Float32"), "ms.ops.RealDiv()(x, y)": ([2, -1], "Int32"),
+    "ms.ops.sum(x)": (2, "Int64"), "x.sum()": (2, "Int64"), "x.sum(0)": (2, "Int64"), "a.sum()": (1, "Int64"),
+    "ms.mint.sum(x)": (2, "Int64"), "ms.ops.prod(x)": (-15, "Int64"), "ms.ops.sum(x, dtype=ms.int32)": (2, "Int32"),
+    "ms.ops.sum(f)": (2.0, "Float32"),
 }
+# Python values MindSpore gave (``in`` reads the tensor on the host: PyNative only)
+RECORDED_PYTHON = {"5 in x": True, "4 in x": False, "5.5 in f": True}
 
 
 def _evaluate(expr: str, x, y, f, a, b):
@@ -50,6 +61,11 @@ def test_operator_gives_what_mindspore_printed(ex, restore_context, expr, mode):
         out = _evaluate(expr, *inputs)
     assert str(out.dtype) == dtype
     np.testing.assert_array_equal(out.asnumpy(), np.array(want, out.asnumpy().dtype))
+
+
+@pytest.mark.parametrize("expr", sorted(RECORDED_PYTHON))
+def test_python_valued_operator_gives_what_mindspore_printed(ex, expr):
+    assert _evaluate(expr, Tensor(X), Tensor(Y), Tensor(F), Tensor(A), Tensor(B)) is RECORDED_PYTHON[expr]
 
 
 @pytest.mark.parametrize("expr", ["1 & x", "True ^ a", "divmod(x, y)"])

@@ -272,6 +272,10 @@ class _Operators:
     def __invert__(self):
         return _ops("logical_not")(self)
 
+    def __contains__(self, value):
+        """``value in x``: whether any element equals it (MindSpore's ``Tensor.__contains__``)."""
+        return bool(_ops("equal")(self, value).any())
+
     def __round__(self, ndigits=None):
         return _ops("round")(self) if ndigits is None else _ops("round")(self, decimals=ndigits)
 
@@ -459,8 +463,7 @@ class Tensor(_Operators, _StorageFacts):
         return _ops("squeeze")(self, axis)
 
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False, initial: Any = None) -> "Tensor":
-        x = self if dtype is None else self.astype(dtype)
-        out = _ops("reduce_sum")(keepdims)(x, () if axis is None else axis)
+        out = _ops("sum")(self, axis, keepdims, dtype=dtype)      # integer and bool sums are int64 (ops.sum)
         return out if initial is None else out + initial
 
     def mean(self, axis: Any = None, keep_dims: bool = False) -> "Tensor":

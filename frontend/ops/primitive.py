@@ -30,7 +30,7 @@ from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueEr
 from ascendemu.graph.capture import GraphCaptureError, current_tracer
 from ascendemu.graph.ir import NO_TASK_OPS, infer_node_outputs
 from ascendemu.kernels.library import infer_outputs
-from ascendemu.kernels.ops.common import FLOAT, FLOATS
+from ascendemu.kernels.ops.common import COMPLEX, FLOAT, FLOATS
 from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import OpSignature
 
@@ -336,7 +336,15 @@ class _Generated(_Op):
             raise _sequence_operand_error(type(self).__name__, self.arity, operands)
         if self.arity == 1:
             return apply_op(self.op, operands)[0]
-        return apply_op(self.op, _binary_operands(*operands))[0]
+        x, y = _binary_operands(*operands)
+        if type(self).__name__ in TRUE_DIVISION and x.dtype.name not in FLOATS + COMPLEX:
+            x, y = _cast(x, mstype.float32), _cast(y, mstype.float32)
+        return apply_op(self.op, [x, y])[0]
+
+
+# primitives whose integer or bool operands divide as float32 (MindSpore's DivFuncImpl infers float32 for
+# them: ops.div(int32 3, 2) is 1.5); RealDiv keeps the integer dtype and truncates, as its kernel does
+TRUE_DIVISION = frozenset({"Div"})
 
 
 # the operand names used where the table records none (a primitive whose __call__ is MindSpore's *args)

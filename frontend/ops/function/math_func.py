@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ascendemu.errors import InvalidParamError, InvalidTypeError, InvalidValueError, RuntimeParamError, check_int
+from ascendemu.kernels.ops.common import INTS
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -34,9 +35,18 @@ from .array_func import (block_diag, cartesian_prod, combinations, diag_embed, d
 globals().update(generated_functions("math_func", vars(operations)))
 
 
+def _integral_as_int64(x: Any, dtype: Any) -> Any:
+    """The dtype a sum or product computes in: ``dtype`` if given, else int64 for integer and bool inputs
+    (MindSpore's SumExt/ProdExt: ``ops.sum`` of int32 is an int64 tensor), else the input's own."""
+    if dtype is None and _tensor(x).dtype.name in INTS + ("bool",):
+        return mstype.int64
+    return dtype
+
+
 def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The sum over ``dim``; with ``dtype``, of ``input`` cast to it first (MindSpore's result dtype)."""
-    return ReduceSum(keepdim)(input if dtype is None else cast(input, dtype), dim)
+    """The sum over ``dim``; with ``dtype``, of ``input`` cast to it first (MindSpore's result dtype;
+    integer and bool inputs sum as int64)."""
+    return ReduceSum(keepdim)(_cast_to(input, _integral_as_int64(input, dtype)), dim)
 
 
 def mean(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
@@ -152,6 +162,9 @@ def divide(input: Any, other: Any, *, rounding_mode: Any = None) -> Tensor:
     return prim()(input, other)
 
 
+div = divide        # MindSpore's ops.div and ops.divide are one function
+
+
 def addn(x: Any) -> Tensor:
     return add_n("addn", x)
 
@@ -183,7 +196,7 @@ def cummin(input: Any, axis: Any) -> tuple[Tensor, Tensor]:
 
 
 def prod(input: Any, axis: Any = None, keep_dims: bool = False, dtype: Any = None) -> Tensor:
-    return ReduceProd(keep_dims)(_cast_to(input, dtype), axis)
+    return ReduceProd(keep_dims)(_cast_to(input, _integral_as_int64(input, dtype)), axis)
 
 
 def any(input: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:

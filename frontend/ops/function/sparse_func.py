@@ -71,7 +71,7 @@ def _rows(indptr: Tensor, nnz: int) -> Tensor:
     """The row of each stored entry: the number of rows that end at or before its position."""
     positions = _index(np.arange(nnz).reshape(-1, 1))
     ends = indptr[1:].reshape(1, -1).astype(mstype.int32)
-    return (ends <= positions).astype(mstype.int32).sum(1)
+    return (ends <= positions).astype(mstype.int32).sum(1, mstype.int32)
 
 
 def _indptr(rows: Tensor, height: int) -> Tensor:
