@@ -162,7 +162,9 @@ def divide(input: Any, other: Any, *, rounding_mode: Any = None) -> Tensor:
     return prim()(input, other)
 
 
-div = divide        # MindSpore's ops.div and ops.divide are one function
+def div(input: Any, other: Any, *, rounding_mode: Any = None) -> Tensor:
+    """MindSpore's ``ops.div``: :func:`divide` under its own name (so a misuse's TypeError names div)."""
+    return divide(input, other, rounding_mode=rounding_mode)
 
 
 def addn(x: Any) -> Tensor:
