@@ -17,7 +17,8 @@ from ascendemu.errors import InvalidTypeError
 
 
 class Type:
-    """A tensor element type; prints as MindSpore does (``Float32``, ``UInt8``)."""
+    """A tensor element type; prints as MindSpore does: ``str`` its label (``Float32``, ``UInt8``, as in a
+    Tensor's repr), ``repr`` its qualified name (``mindspore.float32``, as in a list of dtypes)."""
 
     def __init__(self, name: str, np_type: type | None, label: str = ""):
         self.name = name              # the kernel library's name for device types, e.g. "float32"
@@ -25,9 +26,10 @@ class Type:
         self.label = label or name.capitalize()
 
     def __repr__(self) -> str:
-        return self.label
+        return f"mindspore.{self.name}"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.label
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, Type) and other.name == self.name

@@ -1717,7 +1717,7 @@ class CheckNumerics(_Op):
         x = _tensor(args[0])
         if x.dtype.name not in CHECKED_FLOATS:
             raise TypeError(f"For primitive[CheckNumerics], the input argument[x] must be a type of "
-                            f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got {x.dtype!r}.")
+                            f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got Tensor[{x.dtype}].")
         if x.is_symbolic:
             raise InvalidParamError("CheckNumerics: the check reads the tensor's values, which a GRAPH_MODE "
                                     "capture does not know; check it in PyNative")

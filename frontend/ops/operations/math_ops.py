@@ -1170,7 +1170,7 @@ class Eps(_Op):
                             f"{type(x).__name__}.")
         if x.dtype.name not in ("float16", "float32", "float64"):
             raise TypeError(f"For primitive[Eps], the input argument[x] must be a type of {{Tensor[Float16], "
-                            f"Tensor[Float32], Tensor[Float64]}}, but got {x.dtype!r}.")
+                            f"Tensor[Float32], Tensor[Float64]}}, but got Tensor[{x.dtype}].")
         dtype = np.dtype(x.dtype.name)
         return Tensor(np.full(x.shape, np.finfo(dtype).eps, dtype))
 

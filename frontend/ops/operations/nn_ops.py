@@ -2457,7 +2457,7 @@ class _DataFormatOp(_Op):
         x = _tensor(args[0])
         if x.dtype.name not in FORMAT_INDEX_DTYPES:
             raise TypeError(f"For primitive[{self.name}], the input argument[{label}] must be a type of "
-                            f"{{Tensor[Int32], Tensor[Int64]}}, but got {x.dtype!r}.")
+                            f"{{Tensor[Int32], Tensor[Int64]}}, but got Tensor[{x.dtype}].")
         return x
 
     def _table(self, x: Tensor) -> Tensor:
