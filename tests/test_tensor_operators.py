@@ -72,3 +72,23 @@ def test_python_valued_operator_gives_what_mindspore_printed(ex, expr):
 def test_what_mindspore_refuses_is_refused(expr):
     with pytest.raises(TypeError):
         _evaluate(expr, Tensor(X), Tensor(Y), Tensor(F), Tensor(A), Tensor(B))
+
+
+# integer powers (Pow of int operands: MindSpore's kernel casts std::pow, so a negative exponent truncates
+# toward zero and a result past the type wraps): what MindSpore 2.10 CPU printed
+POW_BASE = np.array([2, -1, 1, 3, -2, 2, 0], np.int32)
+POW_EXP = np.array([-1, -1, -2, 0, 3, 31, 2], np.int32)
+RECORDED_POW = {
+    "ms.ops.pow(p, q)": ([0, -1, 1, 1, -8, -2147483648, 0], "Int32"),
+    "p ** 2": ([4, 1, 1, 9, 4, 4, 0], "Int32"),
+    "2 ** q": ([0, 0, 0, 1, 8, -2147483648, 4], "Int32"),
+    "ms.ops.pow(ms.Tensor(np.array([3, -2], np.int8)), ms.Tensor(np.array([5, 7], np.int8)))": ([-13, -128], "Int8"),
+}
+
+
+@pytest.mark.parametrize("expr", sorted(RECORDED_POW))
+def test_integer_power_gives_what_mindspore_printed(ex, expr):
+    want, dtype = RECORDED_POW[expr]
+    out = eval(expr, {"ms": ms, "np": np, "p": Tensor(POW_BASE), "q": Tensor(POW_EXP)})   # noqa: S307
+    assert str(out.dtype) == dtype
+    assert out.asnumpy().tolist() == want

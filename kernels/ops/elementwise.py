@@ -819,7 +819,7 @@ OPS: tuple[OpDef, ...] = (
     binary("Minimum", "minimum", "nanmin({1}, {0})", "min({0}, {1})",
            grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, _mask(b, "LessEqual", x, y)),
                              lambda b, g, x, y, out: b.op("Mul", g, _mask(b, "Greater", x, y)))),
-    binary("Pow", "pow", "math.pow({0}, {1})",
+    binary("Pow", "pow", "math.pow({0}, {1})", "ipow({0}, {1})",
            grad=_binary_rule(lambda b, g, x, y, out: b.op("Mul", g, b.op("Mul", y, b.op(
                "Pow", x, b.op("Sub", y, _k(b, 1.0, y))))), _g_pow_y)),
     # Cast is a no-op on registers: the store converts to the output dtype

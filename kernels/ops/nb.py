@@ -246,6 +246,24 @@ def pick(cond, a, b):
 
 
 @numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
+def ipow(base, exp):
+    """Integer ``base ** exp`` in int64 registers by squaring (wrapping, as the store to a narrower type
+    does: int8 3 ** 5 is -13, MindSpore's too); a negative exponent gives the real power truncated
+    toward zero, as MindSpore's kernel (a cast of std::pow): 1 for base 1, +-1 for base -1, else 0."""
+    if exp < 0:
+        if base == 1 or (base == -1 and exp % 2 == 0):
+            return np.int64(1)
+        return np.int64(-1) if base == -1 else np.int64(0)
+    result, factor, e = np.int64(1), np.int64(base), exp
+    while e > 0:
+        if e & 1:
+            result = result * factor
+        factor = factor * factor
+        e >>= 1
+    return result
+
+
+@numba.njit(error_model=KERNEL_ERROR_MODEL, no_cpython_wrapper=True)
 def nanmax(acc, value):
     """A maximum fold's step: ``value`` if it beats ``acc`` or is NaN (NaN propagates, as numpy.maximum)."""
     return value if (value > acc or value != value) else acc
@@ -290,7 +308,7 @@ def namespace() -> dict:
     ns = {"np": np, "math": math, "cmath": cmath, "h2f": h2f, "f2h": f2h, "bf2f": bf2f, "f2bf": f2bf, "fexp": fexp, "fdiv": fdiv, "sdiv": sdiv, "cdiv": cdiv, "csqrt": csqrt,
           "f32": np.float32, "f64": np.float64, "i64": np.int64, "sgemm": sgemm,
           "outside_blocks": outside_blocks, "block_share": block_share, "balanced_share": balanced_share,
-          "pick": pick, "nanmax": nanmax, "nanmin": nanmin}
+          "pick": pick, "ipow": ipow, "nanmax": nanmax, "nanmin": nanmin}
     ns.update({f"ptr_{name}": fn for name, fn in POINTER.items()})
     return ns
 
