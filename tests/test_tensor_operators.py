@@ -36,6 +36,11 @@ RECORDED = {
     "ms.ops.sum(x)": (2, "Int64"), "x.sum()": (2, "Int64"), "x.sum(0)": (2, "Int64"), "a.sum()": (1, "Int64"),
     "ms.mint.sum(x)": (2, "Int64"), "ms.ops.prod(x)": (-15, "Int64"), "ms.ops.sum(x, dtype=ms.int32)": (2, "Int32"),
     "ms.ops.sum(f)": (2.0, "Float32"),
+    # bool + - * bool: the integer result's truth (ops.add itself refuses bools); an integer mean truncates
+    "a + b": ([True, True], "Bool"), "a - b": ([False, True], "Bool"), "b - a": ([False, True], "Bool"),
+    "a * b": ([True, False], "Bool"), "ms.ops.mean(x)": (1, "Int32"), "x.mean()": (1, "Int32"),
+    "ms.ops.mean(x - y * 4)": (-7, "Int32"),
+    "ms.ops.mean(ms.Tensor(np.array([-3, -1, -3], np.int32)))": (-2, "Int32"),
 }
 # Python values MindSpore gave (``in`` reads the tensor on the host: PyNative only)
 RECORDED_PYTHON = {"5 in x": True, "4 in x": False, "5.5 in f": True}

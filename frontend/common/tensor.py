@@ -174,6 +174,17 @@ def _setitem(self: "Tensor", index: Any, value: Any) -> None:
     _ops("setitem")(self, index, value)
 
 
+def _both_bool(x: Any, y: Any) -> bool:
+    return isinstance(y, Tensor) and x.dtype == mstype.bool_ and y.dtype == mstype.bool_
+
+
+def _as_bool(op: Callable, x: "Tensor", y: "Tensor") -> "Tensor":
+    """``b + c``, ``b - c``, ``b * c`` of two bool tensors: the int32 result's truth (MindSpore 2.10's
+    operators: True + True is True, False - True is True), though ``ops.add`` itself refuses bools."""
+    int32 = mstype.int32
+    return _ops("cast")(op(_ops("cast")(x, int32), _ops("cast")(y, int32)), mstype.bool_)
+
+
 class _Operators:
     """Python's operators on a :class:`Tensor`, each one of MindSpore's ops (registered by ops.functional
     in ``tensor_operator_registry``). MindSpore 2.10's operators take a list or tuple as a Tensor for +,
@@ -181,18 +192,24 @@ class _Operators:
     compare as Python does)."""
 
     def __add__(self, other):
+        if _both_bool(self, other):
+            return _as_bool(_ops("add"), self, other)
         return _ops("add")(self, sequence_as_tensor(other))
 
     def __radd__(self, other):
         return _ops("add")(sequence_as_tensor(other), self)
 
     def __sub__(self, other):
+        if _both_bool(self, other):
+            return _as_bool(_ops("sub"), self, other)
         return _ops("sub")(self, sequence_as_tensor(other))
 
     def __rsub__(self, other):
         return _ops("sub")(sequence_as_tensor(other), self)
 
     def __mul__(self, other):
+        if _both_bool(self, other):
+            return _as_bool(_ops("mul"), self, other)
         return _ops("mul")(self, other)
 
     def __rmul__(self, other):
@@ -467,7 +484,7 @@ class Tensor(_Operators, _StorageFacts):
         return out if initial is None else out + initial
 
     def mean(self, axis: Any = None, keep_dims: bool = False) -> "Tensor":
-        return _ops("reduce_mean")(keep_dims)(self, () if axis is None else axis)
+        return _ops("mean")(self, axis, keep_dims)                 # an integer mean truncates (ops.mean)
 
     def max(self, axis: Any = None, keepdims: bool = False, *, initial: Any = None, where: Any = None,
             return_indices: bool = False) -> Any:

@@ -23,7 +23,7 @@ from .op_info_register import custom_info_register, op_info_register
 from .function import (abs, add, argmax, argmin, cast, div, equal, exp, expand_dims, flatten, greater,
                        greater_equal, less, less_equal, log, matmul, max, min, mul, neg, not_equal, pow, reshape,
                        sqrt, square, squeeze, sub, transpose)
-from .operations import DType, ReduceMax, ReduceMean, ReduceMin
+from .operations import DType, ReduceMax, ReduceMin
 from .operations import LogicalNot, Range
 from .operations import identity as _identity
 from .operations._sequence_ops import TensorToTuple
@@ -337,12 +337,12 @@ for _name, _fn in {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "
                    "greater_equal": greater_equal, "less": less, "less_equal": less_equal, "reshape": reshape,
                    "transpose": transpose, "cast": cast, "expand_dims": expand_dims, "squeeze": squeeze,
                    "max": max, "min": min, "argmax": argmax, "argmin": argmin, "exp": exp, "log": log,
-                   "sqrt": sqrt, "square": square, "reduce_mean": ReduceMean,
+                   "sqrt": sqrt, "square": square,
                    "reduce_max": ReduceMax, "reduce_min": ReduceMin, "assign": function.assign,
                    "flatten": flatten, "floor_divide": function.floor_divide, "floor_mod": function.floor_mod,
                    "bitwise_and": function.bitwise_and, "bitwise_or": function.bitwise_or,
                    "bitwise_xor": function.bitwise_xor, "logical_not": function.logical_not,
-                   "round": function.round, "sum": function.sum}.items():
+                   "round": function.round, "sum": function.sum, "mean": function.mean}.items():
     tensor_operator_registry.register(_name, _fn)
 # the Tensor's methods that are ops with the tensor first (x.split, x.clip, x.add_ ...): ops/tensor_method.py
 install_tensor_methods(tensor_operator_registry.register_method)

@@ -50,6 +50,11 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 
 
 def mean(x: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
+    """The mean over ``axis``; of integers, the float64 mean truncated toward zero in their dtype
+    (MindSpore 2.10: ops.mean of int32 [-3, -1, -3] is int32 -2)."""
+    x = _tensor(x)
+    if x.dtype.name in INTS:
+        return cast(ReduceMean(keep_dims)(cast(x, mstype.float64), axis), x.dtype)
     return ReduceMean(keep_dims)(x, axis)
 
 
