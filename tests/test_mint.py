@@ -81,9 +81,16 @@ def test_mint_in_graph_mode():
     np.testing.assert_allclose(Net()(Tensor(A)).asnumpy(), np.maximum(A, 0).T.sum(0))
 
 
+def test_sort_is_stable_as_mint_sort_stable_asks():
+    ties = np.random.RandomState(0).randint(0, 4, (3, 40)).astype(np.float32)
+    for descending in (False, True):
+        _, index = mint.sort(Tensor(ties), dim=1, descending=descending, stable=True)
+        np.testing.assert_array_equal(index.asnumpy(), np.argsort(-ties if descending else ties, 1, kind="stable"))
+        got = mint.argsort(Tensor(ties), dim=1, descending=descending, stable=True)
+        np.testing.assert_array_equal(got.asnumpy(), np.argsort(-ties if descending else ties, 1, kind="stable"))
+
+
 def test_options_mint_does_not_serve_are_refused():
-    with pytest.raises(InvalidParamError, match="stable"):
-        mint.sort(Tensor(A), stable=True)
     with pytest.raises(InvalidParamError, match="inplace"):
         mint.nn.functional.dropout(Tensor(A), inplace=True)
 

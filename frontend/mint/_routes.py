@@ -87,13 +87,8 @@ def _bincount(op: Callable, input: Any, weights: Any = None, minlength: int = 0)
     return function.cast(out, mstype.int64) if weights is None else out
 
 
-def _not_stable(name: str, stable: Any) -> None:
-    if stable is not False:
-        raise InvalidParamError(f"{name}: stable={stable!r} is not supported here; leave it at its default False")
-
-
 def _sort(op: Callable, input: Any, *, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-    _not_stable("sort", stable)
+    """``mint.sort``; ``stable`` changes nothing: the Sort kernel keeps equal elements in index order."""
     return _int64_indices(op(input, dim, descending))
 
 
@@ -106,7 +101,7 @@ def _argmin(op: Callable, input: Any, dim: Any = None, keepdim: bool = False) ->
 
 
 def _argsort(op: Callable, input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-    _not_stable("argsort", stable)
+    """``mint.argsort``; always stable, as the Sort kernel is (``stable`` changes nothing)."""
     return _int64_indices(op(input, dim, descending))
 
 

@@ -18,22 +18,23 @@ from ..primitive import _Op
 
 class Print(_Op):
     """``Print()(*input_x)``: strings as they are, tensors as MindSpore prints them
-    (``Tensor(shape=[2], dtype=Float32, value= [...])``), one per line. In PyNative they print at once;
-    in a captured graph the tensors become extra graph outputs and print on the host after the graph
-    has run (a gradient's replayed forward does not print twice). Python numbers and tuples print as
-    the tensors MindSpore converts them to."""
+    (``Tensor(shape=[2], dtype=Float32, value= [...])``), one per line. In PyNative they print at once,
+    any other object as Python's ``str`` (``3``, ``{'a': 1}``: MindSpore 2.10's); in a captured graph
+    the tensors become extra graph outputs and print on the host after the graph has run (a gradient's
+    replayed forward does not print twice), and Python numbers and tuples print as the tensors
+    MindSpore converts them to."""
 
     def __call__(self, *input_x: Any) -> None:
+        tracer = current_tracer()
+        if tracer is None:      # PyNative: a tensor as its repr, anything else as Python's str (MindSpore's)
+            print("\n".join(repr(item) if isinstance(item, Tensor) else str(item) for item in input_x), flush=True)
+            return
         items = []
         for item in input_x:
             if not isinstance(item, (str, Tensor, bool, int, float, tuple, list)):
                 raise InvalidParamError(f"Print: cannot print a {type(item).__name__}; give tensors, strings, "
                                         f"numbers, tuples or lists")
             items.append(item if isinstance(item, (str, Tensor)) else repr(_print_tensor(item)))
-        tracer = current_tracer()
-        if tracer is None:
-            print("\n".join(item if isinstance(item, str) else repr(item) for item in items), flush=True)
-            return
         tracer.print_(tuple(item if isinstance(item, str) else tracer_value(tracer, item) for item in items))
 
 
