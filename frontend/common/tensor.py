@@ -174,15 +174,15 @@ def _setitem(self: "Tensor", index: Any, value: Any) -> None:
     _ops("setitem")(self, index, value)
 
 
-def _both_bool(x: Any, y: Any) -> bool:
-    return isinstance(y, Tensor) and x.dtype == mstype.bool_ and y.dtype == mstype.bool_
-
-
-def _as_bool(op: Callable, x: "Tensor", y: "Tensor") -> "Tensor":
-    """``b + c``, ``b - c``, ``b * c`` of two bool tensors: the int32 result's truth (MindSpore 2.10's
-    operators: True + True is True, False - True is True), though ``ops.add`` itself refuses bools."""
-    int32 = mstype.int32
-    return _ops("cast")(op(_ops("cast")(x, int32), _ops("cast")(y, int32)), mstype.bool_)
+def _arithmetic(name: str, x: "Tensor", y: Any) -> "Tensor":
+    """``x + y``, ``x - y``, ``x * y`` by the registered op ``name``; of two bool tensors, the int32
+    result's truth (MindSpore 2.10's operators: True + True is True, False - True is True), though
+    ``ops.add`` itself refuses bools."""
+    op = _ops(name)
+    if isinstance(y, Tensor) and x.dtype == mstype.bool_ and y.dtype == mstype.bool_:
+        int32 = mstype.int32
+        return _ops("cast")(op(_ops("cast")(x, int32), _ops("cast")(y, int32)), mstype.bool_)
+    return op(x, y)
 
 
 class _Operators:
@@ -192,25 +192,19 @@ class _Operators:
     compare as Python does)."""
 
     def __add__(self, other):
-        if _both_bool(self, other):
-            return _as_bool(_ops("add"), self, other)
-        return _ops("add")(self, sequence_as_tensor(other))
+        return _arithmetic("add", self, sequence_as_tensor(other))
 
     def __radd__(self, other):
         return _ops("add")(sequence_as_tensor(other), self)
 
     def __sub__(self, other):
-        if _both_bool(self, other):
-            return _as_bool(_ops("sub"), self, other)
-        return _ops("sub")(self, sequence_as_tensor(other))
+        return _arithmetic("sub", self, sequence_as_tensor(other))
 
     def __rsub__(self, other):
         return _ops("sub")(sequence_as_tensor(other), self)
 
     def __mul__(self, other):
-        if _both_bool(self, other):
-            return _as_bool(_ops("mul"), self, other)
-        return _ops("mul")(self, other)
+        return _arithmetic("mul", self, other)
 
     def __rmul__(self, other):
         return _ops("mul")(other, self)
