@@ -498,6 +498,13 @@ def optimizer_after_backward(graph: Graph) -> Graph:
         return graph
     g = graph.copy()
     backward, optimizer = _backward_and_optimizer(g)
+    downstream = {n.id for n in optimizer}
+    # data parallel's gradient reduction (nn.DistributedGradReducer: each bucket's Concat and AllReduce,
+    # captured outside the backward) is not chained: MindSpore orders only the updates (UpdateState), so a
+    # bucket's AllReduce starts once its gradients exist and overlaps the rest of the backward
+    comm = {n.id for n in g.nodes if communication(n.op) is not None}
+    reduction = set(_steps_to(comm, g.dependencies())) if comm else set()
+    optimizer = [n for n in optimizer if n.id not in reduction]
     if not optimizer:
         return g
     position = {n.id: i for i, n in enumerate(g.nodes)}
@@ -505,7 +512,7 @@ def optimizer_after_backward(graph: Graph) -> Graph:
     _wait(g, first.id, [b for b in gradient_ends(g) if position[b] < position[first.id]])
     for before, after in zip(optimizer, optimizer[1:]):
         _wait(g, after.id, [before.id])
-    loads, results = first_update_loads(g, backward, {n.id for n in optimizer})
+    loads, results = first_update_loads(g, backward, downstream)
     for nid in loads:
         _wait(g, nid, [r for r in results if position[r] < position[nid]])
     return g
