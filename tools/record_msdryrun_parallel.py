@@ -12,7 +12,11 @@ plain training cell) into llama_dryrun.json: the peak lines plus memory_block.cs
 hold (weights, optimizer states, and at the peak the live kernel outputs by scope) and the peak before the
 optimizer's first kernel (the network's own: forward activations and gradients). With --tracker-sample only
 the head of the memory tracker's two files of one single-device run (MS_ALLOC_CONF=memory_tracker:True); with
---oversize only what MindSpore's DryRun does with a strategy over its memory size (oversize_dryrun.json).
+--oversize only what MindSpore's DryRun does with a strategy over its memory size (oversize_dryrun.json). With
+--data-parallel only DATA_PARALLEL (ParallelMode.DATA_PARALLEL, nn.DistributedGradReducer) into
+data_parallel_dryrun.json: the peak lines, memory_block.csv summed by holder (weights, Momentum's moments,
+gradients, the AllReduce kernels' input and output blocks, what is live at the peak), each AllReduce kernel's
+blocks, the first step's collectives and the kernels of execute_order.csv (any Concat/Split/Slice copies).
 """
 from __future__ import annotations
 
@@ -42,6 +46,14 @@ LLAMA_OPT_SHARD = [(8, 1, 2, 1024, 8, 1024), (2, 4, 2, 1024, 8, 1024)]
 PIPELINE = [("mlp_pipeline.py", 2, 0, {"PP": "2", "MICRO": "4"}), ("mlp_pipeline.py", 2, 1, {"PP": "2", "MICRO": "4"}),
             ("mlp_pipeline.py", 4, 1, {"DP": "2", "PP": "2", "MICRO": "4"}),
             ("mlp_pipeline.py", 8, 6, {"DP": "2", "MP": "2", "PP": "2", "MICRO": "4"})]
+# pure data parallel (DATA_PARALLEL, gradients_mean, DistributedGradReducer): with --data-parallel, into
+# data_parallel_dryrun.json, memory_block.csv summed by holder (data_parallel_blocks) and the kernels around the
+# AllReduces; FUSION none (MindSpore's default) or layers (all_reduce_fusion_config: one fused AllReduce per layer)
+DATA_PARALLEL = [("mlp_data_parallel.py", 8, 0, {"FUSION": "none"}),
+                 ("mlp_data_parallel.py", 8, 0, {"FUSION": "layers"})]
+# memory_block.csv's name prefix of Momentum's moment Parameters; kernels that copy around a fused collective
+MOMENTUM_STATE_PREFIX = "moments."
+COPY_KERNEL = re.compile(r"/(Concat|Split|SplitV|Slice|StridedSlice|TensorMove|Reshape|Flatten)-op\d+$")
 PEAK = re.compile(r"(Used peak memory usage \(without fragments\)|Actual peak memory usage \(with fragments\)): (\d+)M")
 
 
@@ -213,6 +225,100 @@ def record_pipeline(python: str, cann: Path, script: str, size: int, rank: int, 
                                   "input_shape": r["input_shape"], "output_shape": r["output_shape"]} for r in rows]}
 
 
+def _tasks_of(path: Path) -> dict[int, str]:
+    """task.csv: the node each time stamp ran (``Default/grad_reducer-DistributedGradReducer/AllReduce-op2``)."""
+    with open(path) as f:
+        return {int(r["time_stamp"]): r["node_name"] for r in csv.DictReader(f)}
+
+
+def _users(row: dict) -> list[int]:
+    """The time stamps of the tasks that read a memory_block.csv block (``{64-195}``)."""
+    return [int(x) for x in row["user_tasks"].strip("{}").split("-") if x]
+
+
+def data_parallel_blocks(rank_dir: Path) -> dict:
+    """memory_block.csv and task.csv of a data-parallel run summed by holder (MB): weights, Momentum's moments,
+    the gradients (the blocks an AllReduce reads), the AllReduce kernels' output blocks and the 1/degree Muls'
+    (DistributedGradReducer's mean), and the blocks live at the peak by holder; plus each AllReduce kernel's
+    input and output blocks (sizes, and whether MindSpore allocated them as ContinuousMemory)."""
+    with open(rank_dir / "memory_block.csv") as f:
+        rows = list(csv.DictReader(f))
+    tasks = _tasks_of(rank_dir / "task.csv")
+
+    def producer(r: dict) -> str:     # the block's task (``25_Default/AllReduce-op1``) without its index
+        return re.sub(r"^\d+_", "", r["task_name"])
+
+    def holder(r: dict) -> str:
+        if r["type"] == "Weight":
+            return "optimizer_states" if r["node_name"].startswith(MOMENTUM_STATE_PREFIX) else "weights"
+        if r["type"] == "ConstantValue":
+            return "constants"
+        if "HostDSActor" in r["node_name"]:
+            return "inputs"
+        if any("AllReduce" in tasks.get(t, "") for t in _users(r)):
+            return "allreduce_inputs"
+        name = producer(r)
+        return ("allreduce_outputs" if "AllReduce" in name else "mean_mul_outputs" if "grad_reducer" in name
+                else "backward" if name.startswith("Gradients") else "optimizer" if "optimizer" in name
+                else "forward" if name.startswith("Default/network") else "other")
+
+    def total(kind: str) -> float:
+        return round(sum(int(r["size"]) for r in rows if holder(r) == kind) / MB, 2)
+
+    deltas: dict[int, int] = {}
+    for r in rows:
+        deltas[int(r["start_time_stamp"])] = deltas.get(int(r["start_time_stamp"]), 0) + int(r["size"])
+        deltas[int(r["end_time_stamp"])] = deltas.get(int(r["end_time_stamp"]), 0) - int(r["size"])
+    live, peak = 0, (0, 0)
+    for t in sorted(deltas):
+        live += deltas[t]
+        peak = max(peak, (live, t))
+    at_peak: dict[str, float] = {}
+    for r in rows:
+        if int(r["start_time_stamp"]) <= peak[1] < int(r["end_time_stamp"]):
+            at_peak[holder(r)] = at_peak.get(holder(r), 0.0) + int(r["size"]) / MB
+    allreduces = []
+    for t, name in sorted(tasks.items()):
+        if "AllReduce" in name:
+            inputs = [r for r in rows if t in _users(r)]
+            outputs = [r for r in rows if producer(r) == name]
+            allreduces.append({"kernel": name, "input_sizes": [int(r["size"]) for r in inputs],
+                               "output_sizes": [int(r["size"]) for r in outputs],
+                               "continuous": all(r["type"] == "ContinuousMemory" for r in inputs + outputs)})
+    return {"weights_mb": total("weights"), "optimizer_states_mb": total("optimizer_states"),
+            "constants_mb": total("constants"), "inputs_mb": total("inputs"),
+            "gradients_mb": total("allreduce_inputs"), "allreduce_outputs_mb": total("allreduce_outputs"),
+            "mean_mul_outputs_mb": total("mean_mul_outputs"),
+            "max_actual_used_mb": round(max(int(r["actual_used_memory"]) for r in rows) / MB, 2),
+            "max_actual_peak_mb": round(max(int(r["actual_peak_memory"]) for r in rows) / MB, 2),
+            "peak_mb": round(peak[0] / MB, 2), "peak_task": tasks.get(peak[1], ""),
+            "peak_live_mb": {k: round(v, 2) for k, v in sorted(at_peak.items())}, "allreduces": allreduces}
+
+
+def record_data_parallel(python: str, cann: Path, script: str, size: int, rank: int, extra: dict[str, str]) -> dict:
+    """``record`` of a data-parallel configuration, plus ``data_parallel_blocks`` and execute_order.csv's kernels
+    (``Name-opN@stream``, the streams' StreamSend/StreamRecv left out) and its copy kernels (COPY_KERNEL)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**extra, "RANK_SIZE": str(size), "RANK_ID": str(rank), "MS_ALLOC_CONF": "memory_tracker:True"}
+        peaks = peaks_of(python, cann, script, tmp, env)
+        order = Path(tmp) / f"rank_{rank}" / "execute_order"
+        with open(order / "comm_execute_order.csv") as f:
+            comms = list(csv.DictReader(f))
+        with open(order / "execute_order.csv") as f:
+            kernels = [(r["node_name"], r["stream_id"]) for r in csv.DictReader(f)]
+        blocks = data_parallel_blocks(Path(tmp) / f"rank_{rank}")
+    return {"script": script, "rank_size": size, "rank_id": rank, "env": extra,
+            "used_peak_mb": peaks["Used peak memory usage (without fragments)"],
+            "actual_peak_mb": peaks["Actual peak memory usage (with fragments)"], "memory_blocks": blocks,
+            "step_collectives": [{"primitive": r["primitive"], "ranks": [int(x) for x in r["comm_rank"].split()],
+                                  "input_shape": r["input_shape"], "output_shape": r["output_shape"],
+                                  "output_type": r["output_type"], "input_size": int(r["input_size"]),
+                                  "output_size": int(r["output_size"])} for r in comms],
+            "copy_kernels": [name for name, _ in kernels if COPY_KERNEL.search(name)],
+            "execute_order": [f"{name.rsplit('/', 1)[-1]}@{stream}" for name, stream in kernels
+                              if not name.rsplit("/", 1)[-1].startswith(("StreamSend", "StreamRecv"))]}
+
+
 def main() -> None:
     python, cann = sys.argv[1], Path(sys.argv[2])
     version = subprocess.run([python, "-c", "import mindspore; print(mindspore.__version__)"], capture_output=True,
@@ -241,6 +347,14 @@ def main() -> None:
             print(" ".join(r["args"]), r["used_peak_mb"], r["actual_peak_mb"], r["memory_blocks"])
         for r in runs:
             print(r["script"], r["env"], r["used_peak_mb"], r["actual_peak_mb"], len(r["step_collectives"]))
+        return
+    if "--data-parallel" in sys.argv[3:]:
+        runs = [record_data_parallel(python, cann, *config) for config in DATA_PARALLEL]
+        (FIXTURES / "data_parallel_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": runs},
+                                                                       indent=1) + "\n")
+        for r in runs:
+            print(r["env"], r["used_peak_mb"], r["actual_peak_mb"], len(r["step_collectives"]), r["copy_kernels"],
+                  r["memory_blocks"])
         return
     if "--pipeline" in sys.argv[3:]:
         runs = [record_pipeline(python, cann, *config) for config in PIPELINE]

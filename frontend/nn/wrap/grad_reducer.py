@@ -8,10 +8,11 @@ of one id into one collective. Here the fusion happens where the ids are assigne
 bucket are flattened, concatenated, all-reduced once and split back. The ids follow MindSpore's rules:
 parameters whose ``comm_fusion`` differ are fused by that attribute; otherwise
 ``all_reduce_fusion_config`` (or ``comm_fusion``'s ``index`` mode) splits the parameters into groups at
-its indices (MindSpore's quirk kept: index i ends a group *after* parameter i); otherwise every gradient
-shares ``fusion_type`` and buckets are cut by size (``comm_fusion``'s ``size`` threshold in MB, default
-64 MB, MindSpore's ``auto`` mode), walking from the last parameter, whose gradient the backward pass
-produces first. ``comm_fusion={"openstate": False}`` gives one AllReduce per gradient. In GRAPH_MODE
+its indices (MindSpore's quirk kept: index i ends a group *after* parameter i); otherwise, when
+``comm_fusion`` was set, every gradient shares ``fusion_type`` and buckets are cut by size (its ``size``
+threshold in MB, default 64 MB, MindSpore's ``auto`` mode), walking from the last parameter, whose gradient
+the backward pass produces first. Neither set (MindSpore's default), or ``comm_fusion={"openstate": False}``:
+one AllReduce per gradient, as MindSpore 2.10's DryRun runs it. In GRAPH_MODE
 each bucket's AllReduce is a node on the communication stream, so it overlaps the backward of the
 layers in front of it (``graph.passes.order`` defers what reads a collective's output).
 """
@@ -76,10 +77,14 @@ def buckets(parameters: Sequence[Parameter], fusion_type: int = 1) -> list[list[
     """The parameter indices of each fused AllReduce, in the order the backward pass completes them."""
     reduced = [i for i, p in enumerate(parameters) if not getattr(p, "layerwise_parallel", False)]
     on, mode, config = _fusion_config()
-    if not on:
-        return [[i] for i in reversed(reduced)]
     split = config if mode == "index" else context.get_auto_parallel_context("all_reduce_fusion_config")
     ids = _fusion_ids(parameters, list(split or []), fusion_type)
+    # MindSpore 2.10 fuses only when asked (its enable_all_reduce_fusion starts False: comm_fusion or
+    # all_reduce_fusion_config turn it on): its DryRun of a DATA_PARALLEL MLP without either runs one AllReduce
+    # per gradient (tests/fixtures/msdryrun/data_parallel_dryrun.json)
+    asked = bool(context.get_auto_parallel_context("comm_fusion")) or bool(split) or ids is not None
+    if not on or not asked:
+        return [[i] for i in reversed(reduced)]
     if ids is not None:
         groups: dict[int, list[int]] = {}
         for i in reduced:
