@@ -313,6 +313,7 @@ def breakdown(spec: DeviceSpec, cost: KernelCost) -> Breakdown:
     if cost.gemm is not None:
         return gemm_pipes(spec, cost, gemm_tiling(spec, cost.gemm, cost))
     port_rate = spec.core_port_bytes_per_cycle * spec.clock_hz          # bytes/s through one core's port
+    l2_rate = spec.l2_bytes_per_cycle * spec.clock_hz                     # bytes/s one core reads from L2
     vector_rate = spec.vector_lanes_fp16 * spec.clock_hz
     slow = DTYPE_VECTOR_SLOWDOWN.get(cost.dtype, 2.0)
     reread_miss = cost.reread if cost.reread > spec.l2_bytes else 0
@@ -320,7 +321,8 @@ def breakdown(spec: DeviceSpec, cost: KernelCost) -> Breakdown:
     return Breakdown(
         cube=cost.cube_flops * DTYPE_CUBE_SLOWDOWN.get(cost.dtype, 1.0) / (spec.peak_cube_flops * spec.cube_efficiency),
         vector=cost.vector_ops * slow / (cores * vector_rate),
-        port=(cost.bytes + cost.reread + cost.transfers * DMA_SETUP_BYTES) / (cores * port_rate),
+        port=((cost.bytes + reread_miss + cost.transfers * DMA_SETUP_BYTES) / port_rate
+              + (cost.reread - reread_miss) / l2_rate) / cores,
         hbm=(cost.bytes + reread_miss) / spec.hbm_bandwidth,
         cores=cores)
 
@@ -329,6 +331,7 @@ def gemm_pipes(spec: DeviceSpec, cost: KernelCost, t: Tiling) -> Breakdown:
     """Time of each pipe for the cube kernel ``cost`` run as tiling ``t`` (see the module docstring)."""
     cycle = 1.0 / spec.clock_hz
     port_rate = spec.core_port_bytes_per_cycle * spec.clock_hz          # bytes/s through one core's port
+    l2_rate = spec.l2_bytes_per_cycle * spec.clock_hz                     # bytes/s one core reads from L2
     vector_rate = spec.vector_lanes_fp16 * spec.clock_hz
     slow = DTYPE_VECTOR_SLOWDOWN.get(cost.dtype, 2.0)
     reread_miss = cost.reread if cost.reread > spec.l2_bytes else 0
@@ -339,12 +342,14 @@ def gemm_pipes(spec: DeviceSpec, cost: KernelCost, t: Tiling) -> Breakdown:
     a_again, b_again = operand_rereads(spec, g, t, itemsize)
     misses = (a_again if g.a_bytes > spec.l2_bytes else 0) + (b_again if g.b_bytes > spec.l2_bytes else 0)
     partials = 2 * ACC_BYTES * g.batch * g.m * g.n * (t.splits - 1) if t.splits > 1 else 0   # atomic adds
-    traffic = (cost.bytes + cost.reread + a_again + b_again + partials + fmap_rereads(spec, g, itemsize)
-               + cost.transfers * DMA_SETUP_BYTES)
+    # through the port from HBM (first passes, re-reads that miss L2, atomic partials), and from L2 (the
+    # re-reads that hit it, the feature map's shared rows)
+    from_hbm = cost.bytes + reread_miss + misses + partials + cost.transfers * DMA_SETUP_BYTES
+    from_l2 = cost.reread - reread_miss + a_again + b_again - misses + fmap_rereads(spec, g, itemsize)
     return Breakdown(
         cube=cube,
         vector=cost.vector_ops * slow / (t.cores * vector_rate),
-        port=t.waves * traffic / t.units / port_rate,
+        port=t.waves * (from_hbm / port_rate + from_l2 / l2_rate) / t.units,
         hbm=(cost.bytes + reread_miss + misses + partials) / spec.hbm_bandwidth,
         cores=t.cores)
 

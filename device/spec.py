@@ -40,6 +40,11 @@ class DeviceSpec:
     # sustains when fed (the two networks constrain it weakly: +-1% over 0.8-0.95).
     core_port_bytes_per_cycle: float = 31.5
     cube_efficiency: float = 0.85
+    # How much faster a core reads from L2 than through its port to HBM, when the data is in L2 (an
+    # operand's re-reads, a kernel's second pass, a convolution's shared feature-map rows): the platform
+    # config's [AICoreMemoryRates] l2_read_rate / ddr_rate. 1.0 on the 910A, whose fitted port carries every
+    # byte (no 910A ini at hand); the 910B presets' ini ratio (below; docs/FIDELITY.md, "910B checks").
+    l2_port_ratio: float = 1.0
     # The share of the cube's peak a convolution sustains, its A operand expanded by img2col (load3d)
     # from L1 on the way to the cube. Not fitted separately: with the BatchNorm fusions, VGG16 ImageNet
     # (58 ms at batch 32) wants about 0.35, but the same convolutions in VGG16-BN CIFAR-10 at 224 (79 ms
@@ -81,6 +86,11 @@ class DeviceSpec:
         return float(self.vector_lanes_fp16) * self.clock_hz
 
     @property
+    def l2_bytes_per_cycle(self) -> float:
+        """Bytes per core cycle a core reads from L2: the port's times :attr:`l2_port_ratio`."""
+        return self.core_port_bytes_per_cycle * self.l2_port_ratio
+
+    @property
     def peak_cube_flops(self) -> float:
         return self.cube_flops_per_core * self.ai_cores
 
@@ -97,8 +107,13 @@ class DeviceSpec:
 # 1800 (B2; B3's npu-smi Aicore Freq). Not from an ini: hbm_bandwidth (1.6 TB/s, vendor figure; the B1 ini's
 # ddr_rate 32 B/cycle x 24 cores x 1.85 GHz is 1.42 TB/s) and B4's 1.5 GHz. The fitted constants
 # (core_port_bytes_per_cycle, cube_efficiency, the data channel) are the 910A's (docs/FIDELITY.md, "910B checks").
+# [AICoreMemoryRates] of the B1 ini: l2_read_rate 110 and ddr_rate 32 B per core cycle (the fitted 910A port,
+# 31.5, is within 2% of that ddr_rate); the B2-B4 inis (the same C220 cores) were not at hand and are taken to
+# be the B1's.
+B_INI_L2_READ_RATE, B_INI_DDR_RATE = 110, 32
 _B_COMMON = dict(l0c_bytes=128 * KiB, l1_bytes=512 * KiB, ub_bytes=192 * KiB, hbm_bandwidth=1.6e12,
-                 cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128)
+                 cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128,
+                 l2_port_ratio=B_INI_L2_READ_RATE / B_INI_DDR_RATE)
 
 PRESETS: dict[str, DeviceSpec] = {
     DEFAULT_PRESET: DeviceSpec(),

@@ -132,3 +132,21 @@ def test_910b_presets_match_cann_platform_configs():
     assert (cube_tile(get_spec("Ascend910B2")), cube_tile(get_spec())) == (176, 256)
     # the published figures the bench's --910b checks compare with (MindFormers' Llama 2 model card)
     assert {n: c[1] for n, c in bf.CHECKS_910B.items()} == {"llama2_7b": 3484.0, "llama2_13b": 1911.0}
+
+
+def test_l2_hits_move_at_the_ini_l2_rate_on_910b():
+    """Bytes a kernel reads from L2 (its second pass, when it fits) cross the core's port at the 910B ini's
+    l2_read_rate / ddr_rate times the port's rate (110 / 32), the rest at the port's; on the 910A (ratio 1)
+    every byte at the port's, as before. By hand: 64 MiB in one pass plus a 32 MiB second pass over 24 cores."""
+    from ascendemu.device.cost import KernelCost, breakdown
+    from ascendemu.device.spec import get_spec
+    mib = 1 << 20
+    cost = KernelCost(bytes=64 * mib, reread=32 * mib)
+    b2 = get_spec("Ascend910B2")
+    port = 31.5 * 1.8e9                                   # bytes/s per core: the fitted port at 1.8 GHz
+    assert b2.l2_bytes_per_cycle == pytest.approx(31.5 * 110 / 32)
+    assert breakdown(b2, cost).port == pytest.approx((64 * mib / port + 32 * mib / (port * 110 / 32)) / 24)
+    assert breakdown(get_spec(), cost).port == pytest.approx(96 * mib / (31.5e9 * 32))
+    # a second pass larger than L2 comes from HBM again, at the port's rate
+    big = KernelCost(bytes=512 * mib, reread=256 * mib)
+    assert breakdown(b2, big).port == pytest.approx(768 * mib / port / 24)
