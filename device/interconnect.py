@@ -1,9 +1,12 @@
 """The interconnect of Atlas 800 training servers (model 9000) and HCCL's collective algorithms on it,
 priced by the alpha-beta-gamma model. Pure functions of the ranks, the message size and the DeviceSpec.
 
-Topology (docs/REFERENCE-ranks 6.1). A server holds ``DEVICES_PER_SERVER`` chips in two HCCS groups
-of ``HCCS_GROUP_SIZE`` (devices 0-3 and 4-7); inside a group every chip has one HCCS link to each of
-the others (3 ports, ``DeviceSpec.hccs_bandwidth`` each), so a group is a full mesh. Between the two
+Topology (docs/REFERENCE-ranks 6.1). A server holds ``DEVICES_PER_SERVER`` chips in HCCS groups of
+:func:`hccs_group_size` (``DeviceSpec.hccs_ports`` + 1); inside a group every chip has one HCCS link to each
+of the others (``DeviceSpec.hccs_bandwidth`` each), so a group is a full mesh. An Atlas 800 training server
+(model 9000, the 910A) has two groups of 4, devices 0-3 and 4-7 (3 ports: CANN's distributed-training notes,
+"0-3卡和4-7卡各为一个组网"); an Atlas 800T A2 server (the 910B presets) one group of 8 (7 ports: the same notes
+allow any 1-8 of its chips in one communicator, "(1~8)*n"). Between the two
 groups of a server and between servers the chips talk over their RoCE port
 (``DeviceSpec.roce_bandwidth``). World rank r sits on server ``r // 8``, chip ``r % 8``, as a job
 allocated from device 0 on each server places it.
@@ -36,12 +39,12 @@ from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from .cost import DTYPE_VECTOR_SLOWDOWN
 from .spec import DeviceSpec
 
-__all__ = ["DEVICES_PER_SERVER", "HCCS_GROUP_SIZE", "HCCS_LATENCY_S", "ROCE_LATENCY_S", "HCCL_ALGO_ENV",
+__all__ = ["DEVICES_PER_SERVER", "HCCS_LATENCY_S", "ROCE_LATENCY_S", "HCCL_ALGO_ENV",
            "Placement", "Link", "Algorithm", "Single", "Ring", "HalvingDoubling", "Mesh", "Hierarchical",
-           "placement", "hccs_link", "roce_link", "link_between", "reduction_gamma", "choose_algorithm"]
+           "placement", "hccs_group_size", "hccs_link", "roce_link", "link_between", "reduction_gamma",
+           "choose_algorithm"]
 
-DEVICES_PER_SERVER = 8        # one Atlas 800 training server (model 9000)
-HCCS_GROUP_SIZE = 4           # devices 0-3 and 4-7: two fully connected HCCS groups
+DEVICES_PER_SERVER = 8        # one Atlas 800 training server (model 9000) or Atlas 800T A2
 # Latency of one message (one algorithm step: notify, DMA start, completion) on each kind of link. No
 # measured figure is published for the 910A (REFERENCE-ranks 6.2); these are the model's assumptions:
 # a few microseconds on the on-board HCCS, about twice that through the NIC and a switch on RoCE.
@@ -61,9 +64,14 @@ class Placement:
     chip: int
 
 
-def placement(rank: int) -> Placement:
+def hccs_group_size(spec: DeviceSpec) -> int:
+    """Chips in one fully connected HCCS group: a chip's HCCS ports link it to each of the others."""
+    return spec.hccs_ports + 1
+
+
+def placement(rank: int, spec: DeviceSpec) -> Placement:
     chip = rank % DEVICES_PER_SERVER
-    return Placement(rank // DEVICES_PER_SERVER, chip // HCCS_GROUP_SIZE, chip)
+    return Placement(rank // DEVICES_PER_SERVER, chip // hccs_group_size(spec), chip)
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,7 @@ def roce_link(spec: DeviceSpec) -> Link:
 
 def link_between(a: int, b: int, spec: DeviceSpec) -> Link:
     """The link two world ranks talk over: HCCS inside an HCCS group, else RoCE."""
-    pa, pb = placement(a), placement(b)
+    pa, pb = placement(a, spec), placement(b, spec)
     return hccs_link(spec) if (pa.server, pa.group) == (pb.server, pb.group) else roce_link(spec)
 
 
@@ -320,7 +328,7 @@ def choose_algorithm(ranks: Sequence[int], spec: DeviceSpec) -> Algorithm:
         return Single()
     groups: dict[tuple[int, int], int] = {}
     for r in ranks:
-        at = placement(r)
+        at = placement(r, spec)
         groups[(at.server, at.group)] = groups.get((at.server, at.group), 0) + 1
     sizes = set(groups.values())
     if len(groups) == 1:

@@ -111,9 +111,11 @@ class DeviceSpec:
 # 31.5, is within 2% of that ddr_rate); the B2-B4 inis (the same C220 cores) were not at hand and are taken to
 # be the B1's.
 B_INI_L2_READ_RATE, B_INI_DDR_RATE = 110, 32
+# An Atlas 800T A2 server's 8 chips are one HCCS group (device/interconnect.py): 7 ports each, at the 910A's
+# per-port rate (no 910B link rate with a source at hand).
 _B_COMMON = dict(l0c_bytes=128 * KiB, l1_bytes=512 * KiB, ub_bytes=192 * KiB, hbm_bandwidth=1.6e12,
                  cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128,
-                 l2_port_ratio=B_INI_L2_READ_RATE / B_INI_DDR_RATE)
+                 l2_port_ratio=B_INI_L2_READ_RATE / B_INI_DDR_RATE, hccs_ports=7)
 
 PRESETS: dict[str, DeviceSpec] = {
     DEFAULT_PRESET: DeviceSpec(),

@@ -85,8 +85,13 @@ def test_other_collectives_on_four_and_eight_ranks(n):
 
 def test_hccl_chooses_by_topology(monkeypatch):
     monkeypatch.delenv("HCCL_ALGO", raising=False)
-    assert [placement(r).group for r in range(8)] == [0, 0, 0, 0, 1, 1, 1, 1]
-    assert placement(13) == placement(13).__class__(server=1, group=1, chip=5)
+    assert [placement(r, SPEC).group for r in range(8)] == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert placement(13, SPEC) == placement(13, SPEC).__class__(server=1, group=1, chip=5)
+    # an Atlas 800T A2 (the 910B presets): its 8 chips one group, a mesh over HCCS, servers over RoCE
+    b2 = get_spec("Ascend910B2")
+    assert [placement(r, b2).group for r in range(16)] == [0] * 16
+    assert choose_algorithm(range(8), b2) == Mesh(8, hccs_link(b2))
+    assert choose_algorithm(range(16), b2) == Hierarchical(Mesh(8, hccs_link(b2)), HalvingDoubling(2, roce_link(b2)))
     assert choose_algorithm([3], SPEC) == Single()
     assert choose_algorithm([4, 5, 7], SPEC) == Mesh(3, hccs_link(SPEC))            # one group, any size
     # one rank per group: nothing at level 0, the groups halve and double over RoCE
