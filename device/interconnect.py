@@ -6,7 +6,8 @@ Topology (docs/REFERENCE-ranks 6.1). A server holds ``DEVICES_PER_SERVER`` chips
 of the others (``DeviceSpec.hccs_bandwidth`` each), so a group is a full mesh. An Atlas 800 training server
 (model 9000, the 910A) has two groups of 4, devices 0-3 and 4-7 (3 ports: CANN's distributed-training notes,
 "0-3卡和4-7卡各为一个组网"); an Atlas 800T A2 server (the 910B presets) one group of 8 (7 ports: the same notes
-allow any 1-8 of its chips in one communicator, "(1~8)*n"). Between the two
+allow any 1-8 of its chips in one communicator, "(1~8)*n"; hiascend.com/document/detail/zh/canncommercial/700/
+modeldev/tfmigr1/tfmigr1_000026.html). Between the two
 groups of a server and between servers the chips talk over their RoCE port
 (``DeviceSpec.roce_bandwidth``). World rank r sits on server ``r // 8``, chip ``r % 8``, as a job
 allocated from device 0 on each server places it.
