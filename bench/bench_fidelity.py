@@ -78,7 +78,7 @@ NETWORKS: dict[str, tuple] = {
     "se_resnet50": ("SE-ResNet-50 ImageNet", "se_resnet50", 32, 24.6, "ms/step", ZOO_README, "check"),
     "lenet": ("LeNet-5 MNIST, amp O2, Momentum", "lenet", 32, 1.071, "ms/step",
               f"mindspore-ai/models@{ZOO_COMMIT} research/cv/lenet/README.md, 1 card", "check"),
-    "vgg16_cifar": ("VGG16-BN CIFAR-10 (resized to 224), amp O2", "vgg16_cifar", 64, 79.0, "ms/step",
+    "vgg16_cifar": ("VGG16-BN CIFAR-10 (resized to 224), amp O2, BatchNorm in fp16", "vgg16_cifar", 64, 79.0, "ms/step",
                     f"mindspore-ai/models@{ZOO_COMMIT} official/cv/VGG/vgg16/README.md, 1pc", "check"),
     "vgg16_imagenet": ("VGG16 ImageNet (no BN, dropout), amp O2", "vgg16_imagenet", 32, 58.0, "ms/step",
                        f"mindspore-ai/models@{ZOO_COMMIT} official/cv/VGG/vgg16/README.md, 1pc", "check"),
@@ -159,25 +159,36 @@ def _lenet(batch: int):
 
 
 def _vgg(builder: str, batch: int):
-    """The zoo's VGG16 (tests/fixtures/zoo/vgg16/src/vgg.py) with the settings of its CIFAR-10 config (BN,
-    'same' padding, no dropout) or its ImageNet config (no BN, 'pad' padding, dropout), amp O2 as train.py."""
+    """The zoo's VGG16 (tests/fixtures/zoo/vgg16/src/vgg.py) as its train.py builds it on Ascend with its
+    CIFAR-10 config (BN, 'same' padding, no dropout; Momentum with weight decay 5e-4 and loss scale 1, amp O2
+    with keep_batchnorm_fp32=False and loss_scale_manager=None: BatchNorm in float16, no loss scaling) or its
+    ImageNet config (no BN, 'pad' padding, dropout; CrossEntropy with label smoothing 0.1, Momentum with
+    weight decay 1e-4 and loss scale 1024, FixedLossScaleManager(1024, False), amp O2); both with train.py's
+    parameter groups (no decay on biases and BatchNorm)."""
     from types import SimpleNamespace
     sys.path.insert(0, str(ZOO / "vgg16"))
     import numpy as np
 
     import ascendemu.frontend as ms
     from ascendemu.frontend import nn
+    from src.crossentropy import CrossEntropy
+    from src.utils.util import get_param_groups
     from src.vgg import vgg16
 
     cifar = builder == "vgg16_cifar"
     args = SimpleNamespace(image_size=[224, 224], pad_mode="same" if cifar else "pad", padding=0 if cifar else 1,
                            has_bias=False, batch_norm=cifar, has_dropout=not cifar,
                            initialize_mode="XavierUniform" if cifar else "KaimingNormal")
-    classes = 10 if cifar else 1000
-    net = vgg16(classes, args)
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9, weight_decay=5e-4)
-    model = ms.Model(net, loss_fn=loss, optimizer=opt, amp_level="O2")
+    net = vgg16(10 if cifar else 1000, args)
+    opt = nn.Momentum(get_param_groups(net), 0.01, 0.9, weight_decay=5e-4 if cifar else 1e-4,
+                      loss_scale=1.0 if cifar else 1024.0)
+    if cifar:
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        model = ms.Model(net, loss_fn=loss, optimizer=opt, amp_level="O2", keep_batchnorm_fp32=False,
+                         loss_scale_manager=None)
+    else:
+        model = ms.Model(net, loss_fn=CrossEntropy(smooth_factor=0.1, num_classes=1000), optimizer=opt,
+                         amp_level="O2", loss_scale_manager=ms.FixedLossScaleManager(1024.0, drop_overflow_update=False))
     return model, [np.zeros((batch, 3, 224, 224), np.float32), np.zeros((batch,), np.int32)]
 
 
