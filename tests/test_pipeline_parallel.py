@@ -178,8 +178,9 @@ def test_the_loss_scale_cell_allreduces_per_stage_overflow_flags(tmp_path):
     stages for the check: each rank sends and receives only the plain cell's (128, 1024) activations and
     their gradients, paired rank to rank. The last stage's used peak is within the hand bound: its 2 blocks'
     weights 16 MiB + Momentum 16 MiB + inputs 2 MiB + a micro-batch's gradients and their sum 2 x 16 MiB +
-    one (1024, 1024) float32 update temporary 4 MiB = 70 MiB (receiving stage 0's 16 MiB of gradients for
-    the check, as it did, it peaked above it)."""
+    one (1024, 1024) float32 update temporary 4 MiB = 70 MiB, and the step's scalar inputs (the loss scale:
+    bytes, held to the step's end with the other inputs) (receiving stage 0's 16 MiB of gradients for the
+    check, as it did, it peaked above it)."""
     seen = {rank: _dry_run(tmp_path, rank, 2, {"PP": "2", "MICRO": "2", "TRAIN": "loss_scale"}) for rank in (0, 1)}
     for rank, (_, rows) in seen.items():
         reduces = [r for r in rows if r["primitive"] == "AllReduce"]
@@ -189,4 +190,4 @@ def test_the_loss_scale_cell_allreduces_per_stage_overflow_flags(tmp_path):
         sent = [r["input_shape"] for r in seen[src][1] if r["primitive"] == "Send"]
         received = [r["output_shape"] for r in seen[dst][1] if r["primitive"] == "Receive"]
         assert sent == received == ["(128, 1024)"] * 2
-    assert float(PEAK_USED.search(seen[1][0]).group(1)) <= 70.0
+    assert float(PEAK_USED.search(seen[1][0]).group(1)) <= 70.0 + 0.05
