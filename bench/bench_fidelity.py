@@ -63,7 +63,7 @@ NO_CHANNEL = {"dataset_channel_bandwidth": float("inf")}
 NETWORKS: dict[str, tuple] = {
     "resnet50": ("ResNet-50 v1.5 ImageNet, fp16 (amp O3), Momentum", "resnet50", 256, 2115.0, "samples/s",
                  "MindSpore benchmark page (REFERENCE.md)", "calibration"),
-    "bert_large": ("BERT-large pre-training, seq 128, fp16 (amp O2), AdamWeightDecay", "bert", 96, 269.0,
+    "bert_large": ("BERT-large pre-training, seq 128, the zoo's fp16 compute, AdamWeightDecay", "bert", 96, 269.0,
                    "samples/s", "MindSpore benchmark page (REFERENCE.md)", "calibration"),
     "resnet50_zoo": ("ResNet-50 v1.5 ImageNet, zoo README", "resnet50", 256, 118.0, "ms/step", ZOO_README, "check"),
     "resnet34": ("ResNet-34 ImageNet", "resnet34", 256, 111.0, "ms/step", ZOO_README, "check"),
@@ -88,7 +88,7 @@ NETWORKS: dict[str, tuple] = {
                          f"mindspore-ai/models@{ZOO_COMMIT} research/cv/squeezenet/README.md, 1pc", "check"),
     "squeezenet": ("SqueezeNet ImageNet, amp O2", "squeezenet", 32, 19.9, "ms/step",
                    f"mindspore-ai/models@{ZOO_COMMIT} research/cv/squeezenet/README.md, 8pcs", "check"),
-    "bert_base": ("BERT-base pre-training cn-wiki seq 128, Lamb, amp O2", "bert_base", 256, 284.0, "ms/step",
+    "bert_base": ("BERT-base pre-training cn-wiki seq 128, Lamb, the zoo's fp16 compute", "bert_base", 256, 284.0, "ms/step",
                   f"mindspore-ai/models@{ZOO_COMMIT} official/nlp/Bert/README.md, 8 cards", "check"),
     "unet": ("U-Net medical 572x572 (segmentation), amp O3, Adam", "unet", 16, 267.0, "ms/step",
              f"mindspore-ai/models@{ZOO_COMMIT} official/cv/Unet/README.md, 1pc", "check"),
@@ -222,20 +222,20 @@ def _ssd(batch: int):
 
 
 def _bert(batch: int, layers: int = 24, init=None, base: dict | None = None):
-    """bench/bert.py's BERT-large with the zoo's pre-training inputs (seq 128, 20 masked positions);
+    """bench/bert.py's BERT-large with the zoo's pre-training inputs (seq 128, 20 masked positions), its
+    float16 compute and its training cell (run_pretrain.py: ``Model(BertTrainOneStepWithLossScaleCell)``);
     ``init``: the weights' initializer (None: the zoo's); ``base``: overrides for BERT-base with Lamb."""
     sys.path.insert(0, str(ROOT / "bench"))
     import numpy as np
 
     import ascendemu.frontend as ms
     from ascendemu.frontend import nn
-    from bert import LARGE, bert_large
+    from bert import LARGE, BertTrainCell, bert_large, decay_groups
 
     net = bert_large(num_layers=layers, init=init, **(base or {}))
-    opt = (nn.Lamb(net.trainable_params(), 1e-4, weight_decay=0.01) if base else
-           nn.AdamWeightDecay(net.trainable_params(), 1e-4, weight_decay=0.01))
-    model = ms.Model(net, optimizer=opt, amp_level="O2",
-                     loss_scale_manager=ms.FixedLossScaleManager(1024.0, drop_overflow_update=False))
+    groups = decay_groups(net.trainable_params(), 0.01)
+    opt = nn.Lamb(groups, 1e-4) if base else nn.AdamWeightDecay(groups, 1e-4)
+    model = ms.Model(BertTrainCell(net, opt))
     seq, masked = 128, LARGE["max_predictions"]
     columns = [np.zeros((batch, seq), np.int32), np.ones((batch, seq), np.int32), np.zeros((batch, seq), np.int32),
                np.zeros((batch,), np.int32), np.zeros((batch, masked), np.int32), np.zeros((batch, masked), np.int32),

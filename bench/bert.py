@@ -6,9 +6,16 @@ masked-LM head (the ``max_predictions`` masked positions gathered, Dense + GeLU 
 against the transposed word-embedding table + bias) and the next-sentence head; the loss is the
 mean masked-LM cross-entropy weighted by the label weights plus the next-sentence cross-entropy.
 
-Used by bench/bench_fidelity.py (BERT-large, seq 128, batch 96) and by the fidelity test with one
-layer. The zoo trains with Lamb; this network trains with any optimizer (the step's cost is the
-network's: an optimizer update is a few element-ops per parameter, both for Lamb and Adam).
+Precision as the zoo's ``compute_type=float16`` sets it (no amp level): the encoder layers, the pooler,
+the masked-LM transform (Dense + LayerNorm) and the next-sentence Dense compute in float16 (``to_float``,
+their LayerNorms included); the embeddings and their LayerNorm, the masked-LM logits and bias, the
+log-softmaxes and the loss in float32. :class:`BertTrainCell` is the zoo's BertTrainOneStepWithLossScaleCell
+(src/bert_for_pre_training.py): a dynamic loss scale, the gradients unscaled and each clipped to norm 1.0
+(``nn.ClipByNorm``), the update skipped on overflow.
+
+Used by bench/bench_fidelity.py (BERT-large, seq 128, batch 96; BERT-base with Lamb, batch 256) and by the
+fidelity test with one layer. Any optimizer trains it (the zoo: Lamb for base; the calibration's BERT-large
+AdamWeightDecay).
 """
 from __future__ import annotations
 
@@ -104,6 +111,8 @@ class BertPreTraining(nn.Cell):
         self.log_softmax = nn.LogSoftmax(axis=-1)
         self.max_predictions = max_predictions
         self.reduce_sum, self.reduce_mean = ops.ReduceSum(), ops.ReduceMean()
+        for cell in (*self.layers, self.pooler, self.mlm_dense, self.mlm_norm, self.nsp):
+            cell.to_float(mstype.float16)          # the zoo's compute_type
 
     def construct(self, input_ids, input_mask, token_type_ids, next_sentence_labels, masked_positions,
                   masked_ids, masked_weights):
@@ -121,10 +130,9 @@ class BertPreTraining(nn.Cell):
         offsets = Tensor(np.arange(batch, dtype=np.int32).reshape(batch, 1) * seq)
         rows = ops.reshape(masked_positions + offsets, (-1,))
         picked = ops.gather(ops.reshape(x, (batch * seq, hidden)), rows, 0)
-        h = self.mlm_norm(self.mlm_dense(picked))
-        logits = self.logits(h, ops.cast(self.word.embedding_table, h.dtype)) + ops.reshape(
-            ops.cast(self.mlm_bias.weight, h.dtype), (1, self.vocab))
-        log_probs = ops.cast(self.log_softmax(ops.cast(logits, mstype.float32)), mstype.float32)
+        h = ops.cast(self.mlm_norm(self.mlm_dense(picked)), mstype.float32)
+        logits = self.logits(h, self.word.embedding_table) + ops.reshape(self.mlm_bias.weight, (1, self.vocab))
+        log_probs = self.log_softmax(logits)
         labels = ops.one_hot(ops.reshape(masked_ids, (-1,)), self.vocab, 1.0, 0.0)
         weights = ops.reshape(masked_weights, (-1,))
         per_token = -self.reduce_sum(log_probs * labels, -1)
@@ -137,3 +145,39 @@ class BertPreTraining(nn.Cell):
 def bert_large(**overrides) -> BertPreTraining:
     """BERT-large pre-training network; ``overrides`` change any of :data:`LARGE` (e.g. num_layers=1)."""
     return BertPreTraining(**{**LARGE, **overrides})
+
+
+# the zoo's pretrain_config.yaml: loss_scale_value, scale_factor, scale_window; GRADIENT_CLIP_VALUE
+LOSS_SCALE = dict(loss_scale_value=2.0 ** 16, scale_factor=2, scale_window=1000)
+CLIP_NORM = 1.0
+
+
+def decay_groups(params, weight_decay: float) -> list[dict]:
+    """The zoo's decay_filter: weight decay except on LayerNorm parameters (gamma and beta here) and biases."""
+    def plain(p):
+        return p.name.endswith((".gamma", ".beta")) or "bias" in p.name.lower()
+    return [{"params": [p for p in params if not plain(p)], "weight_decay": weight_decay},
+            {"params": [p for p in params if plain(p)], "weight_decay": 0.0}]
+
+
+class BertTrainCell(nn.TrainOneStepWithLossScaleCell):
+    """The zoo's BertTrainOneStepWithLossScaleCell: gradients at the loss scale, unscaled, each clipped to norm
+    :data:`CLIP_NORM`, the update skipped when one overflows; returns (loss, overflow, loss scale)."""
+
+    def __init__(self, network: nn.Cell, optimizer: nn.Cell):
+        super().__init__(network, optimizer, scale_sense=nn.DynamicLossScaleUpdateCell(**LOSS_SCALE))
+        self.clip = nn.ClipByNorm()
+        self.clip_norm = Tensor(np.array([CLIP_NORM], np.float32))
+
+    def construct(self, *inputs):
+        loss = self.network(*inputs)
+        scaling_sens = self.scale_sense
+        status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
+        grads = self.grad(self.network, self.weights)(*inputs, ops.cast(scaling_sens, mstype.float32))
+        grads = self.grad_reducer(grads)
+        grads = tuple(self.clip(g * ops.reciprocal(scaling_sens), self.clip_norm) for g in grads)
+        cond = self.get_overflow_status(status, grads)
+        overflow = self.process_loss_scale(cond)
+        if not overflow:
+            self.optimizer(grads)
+        return loss, cond, scaling_sens

@@ -282,6 +282,87 @@ def _replace_nodes(graph: Graph, replaced: dict[int, OpNode], gone: set[int]) ->
         graph.nodes = [replaced.get(n.id, n) for n in graph.nodes if n.id not in gone]
 
 
+def fuse_conditional_updates(graph: Graph) -> Graph:
+    """An update skipped on a device flag is decided inside the update's own kernel.
+
+    ``graph.capture``'s ``updates_unless`` and a tensor ``if`` around an optimizer (MindSpore's ``if not
+    overflow: optimizer(grads)``) make each Parameter and optimizer state it updates ``Select(flag, old, new)``
+    (or ``(flag, new, old)``): a pass over every parameter and state of its own. MindSpore compiles the ``if`` as a branch whose kernels run or not, with no such pass. Here an
+    optimizer program (``ApplyMomentum``, ``Adam``, ...: one elementwise program over the parameter and its
+    states) whose outputs only such Selects read, each choosing between the program's own input and its
+    output, becomes one multi-output ``FusedElemwise``: the program, then per output the same choice, on the
+    flag cast once to float32 (a fused program's inputs are floats). Same values bit for bit (the Select stores
+    the chosen operand unchanged), one pass over memory, the program node's id and place kept."""
+    g = graph.copy()
+    producers, consumers = g.producers(), g.consumers()
+    updates = set(g.updates.values())
+    absorbed: dict[int, list[OpNode]] = {}          # program node id -> the Selects of its outputs
+    for n in g.nodes:
+        if n.op != "Select" or n.outputs[0] not in updates or g.values[n.inputs[0]].size != 1:
+            continue
+        for new, old in (n.inputs[2], n.inputs[1]), (n.inputs[1], n.inputs[2]):   # either branch the update's
+            p = producers.get(new)
+            if (p is not None and p.op in elementwise.PROGRAMS and old in p.inputs and len(consumers[new]) == 1
+                    and g.values[n.outputs[0]] == g.values[new]):
+                absorbed.setdefault(p.id, []).append(n)
+                break
+    absorbed = {pid: sel for pid, sel in absorbed.items()
+                if len({s.inputs[0] for s in sel}) == 1}  # one flag per program
+    if not absorbed:
+        return g
+    flags: dict[int, int] = {}                       # skip value -> its float32 copy
+    casts: dict[int, OpNode] = {}                    # node id after which a Cast goes (-1: first) -> the Cast
+    fused: dict[int, OpNode] = {}
+    gone: set[int] = set()
+    for pid, sel in absorbed.items():
+        p = g.node(pid)
+        skip = sel[0].inputs[0]
+        if skip not in flags:
+            flags[skip] = g.new_value(TensorDesc(g.values[skip].shape, "float32"))
+            at = producers[skip].id if skip in producers else -1
+            casts[at] = OpNode(g.new_node_id(), "Cast", {"dst_type": "float32"}, (skip,), (flags[skip],),
+                               f"{sel[0].full_name}_flag", sel[0].origins)
+        steps, outs = elementwise.PROGRAMS[p.op](p.signature(g))
+        program, outputs = list(steps), list(outs)
+        flag = ("in", len(p.inputs))
+        values = list(p.outputs)
+        program.append(("NotEqual", flag, ("c", 0.0)))         # the flag, as the Select's condition
+        cond = ("t", len(program) - 1)
+        for s in sel:
+            k = next(p.outputs.index(v) for v in s.inputs[1:] if v in p.outputs)
+            picks = tuple(("t", outputs[k]) if v == p.outputs[k] else ("in", p.inputs.index(v)) for v in s.inputs[1:])
+            program.append(("Select", cond) + picks)
+            del g.values[p.outputs[k]]
+            outputs[k], values[k] = len(program) - 1, s.outputs[0]
+            gone.add(s.id)
+        attrs = {"program": tuple(program), "outputs": tuple(outputs),
+                 "dst_type": tuple(g.values[v].dtype for v in values)}
+        fused[pid] = OpNode(pid, FUSED_OP, attrs, p.inputs + (flags[skip],), tuple(values),
+                            _fused_name([p.full_name] + [s.full_name for s in sel]),
+                            p.origins + tuple(o for s in sel for o in s.origins))
+        fused[pid].signature(g)      # validate the program against the kernel library's shape inference
+    nodes = list(casts.values()) if -1 in casts else []
+    for n in g.nodes:
+        if n.id not in gone:
+            nodes.append(fused.get(n.id, n))
+        if n.id in casts:
+            nodes.append(casts[n.id])
+    g.nodes = nodes
+    g.control = {nid: tuple(dict.fromkeys(_remap(d, gone, absorbed) for d in deps))
+                 for nid, deps in g.control.items() if nid not in gone}
+    return g
+
+
+def _remap(nid: int, gone: set[int], absorbed: dict[int, list[OpNode]]) -> int:
+    """A control dependency on an absorbed Select becomes one on the program that absorbed it."""
+    if nid not in gone:
+        return nid
+    return next(pid for pid, sel in absorbed.items() if any(s.id == nid for s in sel))
+
+
+MATMUL_OPS = ("MatMul", "BatchMatMul")
+
+
 MATMUL_OPS = ("MatMul", "BatchMatMul")
 
 

@@ -26,8 +26,8 @@ from .ir import Constant, Graph
 from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .memory_report import MemoryReport, memory_report
 from .passes import (DEFAULT_ORDER_POLICY, ORDER_POLICIES, assign_streams, defer_to_first_use,
-                     eliminate_common_subexpressions, fuse_conv_bn_reduce, fuse_elementwise, fuse_epilogues,
-                     fuse_norm_programs,
+                     eliminate_common_subexpressions, fuse_conditional_updates, fuse_conv_bn_reduce,
+                     fuse_elementwise, fuse_epilogues, fuse_norm_programs,
                      optimizer_after_backward, order, remove_no_task, write_updates_in_place)
 from .parallel.pipeline import order_phases
 from .autodiff import GRADIENTS_SCOPE
@@ -207,6 +207,8 @@ def optimize(graph: Graph, jit_level: str) -> Graph:
     g = remove_no_task(eliminate_common_subexpressions(g))
     if jit_level in ("O1", "O2"):
         g = fuse_conv_bn_reduce(fuse_norm_programs(fuse_epilogues(fuse_elementwise(g))))
+    # every level: the Selects stand for MindSpore's branch, which has no pass of its own at any level
+    g = fuse_conditional_updates(g)
     g = optimizer_after_backward(order_phases(recompute_activations(g)))
     return write_updates_in_place(g, {g.root(v) for v in g.outputs[:user_outputs]})
 
