@@ -286,15 +286,17 @@ def fuse_conditional_updates(graph: Graph) -> Graph:
     """An update skipped on a device flag is decided inside the update's own kernel.
 
     ``graph.capture``'s ``updates_unless`` and a tensor ``if`` around an optimizer (MindSpore's ``if not
-    overflow: optimizer(grads)``) make each Parameter and optimizer state it updates ``Select(flag, old, new)``
-    (or ``(flag, new, old)``): a pass over every parameter and state of its own. MindSpore compiles the ``if`` as a branch whose kernels run or not, with no such pass. Here an
-    optimizer program (``ApplyMomentum``, ``Adam``, ...: one elementwise program over the parameter and its
-    states) whose outputs only such Selects read, each choosing between the program's own input and its
-    output, becomes one multi-output ``FusedElemwise``: the program, then per output the same choice, on the
-    flag cast once to float32 (a fused program's inputs are floats). Same values bit for bit (the Select stores
-    the chosen operand unchanged), one pass over memory, the program node's id and place kept."""
+    overflow: optimizer(grads)``) make each Parameter and optimizer state it updates ``Select(flag, old,
+    new)`` (or ``(flag, new, old)``): a pass over every parameter and state of its own. MindSpore compiles
+    the ``if`` as a branch whose kernels run or not, with no such pass. Here an optimizer program
+    (``ApplyMomentum``, ``Adam``, ...: one elementwise program over the parameter and its states) whose
+    outputs only such Selects read, each choosing between the program's own input and its output, becomes
+    one multi-output ``FusedElemwise``: the program, then per output the same choice, on the flag cast once
+    to float32 (a fused program's inputs are floats). Same values bit for bit (the Select stores the chosen
+    operand unchanged), one pass over memory, the program node's id and place kept."""
     g = graph.copy()
     producers, consumers = g.producers(), g.consumers()
+    position = {n.id: i for i, n in enumerate(g.nodes)}
     updates = set(g.updates.values())
     absorbed: dict[int, list[OpNode]] = {}          # program node id -> the Selects of its outputs
     for n in g.nodes:
@@ -306,8 +308,9 @@ def fuse_conditional_updates(graph: Graph) -> Graph:
                     and g.values[n.outputs[0]] == g.values[new]):
                 absorbed.setdefault(p.id, []).append(n)
                 break
-    absorbed = {pid: sel for pid, sel in absorbed.items()
-                if len({s.inputs[0] for s in sel}) == 1}  # one flag per program
+    # one flag per program, made before it (the flag's Cast goes right after the flag's producer)
+    absorbed = {pid: sel for pid, sel in absorbed.items() if len({s.inputs[0] for s in sel}) == 1
+                and position.get(getattr(producers.get(sel[0].inputs[0]), "id", None), -1) < position[pid]}
     if not absorbed:
         return g
     flags: dict[int, int] = {}                       # skip value -> its float32 copy
@@ -341,7 +344,7 @@ def fuse_conditional_updates(graph: Graph) -> Graph:
                             _fused_name([p.full_name] + [s.full_name for s in sel]),
                             p.origins + tuple(o for s in sel for o in s.origins))
         fused[pid].signature(g)      # validate the program against the kernel library's shape inference
-    nodes = list(casts.values()) if -1 in casts else []
+    nodes = [casts[-1]] if -1 in casts else []
     for n in g.nodes:
         if n.id not in gone:
             nodes.append(fused.get(n.id, n))
