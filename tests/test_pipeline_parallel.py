@@ -155,8 +155,8 @@ def test_a_stage_communicates_as_mindspores_dry_run(tmp_path, run):
     """dp2 x pp2 (rank 1) and dp2 x mp2 x pp2 (rank 6, last stage) against real MindSpore 2.10's DryRun of the same
     script: the same Receives (count, shape), the same Sends where MindSpore's execute order lists them (it
     lists none on the last stage), the same gradient and partial-sum AllReduces with the same groups; the
-    stage's weights and momenta only (MindSpore's DryRun also allocates the other stage's Parameters, its
-    Momentum states and accu_grads, and their initial values: see docs/ARCHITECTURE.md)."""
+    stage's weights and momenta only (as MindSpore's DryRun of the training cell, set_train() as Model.train
+    sets it; its accu_grads Parameters and their zeros are ours' values: see docs/ARCHITECTURE.md)."""
     text, rows = _dry_run(tmp_path, run["rank_id"], run["rank_size"], {**run["env"]})
     ours = _kinds(rows, "comm_rank")
     theirs = _kinds(run["step_collectives"], "ranks")
