@@ -130,13 +130,18 @@ def _resnet(builder: str, batch: int):
     from src import resnet
     from src.CrossEntropySmooth import CrossEntropySmooth
     from src.model_utils.config import config
+    from src.util import init_group_params
 
     name = builder.replace("_cifar", "")
-    classes = 10 if builder.endswith("_cifar") else 1001
+    cifar = builder.endswith("_cifar")
+    classes = 10 if cifar else 1001
     config.net_name = name.replace("se_", "se-")
+    config.weight_decay = 1e-4
     net = getattr(resnet, name)(classes)
-    loss = CrossEntropySmooth(sparse=True, reduction="mean", smooth_factor=0.1, num_classes=classes)
-    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=1e-4, loss_scale=1024.0)
+    # train.py's init_loss_scale: label smoothing on ImageNet, plain sparse softmax cross-entropy on CIFAR-10
+    loss = (nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean") if cifar else
+            CrossEntropySmooth(sparse=True, reduction="mean", smooth_factor=0.1, num_classes=classes))
+    opt = nn.Momentum(init_group_params(net, config), 0.1, 0.9, loss_scale=1024.0)
     model = ms.Model(net, loss_fn=loss, optimizer=opt, amp_level="O3",
                      loss_scale_manager=ms.FixedLossScaleManager(1024.0, drop_overflow_update=False))
     columns = [np.zeros((batch, 3, 224, 224), np.float32), np.zeros((batch,), np.int32)]

@@ -6,8 +6,8 @@ convs, bilinear upsampling, 3x3 smoothing convs) and two stride-2 bottom-up leve
 maps (80, 40, 20, 10, 5 at 640x640); a weight-shared box head (4 conv-BN-ReLU6 layers per branch
 whose convolutions are shared across levels, then a 3x3 conv to 6 boxes x 4 offsets or x 81 classes);
 sigmoid focal loss + smooth L1 over 51150 default boxes; the zoo's TrainingWrapper (sens = loss scale
-1024, gradients unscaled and clipped by global norm) and Momentum(0.9, weight decay 4e-5, loss scale
-1024); float32, dataset sink mode, as the published run (batch 32 per card, 640x640, one 32 GiB
+1024, gradients unscaled and clipped by global norm) and Momentum(0.9, weight decay 4e-5, loss scale 1:
+the config's use_global_norm, so the wrapper unscales and the optimizer does not); float32, dataset sink mode, as the published run (batch 32 per card, 640x640, one 32 GiB
 Ascend 910A per rank) trains it.
 
     ascendemu run --dry-run bench/ssd_mobilenet_v1_fpn.py [--batch 32] [--size 640] [--steps 2]
@@ -257,7 +257,7 @@ def build(batch, size):
     """(the training cell, one batch of its inputs) of the published run's shapes."""
     boxes = num_ssd_boxes(size)
     net = SSDWithLossCell(SsdMobilenetV1Fpn(boxes))
-    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9, weight_decay=4e-5, loss_scale=LOSS_SCALE)
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9, weight_decay=4e-5, loss_scale=1.0)   # use_global_norm
     inputs = (np.zeros((batch, 3, size, size), np.float32), np.zeros((batch, boxes, 4), np.float32),
               np.ones((batch, boxes), np.int32), np.ones((batch, 1), np.int32))
     return TrainingWrapper(net, opt), inputs
