@@ -52,13 +52,11 @@ def release_after(graph: Graph, node_order: list[int],
 
     Lists node outputs (including ones nothing reads, freed right after their producer) and graph
     inputs (their per-run device copies, after the last node); never constants or anything a graph output
-    aliases. In a
-    multi-stream plan a free must also wait until the consumer's stream has passed the node. Values of
+    aliases. In a multi-stream plan a free must also wait until the consumer's stream has passed the node.
     A value of ``held_until`` (root -> position in ``node_order``) is freed after that position, or after its
     last reader if that comes later.
     """
     spans = lifetimes(graph, node_order)
-    pos = {nid: i for i, nid in enumerate(node_order)}
     outputs = {graph.root(v) for v in graph.outputs}
     last: dict[int, int] = {v: e for v, (s, e) in spans.items() if v not in outputs}
     for v, until in (held_until or {}).items():

@@ -316,7 +316,6 @@ def fuse_conditional_updates(graph: Graph) -> Graph:
     flags: dict[int, int] = {}                       # skip value -> its float32 copy
     casts: dict[int, OpNode] = {}                    # node id after which a Cast goes (-1: first) -> the Cast
     fused: dict[int, OpNode] = {}
-    gone: set[int] = set()
     for pid, sel in absorbed.items():
         p = g.node(pid)
         skip = sel[0].inputs[0]
@@ -337,7 +336,6 @@ def fuse_conditional_updates(graph: Graph) -> Graph:
             program.append(("Select", cond) + picks)
             del g.values[p.outputs[k]]
             outputs[k], values[k] = len(program) - 1, s.outputs[0]
-            gone.add(s.id)
         attrs = {"program": tuple(program), "outputs": tuple(outputs),
                  "dst_type": tuple(g.values[v].dtype for v in values)}
         fused[pid] = OpNode(pid, FUSED_OP, attrs, p.inputs + (flags[skip],), tuple(values),
@@ -345,25 +343,17 @@ def fuse_conditional_updates(graph: Graph) -> Graph:
                             p.origins + tuple(o for s in sel for o in s.origins))
         fused[pid].signature(g)      # validate the program against the kernel library's shape inference
     nodes = [casts[-1]] if -1 in casts else []
+    owner = {s.id: pid for pid, sel in absorbed.items() for s in sel}      # each absorbed Select's program
     for n in g.nodes:
-        if n.id not in gone:
+        if n.id not in owner:
             nodes.append(fused.get(n.id, n))
         if n.id in casts:
             nodes.append(casts[n.id])
     g.nodes = nodes
-    g.control = {nid: tuple(dict.fromkeys(_remap(d, gone, absorbed) for d in deps))
-                 for nid, deps in g.control.items() if nid not in gone}
+    # a control dependency on an absorbed Select becomes one on the program that absorbed it
+    g.control = {nid: tuple(dict.fromkeys(owner.get(d, d) for d in deps))
+                 for nid, deps in g.control.items() if nid not in owner}
     return g
-
-
-def _remap(nid: int, gone: set[int], absorbed: dict[int, list[OpNode]]) -> int:
-    """A control dependency on an absorbed Select becomes one on the program that absorbed it."""
-    if nid not in gone:
-        return nid
-    return next(pid for pid, sel in absorbed.items() if any(s.id == nid for s in sel))
-
-
-MATMUL_OPS = ("MatMul", "BatchMatMul")
 
 
 MATMUL_OPS = ("MatMul", "BatchMatMul")
