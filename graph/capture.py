@@ -20,11 +20,18 @@ import numpy as np
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.kernels.signature import TensorDesc
 
-from .ir import Graph
+from .ir import Graph, uniform
 
 ROOT_SCOPE = "Default"
 # Literal constants up to this many elements are deduplicated by value (scalars from `x * 2 + 1`).
 LITERAL_DEDUP_MAX_ELEMENTS = 16
+# Ops MindSpore's compiler evaluates while it compiles when every input is a literal (their infer_value; its
+# opt_a pass, after the parallel split, so at each rank's shapes): the result is a graph constant, held in
+# device memory for the graph's life (memory_block.csv "ConstantValue"), not a kernel each step.
+# ``ops.zeros_like`` / ``ones_like`` / ``fill`` are BroadcastTo of a scalar literal: the zeros
+# _TrainGradAccuStepCell assigns to its accu_grads are 4 MiB constants in MindSpore 2.10's DryRun of
+# tests/fixtures/msdryrun/mlp_pipeline.py (docs/ARCHITECTURE.md, DryRun memory)
+FOLDED_OPS = ("BroadcastTo",)
 
 
 class GraphCaptureError(FeatureNotSupportedError):
@@ -70,6 +77,8 @@ class Tracer:
         self._states: dict[int, int] = {}                   # id(parameter) -> its constant's value id
         self._first_reads: dict[int, int] = {}              # id(parameter) -> the value its first read saw
         self._draws = 0                                     # functional random calls traced so far
+        self._folds: list[int] = []                         # the literals FOLDED_OPS made, in order
+        self._fold_count = 0                                # folds traced so far (from 0 again in a replay)
         self._literal_count = 0
         self._replaying = 0
         self._prints: list[tuple[bool, tuple]] = []         # (made in a replay, items) per ops.Print
@@ -149,6 +158,12 @@ class Tracer:
             self.graph.updates[self._states[id(obj)]] = value
             self._objects[id(obj)] = (obj, value)
             return
+        param = self.graph.values[self._states[id(obj)]]
+        const = self.graph.constants.get(value)
+        if const is not None and not const.is_parameter and uniform(const.data) and \
+                self.graph.values[value].shape != param.shape:   # a folded zeros_like of a sliced Parameter's
+            # global shape: folded at the slice's (as MindSpore folds after its parallel split)
+            value = self.literal(np.broadcast_to(const.data[(0,) * const.data.ndim], param.shape), param.dtype)
         self.graph.add_update(self._states[id(obj)], value)
         self._objects[id(obj)] = (obj, value)
 
@@ -171,12 +186,14 @@ class Tracer:
         for key, (obj, _) in rewound.items():
             self._objects[key] = (obj, self._first_reads[key])
         draws, self._draws = self._draws, 0
+        folds, self._fold_count = self._fold_count, 0
         self._replaying += 1
         try:
             yield
         finally:
             self._replaying -= 1
             self._draws = max(draws, self._draws)
+            self._fold_count = max(folds, self._fold_count)
             self._objects.update(rewound)
             owner = {vid: key for key, vid in self._states.items()}
             for param, value in before.items():
@@ -268,7 +285,11 @@ class Tracer:
         return self.record_node(op, inputs, attrs)
 
     def record_node(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
-        """Record one op node as it is (``apply`` without the sharding pass)."""
+        """Record one op node as it is (``apply`` without the sharding pass); an op of :data:`FOLDED_OPS`
+        whose inputs are all literals becomes its result, a literal (a zero-copy broadcast view)."""
+        if op in FOLDED_OPS and self._literal_inputs(inputs) and -1 not in attrs["shape"]:
+            return (self._fold(np.broadcast_to(self.graph.constants[inputs[0]].data, attrs["shape"]),
+                               self.graph.values[inputs[0]].dtype),)
         self.op_count += 1
         full_name = "/".join(self.scopes) + f"/{op}-op{self.op_count}"
         try:
@@ -276,6 +297,25 @@ class Tracer:
         except InvalidParamError as exc:
             raise type(exc)(f"while capturing {full_name}: {exc.message}") from None
         return node.outputs
+
+    def _fold(self, data: np.ndarray, dtype: str) -> int:
+        """A folded op's literal: a new one per fold, as MindSpore keeps one constant per folded node, except
+        that a gradient's replayed forward (:meth:`replay`) takes the first pass's, fold for fold, so
+        common-subexpression elimination still merges the two passes."""
+        index, self._fold_count = self._fold_count, self._fold_count + 1
+        if index < len(self._folds):
+            vid = self._folds[index]
+            same = self.graph.constants[vid].data
+            if same.shape == data.shape and str(self.graph.values[vid].dtype) == dtype and \
+                    np.array_equal(same[(0,) * same.ndim], data[(0,) * data.ndim], equal_nan=True):
+                return vid
+        vid = self.literal(data, dtype)
+        self._folds.append(vid)
+        return vid
+
+    def _literal_inputs(self, inputs: list[int]) -> bool:
+        consts = self.graph.constants
+        return all(v in consts and not consts[v].is_parameter for v in inputs)
 
     def nested(self, label: str, where: str = "") -> "Tracer":
         """A capture nested in this one, for a loop's cond or body: its nodes are named under ``label``;

@@ -180,7 +180,9 @@ class Graph:
         return vid
 
     def add_constant(self, name: str, data: np.ndarray, is_parameter: bool, dtype: str | None = None) -> int:
-        arr = np.asarray(data, order="C")
+        arr = np.asarray(data)
+        if not uniform(arr):                       # a broadcast scalar stays a view: no bytes until uploaded
+            arr = np.ascontiguousarray(arr)
         vid = self.new_value(TensorDesc(arr.shape, dtype or str(arr.dtype)))
         self.constants[vid] = Constant(name, arr, is_parameter)
         return vid
@@ -357,7 +359,8 @@ class Graph:
             c = self.constants[v]
             entry = [ren(v), self.values[v].to_json(), c.name if names or c.is_parameter else "", c.is_parameter]
             if not c.is_parameter:
-                entry.append(hashlib.sha256(c.data.tobytes()).hexdigest())
+                data = c.data[(0,) * c.data.ndim] if uniform(c.data) else c.data   # one element says it all
+                entry.append(hashlib.sha256(data.tobytes()).hexdigest())
             consts.append(entry)
         doc["constants"] = consts
         def sub(g: "Graph") -> str:
@@ -387,6 +390,12 @@ class Graph:
 
 
 # ---------------------------------------------------------------------------------- shape inference
+
+def uniform(arr: np.ndarray) -> bool:
+    """Whether ``arr`` is one element broadcast (every stride 0): a folded ``zeros_like`` keeps no bytes of
+    its own until it is uploaded, however large its shape."""
+    return arr.size > 0 and not any(arr.strides)
+
 
 def infer_node_outputs(op: str, inputs: list[TensorDesc], attrs: dict[str, Any]) -> tuple[TensorDesc, ...]:
     if op in NO_TASK_OPS:

@@ -91,8 +91,8 @@ def memory_report(graph: Graph, node_order: list[int]) -> MemoryReport:
         n = nodes[nid]
         if is_backward(n.origins or (n.full_name,)):
             kind_of_node[nid] = MemoryKind.GRADIENTS
-        elif any(kind_of_node.get(producer.get(graph.root(v)), None) in (MemoryKind.GRADIENTS, MemoryKind.UPDATE)
-                 for v in n.inputs):
+        elif any(kind_of_node.get(producer.get(v, producer.get(graph.root(v))), None)   # a value written into a
+                 in (MemoryKind.GRADIENTS, MemoryKind.UPDATE) for v in n.inputs):         # Parameter: its own node's
             kind_of_node[nid] = MemoryKind.UPDATE
         else:
             kind_of_node[nid] = MemoryKind.ACTIVATIONS

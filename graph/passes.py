@@ -520,8 +520,9 @@ def _prologue(g: Graph, grad: OpNode, p: OpNode, consumers: dict, pinned: set[in
 
 
 def prune_constants(graph: Graph) -> None:
-    """Remove constants (and their aliases) that no node and no output reads any more (in place)."""
-    used = {v for n in graph.nodes for v in n.inputs} | set(graph.outputs) | set(graph.updates)
+    """Remove constants (and their aliases) that no node, output or update reads any more (in place)."""
+    used = ({v for n in graph.nodes for v in n.inputs} | set(graph.outputs) | set(graph.updates)
+            | set(graph.updates.values()))
     used |= {graph.root(v) for v in used}
     for vid in [v for v in graph.constants if v not in used]:
         del graph.constants[vid]
@@ -672,7 +673,56 @@ def write_updates_in_place(graph: Graph, kept: set[int]) -> Graph:
         for n in {r.id: r for v in views for r in readers_of.get(v, ())}.values():
             if n.id != node.id:
                 _wait(g, n.id, [node.id])
+    for param, value in g.updates.items():
+        if value in g.constants and param not in kept:
+            _accumulate_in_place(g, param, position, readers_of)
+    for node in [n for n in g.nodes if n.op == "Assign"]:
+        _assign_in_place(g, node, kept, position, readers)
     return g
+
+
+def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int, int], readers: dict) -> None:
+    """MindSpore's Assign kernel on a tensor writes into the tensor's memory: its output is an alias of the
+    tensor's, which therefore lives until the write, after every other reader of the old contents."""
+    target, out = g.root(node.inputs[0]), node.outputs[0]
+    if target in g.constants or target in g.inputs or target in kept or out in g.aliases \
+            or g.values[out].nbytes != g.values[target].nbytes:
+        return
+    others = [r for r in readers.get(target, ()) if r.id != node.id]
+    if any(position[r.id] > position[node.id] for r in others):
+        return
+    g.aliases[out] = target
+    _wait(g, node.id, [r.id for r in others])
+    for reader in {r.id for r in g.nodes if out in r.inputs}:
+        _wait(g, reader, [node.id])
+
+
+def _accumulate_in_place(g: Graph, param: int, position: dict[int, int], readers_of: dict) -> None:
+    """An accumulator Parameter cleared by a literal after the run (``_TrainGradAccuStepCell``'s accu_grads):
+    the elementwise chain that adds into it (p + g1, then + g2, ...; each link read only by the next) is
+    written into its buffer link by link, as MindSpore's AssignAdd writes in place, instead of holding a
+    running sum of its own; the chain's end stays readable (the scale, the mirror AllReduce) until the run
+    ends and the literal is copied in. The first link waits for every other reader of the old contents."""
+    desc, link, chain = g.values[param], param, []
+    while True:
+        readers = readers_of.get(link, [])
+        if len(readers) != (1 if link != param else len(readers)) or not readers:
+            break
+        node = next((r for r in readers if _reads_at_own_index(r) and len(r.outputs) == 1
+                     and g.values[r.outputs[0]] == desc and r.outputs[0] not in g.aliases), None)
+        if node is None or link != param and node is not readers[0]:
+            break
+        if link == param and any(position[r.id] > position[node.id] for r in readers if r is not node):
+            break
+        chain.append(node)
+        link = node.outputs[0]
+    if not chain:
+        return
+    _wait(g, chain[0].id, [r.id for r in readers_of.get(param, []) if r is not chain[0]])
+    for node in chain:                 # through the alias a reader's data edge resolves to the Parameter: it waits
+        g.aliases[node.outputs[0]] = param
+        for reader in readers_of.get(node.outputs[0], []):
+            _wait(g, reader.id, [node.id])
 
 
 def _wait(g: Graph, nid: int, before: list[int]) -> None:

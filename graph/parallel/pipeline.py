@@ -19,7 +19,10 @@ The backward (:meth:`Pipeline.differentiate`) runs per micro-batch (``nn.Pipelin
 network once per micro-batch, :func:`micro_scope`): receive the gradients of the values this stage sent,
 differentiate the local graph from them (and from the micro-batch's loss on the last stage), send the
 gradients of the received values back, and accumulate the Parameters' gradients; the mirror AllReduce
-of the data-parallel replicas follows once, after the last micro-batch. The nodes of each micro-batch's
+of the data-parallel replicas follows once, after the last micro-batch. Under ``_TrainGradAccuStepCell``
+(:func:`accumulating`) each micro-batch's gradient is added in place into the Parameter's ``accu_grads``
+clone as it is computed, as MindSpore's pipeline pass AssignAdds it, so the sums are never values of their
+own: the stage holds its accu_grads for the graph's life, not a second set of running sums. The nodes of each micro-batch's
 forward and backward form a phase; :func:`order_phases` chains the phases in MindSpore's 1F1B order
 (stage s runs P - s - 1 forwards ahead, then one forward and one backward in turn), so a stage holds the
 activations of at most P - s micro-batches.
@@ -38,7 +41,7 @@ from ..passes import _wait
 from .layout import Layout
 
 __all__ = ["Pipeline", "stage_scope", "micro_scope", "note_micro_output", "one_f_one_b", "order_phases",
-           "WORLD_GROUP"]
+           "WORLD_GROUP", "GradAccumulation", "accumulating"]
 
 WORLD_GROUP = "hccl_world_group"
 _BACKWARD_TAG = 1 << 20        # sr_tag of a gradient's transfer: the forward's tag + this
@@ -67,6 +70,28 @@ def micro_scope(index: int) -> Iterator[None]:
         yield
     finally:
         _context.micro = saved
+
+
+class GradAccumulation:
+    """The ``accu_grads`` Parameters of a ``_TrainGradAccuStepCell`` (MindSpore's clones of the weights, named
+    ``accu_grads.<weight name>``, by which its pipeline pass finds them), offered to the backward captured
+    under :func:`accumulating`; ``taken`` says whether a pipeline stage added the gradients into them (else
+    the cell adds them itself)."""
+
+    def __init__(self, accu_grads: Any):
+        self.by_weight = {p.name.split(".", 1)[1]: p for p in accu_grads}
+        self.taken = False
+
+
+@contextmanager
+def accumulating(accumulation: GradAccumulation) -> Iterator[GradAccumulation]:
+    """The backward captured inside accumulates its Parameters' gradients into ``accumulation``'s Parameters."""
+    saved = getattr(_context, "accumulation", None)
+    _context.accumulation = accumulation
+    try:
+        yield accumulation
+    finally:
+        _context.accumulation = saved
 
 
 def _cell_stage() -> int | None:
@@ -279,6 +304,9 @@ class Pipeline:
         if not self.micro_outputs:
             self.micro_outputs[0] = outputs[0]
         local = [w for w in wrt if self.value_stage.get(w, 0) == self.stage and w in sp.layouts]
+        accumulation = getattr(_context, "accumulation", None)
+        accu = {} if accumulation is None or sp.opt is not None else \
+            {w: accumulation.by_weight[consts[w].name] for w in local if consts[w].name in accumulation.by_weight}
         total: dict[int, int] = {}
         for m in micros:
             self._phase(sp, ("B", m))
@@ -300,13 +328,22 @@ class Pipeline:
             for t, g in zip(received, grads[len(local):]):
                 sp.record("Send", [g], {"dest_rank": t.peer, "group": WORLD_GROUP, "sr_tag": t.tag + _BACKWARD_TAG})
             for w, g in zip(local, grads):
-                total[w] = g if w not in total else sp.record("Add", [total[w], g], {})[0]
+                if w in accu:
+                    total[w] = self._assign_add(sp, tracer, accu[w], g, sp.layouts[w], sp.global_shape(w))
+                else:
+                    total[w] = g if w not in total else sp.record("Add", [total[w], g], {})[0]
         self._phase(sp, None)
+        if accu:
+            accumulation.taken = True
         result = []
         for w in wrt:
             lay = sp.layouts.get(w) or Layout.replicated(sp.n, len(graph.values[w].shape))   # never read: whole
             if w in total:
                 g = mirror(w, total[w], lay)
+                if w in accu and g != total[w]:            # the replicas' sum written into the accumulator, as
+                    g = sp.record("Assign", [total[w], g], {})[0]   # MindSpore's Assign after its mirror AllReduce
+                    sp._place(g, lay, sp.global_shape(w))
+                    tracer.assign(accu[w], accu[w].name, accu[w].desc, g)
                 sp.updates.add(g)
                 self.value_stage[g] = self.stage           # every rank places the ops on gradients alike
             else:                                          # another stage's Parameter: its placeholder
@@ -318,20 +355,35 @@ class Pipeline:
             result.append(g)
         return result
 
+    def _assign_add(self, sp: Any, tracer: Any, param: Any, grad: int, layout: Layout, whole: tuple) -> int:
+        """``param`` += ``grad`` (MindSpore's AssignAdd into an accu_grads Parameter, sliced as its weight)."""
+        vid = tracer.state(param, param.name, param.desc)
+        if vid not in sp.layouts:
+            sp._place_parameter(vid, layout)
+            self.value_stage[vid] = self.stage
+        new = sp.record("Add", [vid, grad], {})[0]
+        sp._place(new, layout, whole)
+        sp.updates.add(new)
+        self.value_stage[new] = self.stage
+        tracer.assign(param, param.name, param.desc, new)
+        return new
+
     # -- the end of the capture
     def finish(self, graph: Graph, outputs: list[int], literal: Any) -> list[int]:
         """The graph's outputs (another stage's loss: zeros of its shape, as a non-last stage returns) and
         its phases in 1F1B order (``graph.phases``); Parameter updates computed by other stages dropped."""
         self._phase_close(graph)
         outputs = [literal(graph.values[v]) if v in self.foreign else v for v in outputs]
-        for param in [p for p, v in graph.updates.items() if v in self.foreign]:
-            del graph.updates[param]
+        for param in [p for p, v in graph.updates.items()
+                      if v in self.foreign or self.value_stage.get(p, self.stage) != self.stage]:
+            del graph.updates[param]                       # another stage's (an accumulator's cleared by a literal)
         for v in self.foreign:
             graph.values.pop(v, None)
-        read = {v for n in graph.nodes for v in n.inputs} | set(outputs) | set(graph.updates)
-        for v in [v for v, c in graph.constants.items() if c.is_parameter and v not in read
-                  and self.value_stage.get(v, self.stage) != self.stage]:
-            del graph.constants[v], graph.values[v]       # another stage's weight or optimizer state
+        read = ({v for n in graph.nodes for v in n.inputs} | set(outputs) | set(graph.updates)
+                | set(graph.updates.values()))
+        for v in [v for v, c in graph.constants.items() if v not in read and (
+                not c.is_parameter or self.value_stage.get(v, self.stage) != self.stage)]:
+            del graph.constants[v], graph.values[v]       # another stage's weight, state or their literals
         micros = len(self.micro_outputs) or 1
         rank = {phase: i for i, phase in enumerate(one_f_one_b(self.stages, self.stage, micros))}
         graph.phases = {nid: rank[phase] for phase, start, end in self.spans if phase in rank

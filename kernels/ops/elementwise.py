@@ -802,6 +802,10 @@ OPS: tuple[OpDef, ...] = (
     # propagate as through a multiply by the mask); one kernel where the rule would need three
     binary("ReluGrad", "relu_grad", "pick({1} > f32(0.0), {0} * f32(1.0), {0} * f32(0.0))", exposed=False,
            grad=lambda b, c: (b.op("ReluGrad", c.douts[0], c.inputs[1]), None)),
+    # MindSpore's Assign kernel on a tensor (``ops.assign`` of a kernel output in a graph): the value copied into
+    # the tensor's own memory (graph.passes.write_updates_in_place aliases it there); a Parameter's Assign is
+    # the graph's update, not this op
+    binary("Assign", "assign", "{1}", "{1}", exposed=False, grad=no_grad),
     binary("Add", "add", "{0} + {1}", "{0} + {1}",
            grad=_binary_rule(lambda b, g, x, y, out: g, lambda b, g, x, y, out: g)),
     binary("Sub", "sub", "{0} - {1}", "{0} - {1}",

@@ -12,14 +12,15 @@ from typing import Any
 
 from ascendemu.errors import InvalidParamError
 from ascendemu.graph.capture import current_tracer
-from ascendemu.graph.parallel.pipeline import micro_scope, note_micro_output
+from ascendemu.graph.parallel.pipeline import GradAccumulation, accumulating, micro_scope, note_micro_output
 
 from ... import ops
 from ...common.parameter import Parameter
 from ...capture import tracer_value
 from ...context import ParallelMode
 from ...ops.composite.base import GradOperation
-from ...parallel._utils import _get_device_num, _get_gradients_mean, _get_parallel_mode, _get_parameter_broadcast
+from ...parallel._utils import (_get_device_num, _get_enable_parallel_optimizer, _get_gradients_mean,
+                               _get_parallel_mode, _get_parameter_broadcast)
 from ..cell import Cell
 from .grad_reducer import DistributedGradReducer
 
@@ -241,15 +242,51 @@ class PipelineCell(Cell):
 
 class _TrainGradAccuStepCell(TrainOneStepCell):
     """The training cell MindSpore's ``build_train_network`` (so ``Model.train``) makes under
-    ``pipeline_stages`` > 1: TrainOneStepCell whose gradients, accumulated over a PipelineCell's
-    micro-batches, are scaled by 1 / micro_size when no sens is given (MindSpore scales its accu_grads;
-    here the sens, the same numbers: a power-of-two micro_size scales exactly)."""
+    ``pipeline_stages`` > 1, as MindSpore 2.10 writes it: every micro-batch's gradient is added into
+    ``accu_grads``, zero-initialised clones of the weights (Parameters: a stage holds them for the graph's
+    life; the pipeline pass adds in place, ``graph.parallel.pipeline.accumulating``, else the cell adds);
+    without a sens they are scaled by 1 / micro_size, each accumulator is cleared as soon as it is read and
+    the optimizer applies the scaled sums; the scaled values are cleared again after the update (MindSpore's
+    ``grad_scale`` and ``_pipeline_clear_grad``: ``zeros_like`` folds to a constant per Parameter, twice).
+    With optimizer parallel the gradients go to the optimizer directly, as MindSpore's does."""
 
     def __init__(self, network: Cell, optimizer: Cell, sens: float | None = None):
         super().__init__(network, optimizer, sens)
-        if sens is None:
+        self.accu_grads = self.weights.clone(prefix="accu_grads", init="zeros")
+        self.sense_flag = sens is not None
+        self.opt_shard = _get_enable_parallel_optimizer()
+        if not self.sense_flag:
             micro = next((c.micro_size for _, c in network.cells_and_names() if hasattr(c, "micro_size")), 1)
             self.sens = 1.0 / micro
+
+    def construct(self, *inputs: Any) -> Any:
+        loss = self.network(*inputs)
+        sens = ops.fill(loss.dtype, loss.shape, self.sens if self.sense_flag else 1.0)
+        with accumulating(GradAccumulation(self.accu_grads)) as accumulation:
+            grads = self.grad(self.network, self.weights)(*inputs, sens)
+        if self.opt_shard:
+            if not self.sense_flag:
+                grads = tuple(_grad_scale(self.sens, g) for g in grads)
+            self.optimizer(grads)
+            accu_grads = self.accu_grads
+        else:
+            if not accumulation.taken:
+                for accu, grad in zip(self.accu_grads, grads):
+                    ops.assign_add(accu, grad)
+            accu_grads = tuple(self.accu_grads)
+            if not self.sense_flag:
+                accu_grads = tuple(_grad_scale(self.sens, a) for a in accu_grads)
+            self.optimizer(accu_grads)
+        for accu in accu_grads:
+            ops.assign(accu, ops.zeros_like(accu))
+        return loss
+
+
+def _grad_scale(scale: float, grad: Any) -> Any:
+    """MindSpore's ``grad_scale`` (cell_wrapper.py): ``scale * grad``, then ``grad`` (an accumulator) cleared."""
+    new = scale * grad
+    ops.assign(grad, ops.zeros_like(grad))
+    return new
 
 
 class _VirtualDatasetCell(Cell):

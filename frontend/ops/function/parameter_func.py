@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...common.tensor import Tensor
+from ...common.tensor import Tensor, hold_value
 from ...unsupported import unsupported
 from .._utils import defined_here
 from ..operations.math_ops import AssignAdd, AssignSub
+from ..operations.array_ops import BroadcastTo
 from ..operations.other_ops import Assign
+from ..primitive import _cast, _tensor, apply_op
 from .array_func import index_add  # noqa: F401  array breadth 2: composed there, defined here by MindSpore
 
 
@@ -16,6 +18,16 @@ def depend(value: Any, expr: Any) -> Any:
 
 
 def assign(variable: Any, value: Any) -> Tensor:
+    """``variable`` holds ``value`` from here on. A tensor a graph computed is written in place by MindSpore's
+    Assign kernel, which keeps its memory (and a folded value's constant) until the write: recorded as that
+    kernel (e.g. ``_TrainGradAccuStepCell`` clearing its scaled gradients after the update)."""
+    if isinstance(variable, Tensor) and variable.is_symbolic and not variable.is_parameter:
+        value = _tensor(value)
+        if value.dtype != variable.dtype:
+            value = _cast(value, variable.dtype)
+        if tuple(value.shape) != tuple(variable.shape):
+            value = BroadcastTo(variable.shape)(value)
+        return hold_value(variable, apply_op("Assign", [variable, value])[0])
     return Assign()(variable, value)
 
 
