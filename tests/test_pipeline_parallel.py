@@ -128,8 +128,8 @@ def _dry_run(tmp: Path, rank: int, size: int, env: dict[str, str]) -> tuple[str,
 def test_a_dry_run_of_one_stage_sends_and_receives_in_1f1b_order(tmp_path):
     """RANK_SIZE=2, 4 micro-batches of (64, 1024) float32 activations: stage 0 sends each micro-batch's
     activation to rank 1 and receives its gradient, one forward ahead (S S R S R S R R); stage 1 mirrors it
-    (R S R S ...); the kinds and shapes real MindSpore's DryRun lists (its order file lists the gradients'
-    Receives first and no Send on the last stage)."""
+    (R S R S ...); the kinds and shapes real MindSpore's DryRun lists (its order file, in another order: S R S R
+    ... on stage 0)."""
     pattern = {0: "SSRSRSRR", 1: "RSRSRSRS"}
     for rank in (0, 1):
         text, rows = _dry_run(tmp_path, rank, 2, {"PP": "2", "MICRO": "4"})

@@ -115,6 +115,10 @@ def main() -> None:
     else:
         step = nn.TrainOneStepWithLossScaleCell(train_net, optimizer,
                                                 scale_sense=nn.DynamicLossScaleUpdateCell(LOSS_SCALE, 2, 1000))
+    # Model.train's training cell is set to training (amp.build_train_network: `.set_train()`), as MindFormers'
+    # Trainer's is; without the flag MindSpore 2.10 compiles the cell with its training flag off (an inference
+    # graph: under pipeline stages it keeps every stage's Parameters on every rank)
+    step.set_train()
     input_ids = Tensor(np.ones((batch, args.seq_length + 1), np.int32))
     print(f"Llama-2-7B shape: {args.num_layers} layers, {params / 1e9:.2f} B parameters, seq {args.seq_length}, "
           f"global batch {batch}, dp {args.dp} x mp {args.mp} x pp {args.pp} ({micro} micro-batches), "

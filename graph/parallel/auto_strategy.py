@@ -14,8 +14,9 @@ sums, the gradient AllReduce of a Parameter repeated over ranks (MindSpore's mir
 small computation term (the local output's elements) that breaks ties towards using every device.
 - ``sharding_propagation``: from the ops given strategies (``Primitive.shard``, ``Cell.shard``'s inputs),
   breadth first to their neighbours in both directions, each neighbour taking the candidate of least cost
-  against its already decided neighbours (MindSpore's propagation); ops nothing reaches run whole (all
-  splits 1), as MindSpore 2.10's do.
+  against its already decided neighbours (MindSpore's propagation); then again from the ops reading a dataset
+  input the batch splits (not full_batch: MindSpore's _VirtualDataset, a source of a training graph's
+  propagation); ops nothing reaches run whole (all splits 1), as MindSpore 2.10's do.
 - ``recursive_programming``: every op in graph order takes the candidate of least cost against its
   decided producers. A simplification of MindSpore's rec_core (which partitions each op's dimensions
   by halving the device number with per-op cost formulas): the same kind of cost, chosen greedily.
@@ -244,6 +245,7 @@ class StrategySearch:
         self.producer: dict[int, tuple[int, int]] = {}
         self.consumers: dict[int, list[tuple[int, int]]] = {}
         self.propagating = False
+        self.from_dataset = False       # propagation's second round: the dataset's split inputs count as decided
         for rec in records:
             for j, v in enumerate(rec.outputs):
                 self.producer[v] = (rec.index, j)
@@ -272,11 +274,25 @@ class StrategySearch:
         return {i: (self.records[i].op, s) for i, s in self.strategies.items() if self.records[i].given is None}
 
     def _propagate(self) -> None:
-        """Breadth first from the given strategies; what nothing reaches runs whole (all splits 1), as
-        MindSpore's propagation leaves an op no configured strategy reaches."""
+        """Breadth first from the given strategies, then from the dataset's split inputs; what nothing reaches
+        runs whole (all splits 1), as MindSpore's propagation leaves an op no source reaches."""
         self.propagating = True
-        queue = deque(rec.index for rec in self.records if (rec.given is not None or self._reads_planned(rec)) and
-                      self._decide(rec, self._best(rec)))
+        self._spread(deque(rec.index for rec in self.records if (rec.given is not None or self._reads_planned(rec))
+                           and self._decide(rec, self._best(rec))))
+        # then from the batch split of the dataset's inputs (MindSpore's _VirtualDataset, whose strategy is the
+        # dataset's: a training graph's propagation starts from it too), to the ops the first sources left
+        self.from_dataset = True
+        self._spread(deque(rec.index for rec in self.records if rec.index not in self.plans and
+                           any(self._dataset_input(rec, i) for i in range(len(rec.inputs))) and
+                           self._decide(rec, self._best(rec))))
+        self.from_dataset = False
+        for rec in self.records:
+            if rec.index not in self.plans:
+                whole = tuple((1,) * len(x) for x in rec.shapes)
+                self._decide(rec, self._choice(rec, whole) if candidates(rec, self.n) else self._best(rec))
+
+    def _spread(self, queue: deque) -> None:
+        """Breadth first from the decided ops of ``queue`` to their undecided neighbours, both directions."""
         while queue:
             u = self.records[queue.popleft()]
             forward = [q for v in u.outputs for q, _ in self.consumers.get(v, ())]
@@ -285,10 +301,13 @@ class StrategySearch:
             for idx in (*forward, *backward):
                 if idx not in self.plans and self._decide(self.records[idx], self._best(self.records[idx])):
                     queue.append(idx)
-        for rec in self.records:
-            if rec.index not in self.plans:
-                whole = tuple((1,) * len(x) for x in rec.shapes)
-                self._decide(rec, self._choice(rec, whole) if candidates(rec, self.n) else self._best(rec))
+
+    def _dataset_input(self, rec: OpRecord, i: int) -> bool:
+        """Whether input ``i`` of ``rec`` is a graph input the dataset splits (not full_batch): no recorded op
+        makes it, no Parameter, not received from another stage."""
+        lay = rec.external[i]
+        return (rec.inputs[i] not in self.producer and rec.params[i] is None and (rec.index, i) not in self.cut and
+                lay is not None and any(lay.shards(d) > 1 for d in range(len(lay.tensor_map))))
 
     def _reads_planned(self, rec: OpRecord) -> bool:
         """Whether ``rec`` reads a Parameter with a ``parameter_plan`` (behind MindSpore's AShardIdentity, an op
@@ -342,7 +361,8 @@ class StrategySearch:
         if not rec.inputs or rec.update:
             return [self._choice(rec, None)]
         have = self._have(rec, 0)
-        if have is not None and (rec.inputs[0] in self.producer or not self.propagating):
+        if have is not None and (rec.inputs[0] in self.producer or not self.propagating or
+                                 (self.from_dataset and self._dataset_input(rec, 0))):
             return [self._choice(rec, None)]
         rest = [self._have(rec, i) for i in range(1, len(rec.inputs))]
         layouts = [ElementwiseRule().plan(self.n, (c,), rec.shapes[:1], rec.shapes[:1], {}, [None], rec.op).inputs[0]
@@ -372,7 +392,7 @@ class StrategySearch:
             have = self._have(rec, i)
             local = math.prod(want.local_shape(rec.shapes[i])) * size
             if have is not None and (rec.inputs[i] in self.producer or rec.params[i] is not None or
-                                     not self.propagating):
+                                     not self.propagating or (self.from_dataset and self._dataset_input(rec, i))):
                 moved += redistribution_cost(have, want, rec.shapes[i], size)
             if rec.params[i] is not None:
                 own += MIRROR_WEIGHT * ALLREDUCE_WEIGHT * local if want.replicas > 1 else 0.0
