@@ -61,6 +61,9 @@ LLAMA_SCRIPT = FIXTURES.parents[2] / "examples" / "llama" / "dryrun_7b.py"
 # (dp, mp, num_layers, hidden_size, num_heads, seq_length): one rank (RANK_ID 0) of RANK_SIZE=dp*mp; ~1 min each
 LLAMA = [(8, 1, 2, 1024, 8, 1024), (1, 8, 2, 1024, 8, 1024), (2, 4, 2, 1024, 8, 1024),
          (2, 4, 2, 2048, 16, 2048)]
+# and pipeline parallel: (dp, mp, num_layers, hidden_size, num_heads, seq_length, pp, micro_batch_num), rank 0 of
+# dp*mp*pp (stage 0: the embedding and layer 0; _TrainGradAccuStepCell's accu_grads and their zeros)
+LLAMA_PIPELINE = [(1, 1, 2, 1024, 8, 1024, 2, 2)]
 MB = 2 ** 20
 # --keep DIR: also copy each Llama run's memory_block.csv into DIR
 KEEP_FLAG = "--keep"
@@ -148,18 +151,20 @@ def memory_blocks_summary(path: Path) -> dict:
 
 
 def record_llama(python: str, cann: Path, dp: int, mp: int, layers: int, hidden: int, heads: int, seq: int,
-                 extra: tuple[str, ...] = ()) -> dict:
+                 pp: int = 1, micro: int = 1, extra: tuple[str, ...] = ()) -> dict:
     args = ["--dp", str(dp), "--mp", str(mp), "--num_layers", str(layers), "--hidden_size", str(hidden),
             "--num_heads", str(heads), "--seq_length", str(seq), "--jit_level", "O0", "--train_cell", "plain", *extra]
+    if pp > 1:
+        args += ["--pp", str(pp), "--micro_batch_num", str(micro)]
     with tempfile.TemporaryDirectory() as tmp:
-        peaks = peaks_of(python, cann, str(LLAMA_SCRIPT), tmp, {"RANK_SIZE": str(dp * mp), "RANK_ID": "0",
+        peaks = peaks_of(python, cann, str(LLAMA_SCRIPT), tmp, {"RANK_SIZE": str(dp * mp * pp), "RANK_ID": "0",
                                                                 "MS_ALLOC_CONF": "memory_tracker:True"}, args)
         blocks = memory_blocks_summary(Path(tmp) / "rank_0" / "memory_block.csv")
         if KEEP_FLAG in sys.argv:      # keep the csv for a closer look
             keep = Path(sys.argv[sys.argv.index(KEEP_FLAG) + 1]) / f"dp{dp}_mp{mp}_h{hidden}_s{seq}.csv"
             keep.parent.mkdir(parents=True, exist_ok=True)
             keep.write_bytes((Path(tmp) / "rank_0" / "memory_block.csv").read_bytes())
-    return {"args": args, "rank_size": dp * mp, "rank_id": 0,
+    return {"args": args, "rank_size": dp * mp * pp, "rank_id": 0,
             "used_peak_mb": peaks["Used peak memory usage (without fragments)"],
             "actual_peak_mb": peaks["Actual peak memory usage (with fragments)"], "memory_blocks": blocks}
 
@@ -333,7 +338,7 @@ def main() -> None:
         record_tracker_sample(python, cann, SINGLE[0])
         return
     if "--llama" in sys.argv[3:]:
-        runs = [record_llama(python, cann, *config) for config in LLAMA]
+        runs = [record_llama(python, cann, *config) for config in LLAMA + LLAMA_PIPELINE]
         (FIXTURES / "llama_dryrun.json").write_text(json.dumps({"mindspore": version, "runs": runs}, indent=1) + "\n")
         for r in runs:
             print(" ".join(r["args"]), r["used_peak_mb"], r["actual_peak_mb"], r["memory_blocks"])
