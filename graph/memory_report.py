@@ -85,14 +85,14 @@ def is_backward(names: tuple[str, ...]) -> bool:
 def memory_report(graph: Graph, node_order: list[int]) -> MemoryReport:
     """The report of ``graph`` (after its passes) run in ``node_order``."""
     nodes = {n.id: n for n in graph.nodes}
-    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    writers = graph.writers()
     kind_of_node: dict[int, MemoryKind] = {}
     for nid in node_order:                       # producers come first in any execution order
         n = nodes[nid]
         if is_backward(n.origins or (n.full_name,)):
             kind_of_node[nid] = MemoryKind.GRADIENTS
-        elif any(kind_of_node.get(producer.get(graph.root(v)), None) in (MemoryKind.GRADIENTS, MemoryKind.UPDATE)
-                 for v in n.inputs):
+        elif any(kind_of_node.get(w) in (MemoryKind.GRADIENTS, MemoryKind.UPDATE)
+                 for v in n.inputs for w in writers.get(graph.root(v), ())):
             kind_of_node[nid] = MemoryKind.UPDATE
         else:
             kind_of_node[nid] = MemoryKind.ACTIVATIONS
@@ -124,6 +124,6 @@ def memory_report(graph: Graph, node_order: list[int]) -> MemoryReport:
     spans = lifetimes(graph, node_order)
     for vid, (start, end) in spans.items():
         if start <= at <= end:
-            add(kind_of_node[producer[vid]], vid)
+            add(kind_of_node[writers[vid][0]], vid)
     return MemoryReport(sizes, counts, nodes[node_order[at]].full_name if node_order else "", at, len(node_order),
                         trains=any(k is MemoryKind.GRADIENTS for k in kind_of_node.values()))
