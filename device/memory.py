@@ -64,6 +64,11 @@ class StreamUser(Hashable, Protocol):
 # pool, 512-B aligned, which satisfies ACL's 64-B alignment.
 ACL_SIZE_ROUND = 32
 ACL_SIZE_PAD = 32
+
+
+def acl_padded(size: int) -> int:
+    """The bytes aclrtMalloc asks its pool for, for ``size`` bytes (the pool rounds that to its ALIGN)."""
+    return -(-size // ACL_SIZE_ROUND) * ACL_SIZE_ROUND + ACL_SIZE_PAD
 # Each device gets its own address range, so a pointer of device 0 is unknown on device 1.
 DEVICE_VA_BASE = 0x1_0000_0000
 DEVICE_VA_STRIDE = 1 << 40
@@ -135,7 +140,7 @@ class DeviceMemory:
     # -- allocation ---------------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
         size = check_int(size, "malloc size", minimum=1, hint="give a positive integer number of bytes")
-        padded = -(-size // ACL_SIZE_ROUND) * ACL_SIZE_ROUND + ACL_SIZE_PAD
+        padded = acl_padded(size)
         try:
             addr = self.pool.malloc(padded)
         except MemoryAllocationError as e:

@@ -60,11 +60,12 @@ class Prepared:
     comms: dict[int, int] = field(default_factory=dict)             # collective node id -> communicator
 
     def address(self, vid: int, buffers: dict[int, int]) -> int:
-        """Device address of value ``vid`` (through its alias root): a constant, a per-run buffer, or
-        its offset in the static workspace."""
-        r = self.compiled.root(vid)
+        """Device address of value ``vid`` (through its alias root, plus its offset there if it is a part
+        of a contiguous block): a constant, a per-run buffer, or its offset in the static workspace."""
+        c = self.compiled
+        r = c.root(vid)
         found = self.constants.get(r, buffers.get(r))
-        return found if found is not None else self.workspace + self.compiled.offsets[r]
+        return (found if found is not None else self.workspace + c.offsets[r]) + c.view_offsets.get(vid, 0)
 
     def collective(self, node: int, buffers: dict[int, int], stream: int) -> hal_steps.Communicate:
         """The HAL collective step of collective node ``node``: its input and output buffers."""
@@ -117,7 +118,8 @@ class DynamicBinding:
         rt, c, buffers = self.rt, self.p.compiled, self.buffers
         for v in self.p.tasks[node].outputs:
             r = c.root(v)
-            if r not in buffers and r not in self.p.constants:      # an update in place writes its parameter
+            # an update in place writes its parameter; a contiguous block is allocated by its first part's writer
+            if r not in buffers and r not in self.p.constants:
                 buffers[r] = rt.malloc(max(c.values[r].nbytes, 1))
 
     def communicate(self, node: int, stream: int) -> hal_steps.Communicate:

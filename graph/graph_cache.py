@@ -142,7 +142,7 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
         fail(f"it uses {c.num_streams} streams, allowed 1..{limit}")
     shaped = set(c.values)
     ends = [*c.outputs, *c.updates.values()]      # read after the graph has run
-    named = [*c.inputs, *c.constants, *c.aliases, *c.aliases.values(), *ends, *c.updates]
+    named = [*c.inputs, *c.constants, *c.aliases, *c.aliases.values(), *ends, *c.updates, *c.view_offsets]
     unknown = [v for v in named + [v for k in c.kernels for v in (*k.inputs, *k.outputs)] if v not in shaped]
     if unknown:
         fail(f"values {sorted(set(map(str, unknown)))[:5]} have no shape")
@@ -152,9 +152,13 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
         if param not in c.constants or c.values[c.root(value)].nbytes != c.values[param].nbytes:
             fail(f"update of value {param} by value {value} is not a parameter update of the same size")
 
-    # Data flow: bit i of users[v] = kernel i produces or reads root value v.
+    if any(v not in c.aliases for v in c.view_offsets):
+        fail("a value has an offset in no block")
+    # Data flow: bit i of users[v] = kernel i writes or reads root value v; writers[v]: the kernels writing it
+    # (one, or the writers of a contiguous block's parts).
     defined = set(c.inputs) | set(c.constants)
-    producer: dict[int, int] = {}
+    writers: dict[int, list[int]] = {}
+    parts: dict[int, list[tuple[int, int]]] = {}   # block -> (start, end) of the parts written so far
     users: dict[int, int] = {}
     position: dict[int, int] = {}
     in_place: list[tuple[int, int]] = []           # (kernel, parameter it writes in place)
@@ -175,10 +179,24 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
                 in_place.append((i, c.aliases[v]))
                 users[c.aliases[v]] = users.get(c.aliases[v], 0) | 1 << i
                 continue
-            if v in defined or v in c.aliases:
+            if v in defined:
+                fail(f"value {v} is defined twice (kernel {k.full_name})")
+            if v in c.view_offsets:                                     # a part of a contiguous block
+                r, start = c.aliases[v], c.view_offsets[v]
+                end = start + c.values[v].nbytes
+                if (r in c.inputs or r in c.constants or (r in writers and r not in parts)
+                        or not 0 <= start <= end <= c.values[r].nbytes) or any(
+                        s < end and start < e for s, e in parts.get(r, ())):
+                    fail(f"kernel {k.full_name} writes value {v} outside block {r} or over another part")
+                parts.setdefault(r, []).append((start, end))
+                defined |= {v, r}
+                writers.setdefault(r, []).append(i)
+                users[r] = users.get(r, 0) | 1 << i
+                continue
+            if v in c.aliases:
                 fail(f"value {v} is defined twice (kernel {k.full_name})")
             defined.add(v)
-            producer[v], users[v] = i, 1 << i
+            writers[v], users[v] = [i], 1 << i
     for v in ends:
         if c.root(v) not in defined:
             fail(f"graph output {v} is computed by no kernel")
@@ -211,9 +229,10 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
             on_stream[step.stream] = done | recorded[step.event]
     for i, k in enumerate(c.kernels):
         for v in k.inputs:
-            p = producer.get(c.root(v))
-            if p is not None and not before[i] >> p & 1:
-                fail(f"kernel {k.full_name} may start before kernel {c.kernels[p].full_name}, whose output it reads")
+            for p in writers.get(c.root(v), ()):
+                if p != i and not before[i] >> p & 1:
+                    fail(f"kernel {k.full_name} may start before kernel {c.kernels[p].full_name}, whose output it "
+                         f"reads")
 
     for i, param in in_place:
         for j in range(len(c.kernels)):
@@ -223,18 +242,18 @@ def check_compiled(c: CompiledGraph, name: str) -> None:
 
     to_end = {c.root(v) for v in ends}
     if c.memory == "static":
-        _check_static(c, producer, users, before, to_end)
+        _check_static(c, writers, users, before, to_end)
     else:
-        _check_release(c, producer, users, position, to_end)
+        _check_release(c, writers, users, position, to_end)
 
 
-def _check_static(c: CompiledGraph, producer: dict[int, int], users: dict[int, int], before: list[int],
+def _check_static(c: CompiledGraph, writers: dict[int, list[int]], users: dict[int, int], before: list[int],
                   to_end: set[int]) -> None:
     """Every kernel output has aligned room in the workspace; two values share bytes only when every
-    user of one finishes before the other's producer starts (static_plan's rule, under the schedule)."""
-    if set(c.offsets) != set(producer):
-        raise InvalidParamError(f"the memory plan places {len(c.offsets)} values, the kernels write {len(producer)}")
-    size = {v: -(-max(c.values[v].nbytes, 1) // ALIGN) * ALIGN for v in producer}
+    user of one finishes before each writer of the other starts (static_plan's rule, under the schedule)."""
+    if set(c.offsets) != set(writers):
+        raise InvalidParamError(f"the memory plan places {len(c.offsets)} values, the kernels write {len(writers)}")
+    size = {v: -(-max(c.values[v].nbytes, 1) // ALIGN) * ALIGN for v in writers}
     for v, offset in c.offsets.items():
         if not (isinstance(offset, int) and offset >= 0 and offset % ALIGN == 0
                 and offset + size[v] <= c.workspace_size):
@@ -244,9 +263,9 @@ def _check_static(c: CompiledGraph, producer: dict[int, int], users: dict[int, i
         raise InvalidParamError(f"workspace_size {c.workspace_size} exceeds all values together")
 
     def done_before(a: int, b: int) -> bool:
-        return a not in to_end and users[a] & ~before[producer[b]] == 0
+        return a not in to_end and all(users[a] & ~before[w] == 0 for w in writers[b])
 
-    placed = sorted(producer, key=c.offsets.__getitem__)
+    placed = sorted(writers, key=c.offsets.__getitem__)
     for i, a in enumerate(placed):
         end = c.offsets[a] + size[a]
         for b in placed[i + 1:]:
@@ -257,8 +276,8 @@ def _check_static(c: CompiledGraph, producer: dict[int, int], users: dict[int, i
                                         f"workspace (offsets {c.offsets[a]} and {c.offsets[b]})")
 
 
-def _check_release(c: CompiledGraph, producer: dict[int, int], users: dict[int, int], position: dict[int, int],
-                   to_end: set[int]) -> None:
+def _check_release(c: CompiledGraph, writers: dict[int, list[int]], users: dict[int, int],
+                   position: dict[int, int], to_end: set[int]) -> None:
     """Each freed value is a kernel output or a graph input copy, freed once, never one the host still
     reads, and only after its last reader."""
     freed: set[int] = set()
@@ -266,7 +285,7 @@ def _check_release(c: CompiledGraph, producer: dict[int, int], users: dict[int, 
         if node not in position:
             raise InvalidParamError(f"the plan frees memory after node {node}, which has no kernel")
         for v in values:
-            if v in freed or v in to_end or not (v in producer or v in c.inputs):
+            if v in freed or v in to_end or not (v in writers or v in c.inputs):
                 raise InvalidParamError(f"the plan frees value {v} after node {node}, which it must not free there")
             if users.get(v, 0).bit_length() - 1 > position[node]:
                 raise InvalidParamError(f"the plan frees value {v} after node {node}, before its last reader")

@@ -165,6 +165,10 @@ class Graph:
     # node id -> its pipeline phase's place in the stage's 1F1B order (graph.parallel.pipeline); part of the
     # hash (it orders the compiled schedule)
     phases: dict[int, int] = field(default_factory=dict, compare=False)
+    # alias -> its byte offset inside its root, for the views of a contiguous block (a fused AllReduce's
+    # gradients, graph.passes.contiguous_buckets); an alias not listed starts at its root's address.
+    # Set by compile passes after capture; not part of the hash
+    view_offsets: dict[int, int] = field(default_factory=dict, compare=False)
 
     # ------------------------------------------------------------------ building
     def new_value(self, desc: TensorDesc) -> int:
@@ -281,17 +285,30 @@ class Graph:
                 out[v].append(n)
         return out
 
+    def writers(self) -> dict[int, list[int]]:
+        """Root value -> ids of the nodes writing it, in node order: a node output's producer, or every
+        producer of a view of a contiguous block (``view_offsets``: the block has no producer of its own).
+        Never a graph input or constant: an update written into its Parameter is ordered by ``control``."""
+        fixed = set(self.inputs) | set(self.constants)
+        out: dict[int, list[int]] = {}
+        for n in self.nodes:
+            for v in n.outputs:
+                r = self.root(v)
+                if r not in fixed and n.id not in out.setdefault(r, []):
+                    out[r].append(n.id)
+        return out
+
     def dependencies(self) -> dict[int, list[int]]:
-        """node id -> ids of the nodes producing its inputs (through aliases), in input order, then the
-        nodes it must wait for without reading them (``control``)."""
-        producers = {v: n.id for n in self.nodes for v in n.outputs}
+        """node id -> ids of the nodes writing its inputs (through aliases: every writer of a contiguous
+        block), in input order, then the nodes it must wait for without reading them (``control``)."""
+        writers = self.writers()
         deps = {}
         for n in self.nodes:
             seen: list[int] = []
             for v in n.inputs:
-                p = producers.get(self.root(v))
-                if p is not None and p not in seen:
-                    seen.append(p)
+                for p in writers.get(self.root(v), ()):
+                    if p != n.id and p not in seen:
+                        seen.append(p)
             seen += [p for p in self.control.get(n.id, ()) if p not in seen]
             deps[n.id] = seen
         return deps
@@ -310,6 +327,7 @@ class Graph:
         g = Graph(self.name, dict(self.values), [dataclasses.replace(n, attrs=dict(n.attrs)) for n in self.nodes],
                   list(self.inputs), dict(self.constants), list(self.outputs), dict(self.aliases),
                   dict(self.updates), self._next_value, self._next_node)
+        g.view_offsets = dict(self.view_offsets)
         g.control = dict(self.control)
         g.recompute = set(self.recompute)
         g.phases = self.phases

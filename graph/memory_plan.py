@@ -2,8 +2,9 @@
 
 Which values need activation memory: every value a node outputs. Graph inputs are device copies the
 executor makes per run, constants are persistent (weights), and alias values live inside their root
-value; none of those get workspace offsets. A root value lives from its producer to the last node
-reading it or any of its aliases; a graph output lives to the end of the graph.
+value (a view of a contiguous block at its ``Graph.view_offsets`` offset); none of those get workspace
+offsets. A root value lives from its producer (a block: its first part's) to the last node reading it or
+any of its aliases; a graph output lives to the end of the graph.
 
 * ``release_after`` (O0/O1, over the BestFit pool): after which node each value may be freed.
 * ``static_plan`` (O2, SOMAS-like): one workspace, one offset per value, such that two values that
@@ -27,13 +28,15 @@ def _align(n: int, align: int) -> int:
 
 
 def lifetimes(graph: Graph, node_order: list[int]) -> dict[int, tuple[int, int]]:
-    """Root value produced by a node -> (producer position, last-use position) in ``node_order``;
-    last use is ``len(node_order)`` for a graph output (alive until the host reads it)."""
+    """Root value nodes write -> (its first writer's position, last-use position) in ``node_order``; last use
+    is ``len(node_order)`` for a graph output (alive until the host reads it). A root has one writer, its
+    producer, except a contiguous block (``Graph.writers``)."""
     pos = {nid: i for i, nid in enumerate(node_order)}
     if len(pos) != len(graph.nodes) or any(n.id not in pos for n in graph.nodes):
         raise InvalidParamError("node_order must list every node of the graph exactly once")
-    # an output written into another value's memory (an update in place) is that value's, not a new one
-    span = {v: [pos[n.id], pos[n.id]] for n in graph.nodes for v in n.outputs if v not in graph.aliases}
+    # an output written into another value's memory (an update in place) is that value's, not a new one; a
+    # contiguous block (graph.passes.contiguous_buckets) is allocated when its first part is written
+    span = {r: [min(pos[w] for w in ws), max(pos[w] for w in ws)] for r, ws in graph.writers().items()}
     for n in graph.nodes:
         for v in n.inputs:
             r = graph.root(v)
@@ -207,17 +210,21 @@ def _stream_reach(graph: Graph, node_order: list[int], stream_of: dict[int, int]
                 mine[stream[p]] = at[p]
         reach[nid] = mine
         last_on_stream[c] = nid
-    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    writers = graph.writers()
     last_user = np.full((len(values), len(streams)), -1, np.int64)
     row = {v: i for i, v in enumerate(values)}
     for v, i in row.items():
-        last_user[i, stream[producer[v]]] = at[producer[v]]
+        for w in writers[v]:
+            last_user[i, stream[w]] = max(last_user[i, stream[w]], at[w])
     for n in graph.nodes:
         for v in n.inputs:
             i = row.get(graph.root(v))
             if i is not None:
                 last_user[i, stream[n.id]] = max(last_user[i, stream[n.id]], at[n.id])
-    reached = np.array([reach[producer[v]] for v in values], np.int64).reshape(len(values), len(streams))
+    # a value exists from its first writer on: what every writer's start has reached (one writer but for a
+    # contiguous block, whose parts' writers may run on several streams)
+    reached = np.array([np.min([reach[w] for w in writers[v]], axis=0) if len(writers[v]) > 1 else reach[writers[v][0]]
+                        for v in values], np.int64).reshape(len(values), len(streams))
     # order positions of each stream's nodes, then the end (a stream with no node after ``reached``)
     positions = [[] for _ in streams]
     for i, nid in enumerate(node_order):

@@ -85,14 +85,17 @@ def is_backward(names: tuple[str, ...]) -> bool:
 def memory_report(graph: Graph, node_order: list[int]) -> MemoryReport:
     """The report of ``graph`` (after its passes) run in ``node_order``."""
     nodes = {n.id: n for n in graph.nodes}
+    writers = graph.writers()
     producer = {v: n.id for n in graph.nodes for v in n.outputs}
     kind_of_node: dict[int, MemoryKind] = {}
     for nid in node_order:                       # producers come first in any execution order
         n = nodes[nid]
         if is_backward(n.origins or (n.full_name,)):
             kind_of_node[nid] = MemoryKind.GRADIENTS
-        elif any(kind_of_node.get(producer.get(v, producer.get(graph.root(v))), None)   # a value written into a
-                 in (MemoryKind.GRADIENTS, MemoryKind.UPDATE) for v in n.inputs):         # Parameter: its own node's
+        elif any(kind_of_node.get(w) in (MemoryKind.GRADIENTS, MemoryKind.UPDATE) for v in n.inputs
+                 for w in ((producer[v],) if v in producer else writers.get(graph.root(v), ()))):
+            # a value written into a Parameter (an accumulator's add) is its own node's; a view of a contiguous
+            # block is every writer's
             kind_of_node[nid] = MemoryKind.UPDATE
         else:
             kind_of_node[nid] = MemoryKind.ACTIVATIONS
@@ -124,6 +127,6 @@ def memory_report(graph: Graph, node_order: list[int]) -> MemoryReport:
     spans = lifetimes(graph, node_order)
     for vid, (start, end) in spans.items():
         if start <= at <= end:
-            add(kind_of_node[producer[vid]], vid)
+            add(kind_of_node[writers[vid][0]], vid)
     return MemoryReport(sizes, counts, nodes[node_order[at]].full_name if node_order else "", at, len(node_order),
                         trains=any(k is MemoryKind.GRADIENTS for k in kind_of_node.values()))

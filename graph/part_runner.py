@@ -37,7 +37,7 @@ def bind(p: Prepared, ins: list[int], outs: list[int]) -> tuple[dict[int, int], 
     copies: list[tuple[int, int]] = []
     for v, dst in zip(c.outputs, outs):
         r = c.root(v)
-        if r in buffers or r in p.constants or r in c.inputs or dst in read:
+        if r in buffers or r in p.constants or r in c.inputs or dst in read or v in c.view_offsets:
             copies.append((dst, v))
         else:
             buffers[r] = dst

@@ -10,6 +10,8 @@ import json
 from collections import deque
 from dataclasses import dataclass, field, replace
 
+from ascendemu.device.memory import acl_padded
+from ascendemu.device.pool import ALIGN
 from ascendemu.errors import InvalidParamError, check_int
 from ascendemu.kernels.ops.common import FLOAT
 from ascendemu.kernels.ops import elementwise, norm_fusion
@@ -532,6 +534,101 @@ def prune_constants(graph: Graph) -> None:
         graph.values.pop(alias, None)
 
 
+# ------------------------------------------------------------------------------ contiguous buckets
+
+def contiguous_buckets(graph: Graph) -> Graph:
+    """A fused AllReduce reads its gradients from one contiguous block and writes one, as MindSpore 2.10's
+    does: its memory_block.csv lists the fused kernel's inputs and outputs as ContinuousMemory, each part a
+    pool block of its own size (16777728 + 8704 B for a 2048 x 2048 weight and its bias), and its execute
+    order has no Concat and no Slice (tests/fixtures/msdryrun/data_parallel_dryrun.json, FUSION=layers).
+
+    ``nn.DistributedGradReducer`` captures a bucket as Concat(flat gradients) -> AllReduce -> a Slice per
+    gradient. Here the Concat and the Slices leave: each gradient's producer writes straight into its part
+    of the input block (its output becomes a view of the block, ``Graph.view_offsets``), the AllReduce
+    reduces the whole block into an output block (the padding between parts too, as HCCL's count of a
+    continuous input does), and each Slice's readers read their part of that. So no copy kernel, no device
+    time, no bytes beyond the blocks; a block lives from its first part's writer to its last reader
+    (``memory_plan.lifetimes``). Every part keeps its bits (the Concat and Slices only copied).
+
+    A bucket stays as captured unless each part is a whole node output (its flat view read by the Concat
+    alone) of the block's dtype that no graph output, update or other part keeps, and each reader of the
+    AllReduce's output is a Slice of exactly one part."""
+    g = graph.copy()
+    producers, consumers = g.producers(), g.consumers()
+    fixed = set(g.inputs) | set(g.constants)
+    kept = {g.root(v) for v in g.outputs} | {g.root(v) for v in g.updates.values()}
+    aliased = set(g.aliases.values())         # read through an alias too: not all readers in ``consumers``
+    gone: set[int] = set()
+    for n in list(g.nodes):
+        found = _bucket(g, n, producers, consumers, fixed, kept, aliased)
+        if found is None:
+            continue
+        concat, parts, slices = found
+        desc = g.values[concat.outputs[0]]
+        starts, end = [], 0
+        for r in parts[:-1]:
+            starts.append(end)
+            end += -(-acl_padded(g.values[r].nbytes) // ALIGN) * ALIGN     # a pool block each, as MindSpore's
+        starts.append(end)
+        length = (end + g.values[parts[-1]].nbytes) // ITEMSIZE[desc.dtype]  # the pool pads the last part
+        sent, got = (g.new_value(TensorDesc((length,), desc.dtype)) for _ in range(2))
+        for r, start in zip(parts, starts):
+            _view(g, r, sent, start)
+        for sl, k in slices:
+            _view(g, sl.outputs[0], got, starts[k])
+        for v in (concat.outputs[0], n.outputs[0]):
+            del g.values[v]
+        n.inputs, n.outputs = (sent,), (got,)
+        gone |= {concat.id} | {sl.id for sl, _ in slices}
+        kept |= set(parts)
+    if gone:
+        g.nodes = [n for n in g.nodes if n.id not in gone]
+    return g
+
+
+def _bucket(g: Graph, n: OpNode, producers: dict, consumers: dict, fixed: set[int], taken: set[int],
+            aliased: set[int]) -> tuple[OpNode, list[int], list[tuple[OpNode, int]]] | None:
+    """(Concat, its parts' root values, (Slice, part index) per reader of the output) of AllReduce ``n`` when
+    :func:`contiguous_buckets` may lay its bucket out contiguously, else None."""
+    if n.op != "AllReduce" or len(n.inputs) != 1:
+        return None
+    flat, out = n.inputs[0], n.outputs[0]
+    concat = producers.get(flat)
+    if (concat is None or concat.op != "Concat" or len(concat.inputs) < 2 or len(g.values[flat].shape) != 1
+            or consumers[flat] != [n] or {flat, out} & (taken | aliased)):
+        return None
+    parts = [g.root(x) for x in concat.inputs]
+    if len(set(parts)) != len(parts):
+        return None
+    for x, r in zip(concat.inputs, parts):
+        if (r in fixed or r in taken or r not in producers or consumers[x] != [concat]
+                or g.values[r].dtype != g.values[flat].dtype or g.values[r].nbytes != g.values[x].nbytes):
+            return None
+    part_at, start = {}, 0                     # (first element, elements) of each part -> its index
+    for k, x in enumerate(concat.inputs):
+        part_at[start, g.values[x].size] = k
+        start += g.values[x].size
+    slices = []
+    for reader in consumers[out]:
+        if reader.op != "Slice" or reader.inputs != (out,):
+            return None
+        k = part_at.get((int(reader.attrs["begin"][0]), int(reader.attrs["size"][0])))
+        if k is None:
+            return None
+        slices.append((reader, k))
+    return concat, parts, slices
+
+
+def _view(g: Graph, value: int, block: int, offset: int) -> None:
+    """``value`` and its aliases become views of ``block`` at ``offset`` bytes (in place)."""
+    for alias, root in list(g.aliases.items()):
+        if root == value:
+            g.aliases[alias] = block
+            g.view_offsets[alias] = offset + g.view_offsets.get(alias, 0)
+    g.aliases[value] = block
+    g.view_offsets[value] = offset
+
+
 # ------------------------------------------------------------------------------ updates in place
 
 def _reads_at_own_index(node: OpNode) -> bool:
@@ -550,7 +647,7 @@ OPTIMIZER_AFTER_BACKWARD = True
 def _backward_and_optimizer(graph: Graph) -> tuple[set[int], list[OpNode]]:
     """The backward's node ids, and the optimizer's nodes in capture order: outside the backward, reading a
     gradient directly or through another such node."""
-    producer = {v: n for n in graph.nodes for v in n.outputs}
+    writers = graph.writers()
     backward = {n.id for n in graph.nodes if is_backward(n.origins or (n.full_name,))}
     optimizer: list[OpNode] = []
     downstream: set[int] = set()
@@ -558,28 +655,60 @@ def _backward_and_optimizer(graph: Graph) -> tuple[set[int], list[OpNode]]:
         if n.id in backward:
             continue
         # two lookups, not `in backward | downstream`: that builds a set per input (quadratic in nodes)
-        if any(graph.root(v) in producer and (producer[graph.root(v)].id in backward or
-                                              producer[graph.root(v)].id in downstream) for v in n.inputs):
+        if any(w in backward or w in downstream for v in n.inputs for w in writers.get(graph.root(v), ())):
             downstream.add(n.id)
             optimizer.append(n)
     return backward, optimizer
 
 
+def gradient_reductions(graph: Graph) -> set[int]:
+    """The collectives outside the backward that read a gradient, directly or through optimizer-side nodes:
+    data parallel's gradient AllReduces (``nn.DistributedGradReducer`` is captured after the backward; a
+    sharded graph's mirror AllReduces are the backward's own)."""
+    return {n.id for n in _backward_and_optimizer(graph)[1] if communication(n.op) is not None}
+
+
+def _downstream(sources: set[int], graph: Graph) -> set[int]:
+    """The nodes that read, directly or not, an output of a node of ``sources`` (``sources`` excluded)."""
+    succs: dict[int, list[int]] = {}
+    for nid, ps in graph.dependencies().items():
+        for p in ps:
+            succs.setdefault(p, []).append(nid)
+    seen: set[int] = set()
+    frontier = deque(sources)
+    while frontier:
+        for s in succs.get(frontier.popleft(), ()):
+            if s not in seen:
+                seen.add(s)
+                frontier.append(s)
+    return seen - sources
+
+
 def optimizer_after_backward(graph: Graph) -> Graph:
     """The optimizer's nodes (outside the backward, reading a gradient directly or through another such
     node) each wait for the previous one in capture order, the first for every node of the backward
-    that no backward node reads (each gradient's last node); :data:`OPTIMIZER_AFTER_BACKWARD`."""
+    that no backward node reads (each gradient's last node); :data:`OPTIMIZER_AFTER_BACKWARD`.
+
+    Data parallel differs (:func:`gradient_reductions`): its Concats and AllReduces are not chained, so a
+    bucket's AllReduce starts once its gradients exist and overlaps the rest of the backward; nor is what reads
+    a reduced gradient, except that the updates wait for each other from the last Parameter's to the first's.
+    MindSpore's DryRun of a data-parallel MLP (data_parallel_dryrun.json's execute orders) runs a bucket's
+    mean Muls and updates once the next bucket's AllReduce is issued (``order`` releases them there), the
+    updates in that order: with one AllReduce per gradient, the last weight's update waits for its bias's
+    mean, so that weight's mean is held meanwhile."""
     if not OPTIMIZER_AFTER_BACKWARD:
         return graph
     g = graph.copy()
     backward, optimizer = _backward_and_optimizer(g)
     downstream = {n.id for n in optimizer}
-    # data parallel's gradient reduction (nn.DistributedGradReducer: each bucket's Concat and AllReduce,
-    # captured outside the backward) is not chained: MindSpore orders only the updates (UpdateState), so a
-    # bucket's AllReduce starts once its gradients exist and overlaps the rest of the backward
     comm = {n.id for n in g.nodes if communication(n.op) is not None}
     reduction = set(_steps_to(comm, g.dependencies())) if comm else set()
-    optimizer = [n for n in optimizer if n.id not in reduction]
+    reduced = _downstream(gradient_reductions(g), g)
+    updates = set(g.updates.values())
+    reversed_updates = [n.id for n in reversed(optimizer) if n.id in reduced and updates.intersection(n.outputs)]
+    for before, after in zip(reversed_updates, reversed_updates[1:]):
+        _wait(g, after, [before])
+    optimizer = [n for n in optimizer if n.id not in reduction and n.id not in reduced]
     if not optimizer:
         return g
     position = {n.id: i for i, n in enumerate(g.nodes)}
@@ -605,23 +734,22 @@ def first_update_loads(graph: Graph, backward: set[int] | None = None,
     if backward is None or downstream is None:
         backward, optimizer = _backward_and_optimizer(graph)
         downstream = {n.id for n in optimizer}
-    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    writers = graph.writers()
     position = {n.id: i for i, n in enumerate(graph.nodes)}
     if not backward or not downstream:
         return [], []
     after, first = max(position[b] for b in backward), min(position[d] for d in downstream)
     loads = [n.id for n in graph.nodes[after + 1:first]]
-    results = [producer[graph.root(v)] for v in graph.outputs if graph.root(v) in producer]
+    results = [w for v in graph.outputs for w in writers.get(graph.root(v), ())]
     return loads, [r for r in results if r not in backward and r not in downstream]
 
 
 def gradient_ends(graph: Graph) -> set[int]:
     """Nodes of the backward that no backward node reads: each gradient's last node (a weight gradient's
     MatMul, its mirror AllReduce), read only by the optimizer."""
-    producer = {v: n.id for n in graph.nodes for v in n.outputs}
+    writers = graph.writers()
     backward = {n.id for n in graph.nodes if is_backward(n.origins or (n.full_name,))}
-    read = {producer[graph.root(v)] for n in graph.nodes if n.id in backward for v in n.inputs
-            if graph.root(v) in producer}
+    read = {w for n in graph.nodes if n.id in backward for v in n.inputs for w in writers.get(graph.root(v), ())}
     return backward - read
 
 
@@ -746,7 +874,11 @@ def order(graph: Graph, policy: str = DEFAULT_ORDER_POLICY) -> list[int]:
     gradient before the data gradient that continues the backward), and a node that reads a
     collective's output waits until nothing else is ready (its stream would stall on the collective).
     A weight gradient (:func:`gradient_ends`) goes before the data gradient the same way, as in
-    MindSpore's order. Graphs without either keep the plain order.
+    MindSpore's order. Graphs without either keep the plain order. When a gradient reduction
+    (:func:`gradient_reductions`, data parallel's AllReduces) is issued, the nodes deferred so far run next:
+    MindSpore runs the readers of one bucket's AllReduce (its mean's Muls, the updates) once the next bucket's
+    is issued (data_parallel_dryrun.json's execute orders), so one bucket's reduced gradients are read while
+    the next one's transfer.
     """
     if policy not in ORDER_POLICIES:
         raise InvalidParamError(f"execution order {policy!r} is not supported; use one of {ORDER_POLICIES}")
@@ -761,6 +893,7 @@ def order(graph: Graph, policy: str = DEFAULT_ORDER_POLICY) -> list[int]:
     # weight gradients go first too: MindSpore's order computes a layer's weight gradient with its data
     # gradient, so it is held from there to the optimizer (its DryRun peaks with it)
     to_comm = _steps_to(comm_nodes | gradient_ends(graph), deps)
+    reductions = gradient_reductions(graph) if comm_nodes else set()
     deferred: deque[int] = deque()
     result = []
     work: deque[int] = deque(ready if policy == "bfs" else reversed(ready))
@@ -768,13 +901,16 @@ def order(graph: Graph, policy: str = DEFAULT_ORDER_POLICY) -> list[int]:
     while work or deferred:
         nid = take() if work else deferred.popleft()
         result.append(nid)
+        released = list(deferred) if nid in reductions else []     # the readers of the collectives before it
+        if released:
+            deferred.clear()
         newly = []
         for s in succs[nid]:
             pending[s] -= 1
             if pending[s] == 0:
                 (deferred if comm_nodes.intersection(deps[s]) else newly).append(s)
         newly.sort(key=lambda s: to_comm.get(s, len(succs)))
-        work.extend(newly if policy == "bfs" else reversed(newly))
+        work.extend(newly + released if policy == "bfs" else reversed(newly + released))
     if len(result) != len(graph.nodes):
         raise InvalidParamError(f"graph {graph.name!r} has a cycle; no execution order exists")
     return result
@@ -807,7 +943,7 @@ def defer_to_first_use(graph: Graph, node_order: list[int]) -> list[int]:
             readers.setdefault(r, []).append(n.id)
     last_reader = {r: max(ids, key=pos.__getitem__) for r, ids in readers.items()}
     kept = {graph.root(v) for v in graph.outputs} | {graph.root(v) for v in graph.updates.values()}
-    produced = {v for n in graph.nodes for v in n.outputs}
+    produced = set(graph.writers())
     # never deferred: what feeds a collective, and a gradient's last node (it runs where the backward
     # reaches it, as in MindSpore's order, not just before the optimizer)
     stays = set(_steps_to({n.id for n in graph.nodes if communication(n.op) is not None}, deps))

@@ -27,7 +27,7 @@ from .memory_plan import ALIGN, peak_memory, release_after, static_plan
 from .memory_report import MemoryReport, memory_report
 from .passes import (DEFAULT_ORDER_POLICY, ORDER_POLICIES, assign_streams, defer_to_first_use,
                      eliminate_common_subexpressions, fuse_conditional_updates, fuse_conv_bn_reduce,
-                     fuse_elementwise, fuse_epilogues, fuse_norm_programs,
+                     contiguous_buckets, fuse_elementwise, fuse_epilogues, fuse_norm_programs, gradient_reductions,
                      optimizer_after_backward, order, remove_no_task, write_updates_in_place)
 from .parallel.pipeline import order_phases
 from .autodiff import GRADIENTS_SCOPE
@@ -39,10 +39,10 @@ from .schedule import GraphKernel, ScheduleStep, step_from_json
 JIT_LEVELS = ("O0", "O1", "O2")
 # O2 sinks the whole graph, so it can spread independent branches over streams by default.
 DEFAULT_O2_STREAMS = 4
-FORMAT_VERSION = 9     # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
+FORMAT_VERSION = 10    # 2: lower_bound set at every level; 3: concurrent_bound; 4: typed schedule; 5: updates;
 # 6: memory_report; 7: collective-aware execution order (a cached order would lose the overlap);
 # 8: nodes deferred to their first use (a cached order would keep the larger plan); 9: updates written
-# in place (an updated value may alias its parameter)
+# in place (an updated value may alias its parameter); 10: view_offsets (a fused AllReduce's contiguous blocks)
 
 
 @dataclass
@@ -64,7 +64,9 @@ class CompiledGraph:
       ``aliases``: alias value -> root value. An alias (output of a removed Reshape/ExpandDims/Squeeze/
       Flatten, or a broadcast view of a bias in a fused kernel) has its own desc but lives at its
       root's address; the root may be a node output, a graph input or a constant. Resolve every value
-      id through ``aliases`` before looking up an address.
+      id through ``aliases`` before looking up an address. ``view_offsets``: alias -> its byte offset in
+      its root, for the parts of a fused AllReduce's contiguous blocks (``passes.contiguous_buckets``): such
+      a block is a root no kernel outputs whole; the kernels writing its parts allocate it (the first one).
       ``memory == "static"`` (O2): node outputs live at ``workspace base + offsets[root id]`` in one
       workspace of ``workspace_size`` bytes (512-B aligned). ``lower_bound`` = peak live bytes of node
       outputs under the execution order (every level), what no allocator of this order can beat;
@@ -112,6 +114,7 @@ class CompiledGraph:
     updates: dict[int, int] = field(default_factory=dict)
     memory_report: MemoryReport | None = None
     constant_refs: dict[int, Constant] = field(default_factory=dict, repr=False)
+    view_offsets: dict[int, int] = field(default_factory=dict)
 
     @property
     def cache_name(self) -> str:
@@ -139,6 +142,7 @@ class CompiledGraph:
             "release_after": {str(n): list(vs) for n, vs in self.release_after.items()},
             "updates": {str(p): v for p, v in self.updates.items()},
             "memory_report": self.memory_report.to_json() if self.memory_report else None,
+            "view_offsets": {str(v): o for v, o in self.view_offsets.items()},
         }
 
     @classmethod
@@ -159,7 +163,8 @@ class CompiledGraph:
             concurrent_bound=d["concurrent_bound"],
             release_after={int(n): tuple(vs) for n, vs in d["release_after"].items()},
             updates=ints(d["updates"]),
-            memory_report=MemoryReport.from_json(d["memory_report"]) if d["memory_report"] else None)
+            memory_report=MemoryReport.from_json(d["memory_report"]) if d["memory_report"] else None,
+            view_offsets=ints(d["view_offsets"]))
 
     def bind_constants(self, graph: Graph) -> "CompiledGraph":
         """Attach parameter data from a freshly captured ``graph`` of the same structure (in place)."""
@@ -207,6 +212,7 @@ def optimize(graph: Graph, jit_level: str) -> Graph:
     g = remove_no_task(eliminate_common_subexpressions(g))
     if jit_level in ("O1", "O2"):
         g = fuse_conv_bn_reduce(fuse_norm_programs(fuse_epilogues(fuse_elementwise(g))))
+    g = contiguous_buckets(g)
     # every level: the Selects stand for MindSpore's branch, which has no pass of its own at any level
     g = fuse_conditional_updates(g)
     g = optimizer_after_backward(order_phases(recompute_activations(g)))
@@ -239,7 +245,8 @@ def compile_graph(graph: Graph, jit_level: str, exec_order: str = DEFAULT_ORDER_
         outputs=tuple(g.outputs[:len(graph.outputs)]),        # renamed by CSE; updated values excluded
         constants={v: c.name for v, c in g.constants.items()}, aliases=dict(g.aliases), kernels=kernels,
         schedule=streams.schedule, num_streams=streams.num_streams, events=streams.events, memory="dynamic",
-        updates=dict(g.updates), memory_report=memory_report(g, node_order), constant_refs=dict(g.constants))
+        updates=dict(g.updates), memory_report=memory_report(g, node_order), constant_refs=dict(g.constants),
+        view_offsets=dict(g.view_offsets))
     if jit_level == "O2":
         plan = static_plan(g, node_order, streams.stream_of, ALIGN)
         compiled.memory, compiled.offsets = "static", plan.offsets
@@ -262,14 +269,17 @@ MIRROR_INPUTS_HELD_TO_END = True
 
 def mirror_inputs(g: Graph, node_order: list[int]) -> dict[int, int]:
     """Root values the gradient mirror AllReduces (``parallel.sharding.MIRROR_SCOPE``; a sharded weight's gradient
-    ReduceScatter, ``optimizer_shard.SHARD_GATHER_SCOPE``) read -> the position in
+    ReduceScatter, ``optimizer_shard.SHARD_GATHER_SCOPE``; data parallel's gradient AllReduces,
+    ``passes.gradient_reductions``: MindSpore's DryRun holds a bucket's contiguous input block until its mean's
+    first Mul, data_parallel_dryrun.json) read -> the position in
     ``node_order`` after which they may be freed (just before the first node reading the output of that
     AllReduce or of a later one; the last node if none), when :data:`MIRROR_INPUTS_HELD_TO_END`."""
     if not MIRROR_INPUTS_HELD_TO_END:
         return {}
     nodes = {n.id: n for n in g.nodes}
     names = {nid: nodes[nid].full_name for nid in node_order}
-    mirrors = [i for i, nid in enumerate(node_order) if f"/{MIRROR_SCOPE}/" in names[nid] or
+    reductions = gradient_reductions(g)
+    mirrors = [i for i, nid in enumerate(node_order) if f"/{MIRROR_SCOPE}/" in names[nid] or nid in reductions or
                names[nid].startswith(f"{GRADIENTS_SCOPE}/") and f"/{SHARD_GATHER_SCOPE}/" in names[nid]]
     mirror_at = {g.root(v): i for i in mirrors for v in nodes[node_order[i]].outputs}
     first_reader: dict[int, int] = {}          # mirror position -> position of the first node reading its output

@@ -65,7 +65,8 @@ class _GraphRunner:
             if r in c.constants and r not in c.updates:
                 results.append(np.array(c.constant_refs[r].data).reshape(desc.shape))
             else:
-                results.append(self.transfers.download(p.address(v, buffers), c.values[r]).reshape(desc.shape))
+                whole = desc if v in c.view_offsets else c.values[r]        # a part of a block: its own bytes
+                results.append(self.transfers.download(p.address(v, buffers), whole).reshape(desc.shape))
         return results
 
     def _device_updated(self, p: Prepared) -> None:

@@ -5,7 +5,9 @@ and casts back, so every rank applies the same update.
 
 Fusion: MindSpore tags each gradient's AllReduce with a fusion id and its backend fuses the AllReduces
 of one id into one collective. Here the fusion happens where the ids are assigned: the gradients of one
-bucket are flattened, concatenated, all-reduced once and split back. The ids follow MindSpore's rules:
+bucket are flattened, concatenated, all-reduced once and split back (then each multiplied by 1/``degree``,
+a Mul per gradient as MindSpore's); the graph compiler turns the Concat and the split into views of one
+contiguous block, as MindSpore's fused AllReduce reads and writes (``graph.passes.contiguous_buckets``). The ids follow MindSpore's rules:
 parameters whose ``comm_fusion`` differ are fused by that attribute; otherwise
 ``all_reduce_fusion_config`` (or ``comm_fusion``'s ``index`` mode) splits the parameters into groups at
 its indices (MindSpore's quirk kept: index i ends a group *after* parameter i); otherwise, when
@@ -135,10 +137,10 @@ class DistributedGradReducer(Cell):
         for bucket in self.buckets:
             flat = [ops.cast(ops.reshape(grads[i], (-1,)), mstype.float32) for i in bucket]
             summed = self.allreduce(flat[0] if len(flat) == 1 else ops.concat(flat))
-            if scale is not None:
-                summed = summed * scale
             parts = (summed,) if len(bucket) == 1 else ops.split(summed, [int(f.shape[0]) for f in flat])
             for i, part in zip(bucket, parts):
+                if scale is not None:
+                    part = part * scale      # a Mul per gradient, as MindSpore's (its DryRun's execute order)
                 out[i] = ops.cast(ops.reshape(part, grads[i].shape), grads[i].dtype)
         return tuple(out)
 
