@@ -294,7 +294,9 @@ class Graph:
         for n in self.nodes:
             for v in n.outputs:
                 r = self.root(v)
-                if r not in fixed and n.id not in out.setdefault(r, []):
+                if r in fixed or (r != v and v not in self.view_offsets):   # written in place (an Assign into
+                    continue                                                # a tensor): ordered by ``control``
+                if n.id not in out.setdefault(r, []):
                     out[r].append(n.id)
         return out
 

@@ -811,7 +811,9 @@ def write_updates_in_place(graph: Graph, kept: set[int]) -> Graph:
 
 def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int, int], readers: dict) -> None:
     """MindSpore's Assign kernel on a tensor writes into the tensor's memory: its output is an alias of the
-    tensor's, which therefore lives until the write, after every other reader of the old contents."""
+    tensor's, which therefore lives until the write, after every other reader of the old contents and, as
+    MindSpore's side effects run in program order (UpdateState), after every Parameter update captured
+    before it (``_TrainGradAccuStepCell`` clears its scaled gradients once the optimizer has run)."""
     target, out = g.root(node.inputs[0]), node.outputs[0]
     if target in g.constants or target in g.inputs or target in kept or out in g.aliases \
             or g.values[out].nbytes != g.values[target].nbytes:
@@ -820,23 +822,30 @@ def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int,
     if any(position[r.id] > position[node.id] for r in others):
         return
     g.aliases[out] = target
-    _wait(g, node.id, [r.id for r in others])
+    updates = set(g.updates.values())
+    _wait(g, node.id, [r.id for r in others] + [n.id for n in g.nodes if position[n.id] < position[node.id]
+                                                  and updates.intersection(n.outputs)])
     for reader in {r.id for r in g.nodes if out in r.inputs}:
         _wait(g, reader, [node.id])
 
 
+# the links of an accumulation written into its Parameter: MindSpore's AssignAdd (an Add here) and the Assign of the
+# replicas' sum after a mirror AllReduce; a scale or any other op computes a value of its own, as there
+ACCUMULATING_OPS = ("Add", "Assign")
+
+
 def _accumulate_in_place(g: Graph, param: int, position: dict[int, int], readers_of: dict) -> None:
     """An accumulator Parameter cleared by a literal after the run (``_TrainGradAccuStepCell``'s accu_grads):
-    the elementwise chain that adds into it (p + g1, then + g2, ...; each link read only by the next) is
-    written into its buffer link by link, as MindSpore's AssignAdd writes in place, instead of holding a
-    running sum of its own; the chain's end stays readable (the scale, the mirror AllReduce) until the run
+    the chain of :data:`ACCUMULATING_OPS` that adds into it (p + g1, then + g2, ...; each link read only by the
+    next) is written into its buffer link by link, as MindSpore's AssignAdd writes in place, instead of holding
+    a running sum of its own; the chain's end stays readable (the scale, the mirror AllReduce) until the run
     ends and the literal is copied in. The first link waits for every other reader of the old contents."""
     desc, link, chain = g.values[param], param, []
     while True:
         readers = readers_of.get(link, [])
         if len(readers) != (1 if link != param else len(readers)) or not readers:
             break
-        node = next((r for r in readers if _reads_at_own_index(r) and len(r.outputs) == 1
+        node = next((r for r in readers if r.op in ACCUMULATING_OPS and len(r.outputs) == 1
                      and g.values[r.outputs[0]] == desc and r.outputs[0] not in g.aliases), None)
         if node is None or link != param and node is not readers[0]:
             break

@@ -38,7 +38,8 @@ def _numpy_steps(w, x, y, steps):
 
 
 @pytest.mark.parametrize("mode", ["graph", "pynative"])
-def test_accumulated_gradients_train_as_numpy_and_are_cleared(mode):
+def test_accumulated_gradients_train_as_numpy_and_are_cleared(mode, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                     # rank_0/kernel_meta and graph_cache go there
     ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
     try:
         rng = np.random.default_rng(0)
@@ -60,9 +61,10 @@ def test_accumulated_gradients_train_as_numpy_and_are_cleared(mode):
         ms.set_context(mode=ms.GRAPH_MODE)
 
 
-def test_zeros_like_folds_to_a_constant_and_assign_writes_a_tensor():
+def test_zeros_like_folds_to_a_constant_and_assign_writes_a_tensor(tmp_path, monkeypatch):
     """MindSpore folds zeros_like of a static shape while compiling (a constant, no kernel); ops.assign of a
     tensor the graph computed is its Assign kernel, and later reads see the assigned value."""
+    monkeypatch.chdir(tmp_path)
     assert "BroadcastTo" in FOLDED_OPS
 
     def f(x):
