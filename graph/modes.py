@@ -60,6 +60,10 @@ class RunMode:
         """What uploading the parameter ``source`` (of ``desc``) copies to its device buffer: its values."""
         return source.host_data()
 
+    def literal_data(self, value: np.ndarray, desc: TensorDesc) -> np.ndarray:
+        """What uploading a graph's literal (of ``desc``) copies to its device buffer: its values."""
+        return value
+
     def compiled(self, compiled: CompiledGraph, group_ranks: Callable[[str], Sequence[int]]) -> None:
         """Told of every graph made ready on the device (``group_ranks``: a group's world ranks)."""
 
@@ -130,6 +134,10 @@ class DryRun(RunMode):
     def state_data(self, source: StateSource, desc: TensorDesc) -> np.ndarray:
         # priced, not copied: a copy to a device without backing moves no byte, so the parameter's values
         # are never read (an abstract weight is never filled) and the zeros take no host pages
+        return self.host_array(desc.shape, np.dtype(desc.dtype))
+
+    def literal_data(self, value: np.ndarray, desc: TensorDesc) -> np.ndarray:
+        # likewise: a folded zeros_like (a broadcast view) is never made contiguous (a 7B stage's are 3 GiB)
         return self.host_array(desc.shape, np.dtype(desc.dtype))
 
     def compiled(self, compiled: CompiledGraph, group_ranks: Callable[[str], Sequence[int]]) -> None:

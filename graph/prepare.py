@@ -123,7 +123,8 @@ class GraphPreparer:
             else:
                 if root in prepared.constants:
                     self.rt.free(prepared.constants[root])
-                ptr = self.transfers.upload(const.value, compiled.values[root])
+                ptr = self.transfers.upload(self.mode.literal_data(const.value, compiled.values[root]),
+                                            compiled.values[root])
                 prepared.constant_data[root] = id(const.value)
             if prepared.constants.get(root) != ptr:
                 prepared.constants[root] = ptr
