@@ -58,6 +58,36 @@ def current_tracer() -> "Tracer | None":
     return stack[-1] if stack else None
 
 
+class Folding:
+    """The literals one capture's :data:`FOLDED_OPS` made, in order: a new one per fold, as MindSpore keeps one
+    constant per folded node, except that a gradient's replayed forward (:meth:`Tracer.replay`, which counts
+    from 0 again) takes the first pass's, fold for fold, so common-subexpression elimination still merges the
+    two passes."""
+
+    def __init__(self) -> None:
+        self.made: list[int] = []
+        self.count = 0                                      # folds traced so far
+
+    @staticmethod
+    def applies(graph: Graph, op: str, inputs: list[int], attrs: dict[str, Any]) -> bool:
+        """Whether ``op`` folds: one of FOLDED_OPS, every input a literal, a static shape."""
+        consts = graph.constants
+        return op in FOLDED_OPS and all(v in consts and not consts[v].is_parameter for v in inputs) and \
+            -1 not in attrs["shape"]
+
+    def literal(self, tracer: "Tracer", data: np.ndarray, dtype: str) -> int:
+        index, self.count = self.count, self.count + 1
+        if index < len(self.made):
+            vid = self.made[index]
+            same = tracer.graph.constants[vid].data
+            if same.shape == data.shape and str(tracer.graph.values[vid].dtype) == dtype and \
+                    np.array_equal(same[(0,) * same.ndim], data[(0,) * data.ndim], equal_nan=True):
+                return vid
+        vid = tracer.literal(data, dtype)
+        self.made.append(vid)
+        return vid
+
+
 class Tracer:
     """Builds one Graph while a capture is active; ops call :meth:`apply`."""
 
@@ -77,8 +107,7 @@ class Tracer:
         self._states: dict[int, int] = {}                   # id(parameter) -> its constant's value id
         self._first_reads: dict[int, int] = {}              # id(parameter) -> the value its first read saw
         self._draws = 0                                     # functional random calls traced so far
-        self._folds: list[int] = []                         # the literals FOLDED_OPS made, in order
-        self._fold_count = 0                                # folds traced so far (from 0 again in a replay)
+        self.folds = Folding()
         self._literal_count = 0
         self._replaying = 0
         self._prints: list[tuple[bool, tuple]] = []         # (made in a replay, items) per ops.Print
@@ -186,14 +215,14 @@ class Tracer:
         for key, (obj, _) in rewound.items():
             self._objects[key] = (obj, self._first_reads[key])
         draws, self._draws = self._draws, 0
-        folds, self._fold_count = self._fold_count, 0
+        folds, self.folds.count = self.folds.count, 0
         self._replaying += 1
         try:
             yield
         finally:
             self._replaying -= 1
             self._draws = max(draws, self._draws)
-            self._fold_count = max(folds, self._fold_count)
+            self.folds.count = max(folds, self.folds.count)
             self._objects.update(rewound)
             owner = {vid: key for key, vid in self._states.items()}
             for param, value in before.items():
@@ -287,9 +316,9 @@ class Tracer:
     def record_node(self, op: str, inputs: list[int], attrs: dict[str, Any]) -> tuple[int, ...]:
         """Record one op node as it is (``apply`` without the sharding pass); an op of :data:`FOLDED_OPS`
         whose inputs are all literals becomes its result, a literal (a zero-copy broadcast view)."""
-        if op in FOLDED_OPS and self._literal_inputs(inputs) and -1 not in attrs["shape"]:
-            return (self._fold(np.broadcast_to(self.graph.constants[inputs[0]].data, attrs["shape"]),
-                               self.graph.values[inputs[0]].dtype),)
+        if self.folds.applies(self.graph, op, inputs, attrs):
+            return (self.folds.literal(self, np.broadcast_to(self.graph.constants[inputs[0]].data, attrs["shape"]),
+                                       self.graph.values[inputs[0]].dtype),)
         self.op_count += 1
         full_name = "/".join(self.scopes) + f"/{op}-op{self.op_count}"
         try:
@@ -297,25 +326,6 @@ class Tracer:
         except InvalidParamError as exc:
             raise type(exc)(f"while capturing {full_name}: {exc.message}") from None
         return node.outputs
-
-    def _fold(self, data: np.ndarray, dtype: str) -> int:
-        """A folded op's literal: a new one per fold, as MindSpore keeps one constant per folded node, except
-        that a gradient's replayed forward (:meth:`replay`) takes the first pass's, fold for fold, so
-        common-subexpression elimination still merges the two passes."""
-        index, self._fold_count = self._fold_count, self._fold_count + 1
-        if index < len(self._folds):
-            vid = self._folds[index]
-            same = self.graph.constants[vid].data
-            if same.shape == data.shape and str(self.graph.values[vid].dtype) == dtype and \
-                    np.array_equal(same[(0,) * same.ndim], data[(0,) * data.ndim], equal_nan=True):
-                return vid
-        vid = self.literal(data, dtype)
-        self._folds.append(vid)
-        return vid
-
-    def _literal_inputs(self, inputs: list[int]) -> bool:
-        consts = self.graph.constants
-        return all(v in consts and not consts[v].is_parameter for v in inputs)
 
     def nested(self, label: str, where: str = "") -> "Tracer":
         """A capture nested in this one, for a loop's cond or body: its nodes are named under ``label``;

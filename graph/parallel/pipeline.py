@@ -305,7 +305,10 @@ class Pipeline:
             self.micro_outputs[0] = outputs[0]
         local = [w for w in wrt if self.value_stage.get(w, 0) == self.stage and w in sp.layouts]
         accumulation = getattr(_context, "accumulation", None)
-        accu = {} if accumulation is None or sp.opt is not None else \
+        # not with optimizer parallel (MindSpore's cell hands the optimizer the gradients), nor yet with recompute
+        # (its copies' waits and the in-place adds' 1F1B phases can order into a cycle: summed as values, then
+        # added by the cell after the backward)
+        accu = {} if accumulation is None or sp.opt is not None or graph.recompute else \
             {w: accumulation.by_weight[consts[w].name] for w in local if consts[w].name in accumulation.by_weight}
         total: dict[int, int] = {}
         for m in micros:
