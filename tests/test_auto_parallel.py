@@ -170,14 +170,14 @@ def test_cell_shard_checks_its_arguments_as_mindspore(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", ["mm1", "plan"])
-def test_auto_parallel_mlp_on_2_ranks_trains_as_one_device(tmp_path, seed):
+def test_auto_parallel_mlp_on_2_ranks_trains_as_one_device(tmp_path, seed, ascendemu_kernel_cache):
     """Column parallel over 2 ranks from the first MatMul's strategy (``mm1``) or from w1's parameter_plan
     (``plan``: Cell.shard of the net, its input whole), the rest propagated (the ReLU split alike, the second
     MatMul row parallel): every rank prints the float64 single-device losses and holds its slice of the
     trained weights (w1's columns, w2's rows, by its rank)."""
     losses, w1, w2 = _reference()
     proc, ranks = mpiexec(2, WORKER, tmp_path, "sharding_propagation", seed,
-                          env={"MS_COMPILER_CACHE_PATH": str(tmp_path.parent / "sap_cache")})
+                          env={"MS_COMPILER_CACHE_PATH": str(ascendemu_kernel_cache)})
     assert proc.returncode == 0 and sorted(ranks) == [0, 1], proc.stderr[-3000:]
     for rank, result in ranks.items():
         np.testing.assert_allclose(result["losses"], losses, rtol=2e-6)

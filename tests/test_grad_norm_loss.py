@@ -4,7 +4,7 @@ Each new kernel (BatchNorm training, BatchNormGrad, LayerNormGrad, the two softm
 losses) is checked against a float64 numpy reference written here; each backward rule (Softmax,
 LogSoftmax, LayerNorm, BatchNorm in both modes, the losses) against central finite differences of a
 numpy forward (tests/gradcheck.py), and the rules' graphs at O0, O1 and O2 against each other.
-Kernels run on the emulated device through one DeviceExecutor per test over one module cache.
+Kernels run on the emulated device through one DeviceExecutor per test over the session's kernel cache.
 """
 from __future__ import annotations
 
@@ -26,18 +26,13 @@ SOFTMAX_SHAPE, SOFTMAX_AXIS = (2, 3, 4), 1
 BN_SHAPE = (2, 3, 2, 2)
 
 
-@pytest.fixture(scope="module")
-def cache_root(tmp_path_factory):
-    return tmp_path_factory.mktemp("norm-loss-kernels")
-
-
 @pytest.fixture
-def ex(cache_root):
-    """A fresh emulated node and executor; kernels come from the module's cache once built."""
+def ex(ascendemu_kernel_cache):
+    """A fresh emulated node and executor; kernels come from the session's cache once built."""
     rt = get_runtime()
     if rt.node is not None:
         rt.finalize()
-    yield DeviceExecutor(cache_root=str(cache_root), progress=False)
+    yield DeviceExecutor(cache_root=str(ascendemu_kernel_cache), progress=False)
     rt.finalize()
 
 

@@ -28,12 +28,12 @@ RNG = np.random.default_rng(910)
 
 
 @pytest.fixture(scope="module")
-def ex(tmp_path_factory):
+def ex(ascendemu_kernel_cache):
     from ascendemu.hal.runtime import get_runtime
     rt = get_runtime()
     if rt.node is not None:
         rt.finalize()
-    executor = DeviceExecutor(cache_root=str(tmp_path_factory.mktemp("layers-zoo-cache")), progress=False)
+    executor = DeviceExecutor(cache_root=str(ascendemu_kernel_cache), progress=False)
     previous = set_backend(executor)
     yield executor
     set_backend(previous)

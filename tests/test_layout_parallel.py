@@ -150,14 +150,13 @@ def test_dryrun_inserts_the_collectives_mindspore_inserts_for_layouts_and_out_st
 
 
 # ------------------------------------------------------------------------------------ numerics on 2 mpiexec ranks
-def test_layout_sharded_mlps_train_as_one_device(tmp_path):
+def test_layout_sharded_mlps_train_as_one_device(tmp_path, ascendemu_kernel_cache):
     """Layout((1, 2), ("dp", "mp")) on 2 ranks (the start-up of 4 ranks alone would cost 10 CPU-s; 4-rank layouts
     are checked against MindSpore's DryRun above): the MLP with a ReLU split by rows over ("dp", "mp"), and with the
     row-parallel MatMul's ReduceScatter out_strategy: every rank prints float64 numpy's losses and holds its slice
     of the trained weights."""
     losses, w1, w2 = _reference()
-    cache = tmp_path.parent / "sap_cache"          # test_semi_auto_parallel's: its kernels are these (4 CPU-s warm)
-    proc, ranks = mpiexec(2, WORKER, tmp_path, "1", env={"MS_COMPILER_CACHE_PATH": str(cache)})
+    proc, ranks = mpiexec(2, WORKER, tmp_path, "1", env={"MS_COMPILER_CACHE_PATH": str(ascendemu_kernel_cache)})
     assert proc.returncode == 0 and sorted(ranks) == [0, 1], proc.stderr[-3000:]
     for rank, nets in ranks.items():
         for net in ("layout", "out_rs"):

@@ -60,23 +60,23 @@ def test_flash_attention_splits_batch_and_heads_and_runs_local_heads():
                                              [None] * 3, "FlashAttentionScore")
 
 
-def _losses(tmp: Path, dp: int, mp: int) -> dict[int, dict]:
+def _losses(tmp: Path, cache: Path, dp: int, mp: int) -> dict[int, dict]:
     out = tmp / f"dp{dp}mp{mp}"
     out.mkdir()
     proc, ranks = mpiexec(dp * mp, WORKER, out, str(dp), str(mp),
-                          env={"MS_COMPILER_CACHE_PATH": str(tmp.parent / "llama_cache")})
+                          env={"MS_COMPILER_CACHE_PATH": str(cache)})
     assert proc.returncode == 0 and sorted(ranks) == list(range(dp * mp)), proc.stderr[-3000:]
     return ranks
 
 
-def test_tiny_llama_with_tensor_and_data_parallel_trains_as_one_device(tmp_path):
+def test_tiny_llama_with_tensor_and_data_parallel_trains_as_one_device(tmp_path, ascendemu_kernel_cache):
     """2 layers, hidden 64, 4 heads (2 key/value heads), seq 16, batch 2, vocabulary-parallel embedding and
     lm_head, FlashAttentionScore, AdamWeightDecay, 2 steps: dp=2 x mp=2 on 4 ranks prints the one-device
     losses on every rank (float16 compute: the reductions' order differs, within 1e-4). (mp=2 alone checks
     nothing dp=2 x mp=2 does not: its mp groups are the same rules; 2 more ranks cost ~15 CPU-s.)"""
-    (single,) = _losses(tmp_path, 1, 1).values()
+    (single,) = _losses(tmp_path, ascendemu_kernel_cache, 1, 1).values()
     for dp, mp in ((2, 2),):
-        for rank, result in _losses(tmp_path, dp, mp).items():
+        for rank, result in _losses(tmp_path, ascendemu_kernel_cache, dp, mp).items():
             np.testing.assert_allclose(result["losses"], single["losses"], rtol=1e-4, err_msg=f"dp{dp} mp{mp} {rank}")
 
 

@@ -157,21 +157,21 @@ def test_dryrun_collectives_and_peak_are_mindsporess(run, tmp_path):
     assert abs(used - run["used_peak_mb"]) <= TOLERANCE * run["used_peak_mb"] + ROUNDING_MB
 
 
-def _ranks(tmp: Path, dp: int, mp: int, optimizer: str, shard_size: int = -1) -> dict[int, dict]:
+def _ranks(tmp: Path, cache: Path, dp: int, mp: int, optimizer: str, shard_size: int = -1) -> dict[int, dict]:
     out = tmp / f"{optimizer}_dp{dp}mp{mp}_s{shard_size}"
     out.mkdir()
     proc, ranks = mpiexec(dp * mp, WORKER, out, str(dp), str(mp), optimizer, str(shard_size),
-                          env={"MS_COMPILER_CACHE_PATH": str(tmp.parent / "opt_shard_cache")})
+                          env={"MS_COMPILER_CACHE_PATH": str(cache)})
     assert proc.returncode == 0 and sorted(ranks) == list(range(dp * mp)), proc.stderr[-3000:]
     return ranks
 
 
-def test_momentum_with_sharded_weights_trains_as_one_device(tmp_path):
+def test_momentum_with_sharded_weights_trains_as_one_device(tmp_path, ascendemu_kernel_cache):
     """dp=2 x mp=2 (4 ranks), Momentum: the numpy float64 losses on every rank; each rank holds its piece (half its
     mp slice, by its dp index) of the trained weights and of the Momentum state. (Data parallel alone: below.)"""
     losses, w1, w2 = _reference()
     for dp, mp in ((2, 2),):
-        for rank, result in _ranks(tmp_path, dp, mp, "momentum").items():
+        for rank, result in _ranks(tmp_path, ascendemu_kernel_cache, dp, mp, "momentum").items():
             np.testing.assert_allclose(result["losses"], losses, rtol=2e-6)
             d, m = rank // mp, rank % mp
             cols = slice(8 // mp * m, 8 // mp * (m + 1))
@@ -181,11 +181,11 @@ def test_momentum_with_sharded_weights_trains_as_one_device(tmp_path):
             assert result["state_shapes"] == [[3, 8 // mp], [4 // mp, 4]]
 
 
-def test_adam_with_a_shard_group_smaller_than_dp_trains_as_one_device(tmp_path):
+def test_adam_with_a_shard_group_smaller_than_dp_trains_as_one_device(tmp_path, ascendemu_kernel_cache):
     """dp=4 on 4 ranks, optimizer_weight_shard_size 2, Adam: the one-device losses; ranks 0 and 2 hold the
     first half of the trained weights, 1 and 3 the second (pieces repeated over pairs, AllReduced)."""
-    (single,) = _ranks(tmp_path, 1, 1, "adam").values()
-    for rank, result in _ranks(tmp_path, 4, 1, "adam", 2).items():
+    (single,) = _ranks(tmp_path, ascendemu_kernel_cache, 1, 1, "adam").values()
+    for rank, result in _ranks(tmp_path, ascendemu_kernel_cache, 4, 1, "adam", 2).items():
         np.testing.assert_allclose(result["losses"], single["losses"], rtol=2e-6)
         half = rank % 2
         np.testing.assert_allclose(result["w1"], np.asarray(single["w1"])[3 * half:3 * half + 3], atol=1e-6)

@@ -175,52 +175,52 @@ def _reference() -> tuple[list[float], np.ndarray, np.ndarray]:
     return losses, w1, w2
 
 
-def test_megatron_mlp_on_2_and_4_ranks_trains_as_one_device(tmp_path):
+def test_megatron_mlp_on_2_and_4_ranks_trains_as_one_device(tmp_path, ascendemu_kernel_cache):
     """Column- then row-parallel MatMuls, mp=2 on 2 ranks (full_batch) and dp=2 x mp=2 on 4 ranks (each
     rank fed its own rows): every rank prints the single-device losses, and holds its slice of the
     single-device weights (w1's columns, w2's rows, by its mp index); likewise with an AlltoAll re-split."""
     losses, w1, w2 = _reference()
     for dp, mp, full_batch in ((1, 2, "1"), (2, 2, "0")):
-        ranks = _ranks(tmp_path, dp, mp, full_batch, "mlp")
+        ranks = _ranks(tmp_path, ascendemu_kernel_cache, dp, mp, full_batch, "mlp")
         for rank, result in ranks.items():
             np.testing.assert_allclose(result["losses"], losses, rtol=2e-6)
             cols = HIDDEN // mp * (rank % mp)
             np.testing.assert_allclose(result["w1"], w1[:, cols:cols + HIDDEN // mp], rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(result["w2"], w2[cols:cols + HIDDEN // mp], rtol=1e-5, atol=1e-6)
     # the same MLP, w1 split 4 ways by columns and the ReLU by rows: an AlltoAll re-splits (enable_alltoall)
-    for rank, result in _ranks(tmp_path, 2, 2, "1", "relayout").items():
+    for rank, result in _ranks(tmp_path, ascendemu_kernel_cache, 2, 2, "1", "relayout").items():
         np.testing.assert_allclose(result["losses"], losses, rtol=2e-6)
         np.testing.assert_allclose(result["w1"], w1[:, 2 * rank:2 * rank + 2], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(result["w2"], w2, rtol=1e-5, atol=1e-6)
 
 
-def _ranks(tmp: Path, dp: int, mp: int, full_batch: str, net: str) -> dict[int, dict]:
+def _ranks(tmp: Path, cache: Path, dp: int, mp: int, full_batch: str, net: str) -> dict[int, dict]:
     out = tmp / f"{net}_dp{dp}mp{mp}"
     out.mkdir()
     proc, ranks = mpiexec(dp * mp, WORKER, out, str(dp), str(mp), full_batch, net,
-                          env={"MS_COMPILER_CACHE_PATH": str(tmp.parent / "sap_cache")})
+                          env={"MS_COMPILER_CACHE_PATH": str(cache)})
     assert proc.returncode == 0 and sorted(ranks) == list(range(dp * mp)), proc.stderr[-3000:]
     return ranks
 
 
-def test_vocab_parallel_lookup_and_softmax_train_as_one_device(tmp_path):
+def test_vocab_parallel_lookup_and_softmax_train_as_one_device(tmp_path, ascendemu_kernel_cache):
     """A vocabulary-parallel Gather (masked local lookups + AllReduce), a column-parallel MatMul, a
     Softmax that needs its row whole (an AllGather of dimension 1) and a batch-keeping Reshape, on 4
     ranks (dp=2 x mp=2): the one-device run's losses, and each rank's slice of its trained table."""
-    (single,) = _ranks(tmp_path, 1, 1, "1", "lookup").values()
-    for rank, result in _ranks(tmp_path, 2, 2, "0", "lookup").items():
+    (single,) = _ranks(tmp_path, ascendemu_kernel_cache, 1, 1, "1", "lookup").values()
+    for rank, result in _ranks(tmp_path, ascendemu_kernel_cache, 2, 2, "0", "lookup").items():
         np.testing.assert_allclose(result["losses"], single["losses"], rtol=2e-6)
         rows = HIDDEN // 2 * (rank % 2)
         np.testing.assert_allclose(result["table"], np.asarray(single["table"])[rows:rows + HIDDEN // 2], atol=1e-6)
         assert not np.allclose(result["table"], _initial_table()[rows:rows + HIDDEN // 2])     # it was trained
 
 
-def test_conv_net_without_strategies_is_batch_parallel_and_trains_as_one_device(tmp_path):
+def test_conv_net_without_strategies_is_batch_parallel_and_trains_as_one_device(tmp_path, ascendemu_kernel_cache):
     """No shard call: MindSpore's semi-auto default splits the batch of Conv2D, MaxPool, BiasAdd, MatMul
     and the loss over 4 ranks (each fed its rows); the gradients are AllReduced over all 4 (mirror):
     the one-device run's losses and weights on every rank."""
-    (single,) = _ranks(tmp_path, 1, 1, "1", "conv").values()
-    for result in _ranks(tmp_path, 4, 1, "0", "conv").values():
+    (single,) = _ranks(tmp_path, ascendemu_kernel_cache, 1, 1, "1", "conv").values()
+    for result in _ranks(tmp_path, ascendemu_kernel_cache, 4, 1, "0", "conv").values():
         np.testing.assert_allclose(result["losses"], single["losses"], rtol=2e-6)
         for name, value in single.items():
             np.testing.assert_allclose(result[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
