@@ -29,11 +29,14 @@ __all__ = ["GraphPreparer"]
 
 @dataclass
 class _StateSlot:
-    """A parameter's device buffer: lives as long as the parameter; ``version`` = host version uploaded."""
+    """A parameter's device buffer: lives as long as the parameter; ``version`` = host version uploaded;
+    ``node``: the emulated node it was allocated on (a finalized and re-initialised runtime hands the same
+    addresses out again, so a slot of an earlier node is neither used nor freed)."""
 
     source: weakref.ref
     ptr: int
     version: int
+    node: weakref.ref
 
 
 class GraphPreparer:
@@ -133,8 +136,9 @@ class GraphPreparer:
     def state_buffer(self, source: StateSource, desc: TensorDesc) -> int:
         """The device buffer of a parameter, uploaded from the host when its version changed."""
         slot = self._states.get(id(source))
-        if slot is None or slot.source() is not source:
-            slot = _StateSlot(weakref.ref(source), self.rt.malloc(max(desc.nbytes, 1)), -1)
+        if slot is None or slot.source() is not source or slot.node() is not self.rt.node:
+            slot = _StateSlot(weakref.ref(source), self.rt.malloc(max(desc.nbytes, 1)), -1,
+                              weakref.ref(self.rt.node))
             self._states[id(source)] = slot
             weakref.finalize(source, self._drop_state, id(source), slot.ptr)
         if slot.version != source.version:
@@ -146,5 +150,6 @@ class GraphPreparer:
         slot = self._states.get(key)
         if slot is not None and slot.ptr == ptr:
             del self._states[key]
-            if self.rt.node is not None and ptr in self.rt.node.devices[self.device_id].memory.allocations:
+            node = slot.node()
+            if node is not None and node is self.rt.node and ptr in node.devices[self.device_id].memory.allocations:
                 self.rt.free(ptr)
