@@ -20,7 +20,7 @@ import numpy as np
 from ascendemu.errors import FeatureNotSupportedError, InvalidParamError
 from ascendemu.kernels.signature import TensorDesc
 
-from .ir import Graph, uniform
+from .ir import Graph, first_element, uniform
 
 ROOT_SCOPE = "Default"
 # Literal constants up to this many elements are deduplicated by value (scalars from `x * 2 + 1`).
@@ -81,7 +81,7 @@ class Folding:
             vid = self.made[index]
             same = tracer.graph.constants[vid].data
             if same.shape == data.shape and str(tracer.graph.values[vid].dtype) == dtype and \
-                    np.array_equal(same[(0,) * same.ndim], data[(0,) * data.ndim], equal_nan=True):
+                    np.array_equal(first_element(same), first_element(data), equal_nan=True):
                 return vid
         vid = tracer.literal(data, dtype)
         self.made.append(vid)
@@ -187,12 +187,10 @@ class Tracer:
             self.graph.updates[self._states[id(obj)]] = value
             self._objects[id(obj)] = (obj, value)
             return
-        param = self.graph.values[self._states[id(obj)]]
-        const = self.graph.constants.get(value)
-        if const is not None and not const.is_parameter and uniform(const.data) and \
-                self.graph.values[value].shape != param.shape:   # a folded zeros_like of a sliced Parameter's
-            # global shape: folded at the slice's (as MindSpore folds after its parallel split)
-            value = self.literal(np.broadcast_to(const.data[(0,) * const.data.ndim], param.shape), param.dtype)
+        shape = self.graph.values[self._states[id(obj)]].shape
+        if self.graph.values[value].shape != shape:    # a folded zeros_like of a sliced Parameter's global shape
+            refolded = self.refold(value, shape)
+            value = value if refolded is None else refolded
         self.graph.add_update(self._states[id(obj)], value)
         self._objects[id(obj)] = (obj, value)
 
@@ -326,6 +324,14 @@ class Tracer:
         except InvalidParamError as exc:
             raise type(exc)(f"while capturing {full_name}: {exc.message}") from None
         return node.outputs
+
+    def refold(self, vid: int, shape: tuple[int, ...]) -> int | None:
+        """The folded literal ``vid`` (one element broadcast) folded again at ``shape``, a slice's: MindSpore
+        folds after its parallel split, so each rank holds its slice's constant; None for any other value."""
+        const = self.graph.constants.get(vid)
+        if const is None or const.is_parameter or not uniform(const.data):
+            return None
+        return self.literal(np.broadcast_to(first_element(const.data), shape), self.graph.values[vid].dtype)
 
     def nested(self, label: str, where: str = "") -> "Tracer":
         """A capture nested in this one, for a loop's cond or body: its nodes are named under ``label``;

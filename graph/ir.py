@@ -379,7 +379,7 @@ class Graph:
             c = self.constants[v]
             entry = [ren(v), self.values[v].to_json(), c.name if names or c.is_parameter else "", c.is_parameter]
             if not c.is_parameter:
-                data = c.data[(0,) * c.data.ndim] if uniform(c.data) else c.data   # one element says it all
+                data = first_element(c.data) if uniform(c.data) else c.data   # one element says it all
                 entry.append(hashlib.sha256(data.tobytes()).hexdigest())
             consts.append(entry)
         doc["constants"] = consts
@@ -415,6 +415,11 @@ def uniform(arr: np.ndarray) -> bool:
     """Whether ``arr`` is one element broadcast (every stride 0): a folded ``zeros_like`` keeps no bytes of
     its own until it is uploaded, however large its shape."""
     return arr.size > 0 and not any(arr.strides)
+
+
+def first_element(arr: np.ndarray) -> np.ndarray:
+    """``arr``'s first element (all of a :func:`uniform` array), as a 0-d numpy value of its dtype."""
+    return arr[(0,) * arr.ndim]
 
 
 def infer_node_outputs(op: str, inputs: list[TensorDesc], attrs: dict[str, Any]) -> tuple[TensorDesc, ...]:

@@ -804,12 +804,15 @@ def write_updates_in_place(graph: Graph, kept: set[int]) -> Graph:
     for param, value in g.updates.items():
         if value in g.constants and param not in kept:
             _accumulate_in_place(g, param, position, readers_of)
+    updated = set(g.updates.values())
+    updaters = [n.id for n in g.nodes if not updated.isdisjoint(n.outputs)]       # the nodes computing updates
     for node in [n for n in g.nodes if n.op == "Assign"]:
-        _assign_in_place(g, node, kept, position, readers)
+        _assign_in_place(g, node, kept, position, readers, readers_of, updaters)
     return g
 
 
-def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int, int], readers: dict) -> None:
+def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int, int], readers: dict,
+                     readers_of: dict, updaters: list[int]) -> None:
     """MindSpore's Assign kernel on a tensor writes into the tensor's memory: its output is an alias of the
     tensor's, which therefore lives until the write, after every other reader of the old contents and, as
     MindSpore's side effects run in program order (UpdateState), after every Parameter update captured
@@ -822,11 +825,9 @@ def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int,
     if any(position[r.id] > position[node.id] for r in others):
         return
     g.aliases[out] = target
-    updates = set(g.updates.values())
-    _wait(g, node.id, [r.id for r in others] + [n.id for n in g.nodes if position[n.id] < position[node.id]
-                                                  and updates.intersection(n.outputs)])
-    for reader in {r.id for r in g.nodes if out in r.inputs}:
-        _wait(g, reader, [node.id])
+    _wait(g, node.id, [r.id for r in others] + [u for u in updaters if position[u] < position[node.id]])
+    for reader in readers_of.get(out, ()):
+        _wait(g, reader.id, [node.id])
 
 
 # the links of an accumulation written into its Parameter: MindSpore's AssignAdd (an Add here) and the Assign of the
@@ -843,13 +844,11 @@ def _accumulate_in_place(g: Graph, param: int, position: dict[int, int], readers
     desc, link, chain = g.values[param], param, []
     while True:
         readers = readers_of.get(link, [])
-        if len(readers) != (1 if link != param else len(readers)) or not readers:
+        if not readers or link != param and len(readers) > 1:     # a link is read by the next one alone
             break
         node = next((r for r in readers if r.op in ACCUMULATING_OPS and len(r.outputs) == 1
                      and g.values[r.outputs[0]] == desc and r.outputs[0] not in g.aliases), None)
-        if node is None or link != param and node is not readers[0]:
-            break
-        if link == param and any(position[r.id] > position[node.id] for r in readers if r is not node):
+        if node is None or link == param and any(position[r.id] > position[node.id] for r in readers):
             break
         chain.append(node)
         link = node.outputs[0]

@@ -30,7 +30,7 @@ from ascendemu.kernels.registry import REGISTRY
 from ascendemu.kernels.signature import TensorDesc
 
 from ..autodiff import GRADIENTS_SCOPE, differentiate
-from ..ir import infer_node_outputs, uniform
+from ..ir import infer_node_outputs
 from .layout import Layout
 from .optimizer_shard import OptimizerShard, OptShardConfig, OptShardLayout
 from .redistribution import all_reduce, move, reduce_scatter
@@ -358,14 +358,11 @@ class ShardingPass:
 
     def _relayout(self, vid: int, current: Layout | None, want: Layout) -> int:
         graph = self.tracer.graph
-        const = graph.constants.get(vid)
-        if const is not None and not const.is_parameter and uniform(const.data) and current is not None \
-                and not current.same(want):         # a folded zeros_like: folded again at the local shape, as
-            local = want.local_shape(self.global_shape(vid))   # MindSpore folds after its parallel split
-            out = self.tracer.literal(np.broadcast_to(const.data[(0,) * const.data.ndim], local),
-                                      graph.values[vid].dtype)
-            self._place(out, want, self.global_shape(vid))
-            return out
+        if current is not None and not current.same(want):     # a folded zeros_like: at the local shape, no Slice
+            out = self.tracer.refold(vid, want.local_shape(self.global_shape(vid)))
+            if out is not None:
+                self._place(out, want, self.global_shape(vid))
+                return out
         if current is None:                 # a Parameter's first consumer: slice it in place
             current = self._place_parameter(vid, want)
         if current.same(want):

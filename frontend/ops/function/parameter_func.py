@@ -7,9 +7,8 @@ from ...common.tensor import Tensor, hold_value
 from ...unsupported import unsupported
 from .._utils import defined_here
 from ..operations.math_ops import AssignAdd, AssignSub
-from ..operations.array_ops import BroadcastTo
-from ..operations.other_ops import Assign
-from ..primitive import _cast, _tensor, apply_op
+from ..operations.other_ops import Assign, _assigned_value
+from ..primitive import apply_op
 from .array_func import index_add  # noqa: F401  array breadth 2: composed there, defined here by MindSpore
 
 
@@ -22,12 +21,7 @@ def assign(variable: Any, value: Any) -> Tensor:
     Assign kernel, which keeps its memory (and a folded value's constant) until the write: recorded as that
     kernel (e.g. ``_TrainGradAccuStepCell`` clearing its scaled gradients after the update)."""
     if isinstance(variable, Tensor) and variable.is_symbolic and not variable.is_parameter:
-        value = _tensor(value)
-        if value.dtype != variable.dtype:
-            value = _cast(value, variable.dtype)
-        if tuple(value.shape) != tuple(variable.shape):
-            value = BroadcastTo(variable.shape)(value)
-        return hold_value(variable, apply_op("Assign", [variable, value])[0])
+        return hold_value(variable, apply_op("Assign", [variable, _assigned_value(variable, value)])[0])
     return Assign()(variable, value)
 
 

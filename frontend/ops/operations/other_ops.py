@@ -34,6 +34,18 @@ class Depend(_Op):
         return value
 
 
+def _assigned_value(variable: Any, value: Any) -> Tensor:
+    """What an Assign writes into ``variable`` (a Parameter or a Tensor): ``value`` in its dtype and shape."""
+    if not isinstance(variable, Tensor):
+        raise InvalidParamError(f"Assign: variable must be a Parameter or a Tensor, got {type(variable).__name__}")
+    value = _tensor(value)
+    if value.dtype != variable.dtype:
+        value = _cast(value, variable.dtype)
+    if value.shape != variable.shape:
+        value = BroadcastTo(variable.shape)(value)
+    return value
+
+
 class Assign(_Op):
     """``Assign()(variable, value)``: the Parameter holds ``value`` from here on (in a graph: later reads
     see it and the parameter's device memory receives it when the graph has run). A Tensor variable
@@ -41,14 +53,7 @@ class Assign(_Op):
     MindSpore's graph writes it)."""
 
     def __call__(self, variable: Any, value: Any) -> Tensor:
-        if not isinstance(variable, Tensor):
-            raise InvalidParamError(f"Assign: variable must be a Parameter or a Tensor, got "
-                                    f"{type(variable).__name__}")
-        value = _tensor(value)
-        if value.dtype != variable.dtype:
-            value = _cast(value, variable.dtype)
-        if value.shape != variable.shape:
-            value = BroadcastTo(variable.shape)(value)
+        value = _assigned_value(variable, value)
         if not isinstance(variable, Parameter):     # a Tensor holds the value (MindSpore 2.10, both modes)
             return hold_value(variable, value)
         tracer = current_tracer()
