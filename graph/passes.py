@@ -813,12 +813,14 @@ def write_updates_in_place(graph: Graph, kept: set[int]) -> Graph:
 
 def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int, int], readers: dict,
                      readers_of: dict, updaters: list[int]) -> None:
-    """MindSpore's Assign kernel on a tensor writes into the tensor's memory: its output is an alias of the
-    tensor's, which therefore lives until the write, after every other reader of the old contents and, as
+    """MindSpore's Assign kernel on a tensor or a Parameter (the replicas' sum written into an accu_grads Parameter
+    after its mirror AllReduce) writes into its memory: its output is an alias of the target's, which therefore
+    lives until the write, after every other reader of the old contents and, as
     MindSpore's side effects run in program order (UpdateState), after every Parameter update captured
     before it (``_TrainGradAccuStepCell`` clears its scaled gradients once the optimizer has run)."""
     target, out = g.root(node.inputs[0]), node.outputs[0]
-    if target in g.constants or target in g.inputs or target in kept or out in g.aliases \
+    literal = target in g.constants and not g.constants[target].is_parameter
+    if literal or target in g.inputs or target in kept or out in g.aliases \
             or g.values[out].nbytes != g.values[target].nbytes:
         return
     others = [r for r in readers.get(target, ()) if r.id != node.id]

@@ -47,9 +47,11 @@ USED_TOLERANCE = 0.02
 # (dp 2 x mp 4) over MindSpore's (was +4% / +13% / +17% / +19% with a one-hot CrossEntropyLoss, RmsNorm's saved
 # float32 x * rstd, and a Slice backward per reader of the logits' redistribution)
 NETWORK_TOLERANCE = 0.12
-# pp 2's stage 0 (two micro-batches in 1F1B): measured +23% (737.7 vs 599.9 MB; +14% before session 38 merged the
-# data-parallel update order), not yet examined; its whole-step used peak is within USED_TOLERANCE (-0.2%)
-PIPELINE_NETWORK_TOLERANCE = 0.25
+# pp 2's stage 0 (two micro-batches in 1F1B): measured +12.7% (676.1 vs 599.9 MB): the embedding gradient's
+# UnsortedSegmentSum with its float32 workspace (125 MiB; MindSpore's DryRun lists no workspace block) at the
+# backward's end; +23% before session 39 accumulated the micro-batches' gradients into accu_grads in place here too
+# (RmsNorm's recomputed x * rstd had turned the in-place accumulation off); whole-step used peak -0.2%
+PIPELINE_NETWORK_TOLERANCE = 0.15
 
 
 def _dryrun(tmp: Path, run: dict) -> tuple[float, float, float, float]:

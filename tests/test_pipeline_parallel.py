@@ -111,9 +111,10 @@ def test_a_pipelined_mlp_trains_as_one_device(tmp_path, dp, mp, micro):
 RECORDED = json.loads((SCRIPT.parent / "pipeline_dryrun.json").read_text())["runs"]
 USED_PEAK = re.compile(r"DryRun: Used peak memory usage \(without fragments\): ([\d.]+)M")
 # what remains beyond MindSpore's used peak (docs/ARCHITECTURE.md): the mirror AllReduces' outputs in flight
-# together before each is written into its accu_grads (MindSpore writes each at once), and the label input a
-# first stage never reads (1 MiB): +1.5% and +2.1% (pp2 ranks 0, 1), +5.2% (dp2 x pp2), +6.1% (dp2 x mp2 x pp2)
-PEAK_TOLERANCE = 0.07
+# together while the last micro-batch's backward ends (MindSpore's peak is the four scaled gradients at the
+# optimizer) and the label input a first stage never reads (1 MiB, a device copy MindSpore does not make):
+# +1.6% and +2.1% (pp2 ranks 0, 1), +1.3% (dp2 x pp2), +2.1% (dp2 x mp2 x pp2); the issue's bound is 5%
+PEAK_TOLERANCE = 0.05
 
 
 def _dry_run(tmp: Path, rank: int, size: int, env: dict[str, str]) -> tuple[str, list[dict]]:

@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from ascendemu.errors import FeatureNotSupportedError
+from ascendemu.kernels.registry import communication
 
 from ..autodiff import differentiate
 from ..ir import Graph
@@ -305,10 +306,12 @@ class Pipeline:
             self.micro_outputs[0] = outputs[0]
         local = [w for w in wrt if self.value_stage.get(w, 0) == self.stage and w in sp.layouts]
         accumulation = getattr(_context, "accumulation", None)
-        # not with optimizer parallel (MindSpore's cell hands the optimizer the gradients), nor yet with recompute
-        # (its copies' waits and the in-place adds' 1F1B phases can order into a cycle: summed as values, then
-        # added by the cell after the backward)
-        accu = {} if accumulation is None or sp.opt is not None or graph.recompute else \
+        # not with optimizer parallel (MindSpore's cell hands the optimizer the gradients), nor yet where recompute
+        # copies a reader of a weight (a recomputed cell's weight Cast, one node for every micro-batch after CSE:
+        # its copies' waits and the in-place adds' 1F1B phases can order into a cycle; the gradients are then
+        # summed as values and added by the cell after the backward). Recomputed activations alone (RmsNorm's
+        # x * rstd) do not tie the phases.
+        accu = {} if accumulation is None or sp.opt is not None or _recomputes_a_weight_reader(graph) else \
             {w: accumulation.by_weight[consts[w].name] for w in local if consts[w].name in accumulation.by_weight}
         total: dict[int, int] = {}
         for m in micros:
@@ -382,6 +385,7 @@ class Pipeline:
             del graph.updates[param]                       # another stage's (an accumulator's cleared by a literal)
         for v in self.foreign:
             graph.values.pop(v, None)
+        _drop_unread(graph, outputs)
         read = ({v for n in graph.nodes for v in n.inputs} | set(outputs) | set(graph.updates)
                 | set(graph.updates.values()))
         for v in [v for v, c in graph.constants.items() if v not in read and (
@@ -398,6 +402,38 @@ class Pipeline:
         if self._open is not None:
             self.spans.append((self._open[0], self._open[1], graph._next_node))
             self._open = None
+
+
+def _recomputes_a_weight_reader(graph: Graph) -> bool:
+    """Whether a node recompute marks (``Graph.recompute``) reads a Parameter."""
+    params = {v for v, c in graph.constants.items() if c.is_parameter}
+    return any(n.full_name in graph.recompute and not params.isdisjoint(n.inputs) for n in graph.nodes)
+
+
+# ops whose effect is a write into their first input's memory (graph/passes.py ``_assign_in_place``), not a value
+WRITES_ITS_INPUT = ("Assign",)
+
+
+def _drop_unread(graph: Graph, outputs: list[int]) -> None:
+    """Drop the nodes a stage computes for nobody: no node, output or Parameter update reads them once the other
+    stages' work is gone (the first stage's micro-batch slices of the label, which only the last stage's loss
+    read), as MindSpore's stage graph holds no such kernel (its execute order on stage 0 slices the data
+    input alone, and only the data input has a device copy). Collectives stay (a peer waits on each), and so
+    does an Assign into a tensor (:data:`WRITES_ITS_INPUT`: ``_TrainGradAccuStepCell`` clears its scaled
+    gradients with zeros nobody reads)."""
+    needed = {graph.root(v) for v in outputs} | set(outputs) | set(graph.updates) | set(graph.updates.values())
+    needed |= {graph.root(v) for v in graph.updates.values()}
+    kept: list = []
+    for n in reversed(graph.nodes):
+        if communication(n.op) is None and n.op not in WRITES_ITS_INPUT and needed.isdisjoint(n.outputs):
+            for v in n.outputs:
+                graph.values.pop(v, None)
+            graph.control.pop(n.id, None)
+            continue
+        kept.append(n)
+        needed.update(n.inputs)
+        needed.update(graph.root(v) for v in n.inputs)
+    graph.nodes[:] = kept[::-1]
 
 
 def order_phases(graph: Graph) -> Graph:
