@@ -241,8 +241,9 @@ def _kept(b: GradBuilder, c: GradCall, value: int) -> int:
 
 def _spread(b: GradBuilder, c: GradCall, value: int) -> int:
     """An output-shaped value put back on the input's shape: reduced axes restored as size 1, then
-    broadcast."""
-    return b.broadcast(_kept(b, c, value), c.sig.inputs[0].shape)
+    broadcast (a scalar broadcasts as it is, so a literal one, a loss's sens, folds into a constant)."""
+    shape = c.sig.inputs[0].shape
+    return b.broadcast(value if b.desc(value).shape == () else _kept(b, c, value), shape)
 
 
 def grad_sum(b: GradBuilder, c: GradCall) -> tuple[int]:
@@ -250,10 +251,12 @@ def grad_sum(b: GradBuilder, c: GradCall) -> tuple[int]:
 
 
 def grad_mean(b: GradBuilder, c: GradCall) -> tuple[int]:
+    """MindSpore's bprop: the sum's gradient (dout spread over the input's shape), then divided by the count.
+    Spread first, a literal dout (a loss's sens) folds into a constant of the input's shape (MindSpore's
+    DryRun holds it as a ConstantValue block) and the division is the one input-sized kernel."""
     x = c.sig.inputs[0]
     count = math.prod(x.shape[a] for a in reduce_axes(c.sig))
-    scaled = b.op("Div", c.douts[0], b.scalar(float(max(count, 1)), b.desc(c.douts[0]).dtype))
-    return (_spread(b, c, scaled),)
+    return (b.op("Div", _spread(b, c, c.douts[0]), b.scalar(float(max(count, 1)), b.desc(c.douts[0]).dtype)),)
 
 
 def grad_extremum(b: GradBuilder, c: GradCall) -> tuple[int | None]:
