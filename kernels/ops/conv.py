@@ -213,12 +213,15 @@ def fmap_window(op: str, g: dict) -> Window:
     """The feature map's rows as load3d reads them from L1 (device/cost.py ``fmap_rereads``): Conv2D's and
     Conv2DBackpropFilter's x (padded width x C padded to C0; the filter's x is its B operand), and
     Conv2DBackpropInput's dout (width padded by the dilated kernel on both sides, OC padded to C0), which it
-    walks one row at a time (stride 1 over the zero-dilated rows load3d inserts)."""
+    walks one row at a time (stride 1 over the zero-dilated rows load3d inserts). The window's width is the
+    im2col rows' positions per row, whose row switches slow load3d (device/cost.py ``load3d_rate``): the
+    output's width, or dx's for Conv2DBackpropInput."""
     ekh = (g["kh"] - 1) * g["dh"] + 1
     cg, ocg = g["c"] // g["group"], g["oc"] // g["group"]
     if op == "Conv2DBackpropInput":
-        return Window((g["ow"] + 2 * ((g["kw"] - 1) * g["dw"])) * fractal_pad(ocg), ekh, 1)
-    return Window((g["w"] + g["pl"] + g["pr"]) * fractal_pad(cg), ekh, g["sh"], on_b=op == "Conv2DBackpropFilter")
+        return Window((g["ow"] + 2 * ((g["kw"] - 1) * g["dw"])) * fractal_pad(ocg), ekh, 1, width=g["w"])
+    return Window((g["w"] + g["pl"] + g["pr"]) * fractal_pad(cg), ekh, g["sh"], on_b=op == "Conv2DBackpropFilter",
+                  width=g["ow"])
 
 
 def gemm_tiling(g: dict, block_dim: int) -> int:
