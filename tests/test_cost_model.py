@@ -102,6 +102,28 @@ def test_conv_kernels_declare_a_conv_gemm():
     assert Gemm.from_json(conv.to_json()[:-1]).window == Window(160, 3, 1)
 
 
+def test_grouped_convolutions_share_products_as_cann_lays_them_out():
+    from ascendemu.kernels.ops.conv import cube_groups, implicit_gemm
+    from ascendemu.kernels.signature import TensorDesc
+
+    def geo(c, oc, group):
+        return dict(group=group, n=32, c=c, h=40, w=40, oc=oc, oh=40, ow=40, kh=3, kw=3, dh=1, dw=1, sh=1, sw=1,
+                    pl=1, pr=1)
+    # CANN's _calculate_group: mag = min(lcm(lcm(cin_g, 16) / cin_g, lcm(cout_g, 16) / cout_g), groups) groups share
+    # a product. Depthwise (1 channel a group): 16 groups a product, 512 channels in 32 products of 16 x 16
+    assert cube_groups(geo(512, 512, 512)) == (32, 16, 16)
+    assert cube_groups(geo(8, 8, 8)) == (1, 16, 16)                     # fewer groups than 16: all in one
+    assert cube_groups(geo(128, 128, 32)) == (8, 16, 16)                # 4 channels a group (ResNeXt-like): 4
+    assert cube_groups(geo(64, 64, 2)) == (2, 32, 32)                   # 32 a group fill C0 alone
+    assert cube_groups(geo(64, 128, 1)) == (1, 64, 128)                 # no groups: the channels as they are
+    # SSD-MobileNetV1's 512-channel depthwise 3x3 at 40 x 40: (32 x 40 x 40) x 16 over 16 x 9, 32 products (was
+    # 512 products of the same shape: 16x the cube's work and MTE1's loads)
+    x, w = TensorDesc((32, 512, 40, 40), "float32"), TensorDesc((512, 1, 3, 3), "float32")
+    gm = implicit_gemm("Conv2D", geo(512, 512, 512), (x, w))
+    assert (gm.batch, gm.m, gm.n, gm.k) == (32, 32 * 40 * 40, 16, 144)
+    assert gm.window == Window(42 * 16, 3, 1, width=40)
+
+
 def test_feature_map_bands_overlap_by_the_kernel_height():
     # a U-Net-sized map: 570 wide x 64 channels fp16 = 72,960 B a row; a quarter of L1 (256 KiB) holds 3
     # rows, so each band is one output row and a 3x3 convolution reads every input row 3 times: 2 extra
