@@ -11,6 +11,9 @@ the chip would run it, independently of how the host splits the kernel into bloc
   accumulators fit L0C); of those splits the one with the shortest body is taken (:func:`gemm_tiling`);
   K is split across idle cores when the op allows it. A tile takes its fractal cycles divided by the
   cube's sustained efficiency.
+* **cube feed (MTE1)**: each tile's operands go from L1 into L0A/L0B one k-step block at a time on the one
+  MTE1 pipe, a convolution's feature map by load3d (img2col), the rest by load2d, at the rates and fixed
+  cycles CANN's cube tiling cost model gives (:func:`mte1_cycles`).
 * **vector**: element-ops over the cores the data spreads to, at 128 fp16 / 64 fp32 lanes per cycle.
 * **data movement**: every byte a core reads or writes crosses its port to the memory system (a
   fixed number of bytes per core cycle); the bytes that miss L2 also share HBM's bandwidth. A GEMM
@@ -322,8 +325,9 @@ def cube_efficiency(spec: DeviceSpec, g: Gemm) -> float:
     """Share of the cube's peak a GEMM's tiles sustain: ``spec.cube_efficiency`` for a MatMul, whose
     operands reach L0A/L0B as fractals straight from L1; ``spec.conv_cube_efficiency`` for a
     convolution, whose A fractals the MTE1 builds from the NC1HWC0 feature map in L1 by img2col
-    (load3d: one 16x16 fractal per instruction, each input element fetched once per kernel tap),
-    so the cube waits on that expansion (docs/FIDELITY.md, "Convolutions")."""
+    (load3d, each input element fetched once per kernel tap); the expansion's own throughput is the MTE1
+    pipe (:func:`mte1_cycles`), so the two are equal unless a what-if sets them apart (docs/FIDELITY.md,
+    "Convolutions")."""
     return spec.conv_cube_efficiency if g.conv else spec.cube_efficiency
 
 
