@@ -11,6 +11,9 @@ the chip would run it, independently of how the host splits the kernel into bloc
   accumulators fit L0C); of those splits the one with the shortest body is taken (:func:`gemm_tiling`);
   K is split across idle cores when the op allows it. A tile takes its fractal cycles divided by the
   cube's sustained efficiency.
+* **cube feed (MTE1)**: each tile's operands go from L1 into L0A/L0B one k-step block at a time on the one
+  MTE1 pipe, a convolution's feature map by load3d (img2col), the rest by load2d, at the rates and fixed
+  cycles CANN's cube tiling cost model gives (:func:`mte1_cycles`).
 * **vector**: element-ops over the cores the data spreads to, at 128 fp16 / 64 fp32 lanes per cycle.
 * **data movement**: every byte a core reads or writes crosses its port to the memory system (a
   fixed number of bytes per core cycle); the bytes that miss L2 also share HBM's bandwidth. A GEMM
@@ -53,6 +56,9 @@ DTYPE_CUBE_SLOWDOWN = {"float16": 1.0, "float32": 1.0, "int8": 0.5}
 CORE_BLOCK_BYTES = 32
 # Bytes per element of the operands as the cube's buffers hold them (L1 strips).
 DTYPE_BYTES = {"float16": 2, "float32": 4, "int8": 1}
+# Bytes per element of the cube's operands in L0A/L0B: fp16 (float32 products run on the fp16 cube, above),
+# int8 one byte.
+CUBE_OPERAND_BYTES = {"int8": 1}
 # Bytes per element of an fp32 accumulator (L0C holds the cube's partial sums in fp32).
 ACC_BYTES = 4
 # The MTE's fixed cost of one DMA transfer, in bytes of the core's port time: a transfer of s bytes moves
@@ -64,6 +70,22 @@ DMA_SETUP_BYTES = 2048
 # CANN's convolution tiling holds the feature map's band of rows in L1 next to the weights, each double
 # buffered: a band gets a quarter of L1 (docs/FIDELITY.md, "Convolutions: the feature map's band in L1").
 FMAP_L1_SHARE = 4
+# MTE1, the L1 -> L0A/L0B loads that feed the cube, as CANN's cube tiling cost model prices them (cann-ops
+# op_tiling/cube/util/cube_util.cc GetLoad3dThroughput; docs/FIDELITY.md, "The cube's feed: MTE1"). Load3D
+# (img2col of a convolution's feature map) moves LOAD3D_BYTES per (2 + n) cycles into L0A at stride 1, n the row
+# switches inside a 16-row fractal block; per (2 x stride + n) at strides 2, 4 and 8; into L0B two cycles
+# more each (Conv2DBackpropFilter's x); at any other stride 32 B/cycle into L0A, 512/18 into L0B.
+LOAD3D_BYTES = 512
+LOAD3D_POW2_STRIDES = (2, 4, 8)
+LOAD3D_L0B_EXTRA_CYCLES = 2
+LOAD3D_ODD_STRIDE_BYTES_PER_CYCLE = {True: 32.0, False: 512 / 18}      # {into L0A: rate}
+# The fixed cycles of one load instruction (constants_define.h k1971Mte1Load3dCost, k1971Mte1Load2dCost; no
+# 1980 value is given): CANN's cycle model (conv3d_dw CycleCalculator GetMte1ACycle/GetMte1BCycle) charges one
+# per operand per k-step block, so an instruction here is one operand's (tile x kl0) block.
+LOAD3D_FIXED_CYCLES = 42
+LOAD2D_FIXED_CYCLES = 20
+# L0A and L0B are double-buffered: a k-step's block fills half of each (constants_define.h: "with db on").
+L0_BUFFERS = 2
 
 
 @dataclass(frozen=True)
@@ -71,16 +93,19 @@ class Window:
     """How a convolution's feature-map operand reaches L1: rows of ``row_elems`` elements (padded width
     x channels padded to C0 = 16, NC1HWC0), ``kh`` rows (the dilated kernel height) under each output
     row, ``stride`` rows between output rows. ``on_b``: the feature map is the GEMM's B operand
-    (Conv2DBackpropFilter's x), else its A (Conv2D's x, Conv2DBackpropInput's dout).
+    (Conv2DBackpropFilter's x), else its A (Conv2D's x, Conv2DBackpropInput's dout). ``width``: the
+    positions of one row of the product's im2col rows (the output's width; Conv2DBackpropInput's dx width),
+    whose row switches slow load3d (:func:`load3d_rate`); 0 when unknown (older traces).
     :func:`fmap_rereads` prices the rows a band of output rows shares with the next band."""
 
     row_elems: int
     kh: int
     stride: int
     on_b: bool = False
+    width: int = 0
 
     def to_json(self) -> list:
-        return [self.row_elems, self.kh, self.stride, int(self.on_b)]
+        return [self.row_elems, self.kh, self.stride, int(self.on_b)] + ([self.width] if self.width else [])
 
 
 @dataclass(frozen=True)
@@ -114,7 +139,8 @@ class Gemm:
     @classmethod
     def from_json(cls, d: list) -> "Gemm":
         b, m, n, k, a, bb, s, *rest = (int(v) for v in d)
-        window = Window(rest[1], rest[2], rest[3], bool(rest[4])) if len(rest) >= 5 else None
+        window = (Window(rest[1], rest[2], rest[3], bool(rest[4]), rest[5] if len(rest) > 5 else 0)
+                  if len(rest) >= 5 else None)
         return cls(b, m, n, k, a, bb, bool(s), bool(rest[0]) if rest else False, window)
 
 
@@ -288,19 +314,62 @@ class Breakdown:
     port: float
     hbm: float
     cores: int
+    mte1: float = 0.0           # the L1 -> L0A/L0B loads of a cube kernel (:func:`mte1_cycles`)
 
     @property
     def body(self) -> float:
-        return max(self.cube, self.vector, self.port, self.hbm)
+        return max(self.cube, self.vector, self.port, self.hbm, self.mte1)
 
 
 def cube_efficiency(spec: DeviceSpec, g: Gemm) -> float:
     """Share of the cube's peak a GEMM's tiles sustain: ``spec.cube_efficiency`` for a MatMul, whose
     operands reach L0A/L0B as fractals straight from L1; ``spec.conv_cube_efficiency`` for a
     convolution, whose A fractals the MTE1 builds from the NC1HWC0 feature map in L1 by img2col
-    (load3d: one 16x16 fractal per instruction, each input element fetched once per kernel tap),
-    so the cube waits on that expansion (docs/FIDELITY.md, "Convolutions")."""
+    (load3d, each input element fetched once per kernel tap); the expansion's own throughput is the MTE1
+    pipe (:func:`mte1_cycles`), so the two are equal unless a what-if sets them apart (docs/FIDELITY.md,
+    "Convolutions")."""
     return spec.conv_cube_efficiency if g.conv else spec.cube_efficiency
+
+
+def load3d_rate(stride: int, width: int, into_l0a: bool) -> float:
+    """Bytes per cycle load3d moves into L0A (or L0B) at ``stride``, the img2col rows ``width`` positions to a
+    row: GetLoad3dThroughput's table (:data:`LOAD3D_BYTES`), its row switches counted as GetMte1BCycle counts
+    them, ``16 // width`` (``15 // width`` when ``width`` divides 16; none when unknown)."""
+    switches = 0
+    if width:
+        switches = (FRACTAL - 1) // width if FRACTAL % width == 0 else FRACTAL // width
+    extra = 0 if into_l0a else LOAD3D_L0B_EXTRA_CYCLES
+    if stride == 1:
+        return LOAD3D_BYTES / (2 + switches + extra)
+    if stride in LOAD3D_POW2_STRIDES:
+        return LOAD3D_BYTES / (2 * stride + switches + extra)
+    return LOAD3D_ODD_STRIDE_BYTES_PER_CYCLE[into_l0a]
+
+
+def mte1_cycles(spec: DeviceSpec, g: Gemm, t: Tiling, dtype: str) -> float:
+    """MTE1 cycles of the busiest core: each of its ``waves`` tiles walks K in k-steps of ``kl0``, the largest
+    multiple of 16 whose (tm x kl0) A block and (kl0 x tn) B block each fill at most half of L0A / L0B
+    (double-buffered), and loads both blocks from L1 on the one MTE1 pipe: one instruction per operand per
+    k-step (its fixed cycles) and the block's bytes at the load's rate. A convolution's feature map goes by
+    load3d (:func:`load3d_rate`: into L0A, or into L0B for Conv2DBackpropFilter's x) unless its kernel is
+    1x1 at stride 1 (the NC1HWC0 map is its own fractal matrix: load2d, as CANN's load2d_flag); every other
+    operand, a MatMul's and a convolution's weights, by load2d. The cube's loads overlap its products
+    (double buffering), so this is a pipe of its own in the body's max."""
+    item = CUBE_OPERAND_BYTES.get(dtype, 2)
+    kl0 = min(t.tk, spec.l0a_bytes // L0_BUFFERS // (t.tm * item) // FRACTAL * FRACTAL,
+              spec.l0b_bytes // L0_BUFFERS // (t.tn * item) // FRACTAL * FRACTAL)
+    kl0 = max(FRACTAL, kl0)
+    steps = -(-t.tk // kl0)
+    a_rate, b_rate = float(spec.load2d_l0a_bytes_per_cycle), float(spec.load2d_l0b_bytes_per_cycle)
+    a_fixed = b_fixed = LOAD2D_FIXED_CYCLES
+    w = g.window if g.conv else None
+    if w is not None and not (w.kh == 1 and w.stride == 1):
+        if w.on_b:
+            b_rate, b_fixed = load3d_rate(w.stride, w.width, False), LOAD3D_FIXED_CYCLES
+        else:
+            a_rate, a_fixed = load3d_rate(w.stride, w.width, True), LOAD3D_FIXED_CYCLES
+    per_tile = steps * (a_fixed + b_fixed) + t.tm * t.tk * item / a_rate + t.tk * t.tn * item / b_rate
+    return t.waves * per_tile
 
 
 def vector_cores(spec: DeviceSpec, cost: KernelCost) -> int:
@@ -351,7 +420,8 @@ def gemm_pipes(spec: DeviceSpec, cost: KernelCost, t: Tiling) -> Breakdown:
         vector=cost.vector_ops * slow / (t.cores * vector_rate),
         port=t.waves * (from_hbm / port_rate + from_l2 / l2_rate) / t.units,
         hbm=(cost.bytes + reread_miss + misses + partials) / spec.hbm_bandwidth,
-        cores=t.cores)
+        cores=t.cores,
+        mte1=mte1_cycles(spec, g, t, cost.dtype) * cycle)
 
 
 def body_time(spec: DeviceSpec, cost: KernelCost) -> float:

@@ -28,6 +28,12 @@ class DeviceSpec:
     l0b_bytes: int = 64 * KiB
     l0c_bytes: int = 256 * KiB
     l1_bytes: int = 1 * MiB
+    # MTE1's Load2D from L1 into L0A / L0B (a MatMul's fractals, a convolution's weights), bytes per core cycle:
+    # CANN's matmul tiling cost model, k1980Mte1L0aBandWidth 512 and k1980Mte1L0bBandWidth 256 (1980: the
+    # 910A); the 910B presets take its 1971 values, 256 and 128 (cann-ops op_tiling/cube constants_define.h).
+    # Load3D (img2col) has its own rates (device/cost.py LOAD3D_BYTES; docs/FIDELITY.md "The cube's feed").
+    load2d_l0a_bytes_per_cycle: int = 512
+    load2d_l0b_bytes_per_cycle: int = 256
     ub_bytes: int = 256 * KiB
     l2_bytes: int = 32 * MiB
     aicpu_cores: int = 4
@@ -114,6 +120,7 @@ B_INI_L2_READ_RATE, B_INI_DDR_RATE = 110, 32
 # An Atlas 800T A2 server's 8 chips are one HCCS group (device/interconnect.py): 7 ports each, at the 910A's
 # per-port rate (no 910B link rate with a source at hand).
 _B_COMMON = dict(l0c_bytes=128 * KiB, l1_bytes=512 * KiB, ub_bytes=192 * KiB, hbm_bandwidth=1.6e12,
+                 load2d_l0a_bytes_per_cycle=256, load2d_l0b_bytes_per_cycle=128,
                  cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128,
                  l2_port_ratio=B_INI_L2_READ_RATE / B_INI_DDR_RATE, hccs_ports=7)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ascendemu.device.cost import (DMA_SETUP_BYTES, Gemm, KernelCost, Window, breakdown, cube_tile, fmap_rereads,
-                                   fractal_pad, gemm_pipes, gemm_tiling, kernel_time, operand_rereads, split_tiling,
-                                   axis_parts)
+from ascendemu.device.cost import (DMA_SETUP_BYTES, LOAD2D_FIXED_CYCLES, LOAD3D_FIXED_CYCLES, Gemm, KernelCost, Window,
+                                   breakdown, cube_tile, fmap_rereads, fractal_pad, gemm_pipes, gemm_tiling,
+                                   kernel_time, operand_rereads, split_tiling, axis_parts, load3d_rate)
 from ascendemu.device.spec import get_spec
 
 SPEC = get_spec()
@@ -90,12 +90,38 @@ def test_conv_kernels_declare_a_conv_gemm():
     for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
         assert implicit_gemm(op, g, inputs).conv
     # the feature map's rows as load3d reads them: x padded to 10 wide x C0 16 (8 channels); the filter's x
-    # is its B operand; the backprop-input's dout 8 + 2 x 2 wide x 16 (its 16 channels), stride 1
-    assert implicit_gemm("Conv2D", g, inputs).window == Window(10 * 16, 3, 1)
-    assert implicit_gemm("Conv2DBackpropFilter", g, inputs).window == Window(10 * 16, 3, 1, on_b=True)
-    assert implicit_gemm("Conv2DBackpropInput", g, inputs).window == Window(12 * 16, 3, 1)
+    # is its B operand; the backprop-input's dout 8 + 2 x 2 wide x 16 (its 16 channels), stride 1; each with the
+    # width its im2col rows walk (the output's 8, dx's 8)
+    assert implicit_gemm("Conv2D", g, inputs).window == Window(10 * 16, 3, 1, width=8)
+    assert implicit_gemm("Conv2DBackpropFilter", g, inputs).window == Window(10 * 16, 3, 1, on_b=True, width=8)
+    assert implicit_gemm("Conv2DBackpropInput", g, inputs).window == Window(12 * 16, 3, 1, width=8)
     conv = implicit_gemm("Conv2D", g, inputs)
     assert Gemm.from_json(conv.to_json()) == conv
+    assert conv.to_json()[-5:] == [160, 3, 1, 0, 8]
+    # a trace written before the width reads with width 0 (unknown: load3d priced without row switches)
+    assert Gemm.from_json(conv.to_json()[:-1]).window == Window(160, 3, 1)
+
+
+def test_grouped_convolutions_share_products_as_cann_lays_them_out():
+    from ascendemu.kernels.ops.conv import cube_groups, implicit_gemm
+    from ascendemu.kernels.signature import TensorDesc
+
+    def geo(c, oc, group):
+        return dict(group=group, n=32, c=c, h=40, w=40, oc=oc, oh=40, ow=40, kh=3, kw=3, dh=1, dw=1, sh=1, sw=1,
+                    pl=1, pr=1)
+    # CANN's _calculate_group: mag = min(lcm(lcm(cin_g, 16) / cin_g, lcm(cout_g, 16) / cout_g), groups) groups share
+    # a product. Depthwise (1 channel a group): 16 groups a product, 512 channels in 32 products of 16 x 16
+    assert cube_groups(geo(512, 512, 512)) == (32, 16, 16)
+    assert cube_groups(geo(8, 8, 8)) == (1, 16, 16)                     # fewer groups than 16: all in one
+    assert cube_groups(geo(128, 128, 32)) == (8, 16, 16)                # 4 channels a group (ResNeXt-like): 4
+    assert cube_groups(geo(64, 64, 2)) == (2, 32, 32)                   # 32 a group fill C0 alone
+    assert cube_groups(geo(64, 128, 1)) == (1, 64, 128)                 # no groups: the channels as they are
+    # SSD-MobileNetV1's 512-channel depthwise 3x3 at 40 x 40: (32 x 40 x 40) x 16 over 16 x 9, 32 products (was
+    # 512 products of the same shape: 16x the cube's work and MTE1's loads)
+    x, w = TensorDesc((32, 512, 40, 40), "float32"), TensorDesc((512, 1, 3, 3), "float32")
+    gm = implicit_gemm("Conv2D", geo(512, 512, 512), (x, w))
+    assert (gm.batch, gm.m, gm.n, gm.k) == (32, 32 * 40 * 40, 16, 144)
+    assert gm.window == Window(42 * 16, 3, 1, width=40)
 
 
 def test_feature_map_bands_overlap_by_the_kernel_height():
@@ -123,6 +149,53 @@ def test_feature_map_bands_overlap_by_the_kernel_height():
     grown = gemm_pipes(SPEC, cost, t).port - gemm_pipes(SPEC, plain, t).port
     assert grown == pytest.approx(t.waves * 2 * a / t.units / port_rate)
     assert gemm_pipes(SPEC, cost, t).hbm == gemm_pipes(SPEC, plain, t).hbm          # neighbouring bands: L2 hits
+
+
+def test_load3d_rates_follow_cann_s_table():
+    # GetLoad3dThroughput: into L0A 512 / (2 + row switches) at stride 1, 512 / (2 x stride + switches) at 2, 4, 8,
+    # 32 at any other stride; into L0B two cycles more per 512 B, 512 / 18 at other strides. Row switches in a
+    # 16-row fractal block: 16 // width, or 15 // width when width divides 16
+    assert load3d_rate(1, 224, True) == 256 and load3d_rate(1, 0, True) == 256         # no switch
+    assert load3d_rate(1, 14, True) == pytest.approx(512 / 3)                           # one switch
+    assert load3d_rate(1, 7, True) == 128 and load3d_rate(1, 8, True) == pytest.approx(512 / 3)
+    assert load3d_rate(2, 28, True) == 128 and load3d_rate(2, 7, True) == pytest.approx(512 / 6)
+    assert load3d_rate(3, 28, True) == 32 and load3d_rate(3, 28, False) == pytest.approx(512 / 18)
+    assert load3d_rate(1, 56, False) == 128 and load3d_rate(4, 56, False) == pytest.approx(512 / 10)
+
+
+def test_mte1_feeds_the_cube_one_k_step_at_a_time():
+    # A MatMul, 12288 x 1024 over K = 1024 (BERT-large's attention output projection): 48 x 4 tiles of 256 x 256
+    # in 6 waves. A k-step's block fills half of the 64 KiB L0A (256 x 64 fp16 = 32 KiB) and of L0B: kl0 = 64, 16
+    # k-steps; A by load2d into L0A at 512 B/cycle, B into L0B at 256 (the 910A's k1980 bandwidths), 20 cycles per
+    # instruction, one per operand per k-step
+    m, n, k = 12288, 1024, 1024
+    cost = KernelCost(cube_flops=2 * m * n * k, bytes=2 * (m * k + k * n + m * n),
+                      gemm=Gemm(1, m, n, k, 2 * m * k, 2 * k * n))
+    t = gemm_tiling(SPEC, cost.gemm, cost)
+    assert (t.tm, t.tn, t.tk, t.waves) == (256, 256, 1024, 6)
+    per_tile = 16 * (20 + 20) + 256 * 1024 * 2 / 512 + 1024 * 256 * 2 / 256             # 640 + 1024 + 2048
+    b = breakdown(SPEC, cost)
+    assert b.mte1 == pytest.approx(6 * per_tile * NS)                                     # 22.3 us
+    assert b.mte1 < b.cube < b.body                                                       # not what binds
+    # A convolution: VGG16's 512-channel 3x3 at 14 x 14, batch 32: (32 x 14 x 14) x 512 over 512 x 9 = 4608. x
+    # goes into L0A by load3d (stride 1, 14 positions a row: one row switch per 16-row block, 512 / 3 B/cycle,
+    # 42 cycles), the weights by load2d into L0B. The tiler's pick, 256 x 112 tiles in 4 waves: kl0 = 64 (L0A's
+    # half holds 256 x 64; L0B's 144 x 112), 72 k-steps
+    n_, c, h = 32, 512, 14
+    x, w, y = n_ * c * h * h * 2, c * c * 9 * 2, n_ * c * h * h * 2
+    conv = Gemm(1, n_ * h * h, c, c * 9, x, w, conv=True, window=Window((h + 2) * c, 3, 1, width=h))
+    cost = KernelCost(cube_flops=2 * n_ * h * h * c * c * 9, bytes=x + w + y, gemm=conv)
+    t = gemm_tiling(SPEC, conv, cost)
+    assert (t.tm, t.tn, t.tk, t.waves) == (256, 112, 4608, 4)
+    per_tile = 72 * (42 + 20) + 256 * 4608 * 2 / (512 / 3) + 4608 * 112 * 2 / 256          # 4464 + 13824 + 4032
+    assert breakdown(SPEC, cost).mte1 == pytest.approx(4 * per_tile * NS)                  # 89.3 us
+    # the narrow tiles the tiler took before this term, 256 x 32 in 13 waves: per k-step (kl0 64) 32 KiB by
+    # load3d (192 + 42 cycles) and 4 KiB by load2d (16 + 20) against 256 x 32 x 64 / 4096 / 0.85 cube cycles
+    narrow = gemm_pipes(SPEC, cost, split_tiling(SPEC, conv, 256, 32))
+    assert narrow.mte1 == pytest.approx(13 * 72 * (192 + 42 + 16 + 20) * NS)
+    assert narrow.cube == pytest.approx(13 * 72 * 256 * 32 * 64 / 4096 / SPEC.cube_efficiency * NS)
+    assert narrow.body == narrow.mte1                                                     # 1.79x the cube's
+    assert LOAD3D_FIXED_CYCLES == 42 and LOAD2D_FIXED_CYCLES == 20
 
 
 def test_scattered_transfers_pay_the_dma_setup():

@@ -25,7 +25,9 @@ Blocks split work units, so each block writes its own output planes (or filter s
 """
 from __future__ import annotations
 
-from ascendemu.device.cost import Gemm, KernelCost, Window, fractal_pad
+import math
+
+from ascendemu.device.cost import FRACTAL, Gemm, KernelCost, Window, fractal_pad
 from ascendemu.errors import check_int
 from ascendemu.kernels.opdef import Exposure, GradBuilder, GradCall, OpDef, Plan
 from ascendemu.kernels.signature import OpSignature, TensorDesc
@@ -187,38 +189,51 @@ def plan(sig: OpSignature, outputs: tuple[TensorDesc, ...]) -> Plan:
     return Plan(block_dim, cost, workspace, g)
 
 
+def cube_groups(g: dict) -> tuple[int, int, int]:
+    """(products, input channels, output channels per product) of a grouped convolution as CANN's
+    convolutions lay it out (TBE conv2d ``_calculate_group``, GE ConvFusionPassUtils::CalculateGroup): ``mag``
+    neighbouring groups share one product, their weights block-diagonal, so that a group's channels fill the
+    16-wide C0 slices (mag = min(lcm(lcm(cin_g, 16) / cin_g, lcm(cout_g, 16) / cout_g), groups)); a depthwise
+    convolution runs as C / 16 products of 16 channels each, not C products padded from 1 channel to 16. One
+    group: (1, C, OC) as before, padded to 16 where the product is formed."""
+    group, cg, ocg = g["group"], g["c"] // g["group"], g["oc"] // g["group"]
+    mag = min(math.lcm(math.lcm(cg, FRACTAL) // cg, math.lcm(ocg, FRACTAL) // ocg), group)
+    return -(-group // mag), fractal_pad(mag * cg), fractal_pad(mag * ocg)
+
+
 def implicit_gemm(op: str, g: dict, inputs: tuple[TensorDesc, ...]) -> Gemm:
-    """The product the cube runs for ``op`` (one per group), as Ascend's convolutions lay it out:
-    channels in 16-wide C0 slices (NC1HWC0), so the contraction over (channel, tap) is
+    """The product the cube runs for ``op`` (per :func:`cube_groups` product), as Ascend's convolutions lay it
+    out: channels in 16-wide C0 slices (NC1HWC0), so the contraction over (channel, tap) is
     ``fractal_pad(channels) * kh * kw``.
 
     Conv2D: (N*OH*OW) x OC over C*kh*kw. Conv2DBackpropInput convolves dout, zero-dilated by the
     stride, with the flipped weights: (N*H*W) x C over OC*kh*kw, i.e. stride^2 the forward's work
     (a 1x1 kernel skips the zeros: a product at the strided positions, scattered). Conv2DBackpropFilter:
     OC x (C*kh*kw) over N*OH*OW, the batch split over cores with atomic adds of the partial tiles."""
-    group, taps = g["group"], g["kh"] * g["kw"]
-    cg, ocg = g["c"] // group, g["oc"] // group
+    taps = g["kh"] * g["kw"]
+    group, cg, ocg = cube_groups(g)
     a, b = inputs[0].nbytes, inputs[1].nbytes
     window = fmap_window(op, g)
     if op == "Conv2D":
-        return Gemm(group, g["n"] * g["oh"] * g["ow"], ocg, fractal_pad(cg) * taps, a, b, conv=True, window=window)
+        return Gemm(group, g["n"] * g["oh"] * g["ow"], ocg, cg * taps, a, b, conv=True, window=window)
     if op == "Conv2DBackpropInput":
         rows = g["n"] * (g["h"] * g["w"] if taps > 1 else g["oh"] * g["ow"])
-        return Gemm(group, rows, cg, fractal_pad(ocg) * taps, a, b, conv=True, window=window)
-    return Gemm(group, ocg, fractal_pad(cg) * taps, g["n"] * g["oh"] * g["ow"], a, b, split_k=True, conv=True,
-                window=window)
+        return Gemm(group, rows, cg, ocg * taps, a, b, conv=True, window=window)
+    return Gemm(group, ocg, cg * taps, g["n"] * g["oh"] * g["ow"], a, b, split_k=True, conv=True, window=window)
 
 
 def fmap_window(op: str, g: dict) -> Window:
     """The feature map's rows as load3d reads them from L1 (device/cost.py ``fmap_rereads``): Conv2D's and
     Conv2DBackpropFilter's x (padded width x C padded to C0; the filter's x is its B operand), and
     Conv2DBackpropInput's dout (width padded by the dilated kernel on both sides, OC padded to C0), which it
-    walks one row at a time (stride 1 over the zero-dilated rows load3d inserts)."""
+    walks one row at a time (stride 1 over the zero-dilated rows load3d inserts). The window's width is the
+    im2col rows' positions per row, whose row switches slow load3d (device/cost.py ``load3d_rate``): the
+    output's width, or dx's for Conv2DBackpropInput."""
     ekh = (g["kh"] - 1) * g["dh"] + 1
-    cg, ocg = g["c"] // g["group"], g["oc"] // g["group"]
+    _, cg, ocg = cube_groups(g)
     if op == "Conv2DBackpropInput":
-        return Window((g["ow"] + 2 * ((g["kw"] - 1) * g["dw"])) * fractal_pad(ocg), ekh, 1)
-    return Window((g["w"] + g["pl"] + g["pr"]) * fractal_pad(cg), ekh, g["sh"], on_b=op == "Conv2DBackpropFilter")
+        return Window((g["ow"] + 2 * ((g["kw"] - 1) * g["dw"])) * ocg, ekh, 1, width=g["w"])
+    return Window((g["w"] + g["pl"] + g["pr"]) * cg, ekh, g["sh"], on_b=op == "Conv2DBackpropFilter", width=g["ow"])
 
 
 def gemm_tiling(g: dict, block_dim: int) -> int:
