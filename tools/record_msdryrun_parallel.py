@@ -7,7 +7,7 @@ dependency of ascendemu; CI reads the JSON):
     python tools/record_msdryrun_parallel.py /work/msvenv/bin/python /tmp/fakecann [--single]
 It also records the single-device scripts of SINGLE into single_dryrun.json (only those with --single), and
 with --opt-shard only OPT_SHARD and LLAMA_OPT_SHARD (optimizer parallel) into opt_shard_dryrun.json, with
---llama only the Llama of examples/llama/dryrun_7b.py (LLAMA: small shapes, one rank of 8, jit O0, the
+--llama only the Llama of examples/llama/dryrun_7b.py (LLAMA: small shapes and two at Llama-2-7B's width, one rank of 8, jit O0, the
 plain training cell) into llama_dryrun.json: the peak lines plus memory_block.csv summed by what the blocks
 hold (weights, optimizer states, and at the peak the live kernel outputs by scope) and the peak before the
 optimizer's first kernel (the network's own: forward activations and gradients). With --tracker-sample only
@@ -60,10 +60,13 @@ PEAK = re.compile(r"(Used peak memory usage \(without fragments\)|Actual peak me
 LLAMA_SCRIPT = FIXTURES.parents[2] / "examples" / "llama" / "dryrun_7b.py"
 # (dp, mp, num_layers, hidden_size, num_heads, seq_length): one rank (RANK_ID 0) of RANK_SIZE=dp*mp; ~1 min each
 LLAMA = [(8, 1, 2, 1024, 8, 1024), (1, 8, 2, 1024, 8, 1024), (2, 4, 2, 1024, 8, 1024),
-         (2, 4, 2, 2048, 16, 2048)]
+         (2, 4, 2, 2048, 16, 2048),
+         # Llama-2-7B's width, heads and sequence (two of its 32 layers: MindSpore's DryRun initialises every weight
+         # on the host, ~85 s and ~2 GB of RSS each), at two of issue 24's three 8-rank configurations
+         (8, 1, 2, 4096, 32, 4096), (1, 8, 2, 4096, 32, 4096)]
 # and pipeline parallel: (dp, mp, num_layers, hidden_size, num_heads, seq_length, pp, micro_batch_num), rank 0 of
 # dp*mp*pp (stage 0: the embedding and layer 0; _TrainGradAccuStepCell's accu_grads and their zeros)
-LLAMA_PIPELINE = [(1, 1, 2, 1024, 8, 1024, 2, 2)]
+LLAMA_PIPELINE = [(1, 1, 2, 1024, 8, 1024, 2, 2), (2, 2, 2, 4096, 32, 4096, 2, 4)]     # the second: issue 24's (2,2,2)
 MB = 2 ** 20
 # --keep DIR: also copy each Llama run's memory_block.csv into DIR
 KEEP_FLAG = "--keep"
