@@ -58,11 +58,16 @@ def test_a_recomputed_pipeline_copies_per_micro_batch_and_keeps_its_1f1b_transfe
 @pytest.mark.parametrize("rank, group", [(0, "0 1"), (2, "2 3")])
 def test_a_pipeline_with_optimizer_shard_and_recompute_gathers_each_weight_once(tmp_path, rank, group):
     """dp 2 x pp 2, the parallel optimizer at threshold 0 with recompute: a stage's 4 float32 (64, 64) weights
-    (64 KiB) are stored halved over its 2 data-parallel ranks (32 KiB) and each is gathered once, (32, 64)
+    (64 KiB), their momenta and accu_grads are stored halved over its 2 data-parallel ranks (32 KiB) and each is
+    gathered once, (32, 64)
     float16 shards in the stage's group, as without recompute (MindSpore keeps the optimizer's AllGather out
     of recompute: parallel_optimizer_comm_recompute=False)."""
     text, comms, _ = _dry_run(tmp_path, rank, 4, {"PP": "2", "MICRO": "2", "SHARD": "1", "RECOMPUTE": "1"})
     assert re.search(r"step memory: weights 32\.00 KiB", text)
+    # the stage's momenta and its own accu_grads (the cell clears them itself under optimizer parallel), each stored
+    # as its weight, 32 KiB apiece, and the accu_grads' zeros: not the whole model's accu_grads unsliced on every
+    # rank with as many zeros (160 KiB of states and 160 KiB of constants before)
+    assert re.search(r"optimizer state 64\.01 KiB \(10 tensors\), constants 64\.0\d KiB", text)
     gathers = [r for r in comms if r["primitive"] == "AllGather"]
     assert [(r["comm_rank"], r["input_shape"], r["input_type"]) for r in gathers] == \
         [(group, "(32, 64)", "Float16")] * 4

@@ -313,6 +313,8 @@ class Pipeline:
         # x * rstd) do not tie the phases.
         accu = {} if accumulation is None or sp.opt is not None or _recomputes_a_weight_reader(graph) else \
             {w: accumulation.by_weight[consts[w].name] for w in local if consts[w].name in accumulation.by_weight}
+        if accumulation is not None and not accu:
+            self._place_accumulators(sp, tracer, accumulation, wrt, local)
         total: dict[int, int] = {}
         for m in micros:
             self._phase(sp, ("B", m))
@@ -360,6 +362,22 @@ class Pipeline:
             sp._place(g, lay, sp.global_shape(w))
             result.append(g)
         return result
+
+    def _place_accumulators(self, sp: Any, tracer: Any, accumulation: GradAccumulation, wrt: list[int],
+                            local: list[int]) -> None:
+        """The accu_grads the cell clears itself (not added into here: optimizer parallel, or a recomputed weight
+        reader) as MindSpore holds them: each on its weight's stage, sliced as its weight, so a stage keeps its
+        own slices and drops the others' with their zeros (else every rank held the whole model's accu_grads and
+        as many bytes of zeros: 12.5 GiB of each for the 7B at dp2 x mp2 x pp2 with optimizer shard)."""
+        consts = tracer.graph.constants
+        for w in wrt:
+            param = accumulation.by_weight.get(consts[w].name)
+            if param is None:
+                continue
+            vid = tracer.state(param, param.name, param.desc)
+            self.value_stage[vid] = self.value_stage.get(w, 0)
+            if w in local and vid not in sp.layouts:
+                sp._place_parameter(vid, sp.layouts[w])
 
     def _assign_add(self, sp: Any, tracer: Any, param: Any, grad: int, layout: Layout, whole: tuple) -> int:
         """``param`` += ``grad`` (MindSpore's AssignAdd into an accu_grads Parameter, sliced as its weight)."""
