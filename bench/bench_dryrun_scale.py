@@ -89,8 +89,8 @@ def ranks_sweep() -> None:
 # issue 24's "Done when": Llama-2-7B (MindFormers' pretrain_llama2_7b.yaml: batch_size 1, optimizer shard on,
 # recompute off) on 8 ranks, each layout plain / + optimizer shard / + shard and full recompute; pipelines with
 # 4 micro-batches; the 70B shape on 1024 ranks (dp 16 x mp 8 x pp 8, 16 micro-batches), first and last stage.
-# A pipeline's last stage also runs with TrainOneStepCell ("plain cell"): our loss-scale cell sends it every
-# stage's gradients (docs/ARCHITECTURE.md, pipeline parallel), which MindFormers' cell does not.
+# A pipeline's last stage also runs with the plain cell (`--train_cell plain`: _TrainGradAccuStepCell under a
+# pipeline, Model.train's cell without a loss scale; its accu_grads on their stage, sliced as their weights).
 FEATURES = {"plain": [], "shard": ["--optimizer_shard"], "shard+full": ["--optimizer_shard", "--recompute", "full"]}
 LAYOUTS_7B = ((8, 1, 1), (1, 8, 1), (2, 2, 2))
 PLAIN_CELL = ["--train_cell", "plain"]
