@@ -248,12 +248,14 @@ def _bert(batch: int, layers: int = 24, init=None, base: dict | None = None):
     return model, columns
 
 
-def parse_overrides(text: str) -> dict[str, float]:
-    """``field=value,...`` -> DeviceSpec overrides for a what-if (``--spec conv_cube_efficiency=0.5``)."""
+def parse_overrides(text: str) -> dict[str, float | bool]:
+    """``field=value,...`` -> DeviceSpec overrides for a what-if (``--spec conv_cube_efficiency=0.5``, a flag
+    ``fp32_matrix_in_fp16=false``)."""
     pairs = [item.split("=", 1) for item in text.split(",") if item]
     if any(len(p) != 2 for p in pairs):
         raise SystemExit(f"--spec takes field=value,..., got {text!r}")
-    return {k: float(v) for k, v in pairs}
+    flags = {"true": True, "false": False}
+    return {k: flags[v.lower()] if v.lower() in flags else float(v) for k, v in pairs}
 
 
 def sink_runs(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS, overrides: dict | None = None,

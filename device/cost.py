@@ -35,7 +35,7 @@ model with published step times.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .spec import DeviceSpec
 
@@ -425,8 +425,28 @@ def gemm_pipes(spec: DeviceSpec, cost: KernelCost, t: Tiling) -> Breakdown:
 
 
 def body_time(spec: DeviceSpec, cost: KernelCost) -> float:
-    """Seconds the chip's cores spend on one launch of a kernel with ``cost`` (no task overhead)."""
+    """Seconds the chip's cores spend on one launch of a kernel with ``cost`` (no task overhead); a float32
+    matrix op under :attr:`DeviceSpec.fp32_matrix_in_fp16` with its inserted Casts (:func:`reduced_precision`)."""
+    if cost.gemm is not None and cost.dtype == "float32" and spec.fp32_matrix_in_fp16:
+        product, casts = reduced_precision(cost)
+        return breakdown(spec, product).body + sum(spec.task_overhead_s + breakdown(spec, c).body for c in casts)
     return breakdown(spec, cost).body
+
+
+def reduced_precision(cost: KernelCost) -> tuple[KernelCost, tuple[KernelCost, ...]]:
+    """A float32 matrix op as the 910A runs it under MindSpore's default precision mode (allow_fp32_to_fp16:
+    "for matrix-type operators, use float16"): the product on float16 operands and output, each of its two
+    operands cast to float16 before it and its output cast back to float32 after it, three Casts of their own
+    (a task each, reading 4 and writing 2 bytes per element, or the reverse). The numbers the emulator
+    computes stay float32's; the price is the chip's."""
+    g = cost.gemm
+    out = max(cost.bytes - g.a_bytes - g.b_bytes, 0)
+    half = lambda n: n // 2  # noqa: E731
+    product = replace(cost, dtype="float16", bytes=half(cost.bytes), reread=half(cost.reread),
+                      gemm=replace(g, a_bytes=half(g.a_bytes), b_bytes=half(g.b_bytes)))
+    casts = tuple(KernelCost(vector_ops=n // 4, bytes=n + n // 2, dtype="float32") for n in (g.a_bytes, g.b_bytes, out)
+                  if n)
+    return product, casts
 
 
 def waves(spec: DeviceSpec, block_dim: int) -> int:

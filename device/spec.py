@@ -57,6 +57,11 @@ class DeviceSpec:
     # at batch 64) want 0.85 or more, and ResNet-50's calibration falls to 0.73 at 0.35: the published
     # figures disagree with each other, not with this term (docs/FIDELITY.md, "Convolutions").
     conv_cube_efficiency: float = 0.85
+    # MindSpore's default precision mode on the Atlas training series (the 910A), allow_fp32_to_fp16
+    # (mindspore.device_context.ascend.op_precision.precision_mode; CANN's --precision_mode): a matrix op with
+    # float32 operands runs in float16, a Cast inserted before each operand and one after; "must_keep_origin_dtype"
+    # on the Atlas A2 series (the 910B presets). Priced by device/cost.py ``body_time``.
+    fp32_matrix_in_fp16: bool = True
     host_link_bandwidth: float = 32e9            # PCIe 4.0 x16, bytes/s per direction
     # The rate at which a sunk loop's GetNext takes each batch's bytes off the data channel (the host's push
     # into the AI CPU's queue, then into the graph's inputs): a floor of bytes / rate under every sunk step.
@@ -122,7 +127,7 @@ B_INI_L2_READ_RATE, B_INI_DDR_RATE = 110, 32
 _B_COMMON = dict(l0c_bytes=128 * KiB, l1_bytes=512 * KiB, ub_bytes=192 * KiB, hbm_bandwidth=1.6e12,
                  load2d_l0a_bytes_per_cycle=256, load2d_l0b_bytes_per_cycle=128,
                  cube_macs_per_cycle=16 * 16 * 16, vector_lanes_fp16=128,
-                 l2_port_ratio=B_INI_L2_READ_RATE / B_INI_DDR_RATE, hccs_ports=7)
+                 l2_port_ratio=B_INI_L2_READ_RATE / B_INI_DDR_RATE, hccs_ports=7, fp32_matrix_in_fp16=False)
 
 PRESETS: dict[str, DeviceSpec] = {
     DEFAULT_PRESET: DeviceSpec(),
@@ -147,7 +152,11 @@ def get_spec(name: str = DEFAULT_PRESET, **overrides) -> DeviceSpec:
     bad = sorted(set(overrides) - fields)
     if bad:
         raise InvalidParamError(f"unknown DeviceSpec field(s) {bad}; valid fields: {sorted(fields)}")
+    flags = {f.name for f in dataclasses.fields(DeviceSpec) if f.type == "bool"}
     for key, value in overrides.items():
-        if key not in ("name", "soc_version") and (not isinstance(value, (int, float)) or value <= 0):
+        if key in flags:
+            if type(value) is not bool:
+                raise InvalidParamError(f"DeviceSpec.{key} must be True or False, got {value!r}")
+        elif key not in ("name", "soc_version") and (not isinstance(value, (int, float)) or value <= 0):
             raise InvalidParamError(f"DeviceSpec.{key} must be a positive number, got {value!r}")
     return dataclasses.replace(PRESETS[name], **overrides)

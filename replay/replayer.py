@@ -74,8 +74,8 @@ _WITHOUT_NODE = (fmt.Init, fmt.Kernel, fmt.StepBegin, fmt.StepEnd, fmt.Failed, f
 
 def spec_of(preset: Any) -> DeviceSpec:
     """The DeviceSpec a trace's preset dict describes (fields a newer version added are ignored, missing
-    ones take their defaults). Each field is checked, as a trace is data: a name is a str, a number a
-    positive finite one of the field's type, a count of :data:`PRESET_UNIT_FIELDS` at most
+    ones take their defaults). Each field is checked, as a trace is data: a name is a str, a flag a bool, a
+    number a positive finite one of the field's type, a count of :data:`PRESET_UNIT_FIELDS` at most
     :data:`MAX_PRESET_UNITS` (the node keeps state per unit)."""
     if type(preset) is not dict:
         raise InvalidParamError(f"a device preset is a dict of DeviceSpec fields, not {type(preset).__name__}")
@@ -86,6 +86,8 @@ def spec_of(preset: Any) -> DeviceSpec:
         v = preset[f.name]
         if f.type == "str":
             ok, rule = type(v) is str, "a str"
+        elif f.type == "bool":
+            ok, rule = type(v) is bool, "true or false"
         elif f.type == "int":
             top = MAX_PRESET_UNITS if f.name in PRESET_UNIT_FIELDS else MAX_U64
             ok, rule = type(v) is int and 1 <= v <= top, f"an int in 1..{top}"

@@ -9,7 +9,7 @@ import pytest
 
 from ascendemu.device.cost import (DMA_SETUP_BYTES, LOAD2D_FIXED_CYCLES, LOAD3D_FIXED_CYCLES, Gemm, KernelCost, Window,
                                    breakdown, cube_tile, fmap_rereads, fractal_pad, gemm_pipes, gemm_tiling,
-                                   kernel_time, operand_rereads, split_tiling, axis_parts, load3d_rate)
+                                   kernel_time, operand_rereads, split_tiling, axis_parts, load3d_rate, body_time)
 from ascendemu.device.spec import get_spec
 
 SPEC = get_spec()
@@ -196,6 +196,24 @@ def test_mte1_feeds_the_cube_one_k_step_at_a_time():
     assert narrow.cube == pytest.approx(13 * 72 * 256 * 32 * 64 / 4096 / SPEC.cube_efficiency * NS)
     assert narrow.body == narrow.mte1                                                     # 1.79x the cube's
     assert LOAD3D_FIXED_CYCLES == 42 and LOAD2D_FIXED_CYCLES == 20
+
+
+def test_a_float32_product_runs_in_float16_between_casts_on_the_910a():
+    """MindSpore's default precision mode on the Atlas training series (allow_fp32_to_fp16): a float32 MatMul is a
+    float16 product (operands and output at half the bytes) with a Cast before each operand and one after, each a
+    task streaming 4 + 2 bytes per element through the ports (the 32 ports' 1008 B/ns bind before HBM's 1200); the
+    910B presets keep float32 (must_keep_origin_dtype)."""
+    m, n, k = 16384, 1024, 1024
+    a, b, out = 4 * m * k, 4 * k * n, 4 * m * n
+    g = Gemm(1, m, n, k, a, b)
+    fp32 = KernelCost(cube_flops=2 * m * n * k, bytes=a + b + out, dtype="float32", gemm=g)
+    fp16 = KernelCost(cube_flops=2 * m * n * k, bytes=(a + b + out) // 2, dtype="float16",
+                      gemm=Gemm(1, m, n, k, a // 2, b // 2))
+    ports = 32 * SPEC.core_port_bytes_per_cycle / NS                  # bytes/s through all ports
+    casts = sum(SPEC.task_overhead_s + 1.5 * nbytes / ports for nbytes in (a, b, out))
+    assert body_time(SPEC, fp32) == pytest.approx(breakdown(SPEC, fp16).body + casts)
+    b3 = get_spec("Ascend910B3")
+    assert body_time(b3, fp32) == breakdown(b3, fp32).body
 
 
 def test_scattered_transfers_pay_the_dma_setup():

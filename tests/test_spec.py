@@ -31,6 +31,11 @@ def test_overrides_and_errors():
         get_spec(cores=4)
     with pytest.raises(errors.InvalidParamError, match="must be a positive number"):
         get_spec(ai_cores=0)
+    # a flag (MindSpore's precision mode on the preset's series) is a bool, not a number
+    assert get_spec().fp32_matrix_in_fp16 and not get_spec("Ascend910B2").fp32_matrix_in_fp16
+    assert get_spec(fp32_matrix_in_fp16=False).fp32_matrix_in_fp16 is False
+    with pytest.raises(errors.InvalidParamError, match="must be True or False, got 0"):
+        get_spec(fp32_matrix_in_fp16=0)
 
 
 def test_cost_model_by_hand():
