@@ -318,6 +318,13 @@ class Graph:
     def root(self, vid: int) -> int:
         return self.aliases.get(vid, vid)
 
+    def read_values(self, outputs: list[int] | None = None) -> set[int]:
+        """Values something reads: a node's input, an output (``outputs``, else the graph's), a Parameter an
+        update writes or the value it writes (as listed, not through aliases)."""
+        outs = self.outputs if outputs is None else outputs
+        return ({v for n in self.nodes for v in n.inputs} | set(outs) | set(self.updates)
+                | set(self.updates.values()))
+
     def node(self, nid: int) -> OpNode:
         for n in self.nodes:
             if n.id == nid:

@@ -523,8 +523,7 @@ def _prologue(g: Graph, grad: OpNode, p: OpNode, consumers: dict, pinned: set[in
 
 def prune_constants(graph: Graph) -> None:
     """Remove constants (and their aliases) that no node, output or update reads any more (in place)."""
-    used = ({v for n in graph.nodes for v in n.inputs} | set(graph.outputs) | set(graph.updates)
-            | set(graph.updates.values()))
+    used = graph.read_values()
     used |= {graph.root(v) for v in used}
     for vid in [v for v in graph.constants if v not in used]:
         del graph.constants[vid]
@@ -806,9 +805,13 @@ def write_updates_in_place(graph: Graph, kept: set[int]) -> Graph:
             _accumulate_in_place(g, param, position, readers_of)
     updated = set(g.updates.values())
     updaters = [n.id for n in g.nodes if not updated.isdisjoint(n.outputs)]       # the nodes computing updates
-    for node in [n for n in g.nodes if n.op == "Assign"]:
+    for node in [n for n in g.nodes if n.op in WRITES_ITS_INPUT]:
         _assign_in_place(g, node, kept, position, readers, readers_of, updaters)
     return g
+
+
+# ops whose effect is a write into their first input's memory (MindSpore's Assign kernel), not a value of their own
+WRITES_ITS_INPUT = ("Assign",)
 
 
 def _assign_in_place(g: Graph, node: OpNode, kept: set[int], position: dict[int, int], readers: dict,

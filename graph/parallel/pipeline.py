@@ -38,7 +38,7 @@ from ascendemu.kernels.registry import communication
 
 from ..autodiff import differentiate
 from ..ir import Graph
-from ..passes import _wait
+from ..passes import WRITES_ITS_INPUT, _wait
 from .layout import Layout
 
 __all__ = ["Pipeline", "stage_scope", "micro_scope", "note_micro_output", "one_f_one_b", "order_phases",
@@ -372,19 +372,22 @@ class Pipeline:
         consts = tracer.graph.constants
         for w in wrt:
             param = accumulation.by_weight.get(consts[w].name)
-            if param is None:
-                continue
-            vid = tracer.state(param, param.name, param.desc)
-            self.value_stage[vid] = self.value_stage.get(w, 0)
-            if w in local and vid not in sp.layouts:
-                sp._place_parameter(vid, sp.layouts[w])
+            if param is not None:
+                self._accumulator(sp, tracer, param, sp.layouts[w] if w in local else None, self.value_stage.get(w, 0))
+
+    def _accumulator(self, sp: Any, tracer: Any, param: Any, layout: Layout | None, stage: int) -> int:
+        """The accu_grads Parameter ``param``'s value, placed when first met: on ``stage``, and sliced as
+        ``layout`` (its weight's) on the stage that holds it."""
+        vid = tracer.state(param, param.name, param.desc)
+        if vid not in sp.layouts:
+            if layout is not None:
+                sp._place_parameter(vid, layout)
+            self.value_stage[vid] = stage
+        return vid
 
     def _assign_add(self, sp: Any, tracer: Any, param: Any, grad: int, layout: Layout, whole: tuple) -> int:
         """``param`` += ``grad`` (MindSpore's AssignAdd into an accu_grads Parameter, sliced as its weight)."""
-        vid = tracer.state(param, param.name, param.desc)
-        if vid not in sp.layouts:
-            sp._place_parameter(vid, layout)
-            self.value_stage[vid] = self.stage
+        vid = self._accumulator(sp, tracer, param, layout, self.stage)
         new = sp.record("Add", [vid, grad], {})[0]
         sp._place(new, layout, whole)
         sp.updates.add(new)
@@ -404,8 +407,7 @@ class Pipeline:
         for v in self.foreign:
             graph.values.pop(v, None)
         _drop_unread(graph, outputs)
-        read = ({v for n in graph.nodes for v in n.inputs} | set(outputs) | set(graph.updates)
-                | set(graph.updates.values()))
+        read = graph.read_values(outputs)
         for v in [v for v, c in graph.constants.items() if v not in read and (
                 not c.is_parameter or self.value_stage.get(v, self.stage) != self.stage)]:
             del graph.constants[v], graph.values[v]       # another stage's weight, state or their literals
@@ -428,10 +430,6 @@ def _recomputes_a_weight_reader(graph: Graph) -> bool:
     return any(n.full_name in graph.recompute and not params.isdisjoint(n.inputs) for n in graph.nodes)
 
 
-# ops whose effect is a write into their first input's memory (graph/passes.py ``_assign_in_place``), not a value
-WRITES_ITS_INPUT = ("Assign",)
-
-
 def _drop_unread(graph: Graph, outputs: list[int]) -> None:
     """Drop the nodes a stage computes for nobody: no node, output or Parameter update reads them once the other
     stages' work is gone (the first stage's micro-batch slices of the label, which only the last stage's loss
@@ -439,8 +437,8 @@ def _drop_unread(graph: Graph, outputs: list[int]) -> None:
     input alone, and only the data input has a device copy). Collectives stay (a peer waits on each), and so
     does an Assign into a tensor (:data:`WRITES_ITS_INPUT`: ``_TrainGradAccuStepCell`` clears its scaled
     gradients with zeros nobody reads)."""
-    needed = {graph.root(v) for v in outputs} | set(outputs) | set(graph.updates) | set(graph.updates.values())
-    needed |= {graph.root(v) for v in graph.updates.values()}
+    needed = {*outputs, *graph.updates, *graph.updates.values()}
+    needed |= {graph.root(v) for v in needed}
     kept: list = []
     for n in reversed(graph.nodes):
         if communication(n.op) is None and n.op not in WRITES_ITS_INPUT and needed.isdisjoint(n.outputs):
