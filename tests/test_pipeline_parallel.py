@@ -113,7 +113,9 @@ USED_PEAK = re.compile(r"DryRun: Used peak memory usage \(without fragments\): (
 # what remains beyond MindSpore's used peak (docs/ARCHITECTURE.md): the mirror AllReduces' outputs in flight
 # together while the last micro-batch's backward ends (MindSpore's peak is the four scaled gradients at the
 # optimizer) and the label input a first stage never reads (1 MiB, a device copy MindSpore does not make):
-# +1.6% and +2.1% (pp2 ranks 0, 1), +1.3% (dp2 x pp2), +2.1% (dp2 x mp2 x pp2); the issue's bound is 5%
+# +1.6% and +3.1% (pp2 ranks 0, 1; the last stage also holds a 256 KiB constant per micro-batch, MSELoss's mean
+# gradient folded since ReduceMean's gradient spreads its sens first, which MindSpore's stage 1 does not list),
+# +1.3% (dp2 x pp2), +2.0% (dp2 x mp2 x pp2); the issue's bound is 5%
 PEAK_TOLERANCE = 0.05
 
 
