@@ -303,11 +303,18 @@ def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS,
 
 def kernel_kind(span: dict) -> str:
     """A kernel span's kind for :func:`kernel_kinds`: its op type, "grad " before it in the backward graph,
-    or "optimizer" for the optimizer's kernels."""
+    or "optimizer" for the optimizer's kernels; a convolution's with its (dilated) kernel, "Conv2D 3x3", so
+    the img2col-fed products stand apart from the 1x1 ones (docs/FIDELITY.md, "What the calibration leaves
+    a convolution")."""
+    from ascendemu.device.cost import KernelCost
+
     name = span["name"]
     if "/optimizer-" in name:                   # the optimizer Cell's scope: Default/optimizer-Lamb/...
         return "optimizer"
     op = (span["args"].get("op") or {}).get("type", span["args"].get("kernel", name))
+    gemm = KernelCost.from_json(span["args"]["cost"]).gemm if "cost" in span["args"] else None
+    if gemm is not None and gemm.conv and gemm.window is not None:
+        op += f" {gemm.window.kh}x{max(gemm.window.kw, 1)}"
     return ("grad " if name.startswith("Gradients/") else "") + op
 
 

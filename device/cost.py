@@ -95,17 +95,27 @@ class Window:
     row, ``stride`` rows between output rows. ``on_b``: the feature map is the GEMM's B operand
     (Conv2DBackpropFilter's x), else its A (Conv2D's x, Conv2DBackpropInput's dout). ``width``: the
     positions of one row of the product's im2col rows (the output's width; Conv2DBackpropInput's dx width),
-    whose row switches slow load3d (:func:`load3d_rate`); 0 when unknown (older traces).
-    :func:`fmap_rereads` prices the rows a band of output rows shares with the next band."""
+    whose row switches slow load3d (:func:`load3d_rate`); 0 when unknown (older traces). ``kw``: the dilated
+    kernel width, 0 when unknown (traces before session 40: read as 1). :func:`fmap_rereads` prices the rows a
+    band of output rows shares with the next band."""
 
     row_elems: int
     kh: int
     stride: int
     on_b: bool = False
     width: int = 0
+    kw: int = 0
+
+    @property
+    def img2col(self) -> bool:
+        """Whether load3d expands this map into the cube's fractals (img2col): every kernel but 1x1 at stride
+        1, whose NC1HWC0 map is already the product's fractal matrix and goes by load2d (CANN's load2d_flag;
+        TBE's conv2d_backprop_filter ``flag_all_one_case``)."""
+        return not (self.kh == 1 and self.kw <= 1 and self.stride == 1)
 
     def to_json(self) -> list:
-        return [self.row_elems, self.kh, self.stride, int(self.on_b)] + ([self.width] if self.width else [])
+        head = [self.row_elems, self.kh, self.stride, int(self.on_b)]
+        return head + ([self.width, self.kw] if self.kw else [self.width] if self.width else [])
 
 
 @dataclass(frozen=True)
@@ -139,8 +149,7 @@ class Gemm:
     @classmethod
     def from_json(cls, d: list) -> "Gemm":
         b, m, n, k, a, bb, s, *rest = (int(v) for v in d)
-        window = (Window(rest[1], rest[2], rest[3], bool(rest[4]), rest[5] if len(rest) > 5 else 0)
-                  if len(rest) >= 5 else None)
+        window = (Window(rest[1], rest[2], rest[3], bool(rest[4]), *rest[5:7]) if len(rest) >= 5 else None)
         return cls(b, m, n, k, a, bb, bool(s), bool(rest[0]) if rest else False, window)
 
 
@@ -322,13 +331,20 @@ class Breakdown:
 
 
 def cube_efficiency(spec: DeviceSpec, g: Gemm) -> float:
-    """Share of the cube's peak a GEMM's tiles sustain: ``spec.cube_efficiency`` for a MatMul, whose
-    operands reach L0A/L0B as fractals straight from L1; ``spec.conv_cube_efficiency`` for a
-    convolution, whose A fractals the MTE1 builds from the NC1HWC0 feature map in L1 by img2col
-    (load3d, each input element fetched once per kernel tap); the expansion's own throughput is the MTE1
-    pipe (:func:`mte1_cycles`), so the two are equal unless a what-if sets them apart (docs/FIDELITY.md,
-    "Convolutions")."""
-    return spec.conv_cube_efficiency if g.conv else spec.cube_efficiency
+    """Share of the cube's peak a GEMM's tiles sustain: ``spec.cube_efficiency`` for a MatMul (and a 1x1
+    stride-1 convolution), whose operands reach L0A/L0B as fractals straight from L1 (load2d);
+    ``spec.conv_cube_efficiency`` for a convolution whose feature-map fractals the MTE1 builds from the
+    NC1HWC0 map in L1 by img2col (load3d, each input element fetched once per kernel tap,
+    :func:`fed_by_img2col`); the expansion's own throughput is the MTE1 pipe (:func:`mte1_cycles`), so the
+    two are equal unless a what-if sets them apart (docs/FIDELITY.md, "Convolutions")."""
+    return spec.conv_cube_efficiency if fed_by_img2col(g) else spec.cube_efficiency
+
+
+def fed_by_img2col(g: Gemm) -> bool:
+    """Whether the product's feature map reaches the cube through load3d's img2col (:attr:`Window.img2col`): a
+    convolution's, unless its kernel is 1x1 at stride 1; a convolution of an older trace without its window
+    counts as one."""
+    return g.conv and (g.window is None or g.window.img2col)
 
 
 def load3d_rate(stride: int, width: int, into_l0a: bool) -> float:
@@ -362,8 +378,8 @@ def mte1_cycles(spec: DeviceSpec, g: Gemm, t: Tiling, dtype: str) -> float:
     steps = -(-t.tk // kl0)
     a_rate, b_rate = float(spec.load2d_l0a_bytes_per_cycle), float(spec.load2d_l0b_bytes_per_cycle)
     a_fixed = b_fixed = LOAD2D_FIXED_CYCLES
-    w = g.window if g.conv else None
-    if w is not None and not (w.kh == 1 and w.stride == 1):
+    w = g.window
+    if w is not None and fed_by_img2col(g):
         if w.on_b:
             b_rate, b_fixed = load3d_rate(w.stride, w.width, False), LOAD3D_FIXED_CYCLES
         else:

@@ -51,11 +51,12 @@ class DeviceSpec:
     # config's [AICoreMemoryRates] l2_read_rate / ddr_rate. 1.0 on the 910A, whose fitted port carries every
     # byte (no 910A ini at hand); the 910B presets' ini ratio (below; docs/FIDELITY.md, "910B checks").
     l2_port_ratio: float = 1.0
-    # The share of the cube's peak a convolution sustains, its A operand expanded by img2col (load3d)
-    # from L1 on the way to the cube. Not fitted separately: with the BatchNorm fusions, VGG16 ImageNet
-    # (58 ms at batch 32) wants about 0.35, but the same convolutions in VGG16-BN CIFAR-10 at 224 (79 ms
-    # at batch 64) want 0.85 or more, and ResNet-50's calibration falls to 0.73 at 0.35: the published
-    # figures disagree with each other, not with this term (docs/FIDELITY.md, "Convolutions").
+    # The share of the cube's peak a convolution sustains when load3d's img2col expands its feature map on the
+    # way to the cube (every kernel but 1x1 at stride 1, which goes by load2d as a MatMul's operands do). Not a
+    # fitted constant of its own, a what-if: the calibration pins it where cube_efficiency is. At 0.45 ResNet-50
+    # (calibration) falls to 0.90 and the spatial-convolution checks still miss (VGG16 ImageNet 1.55, U-Net 1.53,
+    # Inception-v4 1.39); at 0.30 they meet 25% and ResNet-50 is 0.80 (docs/FIDELITY.md, "What the calibration
+    # leaves a convolution").
     conv_cube_efficiency: float = 0.85
     # MindSpore's default precision mode on the Atlas training series (the 910A), allow_fp32_to_fp16
     # (mindspore.device_context.ascend.op_precision.precision_mode; CANN's --precision_mode): a matrix op with

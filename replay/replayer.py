@@ -570,9 +570,9 @@ def _launch_facts(rec: fmt.Kernel) -> KernelFunction:
     work = [_count(v, name) for v, name in zip(cost[:3], ("cube_flops", "vector_ops", "bytes"))]
     gemm = cost[4] if len(cost) > 4 else None
     if gemm is not None:
-        if type(gemm) is not list or len(gemm) not in (7, 8, 12, 13):
+        if type(gemm) is not list or len(gemm) not in (7, 8, 12, 13, 14):
             raise InvalidFileError(f"gemm {short_repr(gemm)} is not [batch, m, n, k, a_bytes, b_bytes, split_k, "
-                                   f"(conv, (row_elems, kh, stride, on_b, (width)))]")
+                                   f"(conv, (row_elems, kh, stride, on_b, (width, (kw))))]")
         gemm = Gemm.from_json([_count(v, f"gemm[{i}]", 1 if i in (0, 9, 10) else 0) for i, v in enumerate(gemm)])
     reread = _count(cost[5], "reread") if len(cost) > 5 else 0
     transfers = _count(cost[6], "transfers") if len(cost) > 6 else 0

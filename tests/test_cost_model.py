@@ -91,15 +91,35 @@ def test_conv_kernels_declare_a_conv_gemm():
         assert implicit_gemm(op, g, inputs).conv
     # the feature map's rows as load3d reads them: x padded to 10 wide x C0 16 (8 channels); the filter's x
     # is its B operand; the backprop-input's dout 8 + 2 x 2 wide x 16 (its 16 channels), stride 1; each with the
-    # width its im2col rows walk (the output's 8, dx's 8)
-    assert implicit_gemm("Conv2D", g, inputs).window == Window(10 * 16, 3, 1, width=8)
-    assert implicit_gemm("Conv2DBackpropFilter", g, inputs).window == Window(10 * 16, 3, 1, on_b=True, width=8)
-    assert implicit_gemm("Conv2DBackpropInput", g, inputs).window == Window(12 * 16, 3, 1, width=8)
+    # width its im2col rows walk (the output's 8, dx's 8) and the kernel's width
+    assert implicit_gemm("Conv2D", g, inputs).window == Window(10 * 16, 3, 1, width=8, kw=3)
+    assert implicit_gemm("Conv2DBackpropFilter", g, inputs).window == Window(10 * 16, 3, 1, on_b=True, width=8, kw=3)
+    assert implicit_gemm("Conv2DBackpropInput", g, inputs).window == Window(12 * 16, 3, 1, width=8, kw=3)
     conv = implicit_gemm("Conv2D", g, inputs)
     assert Gemm.from_json(conv.to_json()) == conv
-    assert conv.to_json()[-5:] == [160, 3, 1, 0, 8]
-    # a trace written before the width reads with width 0 (unknown: load3d priced without row switches)
-    assert Gemm.from_json(conv.to_json()[:-1]).window == Window(160, 3, 1)
+    assert conv.to_json()[-6:] == [160, 3, 1, 0, 8, 3]
+    # a trace written before the kernel's width reads with kw 0, one before the width with width 0 too
+    # (unknown: load3d priced without row switches)
+    assert Gemm.from_json(conv.to_json()[:-1]).window == Window(160, 3, 1, width=8)
+    assert Gemm.from_json(conv.to_json()[:-2]).window == Window(160, 3, 1)
+
+
+def test_only_maps_img2col_expands_run_at_the_convolution_efficiency():
+    # load3d (img2col) feeds every convolution but a 1x1 at stride 1, whose NC1HWC0 map is its own fractal
+    # matrix (load2d, as a MatMul's operands): a 1x7 kernel (one row, seven taps) and a 1x1 at stride 2 are
+    # img2col's, and a window from a trace before the kernel's width (kw 0) reads as the 1x1 it was taken for
+    from ascendemu.device.cost import fed_by_img2col
+    assert not Window(64, 1, 1, kw=1).img2col and not Window(64, 1, 1).img2col
+    assert Window(64, 1, 1, kw=7).img2col and Window(64, 7, 1, kw=1).img2col and Window(64, 1, 2, kw=1).img2col
+    spec = get_spec(conv_cube_efficiency=0.4)
+    shape = (1, 256 * 64, 256, 64, 1, 1)
+    one = Gemm(*shape, conv=True, window=Window(64, 1, 1, kw=1))
+    row = Gemm(*shape, conv=True, window=Window(64, 1, 1, kw=7))
+    assert not fed_by_img2col(one) and fed_by_img2col(row) and fed_by_img2col(Gemm(*shape, conv=True))
+    # the same 64 tiles of 256 x 256 x 64 as above: 2 waves x 256 x 256 x 64 MACs / 4096 per cycle / efficiency
+    cycles = 2 * 256 * 256 * 64 / 4096 * NS
+    assert breakdown(spec, KernelCost(gemm=one)).cube == pytest.approx(cycles / spec.cube_efficiency)
+    assert breakdown(spec, KernelCost(gemm=row)).cube == pytest.approx(cycles / 0.4)
 
 
 def test_grouped_convolutions_share_products_as_cann_lays_them_out():
@@ -121,7 +141,7 @@ def test_grouped_convolutions_share_products_as_cann_lays_them_out():
     x, w = TensorDesc((32, 512, 40, 40), "float32"), TensorDesc((512, 1, 3, 3), "float32")
     gm = implicit_gemm("Conv2D", geo(512, 512, 512), (x, w))
     assert (gm.batch, gm.m, gm.n, gm.k) == (32, 32 * 40 * 40, 16, 144)
-    assert gm.window == Window(42 * 16, 3, 1, width=40)
+    assert gm.window == Window(42 * 16, 3, 1, width=40, kw=3)
 
 
 def test_feature_map_bands_overlap_by_the_kernel_height():

@@ -228,12 +228,14 @@ def fmap_window(op: str, g: dict) -> Window:
     Conv2DBackpropInput's dout (width padded by the dilated kernel on both sides, OC padded to C0), which it
     walks one row at a time (stride 1 over the zero-dilated rows load3d inserts). The window's width is the
     im2col rows' positions per row, whose row switches slow load3d (device/cost.py ``load3d_rate``): the
-    output's width, or dx's for Conv2DBackpropInput."""
-    ekh = (g["kh"] - 1) * g["dh"] + 1
+    output's width, or dx's for Conv2DBackpropInput; with the dilated kernel's height and width it says whether
+    load3d runs at all (a 1x1 kernel at stride 1 goes by load2d: ``Window.img2col``)."""
+    ekh, ekw = (g["kh"] - 1) * g["dh"] + 1, (g["kw"] - 1) * g["dw"] + 1
     _, cg, ocg = cube_groups(g)
     if op == "Conv2DBackpropInput":
-        return Window((g["ow"] + 2 * ((g["kw"] - 1) * g["dw"])) * ocg, ekh, 1, width=g["w"])
-    return Window((g["w"] + g["pl"] + g["pr"]) * cg, ekh, g["sh"], on_b=op == "Conv2DBackpropFilter", width=g["ow"])
+        return Window((g["ow"] + 2 * (ekw - 1)) * ocg, ekh, 1, width=g["w"], kw=ekw)
+    return Window((g["w"] + g["pl"] + g["pr"]) * cg, ekh, g["sh"], on_b=op == "Conv2DBackpropFilter", width=g["ow"],
+                  kw=ekw)
 
 
 def gemm_tiling(g: dict, block_dim: int) -> int:
