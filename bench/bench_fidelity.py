@@ -301,18 +301,16 @@ def steady_step(build, preset: str, cache: str, sinks: tuple[int, ...] = SINKS,
     return times[0] / sinks[0] if len(sinks) == 1 else (times[1] - times[0]) / (sinks[1] - sinks[0])
 
 
-def kernel_kind(span: dict) -> str:
+def kernel_kind(span: dict, cost) -> str:
     """A kernel span's kind for :func:`kernel_kinds`: its op type, "grad " before it in the backward graph,
-    or "optimizer" for the optimizer's kernels; a convolution's with its (dilated) kernel, "Conv2D 3x3", so
-    the img2col-fed products stand apart from the 1x1 ones (docs/FIDELITY.md, "What the calibration leaves
-    a convolution")."""
-    from ascendemu.device.cost import KernelCost
-
+    or "optimizer" for the optimizer's kernels; a convolution's (``cost``, the span's KernelCost) with its
+    (dilated) kernel, "Conv2D 3x3", so the img2col-fed products stand apart from the 1x1 ones
+    (docs/FIDELITY.md, "What the calibration leaves a convolution")."""
     name = span["name"]
     if "/optimizer-" in name:                   # the optimizer Cell's scope: Default/optimizer-Lamb/...
         return "optimizer"
     op = (span["args"].get("op") or {}).get("type", span["args"].get("kernel", name))
-    gemm = KernelCost.from_json(span["args"]["cost"]).gemm if "cost" in span["args"] else None
+    gemm = cost.gemm
     if gemm is not None and gemm.conv and gemm.window is not None:
         op += f" {gemm.window.kh}x{max(gemm.window.kw, 1)}"
     return ("grad " if name.startswith("Gradients/") else "") + op
@@ -329,8 +327,8 @@ def kernel_kinds(build, preset: str, cache: str, overrides: dict | None = None) 
     _, kernels = sink_runs(build, preset, cache, (1,), overrides, trace=True)
     kinds: dict[str, float] = {}
     for span in kernels:
-        kind = kernel_kind(span)
         cost = KernelCost.from_json(span["args"]["cost"])
+        kind = kernel_kind(span, cost)
         kinds[kind] = kinds.get(kind, 0.0) + kernel_time(spec, cost, span["args"]["blockDim"])
     return kinds
 

@@ -50,14 +50,25 @@ def test_getnext_is_fitted_on_ncf(tmp_path):
 
 def test_kernel_kinds_split_forward_gradient_and_optimizer():
     """`bench_fidelity.py --kinds` groups a step's kernels by op type, the backward graph's apart and the
-    optimizer Cell's as one kind (span names as a BERT-base trace writes them)."""
+    optimizer Cell's as one kind (span names as a BERT-base trace writes them); a convolution's kind names its
+    dilated kernel, so the 1x1 products stand apart from the img2col-fed ones."""
+    from ascendemu.device.cost import Gemm, KernelCost, Window
+
     def span(name: str, op: str) -> dict:
         return {"name": name, "args": {"op": {"type": op}}}
+    none = KernelCost()
     attention = "Default/network-BertPreTraining/3-EncoderLayer/attention-SelfAttention"
-    assert bf.kernel_kind(span(f"{attention}/query-Dense/MatMul[MatMul-op1,BiasAdd-op2]", "MatMul")) == "MatMul"
-    assert bf.kernel_kind(span(f"Gradients/{attention}/gradTranspose/Transpose-op7", "Transpose")) == "grad Transpose"
-    assert bf.kernel_kind(span("Default/optimizer-Lamb/FusedElemwise[Mul-op3,Sub-op4]", "FusedElemwise")) == "optimizer"
-    assert bf.kernel_kind({"name": "Default/Cast-op9", "args": {"kernel": "cast"}}) == "cast"
+    assert bf.kernel_kind(span(f"{attention}/query-Dense/MatMul[MatMul-op1,BiasAdd-op2]", "MatMul"), none) == "MatMul"
+    assert bf.kernel_kind(span(f"Gradients/{attention}/gradTranspose/Transpose-op7", "Transpose"), none) == \
+        "grad Transpose"
+    assert bf.kernel_kind(span("Default/optimizer-Lamb/FusedElemwise[Mul-op3,Sub-op4]", "FusedElemwise"), none) == \
+        "optimizer"
+    assert bf.kernel_kind({"name": "Default/Cast-op9", "args": {"kernel": "cast"}}, none) == "cast"
+    conv = lambda window: KernelCost(gemm=Gemm(1, 64, 16, 144, 1, 1, conv=True, window=window))  # noqa: E731
+    grad = span("Gradients/Default/conv1-Conv2d/gradConv2D/Conv2DBackpropFilter-op3", "Conv2DBackpropFilter")
+    assert bf.kernel_kind(grad, conv(Window(160, 1, 1, on_b=True, width=8, kw=7))) == "grad Conv2DBackpropFilter 1x7"
+    # a window from a trace before the kernel's width: read as one column wide
+    assert bf.kernel_kind(span("Default/conv1-Conv2d/Conv2D-op2", "Conv2D"), conv(Window(160, 3, 1))) == "Conv2D 3x1"
 
 
 @pytest.fixture(scope="module")
